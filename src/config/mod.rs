@@ -1,0 +1,371 @@
+//! Repo configuration, `.github/gatehouse.yml`. Always read from the BASE
+//! revision (a PR cannot weaken its own gate); defaults mirror the founding
+//! documents. Parsing is forgiving: a bad key is reported with its line and
+//! its default kept, so a broken config never stops an evaluation.
+
+use std::collections::BTreeMap;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::docs::yaml::{self, Yaml};
+use crate::model::Severity;
+
+/// Where the repo config lives.
+pub const CONFIG_PATH: &str = ".github/gatehouse.yml";
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub briefs: BriefsConfig,
+    pub adrs: Paths,
+    /// Globs for voting docs.
+    pub voting: Paths,
+    /// Folders that hold spec folders (`<root>/<spec>/`, `<root>/archive/<spec>/`).
+    pub specs: Paths,
+    /// Folders that hold decision manifests.
+    pub decisions: Paths,
+    pub review: ReviewConfig,
+    /// Per-rule severity overrides.
+    pub rules: BTreeMap<String, Level>,
+    pub limits: Limits,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paths {
+    pub paths: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BriefsConfig {
+    pub paths: Vec<String>,
+    pub review_threshold: Threshold,
+}
+
+/// ADR-099's pilot cut: review when the estimate is over `lines` or more than
+/// `repos` repositories are touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threshold {
+    pub lines: u64,
+    pub repos: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReviewConfig {
+    pub core_reviewers: Vec<String>,
+    pub core_required: u64,
+    pub advisory: Vec<String>,
+    pub max_changes_requested: u64,
+    pub recusal: bool,
+    pub stale_on_push: bool,
+    pub paths: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Documents larger than this are reported, never parsed.
+    pub max_file_bytes: u64,
+}
+
+/// A configured rule level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            briefs: BriefsConfig {
+                paths: vec!["dark-factory/briefs/*.md".into()],
+                review_threshold: Threshold { lines: 100, repos: 1 },
+            },
+            adrs: Paths {
+                paths: vec![
+                    "dark-factory/docs/decisions/**/*.md".into(),
+                    "docs/decisions/**/*.md".into(),
+                    "docs/adr/**/*.md".into(),
+                ],
+            },
+            voting: Paths { paths: vec!["dark-factory/guidelines/*".into()] },
+            specs: Paths { paths: vec!["fondue/specs".into()] },
+            decisions: Paths { paths: vec![".harnery/decisions".into()] },
+            review: ReviewConfig {
+                core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into(), "gyrum-lin".into()],
+                core_required: 2,
+                advisory: vec!["gyrum-dana".into()],
+                max_changes_requested: 1,
+                recusal: true,
+                stale_on_push: true,
+                paths: Vec::new(),
+            },
+            rules: BTreeMap::new(),
+            limits: Limits { max_file_bytes: 1024 * 1024 },
+        }
+    }
+}
+
+/// A problem in the config file, with its line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{CONFIG_PATH}:{line}:{col}: {message}")]
+pub struct ConfigError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+/// Compiles globs that match `/` only where written (`**` crosses folders).
+pub fn globset(patterns: &[String]) -> GlobSet {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        if let Ok(glob) = globset::GlobBuilder::new(pattern).literal_separator(true).build() {
+            builder.add(glob);
+        }
+    }
+    builder.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// True when `path` lies inside one of the `folders`.
+pub fn under(path: &str, folders: &[String]) -> bool {
+    folders.iter().any(|folder| {
+        let folder = folder.trim_end_matches('/');
+        path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+impl Config {
+    /// Parses a config file; returns the config (defaults where the file is
+    /// silent or wrong) and every problem found.
+    pub fn parse(text: &str) -> (Config, Vec<ConfigError>) {
+        let mut config = Config::default();
+        let mut errors = Vec::new();
+        let root = match yaml::parse(text, 1) {
+            Ok(root) => root,
+            Err(e) => {
+                errors.push(ConfigError { line: e.line, col: e.col, message: format!("invalid YAML: {}", e.message) });
+                return (config, errors);
+            }
+        };
+        if root.is_null() {
+            return (config, errors);
+        }
+        let mut p = Reader { errors: &mut errors };
+        let Some(entries) = p.map(&root, "the config") else {
+            return (config, errors);
+        };
+        for (key, value) in entries {
+            let _known = match key.name.as_str() {
+                "briefs" => p.section(value, "briefs", |p, k, v| match k {
+                    "paths" => p.globs(v, &mut config.briefs.paths),
+                    "review_threshold" => p.section(v, "briefs.review_threshold", |p, k, v| match k {
+                        "lines" => p.uint(v, &mut config.briefs.review_threshold.lines),
+                        "repos" => p.uint(v, &mut config.briefs.review_threshold.repos),
+                        _ => false,
+                    }),
+                    _ => false,
+                }),
+                "adrs" | "voting" | "specs" | "decisions" => {
+                    let target = match key.name.as_str() {
+                        "adrs" => &mut config.adrs.paths,
+                        "voting" => &mut config.voting.paths,
+                        "specs" => &mut config.specs.paths,
+                        _ => &mut config.decisions.paths,
+                    };
+                    p.section(value, &key.name, |p, k, v| match k {
+                        "paths" => p.globs(v, target),
+                        _ => false,
+                    })
+                }
+                "review" => p.section(value, "review", |p, k, v| {
+                    let r = &mut config.review;
+                    match k {
+                        "core" => p.section(v, "review.core", |p, k, v| match k {
+                            "reviewers" => p.strings(v, &mut r.core_reviewers),
+                            "required" => p.uint(v, &mut r.core_required),
+                            _ => false,
+                        }),
+                        "advisory" => p.strings(v, &mut r.advisory),
+                        "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
+                        "recusal" => p.bool(v, &mut r.recusal),
+                        "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+                        "paths" => p.globs(v, &mut r.paths),
+                        _ => false,
+                    }
+                }),
+                "limits" => p.section(value, "limits", |p, k, v| match k {
+                    "max_file_bytes" => p.uint(v, &mut config.limits.max_file_bytes),
+                    _ => false,
+                }),
+                "rules" => p.rules(value, &mut config.rules),
+                _ => {
+                    p.unknown(key, "the config", "briefs, adrs, voting, specs, decisions, review, rules, limits");
+                    true
+                }
+            };
+        }
+        (config, errors)
+    }
+
+    /// The effective severity of a rule: the config's override, else its default.
+    pub fn level(&self, rule: &str, default: Severity) -> Level {
+        self.rules.get(rule).copied().unwrap_or(Level::On(default))
+    }
+}
+
+struct Reader<'e> {
+    errors: &'e mut Vec<ConfigError>,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, node: &Yaml, message: String) {
+        self.errors.push(ConfigError { line: node.line, col: node.col, message });
+    }
+
+    fn map<'y>(&mut self, node: &'y Yaml, what: &str) -> Option<&'y [(yaml::Key, Yaml)]> {
+        let entries = node.as_map();
+        if entries.is_none() {
+            self.error(node, format!("{what} must be a mapping of `key: value`, found {}", node.type_name()));
+        }
+        entries
+    }
+
+    fn unknown(&mut self, key: &yaml::Key, section: &str, known: &str) {
+        self.errors.push(ConfigError {
+            line: key.line,
+            col: key.col,
+            message: format!("unknown key `{}` in {section}; known keys: {known}", key.name),
+        });
+    }
+
+    /// Reads a mapping section; `field` returns false for keys it does not know.
+    fn section(&mut self, node: &Yaml, name: &str, mut field: impl FnMut(&mut Self, &str, &Yaml) -> bool) -> bool {
+        let Some(entries) = self.map(node, &format!("`{name}`")) else { return true };
+        for (key, value) in entries {
+            if !field(self, &key.name, value) {
+                self.unknown(key, &format!("`{name}`"), "see the README's configuration section");
+            }
+        }
+        true
+    }
+
+    fn uint(&mut self, node: &Yaml, out: &mut u64) -> bool {
+        match node.as_i64() {
+            Some(v) if v >= 0 => *out = v as u64,
+            _ => self.error(node, format!("expected a non-negative integer, found {}", node.type_name())),
+        }
+        true
+    }
+
+    fn bool(&mut self, node: &Yaml, out: &mut bool) -> bool {
+        match node.as_bool() {
+            Some(v) => *out = v,
+            None => self.error(node, format!("expected true or false, found {}", node.type_name())),
+        }
+        true
+    }
+
+    fn strings(&mut self, node: &Yaml, out: &mut Vec<String>) -> bool {
+        let Some(items) = node.as_seq() else {
+            self.error(node, format!("expected a list of strings, found {}", node.type_name()));
+            return true;
+        };
+        let mut values = Vec::new();
+        for item in items {
+            match item.scalar_text() {
+                Some(s) if !s.is_empty() => values.push(s.to_string()),
+                _ => self.error(item, format!("expected a string, found {}", item.type_name())),
+            }
+        }
+        *out = values;
+        true
+    }
+
+    fn globs(&mut self, node: &Yaml, out: &mut Vec<String>) -> bool {
+        let mut values = Vec::new();
+        self.strings(node, &mut values);
+        let Some(items) = node.as_seq() else { return true };
+        let mut valid = Vec::new();
+        for (value, item) in values.into_iter().zip(items.iter().filter(|i| i.scalar_text().is_some_and(|s| !s.is_empty()))) {
+            if let Err(e) = Glob::new(&value) {
+                self.error(item, format!("`{value}` is not a valid glob: {}", e.kind()));
+            } else if value.starts_with('/') || value.split('/').any(|seg| seg == "..") {
+                self.error(item, format!("`{value}` must be relative to the repository root, without `..`"));
+            } else {
+                valid.push(value);
+            }
+        }
+        *out = valid;
+        true
+    }
+
+    fn rules(&mut self, node: &Yaml, out: &mut BTreeMap<String, Level>) -> bool {
+        let Some(entries) = self.map(node, "`rules`") else { return true };
+        for (key, value) in entries {
+            if crate::rules::find(&key.name).is_none() {
+                self.errors.push(ConfigError {
+                    line: key.line,
+                    col: key.col,
+                    message: format!("unknown rule `{}`; `gatehouse rules` lists every rule id", key.name),
+                });
+                continue;
+            }
+            let level = match value.scalar_text() {
+                Some("off") => Level::Off,
+                Some("error") => Level::On(Severity::Error),
+                Some("warning") => Level::On(Severity::Warning),
+                Some("notice") => Level::On(Severity::Notice),
+                _ => {
+                    self.error(value, format!("rule level must be off, error, warning or notice, found {}", value.type_name()));
+                    continue;
+                }
+            };
+            out.insert(key.name.clone(), level);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_config_is_the_defaults() {
+        assert_eq!(Config::parse("").0, Config::default());
+        assert_eq!(Config::parse("# nothing\n").1, vec![]);
+    }
+
+    #[test]
+    fn reads_every_section() {
+        let text = "briefs: { paths: [\"briefs/*.md\"], review_threshold: { lines: 200, repos: 2 } }\n\
+                    review:\n  core: { reviewers: [a, b], required: 1 }\n  stale_on_push: false\n\
+                    limits: { max_file_bytes: 10 }\n";
+        let (c, errors) = Config::parse(text);
+        assert_eq!(errors, vec![]);
+        assert_eq!(c.briefs.paths, vec!["briefs/*.md"]);
+        assert_eq!(c.briefs.review_threshold, Threshold { lines: 200, repos: 2 });
+        assert_eq!(c.review.core_reviewers, vec!["a", "b"]);
+        assert!(!c.review.stale_on_push);
+        assert_eq!(c.limits.max_file_bytes, 10);
+    }
+
+    #[test]
+    fn errors_carry_lines_and_keep_defaults() {
+        let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n");
+        assert_eq!(c.briefs.review_threshold.lines, 100);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0].line, 3);
+        assert!(errors[0].message.contains("non-negative integer"));
+        assert_eq!(errors[1].line, 4);
+        let (_, errors) = Config::parse("briefs: [unclosed\n");
+        assert_eq!(errors.len(), 1);
+    }
+
+    #[test]
+    fn globs_match_within_folders_only() {
+        let set = globset(&["dark-factory/briefs/*.md".to_string()]);
+        assert!(set.is_match("dark-factory/briefs/SWARM-AR-x.md"));
+        assert!(!set.is_match("dark-factory/briefs/old/SWARM-AR-x.md"));
+        assert!(under("fondue/specs/a/current-state.txt", &["fondue/specs".into()]));
+        assert!(!under("fondue/specsx/a", &["fondue/specs".into()]));
+    }
+}

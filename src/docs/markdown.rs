@@ -1,0 +1,220 @@
+//! The markdown structure gatehouse's rules need, each piece with its source
+//! line: ATX headings, fenced blocks with their info strings, blockquotes and
+//! inline code spans. A line scanner, not a renderer: it follows CommonMark
+//! where the rules depend on it (fence matching, backtick-run code spans).
+
+/// One `#` heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heading {
+    pub level: u8,
+    pub text: String,
+    pub line: u32,
+}
+
+/// A fenced code block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fence {
+    /// The info string's first word (`voting`, `rust`), possibly empty.
+    pub info: String,
+    /// The line of the opening fence.
+    pub line: u32,
+    /// The line of the closing fence, or the last line when never closed.
+    pub end_line: u32,
+    pub closed: bool,
+    /// The text between the fences.
+    pub content: String,
+}
+
+/// A run of `>` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blockquote {
+    pub line: u32,
+    pub end_line: u32,
+    /// The quoted text, `>` markers removed, lines joined with `\n`.
+    pub text: String,
+}
+
+/// An inline code span outside fenced blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSpan {
+    pub text: String,
+    pub line: u32,
+    /// 1-based character column of the opening backtick.
+    pub col: u32,
+    /// Character width including the backticks.
+    pub width: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Markdown {
+    pub headings: Vec<Heading>,
+    pub fences: Vec<Fence>,
+    pub blockquotes: Vec<Blockquote>,
+    pub code_spans: Vec<CodeSpan>,
+}
+
+struct OpenFence {
+    marker: char,
+    len: usize,
+    fence: Fence,
+}
+
+/// Parses `text`, whose first line is file line `first_line`.
+pub fn parse(text: &str, first_line: u32) -> Markdown {
+    let mut md = Markdown::default();
+    let mut open: Option<OpenFence> = None;
+    let mut quote: Option<Blockquote> = None;
+    let mut line_no = first_line.saturating_sub(1);
+    for raw in text.lines() {
+        line_no += 1;
+        let indent = raw.len() - raw.trim_start_matches(' ').len();
+        let trimmed = raw.trim_start_matches(' ');
+        if let Some(of) = open.as_mut() {
+            let run = trimmed.chars().take_while(|c| *c == of.marker).count();
+            if indent < 4 && run >= of.len && trimmed[run..].trim().is_empty() {
+                let mut of = open.take().expect("checked");
+                of.fence.end_line = line_no;
+                of.fence.closed = true;
+                md.fences.push(of.fence);
+            } else {
+                of.fence.content.push_str(raw);
+                of.fence.content.push('\n');
+                of.fence.end_line = line_no;
+            }
+            continue;
+        }
+        if indent < 4
+            && let Some((marker, len)) = fence_opening(trimmed)
+        {
+            finish_quote(&mut md, &mut quote);
+            let info = trimmed[len..].split_whitespace().next().unwrap_or("").to_string();
+            open = Some(OpenFence {
+                marker,
+                len,
+                fence: Fence { info, line: line_no, end_line: line_no, closed: false, content: String::new() },
+            });
+            continue;
+        }
+        if indent < 4 && trimmed.starts_with('>') {
+            let inner = trimmed[1..].strip_prefix(' ').unwrap_or(&trimmed[1..]);
+            let q = quote.get_or_insert_with(|| Blockquote { line: line_no, end_line: line_no, text: String::new() });
+            if !q.text.is_empty() {
+                q.text.push('\n');
+            }
+            q.text.push_str(inner);
+            q.end_line = line_no;
+        } else {
+            finish_quote(&mut md, &mut quote);
+            if indent < 4
+                && let Some(h) = heading(trimmed, line_no)
+            {
+                md.headings.push(h);
+            }
+        }
+        code_spans(raw, line_no, &mut md.code_spans);
+    }
+    finish_quote(&mut md, &mut quote);
+    if let Some(of) = open {
+        md.fences.push(of.fence);
+    }
+    md
+}
+
+fn finish_quote(md: &mut Markdown, quote: &mut Option<Blockquote>) {
+    if let Some(q) = quote.take() {
+        md.blockquotes.push(q);
+    }
+}
+
+fn fence_opening(line: &str) -> Option<(char, usize)> {
+    let marker = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = line.chars().take_while(|c| *c == marker).count();
+    // A backtick fence's info string may not contain backticks (CommonMark).
+    (len >= 3 && !(marker == '`' && line[len..].contains('`'))).then_some((marker, len))
+}
+
+fn heading(line: &str, line_no: u32) -> Option<Heading> {
+    let level = line.chars().take_while(|c| *c == '#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &line[level..];
+    if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
+        return None;
+    }
+    let text = rest.trim().trim_end_matches('#').trim_end().to_string();
+    Some(Heading { level: level as u8, text, line: line_no })
+}
+
+/// Finds backtick code spans on one line: an opening run of N backticks
+/// closed by the next run of exactly N.
+fn code_spans(line: &str, line_no: u32, out: &mut Vec<CodeSpan>) {
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|(_, c)| *c == '`').count();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].1 != '`' {
+            i += 1;
+            continue;
+        }
+        let open = run_at(i);
+        let mut j = i + open;
+        let mut close = None;
+        while j < chars.len() {
+            if chars[j].1 == '`' {
+                let run = run_at(j);
+                if run == open {
+                    close = Some(j);
+                    break;
+                }
+                j += run;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(j) => {
+                let start = chars[i + open].0;
+                let end = chars[j].0;
+                let mut text = line[start..end].to_string();
+                if text.len() >= 2 && text.starts_with(' ') && text.ends_with(' ') && text.trim() != "" {
+                    text = text[1..text.len() - 1].to_string();
+                }
+                out.push(CodeSpan { text, line: line_no, col: i as u32 + 1, width: (j + open - i) as u32 });
+                i = j + open;
+            }
+            None => i += open,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_structure_with_lines() {
+        let text = "# Title\n\nSee `src/a.rs` and ``b`c``.\n\n> quoted\n> more\n\n```voting\nsection: x\n```\n## Next ##\n`not closed\n";
+        let md = parse(text, 5);
+        assert_eq!(md.headings[0], Heading { level: 1, text: "Title".into(), line: 5 });
+        assert_eq!(md.headings[1].text, "Next");
+        assert_eq!(md.headings[1].line, 15);
+        assert_eq!(md.code_spans.len(), 2);
+        assert_eq!((md.code_spans[0].text.as_str(), md.code_spans[0].line, md.code_spans[0].col), ("src/a.rs", 7, 5));
+        assert_eq!(md.code_spans[1].text, "b`c");
+        assert_eq!(md.blockquotes[0].text, "quoted\nmore");
+        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (9, 10));
+        let f = &md.fences[0];
+        assert_eq!((f.info.as_str(), f.line, f.end_line, f.closed), ("voting", 12, 14, true));
+        assert_eq!(f.content, "section: x\n");
+    }
+
+    #[test]
+    fn code_inside_fences_is_not_a_span_and_unclosed_fences_run_to_the_end() {
+        let md = parse("~~~~\n`x/y`\n~~~\nstill\n", 1);
+        assert!(md.code_spans.is_empty());
+        assert_eq!(md.fences.len(), 1);
+        assert!(!md.fences[0].closed);
+        assert_eq!(md.fences[0].end_line, 4);
+    }
+}

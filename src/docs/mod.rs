@@ -1,0 +1,8 @@
+//! Parsers: text in, typed documents with line spans out. No IO.
+
+pub mod adr;
+pub mod brief;
+pub mod frontmatter;
+pub mod markdown;
+pub mod pathref;
+pub mod yaml;

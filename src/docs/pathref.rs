@@ -1,0 +1,154 @@
+//! Paths named in documents: `src/a.rs`, `owner/repo:src/a.rs`,
+//! `owner/repo@ref:src/a.rs`. Deciding which inline code spans are paths, and
+//! refusing paths that would leave the repository.
+
+/// A path a document names, with the repo and revision when it says them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathRef {
+    pub repo: Option<String>,
+    pub rev: Option<String>,
+    /// Repo-relative; a trailing `/` names a directory.
+    pub path: String,
+}
+
+/// What an inline code span is, for path checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpanKind {
+    NotAPath,
+    Path(PathRef),
+    /// Looks like a path but escapes the repository (`..`, absolute, a scheme).
+    Unsafe { reason: &'static str },
+}
+
+/// File extensions that make a slash-less span a path (`Cargo.toml`), so that
+/// identifiers such as `config.paths` are not mistaken for files.
+const EXTENSIONS: &[&str] = &[
+    "md", "markdown", "txt", "rs", "go", "py", "ts", "tsx", "js", "jsx", "mjs", "cjs", "json", "yaml", "yml",
+    "toml", "sh", "bash", "zsh", "sql", "lock", "html", "css", "scss", "proto", "tf", "hcl", "rb", "java", "kt",
+    "swift", "c", "h", "cc", "cpp", "hpp", "cs", "ex", "exs", "erl", "mod", "sum", "cfg", "ini", "conf", "env",
+    "xml", "csv", "svg", "png", "jpg", "gif", "pdf", "nix", "lua", "php", "pl", "r", "scala", "vue", "svelte",
+    "gradle", "mk", "dockerfile", "service", "timer", "j2", "tpl", "graphql", "gql",
+];
+
+/// `owner/name` as GitHub spells repositories.
+pub fn is_repo_name(s: &str) -> bool {
+    let Some((owner, name)) = s.split_once('/') else { return false };
+    let owner_ok = !owner.is_empty()
+        && owner.len() <= 39
+        && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !owner.starts_with('-');
+    let name_ok = !name.is_empty()
+        && name.len() <= 100
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && name != "."
+        && name != "..";
+    owner_ok && name_ok
+}
+
+/// `owner/repo#123`.
+pub fn is_issue_ref(s: &str) -> bool {
+    s.split_once('#').is_some_and(|(repo, n)| is_repo_name(repo) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Classifies an inline code span's text. `repos` are the document's own
+/// repositories: a bare `owner/repo` listed there names the repo, not a path.
+pub fn classify(text: &str, repos: &[&str]) -> SpanKind {
+    let text = text.trim();
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
+        return SpanKind::NotAPath;
+    }
+    if text.contains("://") || text.starts_with("mailto:") || text.starts_with("www.") {
+        return SpanKind::NotAPath;
+    }
+    if super::adr::parse_id(text).is_some() || is_issue_ref(text) {
+        return SpanKind::NotAPath;
+    }
+    if repos.iter().any(|r| r.eq_ignore_ascii_case(text)) {
+        return SpanKind::NotAPath;
+    }
+    if text.contains(['*', '<', '>', '{', '}', '$', '|', '(', ')', '=', '"', '\'', ',', ';', '?', '[', ']']) {
+        return SpanKind::NotAPath;
+    }
+    let (repo, rev, path) = split_qualified(text);
+    if repo.is_none() && !text.contains('/') && !has_extension(text) {
+        return SpanKind::NotAPath;
+    }
+    // Only what looks like a path gets here; now refuse the unsafe ones.
+    let path = strip_location(path);
+    if path.starts_with('/') || path.starts_with('~') {
+        return SpanKind::Unsafe { reason: "is an absolute path; document paths are relative to the repository root" };
+    }
+    if path.contains(':') {
+        return SpanKind::NotAPath;
+    }
+    if path.split('/').any(|seg| seg == "..") {
+        return SpanKind::Unsafe { reason: "climbs out with `..`; name the path from the repository root" };
+    }
+    let path = path.trim_start_matches("./");
+    if path.is_empty() {
+        return SpanKind::NotAPath;
+    }
+    SpanKind::Path(PathRef { repo: repo.map(str::to_string), rev: rev.map(str::to_string), path: path.to_string() })
+}
+
+/// Splits `owner/repo[@rev]:path`; an unqualified text is all path.
+fn split_qualified(text: &str) -> (Option<&str>, Option<&str>, &str) {
+    if let Some((head, path)) = text.split_once(':') {
+        let (repo, rev) = match head.split_once('@') {
+            Some((repo, rev)) => (repo, Some(rev)),
+            None => (head, None),
+        };
+        if is_repo_name(repo) && rev.is_none_or(|r| !r.is_empty()) {
+            return (Some(repo), rev, path);
+        }
+    }
+    (None, None, text)
+}
+
+/// Drops a `:42`, `:42-50` or `#L42` location suffix.
+fn strip_location(path: &str) -> &str {
+    let path = match path.rfind("#L") {
+        Some(at) if path[at + 2..].bytes().all(|b| b.is_ascii_digit() || b == b'-' || b == b'L') => &path[..at],
+        _ => path,
+    };
+    match path.rfind(':') {
+        Some(at) if !path[at + 1..].is_empty() && path[at + 1..].bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+            &path[..at]
+        }
+        _ => path,
+    }
+}
+
+fn has_extension(text: &str) -> bool {
+    let file = text.rsplit('/').next().unwrap_or(text);
+    match file.rsplit_once('.') {
+        Some((stem, ext)) => !stem.is_empty() && EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()),
+        None => matches!(file, "Dockerfile" | "Makefile" | "Justfile" | "Procfile"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(repo: Option<&str>, rev: Option<&str>, p: &str) -> SpanKind {
+        SpanKind::Path(PathRef { repo: repo.map(Into::into), rev: rev.map(Into::into), path: p.into() })
+    }
+
+    #[test]
+    fn classifies_spans() {
+        let repos = ["gyrum-labs/infra"];
+        assert_eq!(classify("scripts/backup.sh", &repos), path(None, None, "scripts/backup.sh"));
+        assert_eq!(classify("Cargo.toml", &repos), path(None, None, "Cargo.toml"));
+        assert_eq!(classify("buzzy/src/", &repos), path(None, None, "buzzy/src/"));
+        assert_eq!(classify("src/main.rs:42", &repos), path(None, None, "src/main.rs"));
+        assert_eq!(classify("gyrum-labs/infra:hosts/a.yml", &repos), path(Some("gyrum-labs/infra"), None, "hosts/a.yml"));
+        assert_eq!(classify("o/r@abc123:x/y.md", &repos), path(Some("o/r"), Some("abc123"), "x/y.md"));
+        for not in ["gyrum-labs/infra", "o/r#12", "ADR-095", "https://x.y/z", "config.paths", "cargo test", "src/*.rs", "<feature>/x", "--dry-run", "a"] {
+            assert_eq!(classify(not, &repos), SpanKind::NotAPath, "{not}");
+        }
+        assert!(matches!(classify("../etc/passwd", &repos), SpanKind::Unsafe { .. }));
+        assert!(matches!(classify("/etc/hosts", &repos), SpanKind::Unsafe { .. }));
+        assert!(matches!(classify("o/r:../x.md", &repos), SpanKind::Unsafe { .. }));
+    }
+}

@@ -1,0 +1,320 @@
+//! A small YAML tree with a line and column on every node, built from
+//! yaml-rust2's event stream. Bounded: nesting depth, node count, anchors and
+//! aliases (an alias bomb cannot expand here: aliases are refused outright,
+//! since none of gatehouse's formats needs them).
+
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// The deepest nesting a document may use. Real frontmatter uses three or four.
+pub const MAX_DEPTH: usize = 32;
+/// The most nodes one YAML text may hold; keeps cost linear and bounded.
+pub const MAX_NODES: usize = 2_000_000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Yaml {
+    pub kind: YamlKind,
+    /// 1-based line in the file the YAML came from.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum YamlKind {
+    Scalar(Scalar),
+    Seq(Vec<Yaml>),
+    Map(Vec<(Key, Yaml)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scalar {
+    pub value: String,
+    /// Plain (unquoted) scalars may be numbers, booleans or null; quoted ones
+    /// are always strings.
+    pub plain: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub name: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Why a YAML text could not be read, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {col}: {message}")]
+pub struct YamlError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl Yaml {
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            YamlKind::Seq(_) => "a list",
+            YamlKind::Map(_) => "a mapping",
+            YamlKind::Scalar(s) if !s.plain => "a string",
+            YamlKind::Scalar(_) if self.is_null() => "empty (null)",
+            YamlKind::Scalar(_) if self.as_i64().is_some() => "an integer",
+            YamlKind::Scalar(_) if self.as_f64().is_some() => "a number",
+            YamlKind::Scalar(_) if self.as_bool().is_some() => "a boolean",
+            YamlKind::Scalar(_) => "a string",
+        }
+    }
+
+    pub fn scalar(&self) -> Option<&Scalar> {
+        match &self.kind {
+            YamlKind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The text of a string scalar (quoted, or plain and not a number, bool or null).
+    pub fn as_str(&self) -> Option<&str> {
+        let s = self.scalar()?;
+        if s.plain && (self.is_null() || self.as_f64().is_some() || self.as_bool().is_some()) {
+            return None;
+        }
+        Some(&s.value)
+    }
+
+    /// The raw text of any scalar, whatever YAML would type it as.
+    pub fn scalar_text(&self) -> Option<&str> {
+        self.scalar().map(|s| s.value.as_str())
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(&self.kind, YamlKind::Scalar(s) if s.plain && matches!(s.value.as_str(), "" | "~" | "null" | "Null" | "NULL"))
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        let s = self.scalar().filter(|s| s.plain)?;
+        let v = s.value.strip_prefix('+').unwrap_or(&s.value);
+        v.parse().ok()
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        let s = self.scalar().filter(|s| s.plain)?;
+        let v = s.value.strip_prefix('+').unwrap_or(&s.value);
+        if v.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
+            && v.chars().any(|c| c.is_ascii_digit())
+        {
+            v.parse().ok()
+        } else {
+            None
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        let s = self.scalar().filter(|s| s.plain)?;
+        match s.value.as_str() {
+            "true" | "True" | "TRUE" => Some(true),
+            "false" | "False" | "FALSE" => Some(false),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Yaml]> {
+        match &self.kind {
+            YamlKind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Key, Yaml)]> {
+        match &self.kind {
+            YamlKind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Yaml> {
+        self.as_map()?.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
+    }
+
+    pub fn key(&self, key: &str) -> Option<&Key> {
+        self.as_map()?.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
+    }
+}
+
+/// Parses one YAML document. `first_line` is the file line the text starts
+/// on, so every node carries its line in the file.
+pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
+    let mut builder = Builder { first_line, stack: Vec::new(), root: None, nodes: 0 };
+    let mut parser = Parser::new_from_str(text);
+    let mut documents = 0;
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| builder.error(e.marker(), e.info()))?;
+        match event {
+            Event::StreamEnd => break,
+            Event::DocumentStart => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(builder.error(&mark, "more than one YAML document; use a single document"));
+                }
+            }
+            Event::Alias(_) => {
+                return Err(builder.error(&mark, "YAML aliases (`*name`) are not allowed here; write the value out"));
+            }
+            Event::Scalar(value, style, anchor, _) => {
+                builder.refuse_anchor(anchor, &mark)?;
+                let plain = matches!(style, TScalarStyle::Plain);
+                builder.push(Yaml { kind: YamlKind::Scalar(Scalar { value, plain }), line: 0, col: 0 }, &mark)?;
+            }
+            Event::SequenceStart(anchor, _) => {
+                builder.refuse_anchor(anchor, &mark)?;
+                builder.open(YamlKind::Seq(Vec::new()), &mark)?;
+            }
+            Event::MappingStart(anchor, _) => {
+                builder.refuse_anchor(anchor, &mark)?;
+                builder.open(YamlKind::Map(Vec::new()), &mark)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => builder.close(&mark)?,
+            _ => {}
+        }
+    }
+    Ok(builder.root.unwrap_or(Yaml {
+        kind: YamlKind::Scalar(Scalar { value: String::new(), plain: true }),
+        line: first_line,
+        col: 1,
+    }))
+}
+
+/// An open collection: the node so far, and for a mapping the key waiting for
+/// its value.
+struct Frame {
+    node: Yaml,
+    pending_key: Option<Key>,
+}
+
+struct Builder {
+    first_line: u32,
+    stack: Vec<Frame>,
+    root: Option<Yaml>,
+    nodes: usize,
+}
+
+impl Builder {
+    fn error(&self, mark: &Marker, message: &str) -> YamlError {
+        let (line, col) = self.position(mark);
+        YamlError { line, col, message: message.to_string() }
+    }
+
+    fn position(&self, mark: &Marker) -> (u32, u32) {
+        let line = self.first_line.saturating_add(mark.line().saturating_sub(1) as u32);
+        (line, mark.col() as u32 + 1)
+    }
+
+    fn refuse_anchor(&self, anchor: usize, mark: &Marker) -> Result<(), YamlError> {
+        if anchor == 0 {
+            Ok(())
+        } else {
+            Err(self.error(mark, "YAML anchors (`&name`) are not allowed here; write the value out"))
+        }
+    }
+
+    fn open(&mut self, kind: YamlKind, mark: &Marker) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.error(mark, &format!("YAML nested deeper than {MAX_DEPTH} levels")));
+        }
+        let (line, col) = self.position(mark);
+        self.stack.push(Frame { node: Yaml { kind, line, col }, pending_key: None });
+        Ok(())
+    }
+
+    fn close(&mut self, mark: &Marker) -> Result<(), YamlError> {
+        let frame = self.stack.pop().ok_or_else(|| self.error(mark, "unbalanced YAML structure"))?;
+        self.attach(frame.node, mark)
+    }
+
+    fn push(&mut self, mut node: Yaml, mark: &Marker) -> Result<(), YamlError> {
+        let (line, col) = self.position(mark);
+        node.line = line;
+        node.col = col;
+        self.attach(node, mark)
+    }
+
+    fn attach(&mut self, node: Yaml, mark: &Marker) -> Result<(), YamlError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.error(mark, &format!("YAML holds more than {MAX_NODES} values")));
+        }
+        let Some(frame) = self.stack.last_mut() else {
+            self.root = Some(node);
+            return Ok(());
+        };
+        match &mut frame.node.kind {
+            YamlKind::Seq(items) => items.push(node),
+            YamlKind::Map(entries) => match frame.pending_key.take() {
+                Some(key) => entries.push((key, node)),
+                None => {
+                    let YamlKind::Scalar(scalar) = node.kind else {
+                        let (line, col) = (node.line, node.col);
+                        return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
+                    };
+                    if let Some((previous, _)) = entries.iter().find(|(k, _)| k.name == scalar.value) {
+                        return Err(YamlError {
+                            line: node.line,
+                            col: node.col,
+                            message: format!("duplicate key `{}` (first on line {})", scalar.value, previous.line),
+                        });
+                    }
+                    frame.pending_key = Some(Key { name: scalar.value, line: node.line, col: node.col });
+                }
+            },
+            YamlKind::Scalar(_) => unreachable!("only collections are pushed on the stack"),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_carry_file_lines_and_columns() {
+        let y = parse("agent: SWARM-AR\nlist:\n  - one\n  - \"two\"\n", 2).unwrap();
+        assert_eq!((y.get("agent").unwrap().line, y.get("agent").unwrap().col), (2, 8));
+        let list = y.get("list").unwrap().as_seq().unwrap();
+        assert_eq!((list[1].line, list[1].col), (5, 5));
+        assert_eq!(list[1].as_str(), Some("two"));
+        assert_eq!(y.key("list").unwrap().line, 3);
+    }
+
+    #[test]
+    fn typing_follows_yaml_plain_scalars() {
+        let y = parse("a: 400\nb: \"400\"\nc: +1\nd: ~\ne: 1.5\nf: yes\n", 1).unwrap();
+        assert_eq!(y.get("a").unwrap().as_i64(), Some(400));
+        assert_eq!(y.get("b").unwrap().as_i64(), None);
+        assert_eq!(y.get("b").unwrap().as_str(), Some("400"));
+        assert_eq!(y.get("c").unwrap().as_i64(), Some(1));
+        assert!(y.get("d").unwrap().is_null());
+        assert_eq!(y.get("e").unwrap().as_f64(), Some(1.5));
+        assert_eq!(y.get("f").unwrap().as_str(), Some("yes"));
+    }
+
+    #[test]
+    fn anchors_aliases_and_depth_are_refused_with_a_line() {
+        let bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n";
+        let err = parse(bomb, 10).unwrap_err();
+        assert_eq!(err.line, 10);
+        assert!(err.message.contains("anchors"));
+        let deep = format!("x: {}{}\n", "[".repeat(40), "]".repeat(40));
+        let err = parse(&deep, 1).unwrap_err();
+        assert!(err.message.contains("deeper"), "{err}");
+        let block_deep: String = (0..40).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
+        assert!(parse(&block_deep, 1).unwrap_err().message.contains("deeper"));
+    }
+
+    #[test]
+    fn duplicate_keys_and_second_documents_are_errors() {
+        let err = parse("a: 1\nb: 2\na: 3\n", 2).unwrap_err();
+        assert_eq!(err.line, 4);
+        assert!(err.message.contains("duplicate key `a` (first on line 2)"));
+        assert!(parse("a: 1\n---\nb: 2\n", 1).is_err());
+    }
+}

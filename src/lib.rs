@@ -1,0 +1,11 @@
+//! gatehouse: structural merge gates for the documents AI agents run from.
+//!
+//! Data flows one way: a source (git or GitHub) builds a [`model::ChangeSet`];
+//! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
+//! publisher shows it.
+
+pub mod config;
+pub mod docs;
+pub mod model;
+pub mod rules;
+pub mod source;

@@ -1,0 +1,9 @@
+//! The plain data every rule sees and every renderer prints: no IO lives here.
+
+mod changeset;
+mod finding;
+mod report;
+
+pub use changeset::{ChangeSet, FileContent, Files, PathLookup, PrInfo, RepoIndex, RepoTree};
+pub use finding::{Diagnostic, Finding, Severity, Sink, Span, fingerprint};
+pub use report::{Check, CheckReport, Conclusion, Report};

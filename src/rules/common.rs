@@ -1,0 +1,34 @@
+//! Pieces every family shares.
+
+use super::{Example, RuleInfo};
+use crate::model::{FileContent, Severity, Sink, Span};
+
+pub static DOC_UNREADABLE: RuleInfo = RuleInfo {
+    id: "doc/unreadable",
+    default_severity: Severity::Error,
+    summary: "a document gatehouse checks is UTF-8 text within the size limit",
+    why: "Every family's rules read their documents as text. A document that is binary, not \
+UTF-8 or larger than `limits.max_file_bytes` (1 MB by default) cannot be checked, so it cannot \
+pass: gatehouse fails closed and says why instead of skipping it.",
+    bad: Example { path: "dark-factory/briefs/SWARM-AR-backup.md", text: "(a 3 MB file, or bytes that are not UTF-8)" },
+    good: Example { path: "dark-factory/briefs/SWARM-AR-backup.md", text: "---\nagent: SWARM-AR\n…\n---\n" },
+};
+
+/// Reports a document that could not be read as text.
+pub fn report_unreadable(path: &str, content: &FileContent, sink: &mut Sink) {
+    let (line, message, help) = match content {
+        FileContent::Text(_) => return,
+        FileContent::Binary => (1, "this is a binary file, not a text document".to_string(), "store documents as UTF-8 text"),
+        FileContent::InvalidUtf8 { line } => (
+            *line,
+            format!("line {line} is not valid UTF-8"),
+            "re-save the file as UTF-8",
+        ),
+        FileContent::TooLarge { bytes, limit } => (
+            1,
+            format!("the file is {bytes} bytes, over the {limit}-byte limit, so it was not read"),
+            "split the document, or raise `limits.max_file_bytes` in .github/gatehouse.yml",
+        ),
+    };
+    sink.emit(path, Span::line(line), "unreadable", message).help(help);
+}

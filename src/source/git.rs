@@ -1,0 +1,1 @@
+//! Reading a git checkout: base and head revisions, or the working tree.

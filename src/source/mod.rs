@@ -1,0 +1,29 @@
+//! Where ChangeSets come from: a folder or git checkout on disk (`fs`, `git`),
+//! and, in the App, the GitHub API.
+
+pub mod fs;
+pub mod git;
+
+use crate::config::{CONFIG_PATH, Config, globset, under};
+
+/// Decides which files the rules need read: documents of every family, ADRs
+/// and the config. Everything else is only listed (for path checks).
+pub struct Relevance {
+    globs: globset::GlobSet,
+    folders: Vec<String>,
+}
+
+impl Relevance {
+    pub fn new(config: &Config) -> Relevance {
+        let mut patterns = config.briefs.paths.clone();
+        patterns.extend(config.adrs.paths.iter().cloned());
+        patterns.extend(config.voting.paths.iter().cloned());
+        let mut folders = config.specs.paths.clone();
+        folders.extend(config.decisions.paths.iter().cloned());
+        Relevance { globs: globset(&patterns), folders }
+    }
+
+    pub fn wants(&self, path: &str) -> bool {
+        path == CONFIG_PATH || self.globs.is_match(path) || under(path, &self.folders)
+    }
+}

@@ -1,0 +1,112 @@
+//! Every rule has a failing and a passing fixture under
+//! `fixtures/rules/<rule id>/{fail,pass}/`:
+//!
+//! - `head/` the files after the change (required); `base/` the files before
+//!   it (optional: without it every document is new);
+//! - `fixtures/rules/<family>/_shared/` is laid under `head/` (and under
+//!   `base/` when the case has one);
+//! - `pr-body.md` the PR body; `repo-name` the checkout's `owner/name`;
+//!   `repos/<owner>/<name>/` other repositories' files;
+//! - `fail/expect`: one `path:line` per line, exactly where the rule fires.
+//!
+//! A failing case must fire the rule exactly at `expect`; a passing case must
+//! not fire it, and must have no error findings at all.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use gatehouse::model::{Finding, Report, Severity};
+use gatehouse::rules;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if !from.exists() {
+        return;
+    }
+    for rel in gatehouse::source::fs::list(from).unwrap() {
+        let target = to.join(&rel);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&rel), target).unwrap();
+    }
+}
+
+fn evaluate(case: &Path, shared: &Path) -> Report {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = tmp.path().join("head");
+    std::fs::create_dir_all(&head).unwrap();
+    copy_tree(shared, &head);
+    copy_tree(&case.join("head"), &head);
+    let base = case.join("base").exists().then(|| {
+        let base = tmp.path().join("base");
+        std::fs::create_dir_all(&base).unwrap();
+        copy_tree(shared, &base);
+        copy_tree(&case.join("base"), &base);
+        base
+    });
+    let repo_name = std::fs::read_to_string(case.join("repo-name")).ok().map(|s| s.trim().to_string());
+    let mut others = Vec::new();
+    if let Ok(owners) = std::fs::read_dir(case.join("repos")) {
+        for owner in owners {
+            let owner = owner.unwrap();
+            for name in std::fs::read_dir(owner.path()).unwrap() {
+                let name = name.unwrap();
+                others.push((
+                    format!("{}/{}", owner.file_name().to_string_lossy(), name.file_name().to_string_lossy()),
+                    name.path(),
+                ));
+            }
+        }
+    }
+    let mut changes =
+        gatehouse::source::fs::changeset(&head, base.as_deref(), repo_name.as_deref(), &others).unwrap();
+    changes.pr.body = std::fs::read_to_string(case.join("pr-body.md")).ok();
+    rules::evaluate(&changes)
+}
+
+fn show(findings: &[&Finding]) -> String {
+    findings.iter().map(|f| format!("\n  {}:{} {} {}", f.path, f.span.line, f.rule, f.message)).collect()
+}
+
+#[test]
+fn every_rule_fails_and_passes_its_fixtures() {
+    let mut problems = Vec::new();
+    for rule in rules::all_rules() {
+        let dir = fixtures().join(rule.id);
+        let family = rule.id.split('/').next().unwrap();
+        let shared = fixtures().join(family).join("_shared");
+        let (fail, pass) = (dir.join("fail"), dir.join("pass"));
+        if !fail.join("head").exists() || !pass.join("head").exists() {
+            problems.push(format!("{}: missing fixtures {}/{{fail,pass}}/head", rule.id, dir.display()));
+            continue;
+        }
+        let expected: BTreeSet<(String, u32)> = std::fs::read_to_string(fail.join("expect"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let (path, line) = l.rsplit_once(':').expect("expect lines are path:line");
+                (path.to_string(), line.trim().parse().expect("line number"))
+            })
+            .collect();
+        if expected.is_empty() {
+            problems.push(format!("{}: fail/expect lists no path:line", rule.id));
+        }
+        let report = evaluate(&fail, &shared);
+        let all: Vec<&Finding> = report.findings().collect();
+        let fired: BTreeSet<(String, u32)> =
+            all.iter().filter(|f| f.rule == rule.id).map(|f| (f.path.clone(), f.span.line)).collect();
+        if fired != expected {
+            problems.push(format!("{}: fail case fired at {fired:?}, expected {expected:?}; all findings:{}", rule.id, show(&all)));
+        }
+        let report = evaluate(&pass, &shared);
+        let bad: Vec<&Finding> =
+            report.findings().filter(|f| f.rule == rule.id || f.severity == Severity::Error).collect();
+        if !bad.is_empty() {
+            problems.push(format!("{}: pass case has findings:{}", rule.id, show(&bad)));
+        }
+    }
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+}
