@@ -69,12 +69,12 @@ pub fn classify(text: &str, repos: &[&str]) -> SpanKind {
     if text.contains(['*', '<', '>', '{', '}', '$', '|', '(', ')', '=', '"', '\'', ',', ';', '?', '[', ']']) {
         return SpanKind::NotAPath;
     }
+    let text = strip_location(text);
     let (repo, rev, path) = split_qualified(text);
     if repo.is_none() && !text.contains('/') && !has_extension(text) {
         return SpanKind::NotAPath;
     }
     // Only what looks like a path gets here; now refuse the unsafe ones.
-    let path = strip_location(path);
     if path.starts_with('/') || path.starts_with('~') {
         return SpanKind::Unsafe { reason: "is an absolute path; document paths are relative to the repository root" };
     }
