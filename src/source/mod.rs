@@ -2,6 +2,7 @@
 //! and, in the App, the GitHub API.
 
 pub mod fs;
+pub mod github;
 pub mod git;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};

@@ -1,0 +1,85 @@
+//! Counters for `GET /metrics`, in Prometheus' text format.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+/// Job latency buckets, seconds.
+const BUCKETS: [f64; 8] = [0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    deliveries: Mutex<BTreeMap<(String, &'static str), u64>>,
+    job_buckets: [AtomicU64; BUCKETS.len()],
+    job_count: AtomicU64,
+    job_micros: AtomicU64,
+    github_calls: Mutex<BTreeMap<u16, u64>>,
+    /// -1 until GitHub tells us.
+    rate_limit_remaining: AtomicI64,
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let metrics = Metrics::default();
+        metrics.rate_limit_remaining.store(-1, Ordering::Relaxed);
+        metrics
+    }
+
+    /// One delivery of `event` answered with `outcome` (accepted, duplicate,
+    /// unauthorized, too_large, bad_request, error).
+    pub fn delivery(&self, event: &str, outcome: &'static str) {
+        // Event names come from a header: keep the label set bounded.
+        let event = if event.len() <= 40 && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            event
+        } else {
+            "invalid"
+        };
+        let mut map = self.deliveries.lock().unwrap_or_else(|e| e.into_inner());
+        *map.entry((event.to_string(), outcome)).or_default() += 1;
+    }
+
+    pub fn job_finished(&self, seconds: f64) {
+        for (bucket, le) in self.job_buckets.iter().zip(BUCKETS) {
+            if seconds <= le {
+                bucket.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.job_count.fetch_add(1, Ordering::Relaxed);
+        self.job_micros.fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+    }
+
+    pub fn github_call(&self, status: u16, rate_limit_remaining: Option<i64>) {
+        *self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).entry(status).or_default() += 1;
+        if let Some(remaining) = rate_limit_remaining {
+            self.rate_limit_remaining.store(remaining, Ordering::Relaxed);
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP gatehouse_deliveries_total Webhook deliveries by event and outcome.\n");
+        out.push_str("# TYPE gatehouse_deliveries_total counter\n");
+        for ((event, outcome), n) in self.deliveries.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(out, "gatehouse_deliveries_total{{event=\"{event}\",outcome=\"{outcome}\"}} {n}");
+        }
+        out.push_str("# HELP gatehouse_job_duration_seconds Time from claim to completion of a job.\n");
+        out.push_str("# TYPE gatehouse_job_duration_seconds histogram\n");
+        for (bucket, le) in self.job_buckets.iter().zip(BUCKETS) {
+            let _ = writeln!(out, "gatehouse_job_duration_seconds_bucket{{le=\"{le}\"}} {}", bucket.load(Ordering::Relaxed));
+        }
+        let count = self.job_count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "gatehouse_job_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(out, "gatehouse_job_duration_seconds_sum {}", self.job_micros.load(Ordering::Relaxed) as f64 / 1e6);
+        let _ = writeln!(out, "gatehouse_job_duration_seconds_count {count}");
+        out.push_str("# HELP gatehouse_github_calls_total GitHub API calls by HTTP status.\n");
+        out.push_str("# TYPE gatehouse_github_calls_total counter\n");
+        for (status, n) in self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(out, "gatehouse_github_calls_total{{status=\"{status}\"}} {n}");
+        }
+        out.push_str("# HELP gatehouse_github_rate_limit_remaining Last x-ratelimit-remaining seen (-1: none yet).\n");
+        out.push_str("# TYPE gatehouse_github_rate_limit_remaining gauge\n");
+        let _ = writeln!(out, "gatehouse_github_rate_limit_remaining {}", self.rate_limit_remaining.load(Ordering::Relaxed));
+        out
+    }
+}

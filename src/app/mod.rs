@@ -1,0 +1,207 @@
+//! The App service: the webhook receiver and the workers, sharing one store.
+//! `serve` runs it until SIGINT/SIGTERM; `start` runs it in the background
+//! (tests, the demo).
+
+pub mod metrics;
+mod worker;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use tokio::sync::{Notify, watch};
+
+use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
+use crate::source::github::TreeCache;
+use crate::store::{Store, redact_url};
+use crate::webhook::{Receiver, Secrets};
+use metrics::Metrics;
+
+/// App configuration, from flags or the environment (DESIGN §6).
+#[derive(Clone)]
+pub struct AppConfig {
+    pub app_id: u64,
+    /// The App's private key, PEM.
+    pub private_key: Token,
+    pub secrets: Secrets,
+    /// `sqlite://PATH` or `postgres://…`.
+    pub database_url: String,
+    /// PostgreSQL schema for the tables (tests); `None`: the default.
+    pub database_schema: Option<String>,
+    pub bind: SocketAddr,
+    pub api_url: String,
+    pub workers: usize,
+    /// How long a claimed job is held before another worker may take it.
+    pub lease: Duration,
+    pub retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for AppConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppConfig")
+            .field("app_id", &self.app_id)
+            .field("private_key", &self.private_key)
+            .field("secrets", &self.secrets)
+            .field("database_url", &redact_url(&self.database_url))
+            .field("bind", &self.bind)
+            .field("api_url", &self.api_url)
+            .field("workers", &self.workers)
+            .finish_non_exhaustive()
+    }
+}
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://gatehouse.db";
+pub const DEFAULT_BIND: &str = "0.0.0.0:3000";
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+
+impl AppConfig {
+    /// A configuration with defaults for everything but identity.
+    pub fn new(app_id: u64, private_key: Token, secrets: Secrets) -> AppConfig {
+        AppConfig {
+            app_id,
+            private_key,
+            secrets,
+            database_url: DEFAULT_DATABASE_URL.into(),
+            database_schema: None,
+            bind: DEFAULT_BIND.parse().expect("a valid default address"),
+            api_url: DEFAULT_API_URL.into(),
+            workers: 4,
+            lease: Duration::from_secs(60),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Reads `GATEHOUSE_APP_ID`, `GATEHOUSE_PRIVATE_KEY` or
+    /// `GATEHOUSE_PRIVATE_KEY_PATH`, `GATEHOUSE_WEBHOOK_SECRET` (comma-separated),
+    /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
+    /// `GATEHOUSE_WORKERS`.
+    pub fn from_env() -> Result<AppConfig> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let app_id = var("GATEHOUSE_APP_ID")
+            .context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?
+            .trim()
+            .parse::<u64>()
+            .context("GATEHOUSE_APP_ID must be a number")?;
+        let private_key = match (var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH")) {
+            (Some(pem), _) => pem,
+            (None, Some(path)) => {
+                std::fs::read_to_string(&path).with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {path}"))?
+            }
+            (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
+        };
+        let secrets = Secrets::parse(&var("GATEHOUSE_WEBHOOK_SECRET").unwrap_or_default());
+        if secrets.is_empty() {
+            bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
+        }
+        let mut config = AppConfig::new(app_id, Token::new(private_key), secrets);
+        if let Some(url) = var("GATEHOUSE_DATABASE_URL") {
+            config.database_url = url;
+        }
+        if let Some(bind) = var("GATEHOUSE_BIND") {
+            config.bind = bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port"))?;
+        }
+        if let Some(url) = var("GATEHOUSE_GITHUB_API_URL") {
+            config.api_url = url;
+        }
+        if let Some(n) = var("GATEHOUSE_WORKERS") {
+            config.workers = n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number")?.clamp(1, 64);
+        }
+        Ok(config)
+    }
+}
+
+/// A running App.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub store: Store,
+    pub metrics: Arc<Metrics>,
+    stop: watch::Sender<bool>,
+    server: tokio::task::JoinHandle<()>,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops taking deliveries, lets workers finish their current job.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.server.await;
+        for worker in self.workers {
+            let _ = worker.await;
+        }
+    }
+
+    /// Stops everything at once, mid-job: what a crash looks like.
+    pub fn kill(self) {
+        self.server.abort();
+        for worker in &self.workers {
+            worker.abort();
+        }
+    }
+}
+
+/// Starts the receiver and the workers; migrations run first.
+pub async fn start(config: AppConfig) -> Result<Running> {
+    let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
+    let metrics = Arc::new(Metrics::new());
+    let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
+    let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?;
+    let wake = Arc::new(Notify::new());
+    let (stop, stopped) = watch::channel(false);
+    let ctx = Arc::new(worker::Ctx {
+        store: store.clone(),
+        github,
+        metrics: metrics.clone(),
+        trees: TreeCache::default(),
+        lease: config.lease,
+        wake: wake.clone(),
+    });
+    let workers = (0..config.workers.max(1))
+        .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
+        .collect();
+    let receiver = Receiver { store: store.clone(), secrets: Arc::new(config.secrets.clone()), metrics: metrics.clone(), wake };
+    let listener = tokio::net::TcpListener::bind(config.bind).await.with_context(|| format!("cannot listen on {}", config.bind))?;
+    let addr = listener.local_addr()?;
+    let mut stopped_server = stopped;
+    let server = tokio::spawn(async move {
+        let app = crate::webhook::router(receiver);
+        let shutdown = async move {
+            let _ = stopped_server.wait_for(|s| *s).await;
+        };
+        if let Err(err) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
+            tracing::error!(error = %err, "the webhook server stopped");
+        }
+    });
+    tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");
+    Ok(Running { addr, store, metrics, stop, server, workers })
+}
+
+/// Runs the App until SIGINT or SIGTERM.
+pub async fn serve(config: AppConfig) -> Result<()> {
+    let running = start(config).await?;
+    shutdown_signal().await;
+    tracing::info!("shutting down: finishing the jobs in hand");
+    running.shutdown().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
+}

@@ -1,0 +1,164 @@
+//! GitHub App authentication: an RS256 JWT signed with the App's private key
+//! (issued 60 s in the past against clock drift, expiring in 9 minutes, under
+//! GitHub's 10), exchanged for installation tokens that are cached per
+//! installation and refreshed before they expire.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde::Serialize;
+
+/// Refresh an installation token this long before GitHub says it expires.
+const REFRESH_MARGIN: Duration = Duration::from_secs(5 * 60);
+
+/// A secret string (private key, token). `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    pub fn new(value: impl Into<String>) -> Token {
+        Token(value.into())
+    }
+
+    /// The secret itself, for an `Authorization` header only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(***)")
+    }
+}
+
+/// The App's identity.
+#[derive(Clone)]
+pub struct AppCredentials {
+    pub app_id: u64,
+    key: EncodingKey,
+}
+
+impl std::fmt::Debug for AppCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AppCredentials {{ app_id: {}, key: *** }}", self.app_id)
+    }
+}
+
+#[derive(Serialize)]
+struct Claims {
+    iat: u64,
+    exp: u64,
+    iss: String,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+impl AppCredentials {
+    /// From the PEM GitHub issues (PKCS#1 or PKCS#8).
+    pub fn new(app_id: u64, private_key_pem: &[u8]) -> Result<AppCredentials> {
+        // The key's bytes never reach the error: only that it did not parse.
+        let key = EncodingKey::from_rsa_pem(private_key_pem)
+            .map_err(|_| anyhow::anyhow!("the App private key is not an RSA key in PEM form"))?;
+        Ok(AppCredentials { app_id, key })
+    }
+
+    /// A fresh App JWT.
+    pub fn jwt(&self) -> Result<Token> {
+        let now = unix_now();
+        let claims = Claims { iat: now - 60, exp: now + 9 * 60, iss: self.app_id.to_string() };
+        let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &self.key)
+            .context("cannot sign the App JWT")?;
+        Ok(Token(jwt))
+    }
+}
+
+/// Installation tokens by installation id, with their expiry (Unix seconds).
+#[derive(Debug, Default)]
+pub struct TokenCache {
+    tokens: tokio::sync::Mutex<HashMap<u64, (Token, u64)>>,
+}
+
+impl TokenCache {
+    /// The cached token when it has more than the refresh margin left.
+    pub async fn get(&self, installation: u64) -> Option<Token> {
+        let tokens = self.tokens.lock().await;
+        let (token, expires) = tokens.get(&installation)?;
+        (*expires > unix_now() + REFRESH_MARGIN.as_secs()).then(|| token.clone())
+    }
+
+    pub async fn put(&self, installation: u64, token: Token, expires_at: u64) {
+        self.tokens.lock().await.insert(installation, (token, expires_at));
+    }
+
+    /// Forgets a token GitHub refused.
+    pub async fn drop_token(&self, installation: u64) {
+        self.tokens.lock().await.remove(&installation);
+    }
+}
+
+/// Parses GitHub's `expires_at` (`2026-11-29T19:00:00Z`) to Unix seconds;
+/// unreadable means "treat as expiring in an hour", GitHub's documented life.
+pub fn parse_expiry(text: &str) -> u64 {
+    parse_rfc3339_utc(text).unwrap_or_else(|| unix_now() + 3600)
+}
+
+fn parse_rfc3339_utc(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    u64::try_from(days * 86400 + hh * 3600 + mm * 60 + ss).ok()
+}
+
+/// Formats Unix seconds as GitHub does, for the simulated GitHub.
+pub fn format_rfc3339_utc(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiry_round_trips() {
+        for secs in [0, 951_782_400, 1_795_000_000, 4_102_444_799] {
+            assert_eq!(parse_rfc3339_utc(&format_rfc3339_utc(secs)), Some(secs));
+        }
+        assert_eq!(format_rfc3339_utc(1_764_442_800), "2025-11-29T19:00:00Z");
+    }
+
+    #[test]
+    fn secrets_are_redacted() {
+        assert_eq!(format!("{:?}", Token::new("ghs_secret")), "Token(***)");
+        let pem = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/app/test-app-key.pem")).unwrap();
+        let creds = AppCredentials::new(7, &pem).unwrap();
+        assert!(!format!("{creds:?}").contains("PRIVATE"));
+        assert!(AppCredentials::new(7, b"not a key").unwrap_err().to_string().contains("not an RSA key"));
+    }
+}

@@ -1,0 +1,291 @@
+//! The HTTP client: every call authenticated with the installation's token,
+//! idempotent calls retried with backoff, `retry-after` and
+//! `x-ratelimit-reset` honoured, and creates never repeated blindly (the
+//! caller looks a create up before it repeats it).
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
+use crate::app::metrics::Metrics;
+
+/// How hard to try.
+#[derive(Clone, Copy, Debug)]
+pub struct RetryPolicy {
+    pub attempts: u32,
+    /// First backoff; doubled per attempt.
+    pub backoff: Duration,
+    /// The longest wait a rate limit may impose before the call gives up.
+    pub max_wait: Duration,
+    pub timeout: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 5,
+            backoff: Duration::from_millis(250),
+            max_wait: Duration::from_secs(120),
+            timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Whether a call may be repeated when its outcome is unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// Reads and updates that give the same result twice.
+    Idempotent,
+    /// A POST that creates something: repeated only when GitHub said it did
+    /// not act (rate limited); otherwise `ApiError::Uncertain`.
+    Create,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("GitHub answered {status} to {what}: {message}")]
+    Status { status: u16, what: String, message: String },
+    /// A create whose outcome is unknown (timeout, 5xx): look it up before
+    /// repeating it.
+    #[error("GitHub did not confirm {what}: {reason}")]
+    Uncertain { what: String, reason: String },
+    #[error("GitHub unreachable for {what}: {reason}")]
+    Transport { what: String, reason: String },
+    #[error("GitHub rate limit on {what}: waiting {wait_s}s is over the limit")]
+    RateLimited { what: String, wait_s: u64 },
+    #[error("GitHub App authentication failed: {0}")]
+    Auth(String),
+}
+
+impl ApiError {
+    /// Worth running the whole job again later.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Status { status, .. } => *status >= 500 || *status == 429,
+            ApiError::Uncertain { .. } | ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
+            ApiError::Auth(_) => false,
+        }
+    }
+}
+
+/// A successful answer.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub body: Value,
+    /// The `Link` header's `rel="next"` URL, for pagination.
+    pub next: Option<String>,
+}
+
+/// A GitHub API client for one App.
+#[derive(Clone, Debug)]
+pub struct GitHub {
+    http: reqwest::Client,
+    base: String,
+    graphql: String,
+    creds: Arc<AppCredentials>,
+    tokens: Arc<TokenCache>,
+    policy: RetryPolicy,
+    metrics: Arc<Metrics>,
+}
+
+enum Outcome {
+    Done(Response),
+    /// Wait this long (`None`: the backoff), then try again (if allowed).
+    Retry { wait: Option<Duration>, reason: String, rate_limited: bool },
+    Fail(ApiError),
+}
+
+impl GitHub {
+    pub fn new(base: &str, creds: AppCredentials, policy: RetryPolicy, metrics: Arc<Metrics>) -> anyhow::Result<GitHub> {
+        let base = base.trim_end_matches('/').to_string();
+        // github.com: api.github.com/graphql; Enterprise: host/api/v3 → host/api/graphql.
+        let graphql = match base.strip_suffix("/v3") {
+            Some(api) => format!("{api}/graphql"),
+            None => format!("{base}/graphql"),
+        };
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("gatehouse/", env!("CARGO_PKG_VERSION")))
+            .timeout(policy.timeout)
+            .build()?;
+        Ok(GitHub { http, base, graphql, creds: Arc::new(creds), tokens: Arc::new(TokenCache::default()), policy, metrics })
+    }
+
+    pub fn app_id(&self) -> u64 {
+        self.creds.app_id
+    }
+
+    /// An installation token, from the cache or freshly minted.
+    pub async fn token(&self, installation: u64) -> Result<Token, ApiError> {
+        if let Some(token) = self.tokens.get(installation).await {
+            return Ok(token);
+        }
+        let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
+        let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
+        // Minting a token twice is harmless: idempotent for our purposes.
+        let response = self.send(Method::POST, &url, None, &jwt, Call::Idempotent, "an installation token").await?;
+        let token = response.body.get("token").and_then(Value::as_str).ok_or_else(|| {
+            ApiError::Auth("the access_tokens answer has no token".into())
+        })?;
+        let expires = parse_expiry(response.body.get("expires_at").and_then(Value::as_str).unwrap_or(""));
+        let token = Token::new(token);
+        self.tokens.put(installation, token.clone(), expires).await;
+        Ok(token)
+    }
+
+    /// A REST call on `path` (`/repos/...`) or a full URL (pagination).
+    pub async fn rest(
+        &self,
+        installation: u64,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        call: Call,
+    ) -> Result<Response, ApiError> {
+        let url = if path.starts_with("http") { path.to_string() } else { format!("{}{path}", self.base) };
+        let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
+        let token = self.token(installation).await?;
+        match self.send(method.clone(), &url, body, &token, call, &what).await {
+            Err(ApiError::Status { status: 401, .. }) => {
+                // The token was revoked or expired early: mint another once.
+                self.tokens.drop_token(installation).await;
+                let token = self.token(installation).await?;
+                self.send(method, &url, body, &token, call, &what).await
+            }
+            other => other,
+        }
+    }
+
+    /// A GraphQL query or mutation; GraphQL errors become `ApiError::Status`.
+    pub async fn graphql(&self, installation: u64, query: &str, variables: Value) -> Result<Value, ApiError> {
+        let token = self.token(installation).await?;
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        let response = self.send(Method::POST, &self.graphql, Some(&body), &token, Call::Idempotent, "GraphQL").await?;
+        if let Some(errors) = response.body.get("errors").filter(|e| e.as_array().is_some_and(|a| !a.is_empty())) {
+            return Err(ApiError::Status { status: 200, what: "GraphQL".into(), message: errors.to_string() });
+        }
+        Ok(response.body.get("data").cloned().unwrap_or(Value::Null))
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        token: &Token,
+        call: Call,
+        what: &str,
+    ) -> Result<Response, ApiError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self
+                .http
+                .request(method.clone(), url)
+                .header("accept", "application/vnd.github+json")
+                .header("x-github-api-version", "2022-11-28")
+                .bearer_auth(token.expose());
+            if let Some(body) = body {
+                request = request.json(body);
+            }
+            let outcome = self.outcome(request.send().await, what).await;
+            let (wait, reason, rate_limited) = match outcome {
+                Outcome::Done(response) => return Ok(response),
+                Outcome::Fail(err) => return Err(err),
+                Outcome::Retry { wait, reason, rate_limited } => {
+                    (wait.unwrap_or_else(|| self.backoff(attempt)), reason, rate_limited)
+                }
+            };
+            if call == Call::Create && !rate_limited {
+                return Err(ApiError::Uncertain { what: what.into(), reason });
+            }
+            if wait > self.policy.max_wait {
+                return Err(ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() });
+            }
+            if attempt >= self.policy.attempts {
+                return Err(if rate_limited {
+                    ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() }
+                } else {
+                    ApiError::Transport { what: what.into(), reason }
+                });
+            }
+            tracing::debug!(what, attempt, wait_ms = wait.as_millis() as u64, reason, "retrying a GitHub call");
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        // Jitter from the clock's nanoseconds: enough to spread replicas.
+        let jitter = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos() % 100);
+        self.policy.backoff * 2u32.saturating_pow(attempt.saturating_sub(1).min(6)) + Duration::from_millis(u64::from(jitter))
+    }
+
+    async fn outcome(&self, sent: reqwest::Result<reqwest::Response>, what: &str) -> Outcome {
+        let response = match sent {
+            Ok(response) => response,
+            Err(err) => {
+                self.metrics.github_call(0, None);
+                // reqwest errors carry the URL, never the Authorization header.
+                let reason = if err.is_timeout() { "timed out".to_string() } else { err.without_url().to_string() };
+                return Outcome::Retry { wait: None, reason, rate_limited: false };
+            }
+        };
+        let status = response.status();
+        let headers = response.headers().clone();
+        let num = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());
+        let remaining = num("x-ratelimit-remaining");
+        self.metrics.github_call(status.as_u16(), remaining);
+        let next = headers.get("link").and_then(|v| v.to_str().ok()).and_then(next_link);
+        let text = response.text().await.unwrap_or_default();
+        if status.is_success() {
+            let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::Null) };
+            return Outcome::Done(Response { status: status.as_u16(), body, next });
+        }
+        let message = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_else(|| text.chars().take(200).collect());
+        if status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS {
+            if let Some(after) = num("retry-after") {
+                return Outcome::Retry { wait: Some(Duration::from_secs(after.max(0) as u64)), reason: message, rate_limited: true };
+            }
+            if remaining == Some(0) {
+                let reset = num("x-ratelimit-reset").unwrap_or(0);
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+                let wait = Duration::from_secs((reset - now).max(1) as u64);
+                return Outcome::Retry { wait: Some(wait), reason: message, rate_limited: true };
+            }
+            if status == StatusCode::TOO_MANY_REQUESTS || message.to_ascii_lowercase().contains("secondary rate limit") {
+                // GitHub: without retry-after, wait at least a minute.
+                return Outcome::Retry { wait: Some(Duration::from_secs(60)), reason: message, rate_limited: true };
+            }
+        }
+        if status.is_server_error() {
+            return Outcome::Retry { wait: None, reason: format!("{status}: {message}"), rate_limited: false };
+        }
+        Outcome::Fail(ApiError::Status { status: status.as_u16(), what: what.into(), message })
+    }
+}
+
+/// The `rel="next"` URL of a `Link` header.
+fn next_link(link: &str) -> Option<String> {
+    link.split(',').find_map(|part| {
+        let (url, rel) = part.split_once(';')?;
+        rel.contains("rel=\"next\"").then(|| url.trim().trim_start_matches('<').trim_end_matches('>').to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_next_page() {
+        let link = r#"<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last""#;
+        assert_eq!(next_link(link).as_deref(), Some("https://api.github.com/x?page=2"));
+        assert_eq!(next_link(r#"<https://a/x?page=1>; rel="prev""#), None);
+    }
+}

@@ -1,0 +1,29 @@
+//! Publishing a report where PR authors look: one check run per family (and
+//! the review gate), and one review with inline comments per evaluated head.
+
+pub mod checks;
+pub mod diff;
+pub mod review;
+pub mod summary;
+
+use crate::model::{Finding, Report};
+use summary::CheckOutput;
+
+/// The check-run names every job reports: each registered family, then the
+/// review gate. New families appear here with no App-side change.
+pub fn check_names() -> Vec<String> {
+    let mut names: Vec<String> = crate::rules::FAMILIES.iter().map(|f| f.check().name().to_string()).collect();
+    names.push(summary::review_gate().name);
+    names
+}
+
+/// Each check's output and the findings to annotate on it.
+pub fn outputs(report: &Report) -> Vec<(CheckOutput, Vec<&Finding>)> {
+    let mut out: Vec<(CheckOutput, Vec<&Finding>)> = report
+        .checks
+        .iter()
+        .map(|check| (summary::render(check, &report.general), report.general.iter().chain(&check.findings).collect()))
+        .collect();
+    out.push((summary::review_gate(), Vec::new()));
+    out
+}

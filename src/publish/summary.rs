@@ -1,0 +1,177 @@
+//! Check-run titles and summaries, written for the PR author first: what
+//! failed, what to fix first, then the family's own blocks (tally tables,
+//! state moves). Markdown, within GitHub's limits.
+
+use crate::model::{CheckReport, Conclusion, Finding, Severity};
+
+/// GitHub's limit on `output.summary` and `output.text`, in characters.
+pub const SUMMARY_LIMIT: usize = 65535;
+/// Errors listed under "Fix these first".
+const FIX_FIRST: usize = 10;
+
+/// What one check run shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOutput {
+    pub name: String,
+    pub conclusion: &'static str,
+    pub title: String,
+    pub summary: String,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn counts(findings: &[&Finding]) -> String {
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let mut parts = Vec::new();
+    for (severity, one, many) in
+        [(Severity::Error, "error", "errors"), (Severity::Warning, "warning", "warnings"), (Severity::Notice, "notice", "notices")]
+    {
+        let n = count(severity);
+        if n > 0 {
+            parts.push(plural(n, one, many));
+        }
+    }
+    if parts.is_empty() { "no findings".into() } else { parts.join(", ") }
+}
+
+/// The output of one family's check; `general` are findings about the
+/// evaluation itself (the repo config), which count against every check.
+pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
+    let noun = check.check.noun();
+    let findings: Vec<&Finding> = general.iter().chain(&check.findings).collect();
+    let (conclusion, title) = match check.conclusion {
+        Conclusion::Neutral => ("neutral", format!("No {noun} changed")),
+        Conclusion::Success => ("success", format!("{} pass ({})", plural(check.documents, noun_one(noun), noun), counts(&findings))),
+        Conclusion::Failure => ("failure", counts(&findings)),
+    };
+    let mut summary = String::new();
+    match check.conclusion {
+        Conclusion::Neutral => summary.push_str(&format!("This pull request changes no {noun}: nothing to check.\n")),
+        Conclusion::Success => summary.push_str(&format!(
+            "**All {} pass.** {}\n",
+            plural(check.documents, noun_one(noun), noun),
+            if findings.is_empty() { "Nothing to fix.".to_string() } else { format!("Non-blocking: {}.", counts(&findings)) }
+        )),
+        Conclusion::Failure => {
+            let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
+            summary.push_str(&format!(
+                "**{} the merge** in {}.\n\n### Fix these first\n\n",
+                plural(errors.len(), "error blocks", "errors block"),
+                plural(check.documents.max(1), noun_one(noun), noun)
+            ));
+            for f in errors.iter().take(FIX_FIRST) {
+                summary.push_str(&format!("1. `{}:{}` {} (`{}`)\n", f.path, f.span.line, one_line(&f.message), f.rule));
+                if let Some(help) = &f.help {
+                    summary.push_str(&format!("   — {}\n", one_line(help)));
+                }
+            }
+            if errors.len() > FIX_FIRST {
+                summary.push_str(&format!("\n…and {} more: see the annotations.\n", errors.len() - FIX_FIRST));
+            }
+        }
+    }
+    for block in &check.details {
+        summary.push('\n');
+        summary.push_str(block);
+        summary.push('\n');
+    }
+    if !findings.is_empty() {
+        summary.push_str(&format!(
+            "\nEvery finding is annotated on its line ({}). Run `gatehouse check` locally to see the same report; \
+             `gatehouse explain <rule>` says why a rule exists and how to satisfy it.\n",
+            counts(&findings)
+        ));
+    }
+    CheckOutput { name: check.name.to_string(), conclusion, title, summary: fit(summary) }
+}
+
+/// The review gate's check until the approval policy is evaluated.
+pub fn review_gate() -> CheckOutput {
+    CheckOutput {
+        name: "gatehouse/review".into(),
+        conclusion: "neutral",
+        title: "Review gate not configured yet".into(),
+        summary: "The review gate is not configured yet: gatehouse records reviews but does not gate on approvals. \
+                  This check reports `neutral` so it can already be marked required."
+            .into(),
+    }
+}
+
+/// Every check when the PR could not be read whole: fail closed, say why.
+pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
+    CheckOutput {
+        name: name.to_string(),
+        conclusion: "failure",
+        title: "Cannot evaluate this pull request".into(),
+        summary: fit(format!("**gatehouse could not evaluate this pull request**, so this check fails closed.\n\n{reason}\n")),
+    }
+}
+
+fn noun_one(noun: &str) -> &str {
+    match noun {
+        "agent briefs" => "agent brief",
+        "voting docs" => "voting doc",
+        "spec folders" => "spec folder",
+        "decision manifests" => "decision manifest",
+        other => other,
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cuts a summary to GitHub's limit, saying so.
+pub fn fit(summary: String) -> String {
+    if summary.chars().count() <= SUMMARY_LIMIT {
+        return summary;
+    }
+    let note = "\n\n…the summary was cut here to fit GitHub's 65,535-character limit; the annotations list every finding.\n";
+    let keep = SUMMARY_LIMIT - note.chars().count();
+    let mut out: String = summary.chars().take(keep).collect();
+    out.push_str(note);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Check, Span};
+
+    fn finding(rule: &'static str, severity: Severity, line: u32) -> Finding {
+        Finding {
+            rule,
+            severity,
+            path: "dark-factory/briefs/SWARM-AR-backup.md".into(),
+            span: Span::line(line),
+            message: "`ADR-095` is cited but no ADR with that id exists".into(),
+            help: Some("cite an existing ADR".into()),
+            fingerprint: "00".into(),
+        }
+    }
+
+    #[test]
+    fn failure_summary_leads_with_what_to_fix() {
+        let check = CheckReport {
+            check: Check::Briefs,
+            name: "gatehouse/briefs",
+            conclusion: Conclusion::Failure,
+            documents: 2,
+            details: vec![],
+            findings: vec![finding("brief/adr-missing", Severity::Error, 4), finding("brief/out-of-scope-empty", Severity::Warning, 9)],
+        };
+        let out = render(&check, &[]);
+        assert_eq!(out.conclusion, "failure");
+        assert_eq!(out.title, "1 error, 1 warning");
+        insta::assert_snapshot!(out.summary);
+    }
+
+    #[test]
+    fn long_summaries_are_cut_with_a_note() {
+        let cut = fit("x".repeat(SUMMARY_LIMIT + 10));
+        assert_eq!(cut.chars().count(), SUMMARY_LIMIT);
+        assert!(cut.ends_with("list every finding.\n"));
+    }
+}

@@ -1,0 +1,79 @@
+//! The GraphQL operations gatehouse sends, answered by operation name
+//! (`Blobs`, `Threads`, `Resolve`) from their variables.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use super::routes::{Shared, lock};
+
+/// Review threads per page, as GitHub's `first: 100`.
+const PAGE: usize = 100;
+
+pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>) -> Response {
+    let query = body.get("query").and_then(Value::as_str).unwrap_or("").trim_start();
+    let vars = body.get("variables").cloned().unwrap_or(Value::Null);
+    let var = |k: &str| vars.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let numbered = |prefix: &str| -> Vec<(String, String)> {
+        (0..).map_while(|i| vars.get(format!("{prefix}{i}")).and_then(Value::as_str).map(|v| (i.to_string(), v.to_string()))).collect()
+    };
+    let mut s = lock(&state);
+    let data = if query.starts_with("query Blobs") {
+        let Some(repo) = s.repo(&var("owner"), &var("name")) else { return not_found() };
+        let mut out = Map::new();
+        for (i, expression) in numbered("e") {
+            let (sha, path) = expression.split_once(':').unwrap_or(("", ""));
+            let blob = repo.commits.get(sha).and_then(|t| t.get(path)).map(|bytes| {
+                let binary = bytes.contains(&0);
+                json!({
+                    "byteSize": bytes.len(),
+                    "isBinary": binary,
+                    "isTruncated": false,
+                    "text": if binary { Value::Null } else { Value::String(String::from_utf8_lossy(bytes).into_owned()) },
+                })
+            });
+            out.insert(format!("f{i}"), blob.unwrap_or(Value::Null));
+        }
+        json!({ "repository": out })
+    } else if query.starts_with("query Threads") {
+        let full = format!("{}/{}", var("owner"), var("name"));
+        let number = vars.get("number").and_then(Value::as_u64).unwrap_or(0);
+        let start: usize = var("cursor").parse().unwrap_or(0);
+        let threads: Vec<&super::Thread> =
+            s.threads.iter().filter(|t| t.repo.eq_ignore_ascii_case(&full) && t.pr == number).collect();
+        let nodes: Vec<Value> = threads
+            .iter()
+            .skip(start)
+            .take(PAGE)
+            .map(|t| json!({ "id": t.id, "isResolved": t.resolved, "comments": { "nodes": [{ "body": t.body }] } }))
+            .collect();
+        let end = start + nodes.len();
+        let reviews: Vec<Value> = s
+            .reviews
+            .iter()
+            .filter(|r| r.repo.eq_ignore_ascii_case(&full) && r.pr == number)
+            .map(|r| json!({ "body": r.body, "commit": { "oid": r.commit_id } }))
+            .collect();
+        json!({ "repository": { "pullRequest": {
+            "reviewThreads": { "pageInfo": { "hasNextPage": end < threads.len(), "endCursor": end.to_string() }, "nodes": nodes },
+            "reviews": { "nodes": reviews },
+        } } })
+    } else if query.starts_with("mutation Resolve") {
+        let mut out = Map::new();
+        for (i, id) in numbered("t") {
+            let Some(thread) = s.threads.iter_mut().find(|t| t.id == id) else { return not_found() };
+            thread.resolved = true;
+            out.insert(format!("r{i}"), json!({ "thread": { "id": id, "isResolved": true } }));
+        }
+        Value::Object(out)
+    } else {
+        return (StatusCode::OK, Json(json!({ "errors": [{ "message": "unknown operation" }] }))).into_response();
+    };
+    Json(json!({ "data": data })).into_response()
+}
+
+fn not_found() -> Response {
+    Json(json!({ "data": null, "errors": [{ "type": "NOT_FOUND", "message": "Could not resolve to a node" }] })).into_response()
+}

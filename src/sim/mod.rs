@@ -1,0 +1,332 @@
+//! A stateful simulated GitHub on loopback, for the integration tests and
+//! `gatehouse demo` (the production path never uses it): repositories built
+//! from file trees (a base and a head tree per PR), the REST and GraphQL
+//! routes gatehouse calls, RS256 verification of the App JWT, installation
+//! tokens, stored check runs, reviews and threads, a request log, and
+//! switches that inject 500s, secondary rate limits and slow responses.
+
+pub mod diff;
+mod graphql;
+mod routes;
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// Repo-relative path → bytes.
+pub type Tree = BTreeMap<String, Vec<u8>>;
+
+/// Reads every file under `dir` into a tree.
+pub fn tree_from_dir(dir: &Path) -> Result<Tree> {
+    let mut tree = Tree::new();
+    for rel in crate::source::fs::list(dir)? {
+        let bytes = std::fs::read(dir.join(&rel)).with_context(|| format!("cannot read {rel}"))?;
+        tree.insert(rel, bytes);
+    }
+    Ok(tree)
+}
+
+/// The commit id the simulated GitHub gives a tree (content-addressed).
+pub fn commit_sha(tree: &Tree, salt: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(salt.as_bytes());
+    for (path, bytes) in tree {
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hex::encode(hasher.finalize())[..40].to_string()
+}
+
+/// A check run as the simulated GitHub stores it.
+#[derive(Clone, Debug)]
+pub struct CheckRun {
+    pub id: u64,
+    pub repo: String,
+    pub name: String,
+    pub head_sha: String,
+    pub external_id: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub title: String,
+    pub summary: String,
+    pub text: String,
+    pub annotations: Vec<Value>,
+    /// How often it was created or updated.
+    pub writes: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReviewComment {
+    pub path: String,
+    pub line: u32,
+    pub body: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub id: u64,
+    pub repo: String,
+    pub pr: u64,
+    pub commit_id: String,
+    pub event: String,
+    pub body: String,
+    pub comments: Vec<ReviewComment>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub id: String,
+    pub repo: String,
+    pub pr: u64,
+    pub path: String,
+    pub line: u32,
+    pub resolved: bool,
+    pub body: String,
+}
+
+/// One request the simulated GitHub answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Logged {
+    pub method: String,
+    /// The path without its query.
+    pub path: String,
+    pub status: u16,
+}
+
+/// Fault switches. Counters count down per matching request.
+#[derive(Clone, Debug, Default)]
+pub struct Faults {
+    /// Answer the next N matching requests with 500 (nothing applied).
+    pub fail_next: u32,
+    /// Answer the next N matching requests with a secondary rate limit
+    /// (403, `retry-after: retry_after_s`).
+    pub rate_limit_next: u32,
+    pub retry_after_s: u64,
+    /// Apply the next N matching requests, then wait `delay` before
+    /// answering (a slow GitHub: the client may time out after the write).
+    pub slow_next: u32,
+    pub delay: Duration,
+    /// Only requests whose `METHOD path` contains this (empty: all).
+    pub only: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct Pull {
+    pub number: u64,
+    pub base_sha: String,
+    pub head_sha: String,
+    pub body: String,
+    pub title: String,
+    pub from_fork: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Repo {
+    pub full_name: String,
+    pub commits: HashMap<String, Arc<Tree>>,
+    pub pulls: BTreeMap<u64, Pull>,
+}
+
+#[derive(Debug)]
+pub(crate) struct State {
+    pub app_id: u64,
+    pub key: jsonwebtoken::DecodingKey,
+    pub installation: u64,
+    /// token → expiry (Unix seconds).
+    pub tokens: HashMap<String, u64>,
+    pub repos: HashMap<String, Repo>,
+    pub check_runs: Vec<CheckRun>,
+    pub reviews: Vec<Review>,
+    pub threads: Vec<Thread>,
+    pub log: Vec<Logged>,
+    pub faults: Faults,
+    pub next_id: u64,
+    /// Every JWT accepted, for tests of the claims.
+    pub jwts_seen: u32,
+}
+
+impl State {
+    pub fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub fn repo(&self, owner: &str, name: &str) -> Option<&Repo> {
+        self.repos.get(&format!("{owner}/{name}").to_ascii_lowercase())
+    }
+}
+
+/// A running simulated GitHub.
+pub struct Sim {
+    state: Arc<Mutex<State>>,
+    addr: SocketAddr,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+/// What a PR was created as.
+#[derive(Clone, Debug)]
+pub struct PrRefs {
+    pub repo: String,
+    pub number: u64,
+    pub base_sha: String,
+    pub head_sha: String,
+}
+
+impl Sim {
+    /// Starts on an ephemeral loopback port; `public_key_pem` verifies the
+    /// App's JWTs, `installation` is the one installation it knows.
+    pub async fn start(app_id: u64, public_key_pem: &[u8], installation: u64) -> Result<Sim> {
+        let key = jsonwebtoken::DecodingKey::from_rsa_pem(public_key_pem).context("the sim needs an RSA public key")?;
+        let state = Arc::new(Mutex::new(State {
+            app_id,
+            key,
+            installation,
+            tokens: HashMap::new(),
+            repos: HashMap::new(),
+            check_runs: Vec::new(),
+            reviews: Vec::new(),
+            threads: Vec::new(),
+            log: Vec::new(),
+            faults: Faults::default(),
+            next_id: 1000,
+            jwts_seen: 0,
+        }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let app = routes::router(state.clone());
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Sim { state, addr, server })
+    }
+
+    /// The API base URL (`GATEHOUSE_GITHUB_API_URL`).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Opens PR `number` on `repo` from `base` to `head`.
+    pub fn open_pr(&self, repo: &str, number: u64, base: Tree, head: Tree, body: &str) -> PrRefs {
+        let base_sha = commit_sha(&base, "base");
+        let head_sha = commit_sha(&head, &format!("{repo}#{number}"));
+        let mut state = self.lock();
+        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        entry.full_name = repo.to_string();
+        entry.commits.insert(base_sha.clone(), Arc::new(base));
+        entry.commits.insert(head_sha.clone(), Arc::new(head));
+        entry.pulls.insert(
+            number,
+            Pull {
+                number,
+                base_sha: base_sha.clone(),
+                head_sha: head_sha.clone(),
+                body: body.to_string(),
+                title: format!("Change #{number}"),
+                from_fork: false,
+            },
+        );
+        PrRefs { repo: repo.to_string(), number, base_sha, head_sha }
+    }
+
+    /// Marks a PR as coming from a fork (check suites list no PRs for it).
+    pub fn set_fork(&self, repo: &str, number: u64) {
+        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number)) {
+            pull.from_fork = true;
+        }
+    }
+
+    /// Pushes a new head to a PR; returns its sha.
+    pub fn push(&self, repo: &str, number: u64, head: Tree) -> String {
+        let mut state = self.lock();
+        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        let sha = commit_sha(&head, &format!("{repo}#{number}:{}", entry.commits.len()));
+        entry.commits.insert(sha.clone(), Arc::new(head));
+        if let Some(pull) = entry.pulls.get_mut(&number) {
+            pull.head_sha = sha.clone();
+        }
+        sha
+    }
+
+    pub fn set_faults(&self, faults: Faults) {
+        self.lock().faults = faults;
+    }
+
+    pub fn requests(&self) -> Vec<Logged> {
+        self.lock().log.clone()
+    }
+
+    pub fn clear_requests(&self) {
+        self.lock().log.clear();
+    }
+
+    pub fn check_runs(&self, repo: &str, sha: &str) -> Vec<CheckRun> {
+        let state = self.lock();
+        state.check_runs.iter().filter(|c| c.repo.eq_ignore_ascii_case(repo) && c.head_sha == sha).cloned().collect()
+    }
+
+    pub fn all_check_runs(&self) -> Vec<CheckRun> {
+        self.lock().check_runs.clone()
+    }
+
+    pub fn reviews(&self, repo: &str, pr: u64) -> Vec<Review> {
+        self.lock().reviews.iter().filter(|r| r.repo.eq_ignore_ascii_case(repo) && r.pr == pr).cloned().collect()
+    }
+
+    pub fn threads(&self, repo: &str, pr: u64) -> Vec<Thread> {
+        self.lock().threads.iter().filter(|t| t.repo.eq_ignore_ascii_case(repo) && t.pr == pr).cloned().collect()
+    }
+
+    /// How many App JWTs were verified (one per installation token minted).
+    pub fn jwts_seen(&self) -> u32 {
+        self.lock().jwts_seen
+    }
+
+    /// A `pull_request` webhook payload for the PR as it is now, shaped like
+    /// GitHub's.
+    pub fn pull_request_event(&self, repo: &str, number: u64, action: &str) -> Value {
+        let state = self.lock();
+        let installation = state.installation;
+        let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
+        json!({
+            "action": action,
+            "number": number,
+            "pull_request": pull.map(|p| routes::pull_json(repo, p)),
+            "repository": { "full_name": repo, "name": repo.split('/').nth(1), "owner": { "login": repo.split('/').next() } },
+            "installation": { "id": installation },
+            "sender": { "login": "author", "type": "User" }
+        })
+    }
+
+    /// A `check_suite.requested` payload for the PR's head, listing the PR
+    /// unless it comes from a fork (as GitHub does).
+    pub fn check_suite_event(&self, repo: &str, number: u64) -> Value {
+        let state = self.lock();
+        let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
+        let head = pull.map(|p| p.head_sha.clone()).unwrap_or_default();
+        let prs: Vec<Value> = pull.filter(|p| !p.from_fork).map(|p| json!({ "number": p.number })).into_iter().collect();
+        json!({
+            "action": "requested",
+            "check_suite": { "head_sha": head, "pull_requests": prs },
+            "repository": { "full_name": repo },
+            "installation": { "id": state.installation },
+        })
+    }
+}

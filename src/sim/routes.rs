@@ -1,0 +1,379 @@
+//! The REST routes of the simulated GitHub, its auth and its fault switches.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, patch, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::diff::patch as make_patch;
+use super::{CheckRun, Logged, Pull, Review, ReviewComment, State as SimState, Thread};
+use crate::github::auth::format_rfc3339_utc;
+use crate::publish::diff::commentable_lines;
+
+pub(crate) type Shared = Arc<Mutex<SimState>>;
+
+/// GitHub lists at most this many files of a PR.
+const FILES_CAP: usize = 3000;
+
+pub(crate) fn lock(state: &Shared) -> MutexGuard<'_, SimState> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn router(state: Shared) -> Router {
+    let authed = Router::new()
+        .route("/repos/{owner}/{repo}/pulls", get(list_pulls))
+        .route("/repos/{owner}/{repo}/pulls/{number}", get(get_pull))
+        .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
+        .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review))
+        .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
+        .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
+        .route("/repos/{owner}/{repo}/check-runs", post(create_check_run))
+        .route("/repos/{owner}/{repo}/check-runs/{id}", patch(update_check_run))
+        .route("/graphql", post(super::graphql::handle))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token));
+    Router::new()
+        .route("/app/installations/{id}/access_tokens", post(access_token))
+        .merge(authed)
+        .layer(middleware::from_fn_with_state(state.clone(), faults_and_log))
+        .with_state(state)
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "message": message }))).into_response()
+}
+
+async fn faults_and_log(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
+    let target = format!("{method} {path}");
+    enum Fault {
+        Fail,
+        RateLimit(u64),
+        Slow(std::time::Duration),
+    }
+    let fault = {
+        let mut s = lock(&state);
+        let f = &mut s.faults;
+        if !target.contains(&f.only) {
+            None
+        } else if f.fail_next > 0 {
+            f.fail_next -= 1;
+            Some(Fault::Fail)
+        } else if f.rate_limit_next > 0 {
+            f.rate_limit_next -= 1;
+            Some(Fault::RateLimit(f.retry_after_s))
+        } else if f.slow_next > 0 {
+            f.slow_next -= 1;
+            Some(Fault::Slow(f.delay))
+        } else {
+            None
+        }
+    };
+    let response = match fault {
+        Some(Fault::Fail) => error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"),
+        Some(Fault::RateLimit(after)) => {
+            let mut r = error(StatusCode::FORBIDDEN, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.");
+            r.headers_mut().insert("retry-after", after.into());
+            r
+        }
+        Some(Fault::Slow(delay)) => {
+            let response = next.run(request).await;
+            tokio::time::sleep(delay).await;
+            response
+        }
+        None => next.run(request).await,
+    };
+    let mut response = response;
+    response.headers_mut().insert("x-ratelimit-remaining", 4999.into());
+    lock(&state).log.push(Logged { method, path, status: response.status().as_u16() });
+    response
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers.get("authorization")?.to_str().ok()?.strip_prefix("Bearer ")
+}
+
+async fn require_token(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let ok = bearer(request.headers()).is_some_and(|t| lock(&state).tokens.get(t).is_some_and(|exp| *exp > now()));
+    if !ok {
+        return error(StatusCode::UNAUTHORIZED, "Bad credentials");
+    }
+    next.run(request).await
+}
+
+#[derive(Deserialize)]
+struct Claims {
+    iat: u64,
+    exp: u64,
+    iss: String,
+}
+
+async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
+    let Some(jwt) = bearer(&headers) else { return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded") };
+    let mut s = lock(&state);
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_required_spec_claims(&["exp", "iat", "iss"]);
+    validation.leeway = 0;
+    let claims = match jsonwebtoken::decode::<Claims>(jwt, &s.key, &validation) {
+        Ok(data) => data.claims,
+        Err(_) => return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded"),
+    };
+    // GitHub: iss is the App id, iat not in the future, exp at most 10 minutes after iat.
+    if claims.iss != s.app_id.to_string() || claims.iat > now() || claims.exp > claims.iat + 600 {
+        return error(StatusCode::UNAUTHORIZED, "'Expiration time' claim ('exp') is too far in the future");
+    }
+    if id != s.installation {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    }
+    s.jwts_seen += 1;
+    let n = s.id();
+    let token = format!("ghs_sim{n:010}");
+    let expires = now() + 3600;
+    s.tokens.insert(token.clone(), expires);
+    (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_rfc3339_utc(expires) }))).into_response()
+}
+
+pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
+    json!({
+        "number": p.number,
+        "state": "open",
+        "title": p.title,
+        "body": p.body,
+        "draft": false,
+        "head": { "sha": p.head_sha, "ref": format!("change-{}", p.number),
+                  "repo": { "full_name": if p.from_fork { format!("fork-owner/{}", repo.split('/').nth(1).unwrap_or("")) } else { repo.to_string() } } },
+        "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo } },
+        "user": { "login": "author" },
+    })
+}
+
+/// The PR's changed files with their patches, sorted by path.
+fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
+    let empty = super::Tree::new();
+    let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
+    let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
+    let mut paths: Vec<&String> = base.keys().chain(head.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let (b, h) = (base.get(path), head.get(path));
+            let status = match (b, h) {
+                (None, Some(_)) => "added",
+                (Some(_), None) => "removed",
+                (Some(x), Some(y)) if x != y => "modified",
+                _ => return None,
+            };
+            let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
+            Some(json!({ "filename": path, "status": status, "patch": patch }))
+        })
+        .collect()
+}
+
+async fn list_pulls(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>) -> Response {
+    let s = lock(&state);
+    let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    Json(repo.pulls.values().map(|p| pull_json(&repo.full_name, p)).collect::<Vec<_>>()).into_response()
+}
+
+async fn get_pull(State(state): State<Shared>, Path((owner, name, number)): Path<(String, String, u64)>) -> Response {
+    let s = lock(&state);
+    let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let mut body = pull_json(&repo.full_name, p);
+    body["changed_files"] = json!(changed_files(repo, p).len());
+    Json(body).into_response()
+}
+
+#[derive(Deserialize)]
+struct Page {
+    page: Option<usize>,
+    per_page: Option<usize>,
+}
+
+async fn pull_files(
+    State(state): State<Shared>,
+    Path((owner, name, number)): Path<(String, String, u64)>,
+    Query(q): Query<Page>,
+    headers: HeaderMap,
+) -> Response {
+    let s = lock(&state);
+    let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let mut files = changed_files(repo, p);
+    files.truncate(FILES_CAP);
+    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
+    let page = q.page.unwrap_or(1).max(1);
+    let chunk: Vec<Value> = files.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+    let mut response = Json(chunk).into_response();
+    if page * per_page < files.len() {
+        let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
+        let next = format!("<http://{host}/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}>; rel=\"next\"", page + 1);
+        if let Ok(value) = next.parse() {
+            response.headers_mut().insert("link", value);
+        }
+    }
+    response
+}
+
+async fn tree(State(state): State<Shared>, Path((owner, name, sha)): Path<(String, String, String)>) -> Response {
+    let s = lock(&state);
+    let Some(tree) = s.repo(&owner, &name).and_then(|r| r.commits.get(&sha)) else {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let entries: Vec<Value> = tree.keys().map(|p| json!({ "path": p, "type": "blob", "mode": "100644" })).collect();
+    Json(json!({ "sha": sha, "tree": entries, "truncated": false })).into_response()
+}
+
+fn check_run_json(c: &CheckRun) -> Value {
+    json!({
+        "id": c.id, "name": c.name, "head_sha": c.head_sha, "external_id": c.external_id,
+        "status": c.status, "conclusion": c.conclusion,
+        "output": { "title": c.title, "summary": c.summary, "annotations_count": c.annotations.len() },
+    })
+}
+
+async fn list_check_runs(State(state): State<Shared>, Path((owner, name, sha)): Path<(String, String, String)>) -> Response {
+    let s = lock(&state);
+    let full = format!("{owner}/{name}");
+    let runs: Vec<Value> =
+        s.check_runs.iter().filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha).map(check_run_json).collect();
+    Json(json!({ "total_count": runs.len(), "check_runs": runs })).into_response()
+}
+
+/// Applies a create or update body to a check run; GitHub's limits enforced.
+fn apply(run: &mut CheckRun, body: &Value) -> Result<(), Response> {
+    let unprocessable = |m: &str| Err(error(StatusCode::UNPROCESSABLE_ENTITY, m));
+    if let Some(status) = body.get("status").and_then(Value::as_str) {
+        run.status = status.to_string();
+    }
+    if let Some(conclusion) = body.get("conclusion").and_then(Value::as_str) {
+        run.conclusion = Some(conclusion.to_string());
+        run.status = "completed".into();
+    }
+    if run.status != "completed" {
+        run.conclusion = None;
+    }
+    if let Some(output) = body.get("output") {
+        let field = |k: &str| output.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        if field("summary").chars().count() > 65535 || field("text").chars().count() > 65535 {
+            return unprocessable("output.summary and output.text are limited to 65535 characters");
+        }
+        if field("title").is_empty() || field("summary").is_empty() {
+            return unprocessable("output needs a title and a summary");
+        }
+        let annotations = output.get("annotations").and_then(Value::as_array).cloned().unwrap_or_default();
+        if annotations.len() > 50 {
+            return unprocessable("at most 50 annotations per request");
+        }
+        (run.title, run.summary, run.text) = (field("title"), field("summary"), field("text"));
+        run.annotations.extend(annotations);
+    }
+    run.writes += 1;
+    Ok(())
+}
+
+async fn create_check_run(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>, Json(body): Json<Value>) -> Response {
+    let mut s = lock(&state);
+    let id = s.id();
+    let str_of = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut run = CheckRun {
+        id,
+        repo: format!("{owner}/{name}"),
+        name: str_of("name"),
+        head_sha: str_of("head_sha"),
+        external_id: str_of("external_id"),
+        status: "queued".into(),
+        conclusion: None,
+        title: String::new(),
+        summary: String::new(),
+        text: String::new(),
+        annotations: Vec::new(),
+        writes: 0,
+    };
+    if run.name.is_empty() || run.head_sha.is_empty() {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, "name and head_sha are required");
+    }
+    if let Err(response) = apply(&mut run, &body) {
+        return response;
+    }
+    let out = check_run_json(&run);
+    s.check_runs.push(run);
+    (StatusCode::CREATED, Json(out)).into_response()
+}
+
+async fn update_check_run(
+    State(state): State<Shared>,
+    Path((_owner, _name, id)): Path<(String, String, u64)>,
+    Json(body): Json<Value>,
+) -> Response {
+    let mut s = lock(&state);
+    let Some(run) = s.check_runs.iter_mut().find(|c| c.id == id) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    if let Err(response) = apply(run, &body) {
+        return response;
+    }
+    Json(check_run_json(run)).into_response()
+}
+
+async fn create_review(
+    State(state): State<Shared>,
+    Path((owner, name, number)): Path<(String, String, u64)>,
+    Json(body): Json<Value>,
+) -> Response {
+    let mut s = lock(&state);
+    let full = format!("{owner}/{name}");
+    let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let files = changed_files(repo, p);
+    let mut comments = Vec::new();
+    for c in body.get("comments").and_then(Value::as_array).cloned().unwrap_or_default() {
+        let path = c.get("path").and_then(Value::as_str).unwrap_or("").to_string();
+        let line = c.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let in_diff = files.iter().any(|f| {
+            f["filename"] == path.as_str() && f["patch"].as_str().is_some_and(|p| commentable_lines(p).contains(&line))
+        });
+        if !in_diff {
+            return error(StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Entity: pull_request_review_thread.line must be part of the diff");
+        }
+        let body = c.get("body").and_then(Value::as_str).unwrap_or("").to_string();
+        comments.push(ReviewComment { path, line, body });
+    }
+    let id = s.id();
+    let commit_id = body.get("commit_id").and_then(Value::as_str).unwrap_or("").to_string();
+    for c in &comments {
+        let thread_id = format!("PRRT_{}", s.id());
+        s.threads.push(Thread {
+            id: thread_id,
+            repo: full.clone(),
+            pr: number,
+            path: c.path.clone(),
+            line: c.line,
+            resolved: false,
+            body: c.body.clone(),
+        });
+    }
+    let review = Review {
+        id,
+        repo: full,
+        pr: number,
+        commit_id: commit_id.clone(),
+        event: body.get("event").and_then(Value::as_str).unwrap_or("COMMENT").to_string(),
+        body: body.get("body").and_then(Value::as_str).unwrap_or("").to_string(),
+        comments,
+    };
+    s.reviews.push(review);
+    Json(json!({ "id": id, "commit_id": commit_id, "state": "COMMENTED" })).into_response()
+}

@@ -1,0 +1,299 @@
+//! Reading a pull request from GitHub into a ChangeSet: the PR (base and head
+//! commits, body), its file list (paginated; over 3000 files the evaluation
+//! fails closed), the repo config at the BASE commit, one recursive tree per
+//! commit (cached), and the relevant files' contents in batched GraphQL
+//! `object(expression: "<sha>:<path>")` queries. Six calls for a typical PR.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::Relevance;
+use crate::config::{CONFIG_PATH, Config};
+use crate::github::{ApiError, Call, GitHub, HeadSha, RepoName};
+use crate::model::{ChangeSet, FileContent, Files, PrInfo, RepoIndex, RepoTree};
+
+/// GitHub lists at most 3000 files of a pull request: past that, gatehouse
+/// cannot see the whole change and fails closed.
+pub const MAX_FILES: u64 = 3000;
+
+/// Expressions per GraphQL query.
+const BATCH: usize = 250;
+
+/// The PR as GitHub describes it.
+#[derive(Clone, Debug)]
+pub struct PullRequest {
+    pub number: u64,
+    pub base_sha: HeadSha,
+    pub head_sha: HeadSha,
+    pub body: Option<String>,
+    pub changed_files: u64,
+}
+
+/// One entry of the PR's file list.
+#[derive(Clone, Debug)]
+pub struct PrFile {
+    pub path: String,
+    pub status: String,
+    pub previous: Option<String>,
+    /// The unified diff GitHub shows (absent for binary or huge files).
+    pub patch: Option<String>,
+}
+
+/// Everything read for one evaluation.
+#[derive(Debug)]
+pub struct PrSnapshot {
+    pub pr: PullRequest,
+    pub files: Vec<PrFile>,
+    pub changes: ChangeSet,
+}
+
+/// What reading a PR produced.
+#[derive(Debug)]
+pub enum Read {
+    Snapshot(Box<PrSnapshot>),
+    /// The PR changes more files than GitHub lists: fail closed.
+    TooManyFiles { pr: PullRequest },
+}
+
+/// Recursive trees by (repo, commit), shared by the jobs of one process.
+/// A commit's tree never changes, so entries never go stale.
+#[derive(Debug, Default)]
+pub struct TreeCache {
+    trees: Mutex<HashMap<(String, String), Arc<RepoTree>>>,
+}
+
+/// Trees kept before the cache starts over.
+const TREE_CACHE_LIMIT: usize = 256;
+
+impl TreeCache {
+    fn get(&self, repo: &str, sha: &str) -> Option<Arc<RepoTree>> {
+        self.trees.lock().unwrap_or_else(|e| e.into_inner()).get(&(repo.to_string(), sha.to_string())).cloned()
+    }
+
+    fn put(&self, repo: &str, sha: &str, tree: Arc<RepoTree>) {
+        let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        if trees.len() >= TREE_CACHE_LIMIT {
+            trees.clear();
+        }
+        trees.insert((repo.to_string(), sha.to_string()), tree);
+    }
+}
+
+fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// Reads PR `number`.
+pub async fn pull_request(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> Result<PullRequest, ApiError> {
+    let path = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
+    let body = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
+    let missing = |what: &str| ApiError::Status { status: 200, what: format!("GET {path}"), message: format!("no {what}") };
+    Ok(PullRequest {
+        number,
+        base_sha: HeadSha(str_at(&body, "/base/sha").ok_or_else(|| missing("base sha"))?.to_string()),
+        head_sha: HeadSha(str_at(&body, "/head/sha").ok_or_else(|| missing("head sha"))?.to_string()),
+        body: str_at(&body, "/body").map(str::to_string),
+        changed_files: body.get("changed_files").and_then(Value::as_u64).unwrap_or(0),
+    })
+}
+
+/// The open PRs whose head is `sha` (a fork's check suite names none).
+pub async fn pulls_for_head(gh: &GitHub, installation: u64, repo: &RepoName, sha: &str) -> Result<Vec<u64>, ApiError> {
+    let mut url = format!("/repos/{}/{}/pulls?state=open&per_page=100", repo.owner, repo.name);
+    let mut found = Vec::new();
+    for _ in 0..10 {
+        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
+        for pull in response.body.as_array().into_iter().flatten() {
+            if str_at(pull, "/head/sha") == Some(sha) {
+                found.extend(pull.get("number").and_then(Value::as_u64));
+            }
+        }
+        match response.next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(found)
+}
+
+/// Reads the PR (as [`pull_request`] described it) into a ChangeSet.
+pub async fn read(gh: &GitHub, installation: u64, repo: &RepoName, pr: PullRequest, trees: &TreeCache) -> Result<Read, ApiError> {
+    let number = pr.number;
+    if pr.changed_files > MAX_FILES {
+        return Ok(Read::TooManyFiles { pr });
+    }
+    let config_expr = vec![format!("{}:{CONFIG_PATH}", pr.base_sha)];
+    let (files, tree, config) = tokio::join!(
+        files(gh, installation, repo, number),
+        tree(gh, installation, repo, &pr.head_sha.0, trees),
+        blobs(gh, installation, repo, &config_expr, u64::MAX),
+    );
+    let (files, head_tree, config) = (files?, tree?, config?);
+    let config = match config.into_iter().next().flatten() {
+        Some(FileContent::Text(text)) => Config::parse(&text).0,
+        _ => Config::default(),
+    };
+    let limit = config.limits.max_file_bytes;
+    let relevance = Relevance::new(&config);
+
+    // Base listing = head listing − added + removed/renamed-from.
+    let changed: BTreeMap<&str, &PrFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut wanted: Vec<(String, Side)> = Vec::new();
+    for path in head_tree.files().iter().filter(|p| relevance.wants(p)) {
+        let side = match changed.get(path.as_str()).map(|f| f.status.as_str()) {
+            None | Some("unchanged") => Side::Both,
+            Some("added") | Some("renamed") | Some("copied") => Side::Head,
+            Some(_) => Side::Each,
+        };
+        wanted.push((path.clone(), side));
+    }
+    for f in &files {
+        if f.status == "removed" && relevance.wants(&f.path) {
+            wanted.push((f.path.clone(), Side::Base));
+        }
+        if let Some(previous) = f.previous.as_ref().filter(|p| relevance.wants(p)) {
+            wanted.push((previous.clone(), Side::Base));
+        }
+    }
+    let mut expressions = Vec::new();
+    for (path, side) in &wanted {
+        if matches!(side, Side::Base | Side::Each) {
+            expressions.push(format!("{}:{path}", pr.base_sha));
+        }
+        if matches!(side, Side::Head | Side::Each | Side::Both) {
+            expressions.push(format!("{}:{path}", pr.head_sha));
+        }
+    }
+    let mut contents = blobs(gh, installation, repo, &expressions, limit).await?.into_iter();
+    let (mut base, mut head) = (Files::new(), Files::new());
+    for (path, side) in wanted {
+        if matches!(side, Side::Base | Side::Each) {
+            if let Some(content) = contents.next().flatten() {
+                base.insert(path.clone(), content);
+            }
+        }
+        if matches!(side, Side::Head | Side::Each | Side::Both) {
+            if let Some(content) = contents.next().flatten() {
+                if side == Side::Both {
+                    base.insert(path.clone(), content.clone());
+                }
+                head.insert(path, content);
+            }
+        }
+    }
+    let mut repos = RepoIndex::default();
+    repos.insert(&repo.full(), None, head_tree);
+    let changes = ChangeSet {
+        repo: Some(repo.full()),
+        base,
+        head,
+        pr: PrInfo { body: pr.body.clone() },
+        repos,
+        config,
+        history: None,
+    };
+    Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes })))
+}
+
+/// Where a relevant file must be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// Unchanged: read once at the head, the same on the base.
+    Both,
+    Head,
+    Base,
+    /// Modified: read on each side.
+    Each,
+}
+
+/// The PR's file list, every page.
+async fn files(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> Result<Vec<PrFile>, ApiError> {
+    let mut url = format!("/repos/{}/{}/pulls/{number}/files?per_page=100", repo.owner, repo.name);
+    let mut out = Vec::new();
+    // 30 pages of 100: GitHub's 3000-file cap.
+    for _ in 0..30 {
+        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
+        for f in response.body.as_array().into_iter().flatten() {
+            let Some(path) = f.get("filename").and_then(Value::as_str) else { continue };
+            out.push(PrFile {
+                path: path.to_string(),
+                status: f.get("status").and_then(Value::as_str).unwrap_or("modified").to_string(),
+                previous: f.get("previous_filename").and_then(Value::as_str).map(str::to_string),
+                patch: f.get("patch").and_then(Value::as_str).map(str::to_string),
+            });
+        }
+        match response.next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+/// The commit's recursive tree, from the cache when read before.
+async fn tree(gh: &GitHub, installation: u64, repo: &RepoName, sha: &str, cache: &TreeCache) -> Result<Arc<RepoTree>, ApiError> {
+    let key = repo.full().to_ascii_lowercase();
+    if let Some(tree) = cache.get(&key, sha) {
+        return Ok(tree);
+    }
+    let path = format!("/repos/{}/{}/git/trees/{sha}?recursive=1", repo.owner, repo.name);
+    let body = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
+    let files = body
+        .get("tree")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.get("type").and_then(Value::as_str) == Some("blob"))
+        .filter_map(|e| e.get("path").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    let tree = Arc::new(RepoTree::new(files));
+    cache.put(&key, sha, tree.clone());
+    Ok(tree)
+}
+
+/// Reads `<sha>:<path>` expressions in batches; `None` where nothing is there.
+async fn blobs(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    expressions: &[String],
+    limit: u64,
+) -> Result<Vec<Option<FileContent>>, ApiError> {
+    let mut out = Vec::with_capacity(expressions.len());
+    for batch in expressions.chunks(BATCH) {
+        let mut query = String::from("query Blobs($owner: String!, $name: String!");
+        let mut fields = String::new();
+        let mut variables = serde_json::Map::new();
+        variables.insert("owner".into(), json!(repo.owner));
+        variables.insert("name".into(), json!(repo.name));
+        for (i, expression) in batch.iter().enumerate() {
+            query.push_str(&format!(", $e{i}: String!"));
+            fields.push_str(&format!(
+                " f{i}: object(expression: $e{i}) {{ ... on Blob {{ byteSize isBinary isTruncated text }} }}"
+            ));
+            variables.insert(format!("e{i}"), json!(expression));
+        }
+        query.push_str(&format!(") {{ repository(owner: $owner, name: $name) {{{fields} }} }}"));
+        let data = gh.graphql(installation, &query, Value::Object(variables)).await?;
+        for i in 0..batch.len() {
+            let blob = data.pointer(&format!("/repository/f{i}")).filter(|b| !b.is_null());
+            out.push(blob.map(|b| classify(b, limit)));
+        }
+    }
+    Ok(out)
+}
+
+/// A GraphQL blob as the content rules see.
+fn classify(blob: &Value, limit: u64) -> FileContent {
+    let size = blob.get("byteSize").and_then(Value::as_u64).unwrap_or(0);
+    if size > limit || blob.get("isTruncated").and_then(Value::as_bool) == Some(true) {
+        return FileContent::TooLarge { bytes: size, limit };
+    }
+    if blob.get("isBinary").and_then(Value::as_bool) == Some(true) {
+        return FileContent::Binary;
+    }
+    FileContent::from_bytes(blob.get("text").and_then(Value::as_str).unwrap_or("").as_bytes(), limit)
+}

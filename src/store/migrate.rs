@@ -1,0 +1,77 @@
+//! Schema migrations, run at start. Each step runs once, recorded in
+//! `gh_schema`; the two engines differ only in how ids are generated.
+
+use anyhow::{Context, Result};
+use sqlx::{PgPool, Row, SqlitePool};
+
+/// `{ID}` becomes the engine's auto-increment primary key.
+const STEPS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS gh_deliveries (
+        id TEXT PRIMARY KEY,
+        event TEXT NOT NULL,
+        received_at BIGINT NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS gh_jobs (
+        id {ID},
+        delivery TEXT NOT NULL,
+        pr_key TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        pr BIGINT NOT NULL,
+        installation BIGINT NOT NULL,
+        head_sha TEXT,
+        reason TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts BIGINT NOT NULL,
+        not_before BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        created_at BIGINT NOT NULL,
+        finished_at BIGINT,
+        error TEXT
+    )",
+    "CREATE INDEX IF NOT EXISTS gh_jobs_state ON gh_jobs (state, id)",
+    "CREATE INDEX IF NOT EXISTS gh_jobs_pr ON gh_jobs (pr_key, state)",
+    "CREATE TABLE IF NOT EXISTS gh_pr_locks (
+        pr_key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        lease_until BIGINT NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS gh_reviews (
+        repo TEXT NOT NULL,
+        pr BIGINT NOT NULL,
+        review_id BIGINT NOT NULL,
+        reviewer TEXT NOT NULL,
+        state TEXT NOT NULL,
+        commit_id TEXT,
+        recorded_at BIGINT NOT NULL,
+        PRIMARY KEY (repo, pr, review_id)
+    )",
+];
+
+const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";
+
+pub async fn sqlite(pool: &SqlitePool) -> Result<()> {
+    sqlx::query(SCHEMA_TABLE).execute(pool).await.context("cannot create the schema table")?;
+    let done: i64 = sqlx::query("SELECT COUNT(*) AS n FROM gh_schema").fetch_one(pool).await?.try_get("n")?;
+    for (step, sql) in STEPS.iter().enumerate().skip(done as usize) {
+        let mut tx = pool.begin().await?;
+        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT"))).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO gh_schema (step) VALUES ($1)").bind(step as i64).execute(&mut *tx).await?;
+        tx.commit().await.with_context(|| format!("migration step {step} failed"))?;
+    }
+    Ok(())
+}
+
+pub async fn postgres(pool: &PgPool) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    // Replicas starting together migrate one at a time.
+    sqlx::query("SELECT pg_advisory_xact_lock(7411)").execute(&mut *tx).await?;
+    sqlx::query(SCHEMA_TABLE).execute(&mut *tx).await.context("cannot create the schema table")?;
+    let done: i64 = sqlx::query("SELECT COUNT(*) AS n FROM gh_schema").fetch_one(&mut *tx).await?.try_get("n")?;
+    for (step, sql) in STEPS.iter().enumerate().skip(done as usize) {
+        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "BIGSERIAL PRIMARY KEY"))).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO gh_schema (step) VALUES ($1)").bind(step as i64).execute(&mut *tx).await?;
+    }
+    tx.commit().await.context("migration failed")?;
+    Ok(())
+}

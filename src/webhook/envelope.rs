@@ -1,0 +1,216 @@
+//! What a verified delivery asks for. Parsed only after the signature
+//! verified; the payload types name just the fields gatehouse reads.
+
+use serde::Deserialize;
+
+use crate::store::{NewJob, ReviewRecord};
+
+#[derive(Deserialize)]
+struct Payload {
+    action: Option<String>,
+    installation: Option<Installation>,
+    repository: Option<Repository>,
+    number: Option<u64>,
+    pull_request: Option<PullRequest>,
+    changes: Option<Changes>,
+    check_suite: Option<CheckSuite>,
+    check_run: Option<CheckRun>,
+    requested_action: Option<RequestedAction>,
+    review: Option<Review>,
+}
+
+#[derive(Deserialize)]
+struct Installation {
+    id: u64,
+}
+
+#[derive(Deserialize)]
+struct Repository {
+    full_name: String,
+}
+
+#[derive(Deserialize)]
+struct PullRequest {
+    number: u64,
+    head: Option<Head>,
+}
+
+#[derive(Deserialize)]
+struct Head {
+    sha: String,
+}
+
+#[derive(Deserialize)]
+struct Changes {
+    body: Option<serde_json::Value>,
+    base: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct CheckSuite {
+    head_sha: String,
+    #[serde(default)]
+    pull_requests: Vec<PrRef>,
+}
+
+#[derive(Deserialize)]
+struct CheckRun {
+    head_sha: String,
+    #[serde(default)]
+    pull_requests: Vec<PrRef>,
+}
+
+#[derive(Deserialize)]
+struct PrRef {
+    number: u64,
+}
+
+#[derive(Deserialize)]
+struct RequestedAction {
+    identifier: String,
+}
+
+#[derive(Deserialize)]
+struct Review {
+    id: u64,
+    user: Option<User>,
+    state: Option<String>,
+    commit_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct User {
+    login: String,
+}
+
+/// The identifier of the check runs' `Re-run` button.
+pub const RERUN_ACTION: &str = "rerun";
+
+/// What to do with a delivery.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    pub jobs: Vec<NewJob>,
+    pub review: Option<ReviewRecord>,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    #[error("the body is not a JSON webhook payload: {0}")]
+    NotJson(String),
+}
+
+/// Reads a verified delivery of `event`. Unknown events and actions are work
+/// for nobody (GitHub expects a 2xx); a body that is not JSON is an error.
+pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
+    let payload: Payload = serde_json::from_slice(body).map_err(|e| EnvelopeError::NotJson(e.to_string()))?;
+    let action = payload.action.as_deref().unwrap_or("");
+    let repo = payload.repository.as_ref().map(|r| r.full_name.clone());
+    let installation = payload.installation.as_ref().map(|i| i.id);
+    let (Some(repo), Some(installation)) = (repo, installation) else {
+        return Ok(Work::default());
+    };
+    let reason = format!("{event}.{action}");
+    let job = |pr: u64, head_sha: Option<String>| NewJob {
+        repo: repo.clone(),
+        pr,
+        installation,
+        head_sha,
+        reason: reason.clone(),
+    };
+    let mut work = Work::default();
+    match (event, action) {
+        ("pull_request", "opened" | "synchronize" | "reopened" | "ready_for_review" | "edited") => {
+            let edited_what_matters =
+                payload.changes.as_ref().is_some_and(|c| c.body.is_some() || c.base.is_some());
+            if action == "edited" && !edited_what_matters {
+                return Ok(work);
+            }
+            if let Some(pr) = &payload.pull_request {
+                let number = payload.number.unwrap_or(pr.number);
+                work.jobs.push(job(number, pr.head.as_ref().map(|h| h.sha.clone())));
+            }
+        }
+        ("check_suite", "requested" | "rerequested") => {
+            if let Some(suite) = &payload.check_suite {
+                work.jobs.extend(for_prs(&suite.pull_requests, &suite.head_sha, job));
+            }
+        }
+        ("check_run", "rerequested" | "requested_action") => {
+            let rerun = action == "rerequested"
+                || payload.requested_action.as_ref().is_some_and(|a| a.identifier == RERUN_ACTION);
+            if let (true, Some(run)) = (rerun, &payload.check_run) {
+                work.jobs.extend(for_prs(&run.pull_requests, &run.head_sha, job));
+            }
+        }
+        ("pull_request_review", "submitted" | "edited" | "dismissed") => {
+            if let (Some(pr), Some(review)) = (&payload.pull_request, &payload.review) {
+                work.review = Some(ReviewRecord {
+                    repo: repo.clone(),
+                    pr: pr.number,
+                    review_id: review.id,
+                    reviewer: review.user.as_ref().map(|u| u.login.clone()).unwrap_or_default(),
+                    state: if action == "dismissed" {
+                        "dismissed".into()
+                    } else {
+                        review.state.clone().unwrap_or_default().to_ascii_lowercase()
+                    },
+                    commit_id: review.commit_id.clone(),
+                });
+            }
+        }
+        _ => {}
+    }
+    Ok(work)
+}
+
+/// One job per listed PR; none listed (a fork's PR: GitHub leaves the list
+/// empty) means "the open PRs whose head is `sha`", which PR number 0 asks the
+/// worker to find.
+fn for_prs(prs: &[PrRef], sha: &str, job: impl Fn(u64, Option<String>) -> NewJob) -> Vec<NewJob> {
+    if prs.is_empty() {
+        return vec![job(0, Some(sha.to_string()))];
+    }
+    prs.iter().map(|p| job(p.number, Some(sha.to_string()))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PR_OPENED: &str = r#"{"action":"opened","number":7,"pull_request":{"number":7,"head":{"sha":"abc"}},
+        "repository":{"full_name":"acme/docs"},"installation":{"id":42}}"#;
+
+    #[test]
+    fn pull_request_events_make_one_job() {
+        let work = parse("pull_request", PR_OPENED.as_bytes()).unwrap();
+        assert_eq!(work.jobs.len(), 1);
+        assert_eq!(work.jobs[0].pr, 7);
+        assert_eq!(work.jobs[0].installation, 42);
+        assert_eq!(work.jobs[0].head_sha.as_deref(), Some("abc"));
+        assert_eq!(work.jobs[0].reason, "pull_request.opened");
+    }
+
+    #[test]
+    fn title_edits_are_ignored_and_body_edits_are_not() {
+        let title = PR_OPENED.replace("\"opened\"", "\"edited\",\"changes\":{\"title\":{\"from\":\"x\"}}");
+        assert!(parse("pull_request", title.as_bytes()).unwrap().jobs.is_empty());
+        let body = PR_OPENED.replace("\"opened\"", "\"edited\",\"changes\":{\"body\":{\"from\":\"x\"}}");
+        assert_eq!(parse("pull_request", body.as_bytes()).unwrap().jobs.len(), 1);
+    }
+
+    #[test]
+    fn a_fork_check_suite_asks_for_the_prs_of_its_head() {
+        let body = r#"{"action":"requested","check_suite":{"head_sha":"f00","pull_requests":[]},
+            "repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
+        let work = parse("check_suite", body.as_bytes()).unwrap();
+        assert_eq!(work.jobs[0].pr, 0);
+        assert_eq!(work.jobs[0].head_sha.as_deref(), Some("f00"));
+    }
+
+    #[test]
+    fn unknown_events_and_garbage() {
+        assert_eq!(parse("star", br#"{"action":"created"}"#).unwrap(), Work::default());
+        assert!(parse("pull_request", b"not json").is_err());
+        assert_eq!(parse("pull_request", b"{}").unwrap(), Work::default());
+    }
+}

@@ -1,0 +1,110 @@
+//! The webhook receiver: verify the HMAC on the raw bytes, then parse, dedup
+//! by `X-GitHub-Delivery`, persist, and answer 202. Nothing is parsed or
+//! stored before the signature verifies.
+
+pub mod envelope;
+pub mod signature;
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::Notify;
+
+use crate::app::metrics::Metrics;
+use crate::store::{Accepted, Store};
+pub use signature::{Secret, Secrets};
+
+/// GitHub caps webhook payloads at 25 MB; anything larger is refused (413).
+pub const MAX_BODY: usize = 25 * 1024 * 1024;
+
+/// What the routes share.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    pub store: Store,
+    pub secrets: Arc<Secrets>,
+    pub metrics: Arc<Metrics>,
+    /// Wakes the workers when a job was stored.
+    pub wake: Arc<Notify>,
+}
+
+/// `POST /webhook` (and `/api/github/webhooks`), `/healthz`, `/readyz`, `/metrics`.
+pub fn router(receiver: Receiver) -> Router {
+    Router::new()
+        .route("/webhook", post(deliver))
+        .route("/api/github/webhooks", post(deliver))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(ready))
+        .route("/metrics", get(metrics))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(receiver)
+}
+
+async fn ready(State(r): State<Receiver>) -> impl IntoResponse {
+    if r.store.ping().await {
+        (StatusCode::OK, "ready")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "store unreachable")
+    }
+}
+
+async fn metrics(State(r): State<Receiver>) -> impl IntoResponse {
+    ([("content-type", "text/plain; version=0.0.4")], r.metrics.render())
+}
+
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn deliver(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> (StatusCode, &'static str) {
+    let event = header(&headers, "x-github-event").unwrap_or("");
+    let signature = headers.get("x-hub-signature-256").map(|v| v.as_bytes());
+    if !r.secrets.verify(signature, &body) {
+        r.metrics.delivery(event, "unauthorized");
+        return (StatusCode::UNAUTHORIZED, "signature missing or invalid\n");
+    }
+    let Some(delivery) = header(&headers, "x-github-delivery").filter(|d| !d.is_empty() && d.len() <= 100) else {
+        r.metrics.delivery(event, "bad_request");
+        return (StatusCode::BAD_REQUEST, "X-GitHub-Delivery missing\n");
+    };
+    if event.is_empty() {
+        r.metrics.delivery(event, "bad_request");
+        return (StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n");
+    }
+    let work = match envelope::parse(event, &body) {
+        Ok(work) => work,
+        Err(err) => {
+            tracing::info!(delivery, event, %err, "refused a delivery");
+            r.metrics.delivery(event, "bad_request");
+            return (StatusCode::BAD_REQUEST, "body is not a JSON payload\n");
+        }
+    };
+    let accepted = r.store.accept(delivery, event, &work.jobs).await;
+    match accepted {
+        Ok(Accepted::Duplicate) => {
+            r.metrics.delivery(event, "duplicate");
+            (StatusCode::OK, "duplicate delivery\n")
+        }
+        Ok(Accepted::New { jobs }) => {
+            if let Some(review) = &work.review
+                && let Err(err) = r.store.record_review(review).await
+            {
+                tracing::warn!(delivery, error = %err, "cannot record a review");
+            }
+            if jobs > 0 {
+                r.wake.notify_waiters();
+            }
+            r.metrics.delivery(event, "accepted");
+            (StatusCode::ACCEPTED, "accepted\n")
+        }
+        Err(err) => {
+            tracing::error!(delivery, error = %err, "cannot store a delivery");
+            r.metrics.delivery(event, "error");
+            (StatusCode::SERVICE_UNAVAILABLE, "cannot store the delivery\n")
+        }
+    }
+}

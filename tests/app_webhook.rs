@@ -1,0 +1,104 @@
+//! The receiver over real HTTP: signatures, deduplication, bad bodies, size
+//! limits, probes. Nothing is stored unless the signature verifies.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn opened() -> serde_json::Value {
+    json!({
+        "action": "opened", "number": 1,
+        "pull_request": { "number": 1, "head": { "sha": "0123456789abcdef0123456789abcdef01234567" } },
+        "repository": { "full_name": "acme/docs" }, "installation": { "id": INSTALLATION }
+    })
+}
+
+async fn app_on(db: &Db) -> (gatehouse::sim::Sim, gatehouse::app::Running) {
+    let sim = sim().await;
+    let mut config = config(db, &sim.url());
+    config.workers = 1;
+    let app = start_app(config).await;
+    (sim, app)
+}
+
+async fn signature_faults(db: Db) {
+    let (_sim, app) = app_on(&db).await;
+    let body = serde_json::to_vec(&opened()).unwrap();
+    let good = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);
+    let wrong = gatehouse::webhook::signature::sign(b"not-the-secret", &body);
+    assert_eq!(post_raw(app.addr, "pull_request", Some("d1"), None, body.clone()).await, 401, "missing");
+    assert_eq!(post_raw(app.addr, "pull_request", Some("d2"), Some(&wrong), body.clone()).await, 401, "wrong");
+    assert_eq!(post_raw(app.addr, "pull_request", Some("d3"), Some("sha256=zz"), body.clone()).await, 401, "malformed");
+    assert_eq!(post_raw(app.addr, "pull_request", Some("d4"), Some(&good), b"{}".to_vec()).await, 401, "other body");
+    assert_eq!(app.store.deliveries().await.unwrap(), 0, "nothing stored before the signature verifies");
+    assert_eq!(post_raw(app.addr, "pull_request", Some("d5"), Some(&good), body).await, 202);
+    assert_eq!(app.store.deliveries().await.unwrap(), 1);
+    let metrics = reqwest::get(format!("http://{}/metrics", app.addr)).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("gatehouse_deliveries_total{event=\"pull_request\",outcome=\"unauthorized\"} 4"), "{metrics}");
+    app.kill();
+}
+
+async fn duplicates_and_bad_bodies(db: Db) {
+    let (_sim, app) = app_on(&db).await;
+    assert_eq!(deliver(app.addr, "pull_request", "same-id", &opened()).await, 202);
+    assert_eq!(deliver(app.addr, "pull_request", "same-id", &opened()).await, 200, "a replay is acknowledged");
+    assert_eq!(app.store.jobs().await.unwrap().len(), 1, "one job for one delivery");
+    // Signed but not JSON: refused, nothing crashes.
+    let garbage = b"\x00\xffnot json".to_vec();
+    let sig = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &garbage);
+    assert_eq!(post_raw(app.addr, "pull_request", Some("g1"), Some(&sig), garbage).await, 400);
+    // Unknown events are acknowledged and ignored.
+    assert_eq!(deliver(app.addr, "star", "u1", &json!({ "action": "created" })).await, 202);
+    assert_eq!(deliver(app.addr, "ping", "p1", &json!({ "zen": "Keep it logically awesome.", "hook_id": 1 })).await, 202);
+    // No delivery id: refused.
+    let body = serde_json::to_vec(&opened()).unwrap();
+    let sig = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);
+    assert_eq!(post_raw(app.addr, "pull_request", None, Some(&sig), body).await, 400);
+    assert_eq!(app.store.jobs().await.unwrap().len(), 1);
+    let health = reqwest::get(format!("http://{}/healthz", app.addr)).await.unwrap().status();
+    let ready = reqwest::get(format!("http://{}/readyz", app.addr)).await.unwrap().status();
+    assert_eq!((health.as_u16(), ready.as_u16()), (200, 200));
+    app.kill();
+}
+
+#[tokio::test]
+async fn bodies_over_25_mb_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_sim, app) = app_on(&Db::sqlite(&dir)).await;
+    let body = vec![b' '; 25 * 1024 * 1024 + 1];
+    let sig = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);
+    assert_eq!(post_raw(app.addr, "pull_request", Some("big"), Some(&sig), body).await, 413);
+    assert_eq!(app.store.deliveries().await.unwrap(), 0);
+    app.kill();
+}
+
+#[tokio::test]
+async fn rotated_secrets_are_all_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let mut config = config(&Db::sqlite(&dir), &sim.url());
+    config.secrets = gatehouse::webhook::Secrets::parse(&format!("brand-new,{SECRET}"));
+    let app = start_app(config).await;
+    assert_eq!(deliver(app.addr, "pull_request", "r1", &opened()).await, 202);
+    app.kill();
+}
+
+macro_rules! both_engines {
+    ($($name:ident),*) => {
+        mod sqlite {
+            $(#[tokio::test] async fn $name() {
+                let dir = tempfile::tempdir().unwrap();
+                super::$name(super::Db::sqlite(&dir)).await;
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test] async fn $name() {
+                let Some(db) = super::Db::postgres() else { return };
+                super::$name(db).await;
+            })*
+        }
+    };
+}
+
+both_engines!(signature_faults, duplicates_and_bad_bodies);

@@ -1,0 +1,156 @@
+//! Shared by the App suites: database URLs, the test App key, a running App
+//! against the simulated GitHub, signed deliveries.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use gatehouse::app::{self, AppConfig, Running};
+use gatehouse::github::{RetryPolicy, Token};
+use gatehouse::sim::{Sim, Tree};
+use gatehouse::webhook::Secrets;
+use serde_json::Value;
+
+pub const APP_ID: u64 = 4242;
+pub const INSTALLATION: u64 = 77;
+pub const SECRET: &str = "test-webhook-secret";
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn private_key() -> String {
+    std::fs::read_to_string(manifest_dir().join("fixtures/app/test-app-key.pem")).expect("test key")
+}
+
+pub fn public_key() -> Vec<u8> {
+    std::fs::read(manifest_dir().join("fixtures/app/test-app-key.pub.pem")).expect("test public key")
+}
+
+/// The PostgreSQL URL for storage tests. In CI (CI=true) it must be set;
+/// elsewhere its absence skips the PostgreSQL half with a note.
+pub fn postgres_url() -> Option<String> {
+    match std::env::var("GATEHOUSE_TEST_DATABASE_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("GATEHOUSE_TEST_DATABASE_URL must be set in CI: the PostgreSQL engine is tested for real")
+        }
+        _ => {
+            eprintln!("note: GATEHOUSE_TEST_DATABASE_URL is not set: skipping the PostgreSQL half of this test");
+            None
+        }
+    }
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A schema name no other test run uses.
+pub fn unique_schema() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("gh_test_{}_{}_{nanos}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Which engine a test runs on.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(PathBuf),
+    Postgres { url: String, schema: String },
+}
+
+impl Db {
+    pub fn sqlite(dir: &tempfile::TempDir) -> Db {
+        Db::Sqlite(dir.path().join("gatehouse.db"))
+    }
+
+    pub fn postgres() -> Option<Db> {
+        postgres_url().map(|url| Db::Postgres { url, schema: unique_schema() })
+    }
+
+    pub fn url(&self) -> String {
+        match self {
+            Db::Sqlite(path) => format!("sqlite://{}", path.display()),
+            Db::Postgres { url, .. } => url.clone(),
+        }
+    }
+
+    pub fn schema(&self) -> Option<String> {
+        match self {
+            Db::Sqlite(_) => None,
+            Db::Postgres { schema, .. } => Some(schema.clone()),
+        }
+    }
+
+    pub async fn store(&self) -> gatehouse::store::Store {
+        gatehouse::store::Store::connect_in_schema(&self.url(), self.schema().as_deref()).await.expect("store")
+    }
+}
+
+pub fn config(db: &Db, api_url: &str) -> AppConfig {
+    let mut config = AppConfig::new(APP_ID, Token::new(private_key()), Secrets::parse(SECRET));
+    config.database_url = db.url();
+    config.database_schema = db.schema();
+    config.bind = "127.0.0.1:0".parse().unwrap();
+    config.api_url = api_url.to_string();
+    config.workers = 2;
+    config.lease = Duration::from_secs(30);
+    config.retry = RetryPolicy {
+        attempts: 5,
+        backoff: Duration::from_millis(20),
+        max_wait: Duration::from_secs(10),
+        timeout: Duration::from_secs(5),
+    };
+    config
+}
+
+pub async fn sim() -> Sim {
+    Sim::start(APP_ID, &public_key(), INSTALLATION).await.expect("sim")
+}
+
+pub async fn start_app(config: AppConfig) -> Running {
+    app::start(config).await.expect("app starts")
+}
+
+/// Posts a delivery signed with `SECRET`; returns the status.
+pub async fn deliver(addr: std::net::SocketAddr, event: &str, delivery: &str, payload: &Value) -> u16 {
+    let body = serde_json::to_vec(payload).unwrap();
+    let signature = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);
+    post_raw(addr, event, Some(delivery), Some(&signature), body).await
+}
+
+pub async fn post_raw(addr: std::net::SocketAddr, event: &str, delivery: Option<&str>, signature: Option<&str>, body: Vec<u8>) -> u16 {
+    let mut request = reqwest::Client::new().post(format!("http://{addr}/webhook")).header("x-github-event", event).body(body);
+    if let Some(delivery) = delivery {
+        request = request.header("x-github-delivery", delivery);
+    }
+    if let Some(signature) = signature {
+        request = request.header("x-hub-signature-256", signature);
+    }
+    request.send().await.expect("webhook reachable").status().as_u16()
+}
+
+/// Waits (up to a minute: a hang fails the test, nothing is timed) until `done`.
+pub async fn wait_for<F: FnMut() -> bool>(what: &str, mut done: F) {
+    for _ in 0..1200 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("gave up waiting for {what}");
+}
+
+pub fn tree(files: &[(&str, &str)]) -> Tree {
+    files.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())).collect()
+}
+
+/// A valid brief (ADR-099) that cites ADR-095, which `adr()` provides.
+pub fn brief(agent: &str, estimate: u32) -> String {
+    format!(
+        "---\nagent: SWARM-{agent}\nrepos_touched: [acme/docs]\nadrs_referenced: [ADR-095]\nsuccess_criteria:\n  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"\nout_of_scope:\n  - on-host pg_dump storage\nlines_estimate: {estimate}\n---\n\n# Backups\n\nFollows ADR-095 for the bucket layout.\n"
+    )
+}
+
+pub fn adr() -> (&'static str, &'static str) {
+    ("docs/adr/ADR-095-backups.md", "# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go to the bucket.\n")
+}
