@@ -154,3 +154,15 @@ pub fn brief(agent: &str, estimate: u32) -> String {
 pub fn adr() -> (&'static str, &'static str) {
     ("docs/adr/ADR-095-backups.md", "# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go to the bucket.\n")
 }
+
+/// Waits until no job is queued or running.
+pub async fn jobs_idle(store: &gatehouse::store::Store) {
+    for _ in 0..1200 {
+        let counts = store.job_counts().await.expect("job counts");
+        if counts.queued == 0 && counts.running == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("gave up waiting for the jobs to finish");
+}

@@ -1,0 +1,98 @@
+//! End to end over real HTTP: a signed webhook in, check runs and a review
+//! out of the simulated GitHub.
+
+mod common;
+
+use common::*;
+use gatehouse::sim::{Sim, Tree};
+
+const REPO: &str = "acme/docs";
+const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
+
+fn base() -> Tree {
+    let (adr_path, adr_text) = adr();
+    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
+}
+
+/// The head: a brief citing an ADR that does not exist (line 4).
+fn head_with_missing_adr() -> Tree {
+    let mut head = base();
+    let text = brief("AR", 40).replace("adrs_referenced: [ADR-095]", "adrs_referenced: [ADR-095, ADR-404]").replace(
+        "Follows ADR-095",
+        "Follows ADR-095 and ADR-404",
+    );
+    head.insert(BRIEF.into(), text.into_bytes());
+    head
+}
+
+fn head_fixed() -> Tree {
+    let mut head = base();
+    head.insert(BRIEF.into(), brief("AR", 40).into_bytes());
+    head
+}
+
+async fn open(sim: &Sim, app: &gatehouse::app::Running, delivery: &str, head: Tree) -> String {
+    let pr = sim.open_pr(REPO, 1, base(), head, "Adds the backup brief.");
+    let payload = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", delivery, &payload).await, 202);
+    pr.head_sha
+}
+
+async fn all_completed(sim: &Sim, sha: &str, n: usize) {
+    wait_for("check runs to complete", || {
+        let runs = sim.check_runs(REPO, sha);
+        runs.len() == n && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_pr_gets_check_runs_and_inline_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let head = open(&sim, &app, "e2e-1", head_with_missing_adr()).await;
+    let names = gatehouse::publish::check_names();
+    all_completed(&sim, &head, names.len()).await;
+    wait_for("the review", || !sim.reviews(REPO, 1).is_empty()).await;
+
+    let runs = sim.check_runs(REPO, &head);
+    let briefs = runs.iter().find(|r| r.name == "gatehouse/briefs").expect("briefs check");
+    assert_eq!(briefs.conclusion.as_deref(), Some("failure"));
+    assert!(briefs.summary.contains("Fix these first"), "{}", briefs.summary);
+    let missing: Vec<_> = briefs.annotations.iter().filter(|a| a["title"] == "brief/adr-missing").collect();
+    assert_eq!(missing.len(), 1, "{:#?}", briefs.annotations);
+    assert_eq!((missing[0]["path"].as_str(), missing[0]["start_line"].as_u64()), (Some(BRIEF), Some(4)));
+    let review = runs.iter().find(|r| r.name == "gatehouse/review").unwrap();
+    assert_eq!(review.conclusion.as_deref(), Some("neutral"));
+    for run in runs.iter().filter(|r| r.name != "gatehouse/briefs" && r.name != "gatehouse/review") {
+        assert_eq!(run.conclusion.as_deref(), Some("neutral"), "{} touches nothing", run.name);
+    }
+
+    let reviews = sim.reviews(REPO, 1);
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(reviews[0].event, "COMMENT");
+    assert_eq!(reviews[0].commit_id, head);
+    let comment = reviews[0].comments.iter().find(|c| c.body.contains("brief/adr-missing")).expect("inline comment");
+    assert_eq!((comment.path.as_str(), comment.line), (BRIEF, 4));
+    assert!(comment.body.contains("<!-- gatehouse:fingerprint="));
+
+    // The same head again (a re-run): no second review, no comment twice.
+    let payload = sim.pull_request_event(REPO, 1, "reopened");
+    assert_eq!(deliver(app.addr, "pull_request", "e2e-2", &payload).await, 202);
+    wait_for("the second job", || sim.check_runs(REPO, &head).len() == 2 * names.len()).await;
+    all_completed(&sim, &head, 2 * names.len()).await;
+    jobs_idle(&app.store).await;
+    assert_eq!(sim.reviews(REPO, 1).len(), 1, "one review per head");
+
+    // Fixing the brief resolves its thread.
+    let fixed = sim.push(REPO, 1, head_fixed());
+    let payload = sim.pull_request_event(REPO, 1, "synchronize");
+    assert_eq!(deliver(app.addr, "pull_request", "e2e-3", &payload).await, 202);
+    all_completed(&sim, &fixed, names.len()).await;
+    wait_for("the thread resolved", || sim.threads(REPO, 1).iter().all(|t| t.resolved)).await;
+    let runs = sim.check_runs(REPO, &fixed);
+    let briefs = runs.iter().find(|r| r.name == "gatehouse/briefs").unwrap();
+    assert_eq!(briefs.conclusion.as_deref(), Some("success"), "{}", briefs.summary);
+    app.kill();
+}
