@@ -15,3 +15,4 @@ pub mod publish;
 pub mod sim;
 pub mod store;
 pub mod webhook;
+pub mod demo;

@@ -1,0 +1,114 @@
+//! `gatehouse demo`: the App end to end on this machine. Starts the simulated
+//! GitHub with a demo pull request built from `fixtures/app/demo`, starts the
+//! App on a SQLite file in a temporary folder, delivers the signed
+//! `pull_request.opened` webhook, waits for the result and prints what the
+//! PR author would see.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::app::{self, AppConfig};
+use crate::github::{RetryPolicy, Token};
+use crate::sim::{Sim, tree_from_dir};
+use crate::webhook::{Secrets, signature};
+
+const APP_ID: u64 = 1;
+const INSTALLATION: u64 = 1;
+const REPO: &str = "acme/handbook";
+const SECRET: &str = "demo-webhook-secret";
+/// The throwaway key pair of `fixtures/app` (never a real App's key).
+const PRIVATE_KEY: &str = include_str!("../fixtures/app/test-app-key.pem");
+const PUBLIC_KEY: &str = include_str!("../fixtures/app/test-app-key.pub.pem");
+
+fn fixtures() -> Result<PathBuf> {
+    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/app/demo"), PathBuf::from("fixtures/app/demo")];
+    candidates
+        .into_iter()
+        .find(|p| p.is_dir())
+        .context("the demo needs fixtures/app/demo: run it from a gatehouse checkout")
+}
+
+/// Runs the demo on its own runtime.
+pub fn run() -> Result<()> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run_async())
+}
+
+/// Runs the demo on the caller's runtime.
+pub async fn run_async() -> Result<()> {
+    let dir = fixtures()?;
+    let base = tree_from_dir(&dir.join("base"))?;
+    let mut head = base.clone();
+    head.extend(tree_from_dir(&dir.join("head"))?);
+    let body = std::fs::read_to_string(dir.join("pr-body.md")).unwrap_or_default();
+
+    let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    let pr = sim.open_pr(REPO, 1, base, head, &body);
+    let data = tempfile::tempdir()?;
+    let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
+    config.database_url = format!("sqlite://{}", data.path().join("gatehouse.db").display());
+    config.bind = "127.0.0.1:0".parse()?;
+    config.api_url = sim.url();
+    config.retry = RetryPolicy { backoff: Duration::from_millis(50), ..RetryPolicy::default() };
+    let running = app::start(config).await?;
+    println!("gatehouse demo");
+    println!("  simulated GitHub  {}", sim.url());
+    println!("  App               http://{} (SQLite in {})", running.addr, data.path().display());
+    println!("  pull request      {REPO}#1, head {}\n", &pr.head_sha[..7]);
+
+    let payload = serde_json::to_vec(&sim.pull_request_event(REPO, 1, "opened"))?;
+    let started = Instant::now();
+    let status = reqwest::Client::new()
+        .post(format!("http://{}/webhook", running.addr))
+        .header("x-github-event", "pull_request")
+        .header("x-github-delivery", "demo-delivery-1")
+        .header("x-hub-signature-256", signature::sign(SECRET.as_bytes(), &payload))
+        .body(payload)
+        .send()
+        .await?
+        .status();
+    println!("delivered pull_request.opened: HTTP {status}");
+
+    let expected = crate::publish::check_names().len();
+    loop {
+        let runs = sim.check_runs(REPO, &pr.head_sha);
+        let counts = running.store.job_counts().await?;
+        if runs.len() == expected && runs.iter().all(|r| r.status == "completed") && counts.queued + counts.running == 0 {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("the App did not finish within a minute");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!("evaluated in {} ms\n", started.elapsed().as_millis());
+
+    for run in sim.check_runs(REPO, &pr.head_sha) {
+        let conclusion = run.conclusion.as_deref().unwrap_or("?");
+        let mark = match conclusion {
+            "success" => "✓",
+            "failure" => "✗",
+            _ => "○",
+        };
+        println!("{mark} {} — {conclusion}: {}", run.name, run.title);
+        for line in run.summary.lines() {
+            println!("    {line}");
+        }
+        println!();
+    }
+    let reviews = sim.reviews(REPO, 1);
+    println!("review comments ({} review, event COMMENT):", reviews.len());
+    for review in &reviews {
+        for comment in &review.comments {
+            let first = comment.body.lines().next().unwrap_or("");
+            println!("  {}:{}  {first}", comment.path, comment.line);
+        }
+        for line in review.body.lines().filter(|l| l.starts_with("- `")) {
+            let visible = line.split(" <!--").next().unwrap_or(line);
+            println!("  (outside the diff) {}", visible.trim_start_matches("- "));
+        }
+    }
+    running.shutdown().await;
+    Ok(())
+}
