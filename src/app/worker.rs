@@ -58,7 +58,8 @@ pub(crate) async fn run(ctx: Arc<Ctx>, worker: String, mut stop: watch::Receiver
 async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
     let started = Instant::now();
     tracing::info!(job = job.id, repo = %job.repo, pr = job.pr, reason = %job.reason, attempt = job.attempts, "job claimed");
-    let heartbeat = {
+    // Dropped with this future: a worker that dies stops renewing its lease.
+    let heartbeat = AbortOnDrop({
         let (ctx, job, worker) = (ctx.clone(), job.clone(), worker.to_string());
         tokio::spawn(async move {
             loop {
@@ -70,9 +71,9 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
                 }
             }
         })
-    };
+    });
     let result = evaluate_job(ctx, &job).await;
-    heartbeat.abort();
+    drop(heartbeat);
     let stored = match result {
         Ok(()) => {
             ctx.metrics.job_finished(started.elapsed().as_secs_f64());
@@ -95,6 +96,14 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
         Ok(true) => {}
         Ok(false) => tracing::warn!(job = job.id, "the job's lease was lost before it finished"),
         Err(err) => tracing::warn!(job = job.id, error = %err, "cannot record the job's end"),
+    }
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
