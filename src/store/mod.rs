@@ -7,6 +7,7 @@
 //! milliseconds since the Unix epoch, computed here, so the SQL is the same on
 //! both engines.
 
+pub(crate) mod batch;
 mod migrate;
 
 use std::str::FromStr;
@@ -90,9 +91,48 @@ pub struct JobCounts {
     pub failed: i64,
 }
 
+/// Inserts one delivery and its jobs in an open transaction; a delivery id
+/// seen before inserts nothing.
+macro_rules! accept_in {
+    ($tx:expr, $item:expr, $now:expr) => {{
+        let tx = &mut $tx;
+        let item: &$crate::store::batch::Delivery = $item;
+        let inserted = sqlx::query("INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+            .bind(&item.id)
+            .bind(&item.event)
+            .bind($now)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+        if inserted == 0 {
+            Accepted::Duplicate
+        } else {
+            for job in &item.jobs {
+                sqlx::query(
+                    "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
+                )
+                .bind(&item.id)
+                .bind($crate::store::Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
+                .bind(&job.repo)
+                .bind(job.pr as i64)
+                .bind(job.installation as i64)
+                .bind(job.head_sha.as_deref())
+                .bind(&job.reason)
+                .bind($now)
+                .execute(&mut **tx)
+                .await?;
+            }
+            Accepted::New { jobs: item.jobs.len() }
+        }
+    }};
+}
+pub(crate) use accept_in;
+
 /// Claimable jobs, oldest first: queued and due, or running with a lapsed lease.
-const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE (state = 'queued' AND not_before <= $1) \
-     OR (state = 'running' AND lease_until < $1) ORDER BY id LIMIT 16";
+/// Two indexed lookups (an `OR` would scan the table, under the write lock).
+const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE state = 'queued' AND not_before <= $1 \
+     UNION ALL SELECT id, pr_key FROM gh_jobs WHERE state = 'running' AND lease_until < $1 ORDER BY id LIMIT 16";
 /// The same for PostgreSQL replicas: rows another claimer holds are skipped.
 const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE (state = 'queued' AND not_before <= $1) \
      OR (state = 'running' AND lease_until < $1) ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
@@ -101,7 +141,7 @@ const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE (stat
 enum Engine {
     /// Writes are serialised in-process: SQLite has one writer, and waiting
     /// here is cheaper than SQLITE_BUSY retries.
-    Sqlite { pool: SqlitePool, writer: Arc<tokio::sync::Mutex<()>> },
+    Sqlite { pool: SqlitePool, writer: Arc<tokio::sync::Mutex<()>>, batcher: batch::Batcher },
     Postgres(PgPool),
 }
 
@@ -159,7 +199,9 @@ impl Store {
                 .connect_with(options)
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
-            Engine::Sqlite { pool, writer: Arc::new(tokio::sync::Mutex::new(())) }
+            let writer = Arc::new(tokio::sync::Mutex::new(()));
+            let batcher = batch::Batcher::start(pool.clone(), writer.clone());
+            Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut options = PgConnectOptions::from_str(url).with_context(|| format!("invalid database URL {shown}"))?;
             if let Some(schema) = schema {
@@ -195,7 +237,7 @@ impl Store {
 
     async fn migrate(&self) -> Result<()> {
         match &self.engine {
-            Engine::Sqlite { pool, writer } => {
+            Engine::Sqlite { pool, writer, .. } => {
                 let _guard = writer.lock().await;
                 migrate::sqlite(pool).await
             }
@@ -212,56 +254,19 @@ impl Store {
     }
 
     /// Stores a verified delivery and its jobs in one transaction, unless the
-    /// delivery id was seen before.
+    /// delivery id was seen before. On SQLite, concurrent deliveries share one
+    /// commit (group commit); each is answered only once it is durable.
     pub async fn accept(&self, delivery: &str, event: &str, jobs: &[NewJob]) -> Result<Accepted> {
-        let now = now_ms();
-        macro_rules! accept_in {
-            ($tx:expr) => {{
-                let tx = &mut $tx;
-                let inserted = sqlx::query(
-                    "INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(delivery)
-                .bind(event)
-                .bind(now)
-                .execute(&mut **tx)
-                .await?
-                .rows_affected();
-                if inserted == 0 {
-                    return Ok(Accepted::Duplicate);
-                }
-                for job in jobs {
-                    sqlx::query(
-                        "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
-                    )
-                    .bind(delivery)
-                    .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
-                    .bind(&job.repo)
-                    .bind(job.pr as i64)
-                    .bind(job.installation as i64)
-                    .bind(job.head_sha.as_deref())
-                    .bind(&job.reason)
-                    .bind(now)
-                    .execute(&mut **tx)
-                    .await?;
-                }
-            }};
-        }
+        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), jobs: jobs.to_vec() };
         match &self.engine {
-            Engine::Sqlite { pool, writer } => {
-                let _guard = writer.lock().await;
-                let mut tx: Transaction<'_, Sqlite> = pool.begin().await?;
-                accept_in!(tx);
-                tx.commit().await?;
-            }
+            Engine::Sqlite { batcher, .. } => batcher.accept(item).await,
             Engine::Postgres(pool) => {
                 let mut tx: Transaction<'_, Postgres> = pool.begin().await?;
-                accept_in!(tx);
+                let accepted = accept_in!(tx, &item, now_ms());
                 tx.commit().await?;
+                Ok(accepted)
             }
         }
-        Ok(Accepted::New { jobs: jobs.len() })
     }
 
     /// Claims the next job for `worker`, leased for `lease`. Jobs of one PR
@@ -339,7 +344,7 @@ impl Store {
             }};
         }
         let claimed = match &self.engine {
-            Engine::Sqlite { pool, writer } => {
+            Engine::Sqlite { pool, writer, .. } => {
                 let _guard = writer.lock().await;
                 let mut tx: Transaction<'_, Sqlite> = pool.begin().await?;
                 let claimed = claim_in!(tx, CANDIDATES);
@@ -497,7 +502,7 @@ impl Store {
         F: for<'q> Fn(Query<'q>) -> Query<'q>,
     {
         Ok(match &self.engine {
-            Engine::Sqlite { pool, writer } => {
+            Engine::Sqlite { pool, writer, .. } => {
                 let _guard = writer.lock().await;
                 let q = bind(Query::Sqlite(sqlx::query(sql)));
                 let Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };

@@ -96,7 +96,7 @@ async fn deliver(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> 
                 tracing::warn!(delivery, error = %err, "cannot record a review");
             }
             if jobs > 0 {
-                r.wake.notify_waiters();
+                r.wake.notify_one();
             }
             r.metrics.delivery(event, "accepted");
             (StatusCode::ACCEPTED, "accepted\n")
