@@ -196,7 +196,9 @@ impl<'a> BriefView<'a> {
                 let line_text = brief.line_text(span.line);
                 let flag = line_text.find("to-be-created").map(|at| {
                     let rest = &line_text[at + "to-be-created".len()..];
-                    rest.strip_prefix(':').unwrap_or("").trim()
+                    // The rationale runs to the end of the line, without the
+                    // punctuation that closes a parenthesised flag.
+                    rest.strip_prefix(':').unwrap_or("").trim().trim_end_matches([')', '.', ']', ';']).trim_end()
                 });
                 let lookups = match &kind {
                     SpanKind::Path(path) => lookups(&self.changes.repos, self.changes.repo.as_deref(), &repos, path),
@@ -217,6 +219,33 @@ impl<'a> BriefView<'a> {
         }
         out
     }
+}
+
+/// The `(repo, revision)` pairs that changed briefs name in
+/// `owner/repo@rev:path` spans, so a source can load those trees before the
+/// rules run.
+pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
+    let matcher = globset(&changes.config.briefs.paths);
+    let mut out: Vec<(String, String)> = changes
+        .changed()
+        .filter(|(p, _)| matcher.is_match(p))
+        .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
+        .flat_map(|brief| {
+            let repos = brief.repos();
+            brief
+                .markdown
+                .code_spans
+                .iter()
+                .filter_map(|span| match classify(&span.text, &repos) {
+                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), .. }) => Some((repo, rev)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Where a path is looked up: its own repo when qualified, else each repo of
