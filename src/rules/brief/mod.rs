@@ -133,20 +133,24 @@ impl<'a> BriefView<'a> {
             .filter(|(p, _)| matcher.is_match(p))
             .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
             .collect();
-        let agents = changes
-            .head
+        // Agent ids of every brief at the head: the changed ones are parsed
+        // already; the rest only need their frontmatter.
+        let mut agents: Vec<(&'a str, &'a str, u32)> = briefs
             .iter()
-            .filter(|(p, _)| matcher.is_match(p))
-            .filter_map(|(p, c)| {
-                let text = c.text()?;
-                let fm = crate::docs::frontmatter::split(text).frontmatter.ok()?;
-                let node = fm.get("agent")?;
-                let agent = node.as_str()?;
-                // Borrow the agent id from the stored text, not the parsed tree.
-                let start = text.find(agent)?;
-                Some((&text[start..start + agent.len()], p.as_str(), node.line))
-            })
+            .filter_map(|b| Some((agent_text(b.text, b.field("agent")?)?, b.path, b.field_line("agent"))))
             .collect();
+        for (path, content) in &changes.head {
+            if !matcher.is_match(path) || changes.base.get(path) != Some(content) {
+                continue;
+            }
+            let Some(text) = content.text() else { continue };
+            let Ok(frontmatter) = crate::docs::frontmatter::split(text).frontmatter else { continue };
+            if let Some(node) = frontmatter.get("agent")
+                && let Some(agent) = agent_text(text, node)
+            {
+                agents.push((agent, path, node.line));
+            }
+        }
         let adr_matcher = globset(&config.adrs.paths);
         let mut adrs = BTreeMap::new();
         for (path, content) in &changes.head {
@@ -219,6 +223,15 @@ impl<'a> BriefView<'a> {
         }
         out
     }
+}
+
+/// The agent id as a slice of the document's text, so the view borrows it
+/// rather than copying.
+fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a str> {
+    let agent = node.as_str()?;
+    let line_start = text.split_inclusive('\n').take(node.line.saturating_sub(1) as usize).map(str::len).sum::<usize>();
+    let at = line_start + text[line_start..].find(agent)?;
+    Some(&text[at..at + agent.len()])
 }
 
 /// The `(repo, revision)` pairs that changed briefs name in

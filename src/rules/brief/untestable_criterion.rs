@@ -179,24 +179,19 @@ pub fn assess(text: &str) -> Assessment {
     Assessment { observable: observable(text, &words), verb, vague }
 }
 
+/// A verb of the list in any regular tense, or one of the irregular forms.
+/// Strips suffixes rather than building forms: no allocation per word.
 fn is_verb(word: &str) -> bool {
-    let irregular = ["wrote", "written", "ran", "sent", "built", "shown", "thrown", "read"];
-    irregular.contains(&word)
-        || VERBS.iter().any(|v| {
-            let stem = v.strip_suffix('e').unwrap_or(v);
-            word == *v
-                || [
-                    format!("{v}s"),
-                    format!("{v}es"),
-                    format!("{v}ed"),
-                    format!("{v}d"),
-                    format!("{stem}ing"),
-                    format!("{v}ing"),
-                ]
-                .iter()
-                .any(|f| f == word)
-                || (v.ends_with('y') && word == format!("{}ies", &v[..v.len() - 1]))
-        })
+    const IRREGULAR: &[&str] = &["wrote", "written", "ran", "sent", "built", "shown", "thrown"];
+    if IRREGULAR.contains(&word) || VERBS.contains(&word) {
+        return true;
+    }
+    let stem_is_verb = |stem: &str| {
+        VERBS.iter().any(|v| *v == stem || (v.len() == stem.len() + 1 && v.starts_with(stem) && v.ends_with('e')))
+    };
+    ["s", "es", "ed", "d", "ing"].iter().any(|suffix| word.strip_suffix(suffix).is_some_and(stem_is_verb))
+        || word.strip_suffix("ies").is_some_and(|stem| VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
+        || word.strip_suffix("ied").is_some_and(|stem| VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
 }
 
 fn contains_phrase(words: &[&str], phrase: &str) -> bool {
