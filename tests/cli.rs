@@ -77,7 +77,11 @@ fn rules_at(v: &Value) -> Vec<(String, String, u64)> {
 fn committed_head_against_base() {
     let tmp = repo();
     let dir = tmp.path();
-    write(dir, "dark-factory/briefs/SWARM-AS-restore.md", &GOOD.replace("SWARM-AR", "SWARM-AS").replace("`scripts/backup.sh`.", "`scripts/restore.sh`."));
+    write(
+        dir,
+        "dark-factory/briefs/SWARM-AS-restore.md",
+        &GOOD.replace("SWARM-AR", "SWARM-AS").replace("`scripts/backup.sh`.", "`scripts/restore.sh`."),
+    );
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "head"]);
     let out = gatehouse(dir, &["--format", "json"]);
@@ -116,10 +120,7 @@ fn uncommitted_edits_are_the_head() {
     found.sort();
     assert_eq!(
         found,
-        vec![
-            ("brief/edited-after-merge".into(), BRIEF.into(), 9),
-            ("brief/field-type".into(), BRIEF.into(), 9),
-        ]
+        vec![("brief/edited-after-merge".into(), BRIEF.into(), 9), ("brief/field-type".into(), BRIEF.into(), 9),]
     );
 
     // An untracked new brief counts too.
@@ -127,7 +128,10 @@ fn uncommitted_edits_are_the_head() {
     write(dir, "dark-factory/briefs/SWARM-AT-x.md", &GOOD.replace("SWARM-AR", "SWARM-AT").replace("80", "800"));
     let out = gatehouse(dir, &["--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "a notice does not fail: {}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(rules_at(&json(&out)), vec![("brief/review-required".into(), "dark-factory/briefs/SWARM-AT-x.md".into(), 9)]);
+    assert_eq!(
+        rules_at(&json(&out)),
+        vec![("brief/review-required".into(), "dark-factory/briefs/SWARM-AT-x.md".into(), 9)]
+    );
 }
 
 #[test]
@@ -136,7 +140,11 @@ fn all_on_a_plain_folder_and_text_output() {
     let dir = tmp.path();
     write(dir, "docs/adr/ADR-095-backups.md", ADR);
     write(dir, "scripts/backup.sh", "#!/bin/sh\n");
-    write(dir, BRIEF, &GOOD.replace("  - a UI button for restores\n", "").replace("out_of_scope:\n", "out_of_scope: []\n"));
+    write(
+        dir,
+        BRIEF,
+        &GOOD.replace("  - a UI button for restores\n", "").replace("out_of_scope:\n", "out_of_scope: []\n"),
+    );
     let out = gatehouse(dir, &["--all"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -144,7 +152,10 @@ fn all_on_a_plain_folder_and_text_output() {
     assert!(text.contains(&format!("--> {BRIEF}:7:15")), "{text}");
     assert!(text.contains("7 | out_of_scope: []\n  |               ^^\n"), "{text}");
     assert!(text.contains("= help: list what the agent must leave alone"), "{text}");
-    assert!(text.contains("gatehouse/briefs       success  1 document checked; 0 errors, 1 warning, 0 notices"), "{text}");
+    assert!(
+        text.contains("gatehouse/briefs       success  1 document checked; 0 errors, 1 warning, 0 notices"),
+        "{text}"
+    );
 
     // Without --all a plain folder is a setup failure.
     let out = gatehouse(dir, &[]);
@@ -183,16 +194,26 @@ fn pr_body_repo_roots_and_setup_errors() {
     let brief = GOOD
         .replace("[gyrum-labs/infra]", "[gyrum-labs/infra, gyrum-labs/hosts]")
         .replace("SWARM-AR", "SWARM-AU")
-        .replace("`scripts/backup.sh`.", "`scripts/backup.sh` and `gyrum-labs/hosts:hosts/db.yml` and `gyrum-labs/hosts:hosts/web.yml`.");
+        .replace(
+            "`scripts/backup.sh`.",
+            "`scripts/backup.sh` and `gyrum-labs/hosts:hosts/db.yml` and `gyrum-labs/hosts:hosts/web.yml`.",
+        );
     write(dir, "dark-factory/briefs/SWARM-AU-hosts.md", &brief);
     let unverified = json(&gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--format", "json"]));
     let rules: Vec<String> = rules_at(&unverified).into_iter().map(|(r, _, _)| r).collect();
-    assert_eq!(rules, vec!["brief/review-required", "brief/path-unverifiable", "brief/path-unverifiable"], "two repos need review");
+    assert_eq!(
+        rules,
+        vec!["brief/review-required", "brief/path-unverifiable", "brief/path-unverifiable"],
+        "two repos need review"
+    );
     let root = format!("gyrum-labs/hosts={}", infra.path().display());
     let out = gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--repo-root", &root, "--format", "json"]);
     let rules: Vec<(String, String, u64)> = rules_at(&json(&out));
     let brief = "dark-factory/briefs/SWARM-AU-hosts.md".to_string();
-    assert_eq!(rules, vec![("brief/review-required".into(), brief.clone(), 9), ("brief/path-missing".into(), brief, 13)]);
+    assert_eq!(
+        rules,
+        vec![("brief/review-required".into(), brief.clone(), 9), ("brief/path-missing".into(), brief, 13)]
+    );
 
     let out = gatehouse(dir, &["--pr-body", "/nonexistent/body.md"]);
     assert_eq!(out.status.code(), Some(2));
@@ -208,7 +229,8 @@ fn rules_and_explain() {
     let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).arg("rules").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.starts_with("brief/path-missing") && l.contains("error")), "{text}");
-    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["explain", "brief/untestable-criterion"]).output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["explain", "brief/untestable-criterion"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("ADR-099") && text.contains("Fails:") && text.contains("Passes:"), "{text}");
     let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["explain", "brief/nope"]).output().unwrap();

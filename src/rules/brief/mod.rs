@@ -86,8 +86,38 @@ impl Family for Briefs {
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
         run.documents = view.briefs.len() + unreadable_count(changes, &view) + view.merged_changed.len();
         run.run(&rules(), &view);
+        run.details.extend(threshold_table(&view));
         run
     }
+}
+
+/// Each changed brief's side of ADR-099's review threshold, for the summary.
+fn threshold_table(view: &BriefView) -> Option<String> {
+    let rows: Vec<String> = view
+        .briefs
+        .iter()
+        .filter_map(|brief| {
+            let reasons = review_required::reasons(brief, view.threshold)?;
+            let verdict = if reasons.is_empty() {
+                "exempt: operator's call".to_string()
+            } else {
+                format!("required: {}", reasons.join(" and "))
+            };
+            let lines = brief.lines_estimate()?;
+            Some(format!(
+                "| `{}` | {} | {lines} | {} | {verdict} |",
+                brief.path,
+                brief.agent().unwrap_or("?"),
+                brief.repos().len()
+            ))
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        format!(
+            "| Brief | Agent | Lines | Repos | Brief-PR review (ADR-099) |\n|---|---|---|---|---|\n{}",
+            rows.join("\n")
+        )
+    })
 }
 
 fn unreadable_count(changes: &ChangeSet, view: &BriefView) -> usize {
