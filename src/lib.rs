@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod docs;
+pub mod gate;
 pub mod model;
 pub mod render;
 pub mod rules;

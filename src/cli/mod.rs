@@ -1,6 +1,7 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
 mod explain;
+mod gate;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,17 @@ enum Command {
         /// A rule id, e.g. brief/path-missing.
         rule: String,
     },
+    /// The review gate.
+    #[command(subcommand)]
+    Gate(GateCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum GateCommand {
+    /// Evaluate a review policy offline against a PR's reviews and commits.
+    ///
+    /// Exit status: 0 when the gate passes, 1 when it does not, 2 on bad input.
+    Simulate(gate::SimulateArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -93,6 +105,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check(args),
+        Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Rules => {
             print!("{}", explain::rules());
             Ok(ExitCode::SUCCESS)
