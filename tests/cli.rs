@@ -254,3 +254,31 @@ fn paths_at_a_named_revision() {
     assert_eq!(message, "path `scripts/new.sh` does not exist in gyrum-labs/infra@main");
     assert_eq!(v["findings"][0]["column"], 70, "the second span on the line");
 }
+
+#[test]
+fn an_implementation_pr_citing_a_brief() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let outside = tempfile::tempdir().unwrap();
+    let body = outside.path().join("pr.md");
+    std::fs::write(&body, "Adds the upload.\n\nBrief: SWARM-AR-pg-backup\nBrief: SWARM-ZZ-missing\n").unwrap();
+    // 200 lines added and 1 deleted in a tracked file, 1 in an untracked one.
+    let big: String = (0..200).map(|i| format!("echo {i}\n")).collect();
+    write(dir, "scripts/backup.sh", &big);
+    write(dir, "scripts/upload.sh", "#!/bin/sh\n");
+    let out =
+        gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--pr-body", body.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(
+        rules_at(&v),
+        vec![
+            ("cite/brief-size".into(), "(pull request body)".into(), 3),
+            ("cite/brief".into(), "(pull request body)".into(), 4),
+        ]
+    );
+    assert_eq!(
+        v["findings"][0]["message"],
+        "this PR changes 202 lines, more than twice the brief's lines_estimate of 80"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::model::{FileContent, Files, RepoTree};
+use crate::model::{ChangedFile, FileContent, Files, RepoTree};
 
 /// A git checkout on disk.
 #[derive(Clone, Debug)]
@@ -161,6 +161,37 @@ impl Checkout {
             }
         }
         Ok(seen.into_iter().collect())
+    }
+
+    /// The diff's files with line counts, from `base` to `head` (or to the
+    /// working tree, untracked files included).
+    pub fn numstat(&self, base: &str, head: Option<&str>) -> Result<Vec<ChangedFile>> {
+        let mut args = vec!["diff", "--numstat", "-z", "--no-renames", base];
+        args.extend(head);
+        let raw = self.git(&args)?;
+        let mut files = Vec::new();
+        for record in raw.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let mut parts = record.splitn(3, '\t');
+            let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next()) else { continue };
+            // Binary files report `-`: they count as changed, with no lines.
+            files.push(ChangedFile {
+                path: path.to_string(),
+                additions: added.parse().unwrap_or(0),
+                deletions: deleted.parse().unwrap_or(0),
+            });
+        }
+        if head.is_none() {
+            let untracked = self.git(&["ls-files", "-z", "--others", "--exclude-standard"])?;
+            for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+                let path = String::from_utf8_lossy(path).into_owned();
+                let additions = std::fs::read(self.root.join(&path))
+                    .map(|b| b.iter().filter(|c| **c == b'\n').count() as u64)
+                    .unwrap_or(0);
+                files.push(ChangedFile { path, additions, deletions: 0 });
+            }
+        }
+        Ok(files)
     }
 
     /// Every commit id reachable from any ref.

@@ -39,6 +39,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
     let dir = req.dir.canonicalize()?;
     let checkout = Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path());
     let repo = req.repo_name.clone().or_else(|| checkout.as_ref().and_then(Checkout::origin_name));
+    let mut diff = None;
     let (config, base, head, head_tree) = match (&checkout, req.all) {
         (None, false) => {
             bail!("{} is not a git repository; pass --all to check every document in a plain folder", req.dir.display())
@@ -58,6 +59,9 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                         req.base.as_deref().map_or_else(|| git.default_base(), |b| Ok(b.to_string()))?.as_str(),
                     )?)
                 };
+            if let Some(base) = &base {
+                diff = Some(git.numstat(base, req.head.as_deref())?);
+            }
             let base_tree = base.as_deref().map(|b| git.tree(b)).transpose()?;
             let config = match &base_tree {
                 Some(tree) => config_at(git, tree)?,
@@ -97,6 +101,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
         ..Default::default()
     };
     changes.pr.body = req.pr_body.clone();
+    changes.pr.files = diff;
     load_named_revisions(&mut changes, checkout.as_ref(), &req.repo_roots)?;
     Ok(changes)
 }
