@@ -45,7 +45,7 @@ fn cites<'a>(body: &'a str, key: &str) -> Vec<Cite<'a>> {
             continue;
         };
         let Some(rest) =
-            rest.strip_prefix(':').or_else(|| rest.strip_prefix("**:")).or_else(|| rest.strip_prefix(":**"))
+            rest.strip_prefix(":**").or_else(|| rest.strip_prefix("**:")).or_else(|| rest.strip_prefix(':'))
         else {
             continue;
         };
