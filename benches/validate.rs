@@ -27,9 +27,26 @@ fn validate(c: &mut Criterion) {
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
+/// A typical pull request: 10 new briefs in a repository with 1,000 merged
+/// ones (DESIGN §9: under 5 ms).
+fn pull_request(c: &mut Criterion) {
+    let mut changes = corpus();
+    let briefs: Vec<String> = changes.head.keys().filter(|p| p.starts_with("dark-factory/briefs/")).cloned().collect();
+    for path in briefs.iter().skip(10) {
+        let content = changes.head[path].clone();
+        changes.base.insert(path.clone(), content);
+    }
+    let report = gatehouse::rules::evaluate(&changes);
+    assert_eq!(report.checks.iter().find(|c| c.name == "gatehouse/briefs").expect("briefs check").documents, 10);
+    assert!(!report.has_errors());
+    c.bench_function("pull_request_10_briefs", |b| {
+        b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes)))
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate
+    targets = validate, pull_request
 }
 criterion_main!(benches);

@@ -2,10 +2,12 @@
 //! plus Dana's advisory pass"): a pure evaluation of the BASE config's
 //! `review:` policy against a PR's reviews and commit authors.
 
+mod applies;
 mod github;
 
 use serde::Serialize;
 
+pub use applies::{Applicability, applicability};
 pub use github::{commit_authors, parse_reviews};
 
 use crate::config::ReviewConfig;

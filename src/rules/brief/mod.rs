@@ -34,6 +34,8 @@ use crate::docs::brief::Brief;
 use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, Check, PathLookup, RepoIndex, Sink, Span};
 
+pub use review_required::reasons as review_reasons;
+
 /// The repo name under which a source registers a checkout whose
 /// `owner/name` it does not know.
 pub const LOCAL_REPO: &str = ".";
@@ -174,11 +176,8 @@ impl<'a> BriefView<'a> {
                 continue;
             }
             let Some(text) = content.text() else { continue };
-            let Ok(frontmatter) = crate::docs::frontmatter::split(text).frontmatter else { continue };
-            if let Some(node) = frontmatter.get("agent")
-                && let Some(agent) = agent_text(text, node)
-            {
-                agents.push((agent, path, node.line));
+            if let Some((agent, line)) = merged_agent(text) {
+                agents.push((agent, path, line));
             }
         }
         let adr_matcher = globset(&config.adrs.paths);
@@ -253,6 +252,32 @@ impl<'a> BriefView<'a> {
         }
         out
     }
+}
+
+/// The `agent:` of a brief the change leaves alone. A merged brief passed
+/// review, so a plain `agent: SWARM-XX` line is the common case and is read
+/// without parsing YAML (a PR touching 10 of 1,000 briefs must stay cheap);
+/// anything else falls back to the YAML parser.
+fn merged_agent(text: &str) -> Option<(&str, u32)> {
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    for (i, line) in lines.enumerate() {
+        if line.trim_end() == "---" {
+            return None;
+        }
+        if let Some(value) = line.strip_prefix("agent:") {
+            let value = value.trim();
+            if crate::docs::brief::is_agent_id(value) {
+                return Some((value, i as u32 + 2));
+            }
+            let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
+            let node = frontmatter.get("agent")?;
+            return Some((agent_text(text, node)?, node.line));
+        }
+    }
+    None
 }
 
 /// The agent id as a slice of the document's text, so the view borrows it
