@@ -86,7 +86,8 @@ impl Family for Briefs {
             report_unreadable(path, content, &mut unreadable);
         }
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
-        run.documents = view.briefs.len() + unreadable_count(changes, &view) + view.merged_changed.len();
+        run.documents = changes.changed().filter(|(p, _)| view.is_brief(p)).count()
+            + changes.deleted().filter(|p| view.is_brief(p)).count();
         run.run(&rules(), &view);
         run.details.extend(threshold_table(&view));
         run
@@ -120,10 +121,6 @@ fn threshold_table(view: &BriefView) -> Option<String> {
             rows.join("\n")
         )
     })
-}
-
-fn unreadable_count(changes: &ChangeSet, view: &BriefView) -> usize {
-    changes.changed().filter(|(p, c)| view.is_brief(p) && c.text().is_none()).count()
 }
 
 /// A path named in a brief's body, and what is known about it.
