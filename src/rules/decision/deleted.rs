@@ -26,7 +26,7 @@ pub fn rule<'a>() -> Rule<DecisionView<'a>> {
 fn check(view: &DecisionView, sink: &mut Sink) {
     for (path, location) in &view.deleted {
         sink.emit(path, Span::line(1), "deleted", format!("the manifest of decision `{}` is deleted", location.stem)).help(format!(
-            "keep the manifest; to retire the decision, move it unchanged to `{}`",
+            "keep the manifest; to retire the decision, move it to `{}` instead",
             manifest_path(location.folder, location.stem, true)
         ));
     }

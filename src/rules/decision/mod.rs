@@ -3,6 +3,7 @@
 //! version once, in a [`DecisionView`]; each rule is one small pure function
 //! over it.
 
+mod archive_state;
 mod deleted;
 mod evidence_required;
 mod id;
@@ -35,6 +36,7 @@ fn rules<'a>() -> Vec<Rule<DecisionView<'a>>> {
         superseded_by::rule(),
         wontfix_reason::rule(),
         deleted::rule(),
+        archive_state::rule(),
         timestamps::rule(),
     ]
 }
@@ -176,14 +178,14 @@ impl<'a> DecisionView<'a> {
         let mut lines = Vec::new();
         for d in &self.decisions {
             let id = d.location.stem;
-            let head = d.head.status().map_or("(unknown status)", |(s, _)| s.name());
+            let head = d.head.status().map_or("(no valid status)", |(s, _)| s.name());
             let moved = if d.moved() {
                 if d.location.archived { ", moved to `archive/`" } else { ", moved out of `archive/`" }
             } else {
                 ""
             };
             let line = match (&d.base, d.statuses()) {
-                (None, _) => format!("- `{id}`: new, {head}"),
+                (None, _) => format!("- `{id}`: new → {head}"),
                 (Some(_), Some((from, to))) if from == to => format!("- `{id}`: {head} (status unchanged){moved}"),
                 (Some(_), Some((from, to))) => match lifecycle::shortest_path(from, to) {
                     Some(path) if path.len() > 2 => {
@@ -193,7 +195,7 @@ impl<'a> DecisionView<'a> {
                     None => format!("- `{id}`: {} → {} — **not a legal move**{moved}", from.name(), to.name()),
                 },
                 (Some(base), None) => {
-                    let from = base.status().map_or("(unknown status)", |(s, _)| s.name());
+                    let from = base.status().map_or("(no valid status)", |(s, _)| s.name());
                     format!("- `{id}`: {from} → {head}{moved}")
                 }
             };
