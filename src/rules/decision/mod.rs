@@ -220,3 +220,6 @@ impl<'a> DecisionView<'a> {
         Some(out)
     }
 }
+
+#[cfg(test)]
+mod tests;
