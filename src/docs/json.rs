@@ -194,7 +194,9 @@ impl Reader<'_> {
         };
         let kind = match b {
             b'{' | b'[' if depth >= MAX_DEPTH => {
-                return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels; no decision manifest needs it")));
+                return Err(
+                    self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels; no decision manifest needs it"))
+                );
             }
             b'{' => self.object(depth)?,
             b'[' => self.array(depth)?,
@@ -286,9 +288,15 @@ impl Reader<'_> {
                 }
                 Some(b'\\') => self.escape(&mut out)?,
                 Some(b'\n') | None => {
-                    return Err(self.error_at(line, col, "unterminated string: the closing `\"` is missing on this line"));
+                    return Err(self.error_at(
+                        line,
+                        col,
+                        "unterminated string: the closing `\"` is missing on this line",
+                    ));
                 }
-                Some(_) => return Err(self.error_here("control character inside a string; write it as an escape such as \\t")),
+                Some(_) => {
+                    return Err(self.error_here("control character inside a string; write it as an escape such as \\t"));
+                }
             }
         }
     }
@@ -313,7 +321,11 @@ impl Reader<'_> {
                 let high = self.hex4(line, col)?;
                 let code = if (0xD800..0xDC00).contains(&high) {
                     if self.peek() != Some(b'\\') || self.bytes.get(self.pos + 1) != Some(&b'u') {
-                        return Err(self.error_at(line, col, "a \\u escape for a high surrogate must be followed by its low surrogate"));
+                        return Err(self.error_at(
+                            line,
+                            col,
+                            "a \\u escape for a high surrogate must be followed by its low surrogate",
+                        ));
                     }
                     self.bump();
                     self.bump();
@@ -325,7 +337,8 @@ impl Reader<'_> {
                 } else {
                     high
                 };
-                char::from_u32(code).ok_or_else(|| self.error_at(line, col, "a \\u escape names a lone surrogate, not a character"))?
+                char::from_u32(code)
+                    .ok_or_else(|| self.error_at(line, col, "a \\u escape names a lone surrogate, not a character"))?
             }
             _ => return Err(self.error_at(line, col, &format!("invalid escape `\\{}`", b as char))),
         };
@@ -356,7 +369,11 @@ impl Reader<'_> {
                 self.bump();
                 self.skip_space()?;
                 if self.peek() == Some(close) {
-                    return Err(self.error_at(line, col, &format!("trailing comma before `{}`; remove it", close as char)));
+                    return Err(self.error_at(
+                        line,
+                        col,
+                        &format!("trailing comma before `{}`; remove it", close as char),
+                    ));
                 }
                 Ok(true)
             }
@@ -367,7 +384,11 @@ impl Reader<'_> {
             None => Err(self.error_here(&format!("the file ends inside the {what} opened at line {}", opened.0))),
             Some(b'"' | b'{' | b'[') | Some(b'0'..=b'9') => {
                 let (line, col) = self.last_end;
-                Err(self.error_at(line, col, &format!("missing `,` after this value in the {what} opened at line {}", opened.0)))
+                Err(self.error_at(
+                    line,
+                    col,
+                    &format!("missing `,` after this value in the {what} opened at line {}", opened.0),
+                ))
             }
             Some(b) => Err(self.error_here(&format!("expected `,` or `{}`, found {}", close as char, describe(b)))),
         }
@@ -405,14 +426,22 @@ impl Reader<'_> {
             let (line, col) = (self.line, self.col);
             let key = match self.peek() {
                 Some(b'"') => self.string()?,
-                None => return Err(self.error_here(&format!("the file ends inside the object opened at line {}", opened.0))),
+                None => {
+                    return Err(
+                        self.error_here(&format!("the file ends inside the object opened at line {}", opened.0))
+                    );
+                }
                 Some(b'\'') => return Err(self.error_here("JSON keys use double quotes, not single quotes")),
-                Some(b) => return Err(self.error_here(&format!("expected a key in double quotes, found {}", describe(b)))),
+                Some(b) => {
+                    return Err(self.error_here(&format!("expected a key in double quotes, found {}", describe(b))));
+                }
             };
             self.skip_space()?;
             match self.peek() {
                 Some(b':') => self.bump(),
-                Some(b) => return Err(self.error_here(&format!("expected `:` after the key `{key}`, found {}", describe(b)))),
+                Some(b) => {
+                    return Err(self.error_here(&format!("expected `:` after the key `{key}`, found {}", describe(b))));
+                }
                 None => return Err(self.error_here(&format!("the file ends after the key `{key}`"))),
             }
             self.skip_space()?;
@@ -437,7 +466,9 @@ mod tests {
 
     #[test]
     fn values_and_keys_carry_lines_and_columns() {
-        let doc = parse("{\n  \"a\": 1,\n  \"é\": [true, null, \"x\\u00e9\\ud83d\\ude00\"],\n  \"c\": {\"d\": -1.5e3}\n}\n").unwrap();
+        let doc =
+            parse("{\n  \"a\": 1,\n  \"é\": [true, null, \"x\\u00e9\\ud83d\\ude00\"],\n  \"c\": {\"d\": -1.5e3}\n}\n")
+                .unwrap();
         let a = doc.member("a").unwrap();
         assert_eq!((a.line, a.col, a.value.line, a.value.col), (2, 3, 2, 8));
         assert_eq!(a.value.as_i64(), Some(1));

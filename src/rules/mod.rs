@@ -4,8 +4,8 @@
 //! appears; each family lists its own rules.
 
 pub mod brief;
-pub mod decision;
 mod common;
+pub mod decision;
 
 use crate::config::{CONFIG_PATH, Config, Level};
 use crate::model::{ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint};

@@ -79,8 +79,7 @@ pub struct Transition {
 const MAIN: &str = "ADR 0007: \"Lifecycle filed → triaged → deliberating → resolved → enacted → reviewed → archived\"";
 const ESCAPE: &str = "ADR 0007: \"with superseded/wontfix as escape hatches\"";
 const RETRIAGE: &str = "ADR 0007: \"a deliberating → triaged edge for re-triage\"";
-const SHORTCUT: &str =
-    "DESIGN §3.4 (the harnery engine's table): a decision that needs less deliberation skips ahead (ADR 0007: \"Most decisions want a lighter path\")";
+const SHORTCUT: &str = "DESIGN §3.4 (the harnery engine's table): a decision that needs less deliberation skips ahead (ADR 0007: \"Most decisions want a lighter path\")";
 const REVIEW_SKIP: &str = "DESIGN §3.4 (the harnery engine's table): review is calibration sampling, so a resolution may be reviewed before enactment";
 
 /// Every legal single step of the lifecycle (ADR 0007, completed by the

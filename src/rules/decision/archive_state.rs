@@ -13,11 +13,15 @@ decision went). A decision moved into `archive/` while it is still open drops ou
 without being finished.",
     bad: Example {
         path: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/archive-state/fail/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/archive-state/fail/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/archive-state/pass/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/archive-state/pass/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"
+        ),
     },
 };
 

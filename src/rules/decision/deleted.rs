@@ -12,10 +12,15 @@ across sessions with no precedent to cite\"; the docket keeps \"the resolved ent
 precedent\". A manifest leaves the top of the docket only by moving to `archive/` (\"archive/ \
 (terminal/graduated), mirroring councils\"): a change that removes a decision's manifest without an \
 archived copy deletes precedent. The finding is on the deleted path, line 1.",
-    bad: Example { path: ".harnery/decisions/db-pool-2026-06-20-41ac.json", text: "(the manifest is removed from the docket)" },
+    bad: Example {
+        path: ".harnery/decisions/db-pool-2026-06-20-41ac.json",
+        text: "(the manifest is removed from the docket)",
+    },
     good: Example {
         path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!("../../../fixtures/rules/decision/deleted/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/deleted/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
+        ),
     },
 };
 
@@ -25,9 +30,10 @@ pub fn rule<'a>() -> Rule<DecisionView<'a>> {
 
 fn check(view: &DecisionView, sink: &mut Sink) {
     for (path, location) in &view.deleted {
-        sink.emit(path, Span::line(1), "deleted", format!("the manifest of decision `{}` is deleted", location.stem)).help(format!(
-            "keep the manifest; to retire the decision, move it to `{}` instead",
-            manifest_path(location.folder, location.stem, true)
-        ));
+        sink.emit(path, Span::line(1), "deleted", format!("the manifest of decision `{}` is deleted", location.stem))
+            .help(format!(
+                "keep the manifest; to retire the decision, move it to `{}` instead",
+                manifest_path(location.folder, location.stem, true)
+            ));
     }
 }

@@ -13,11 +13,15 @@ manifest's `resolution.evidence` holds at least one non-empty citation; an empty
 citation.",
     bad: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/evidence-required/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/evidence-required/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/evidence-required/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/evidence-required/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
 };
 
@@ -32,8 +36,13 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         let evidence = resolution.and_then(|r| r.value.member("evidence"));
         for (i, item) in evidence.and_then(|e| e.value.as_array()).unwrap_or(&[]).iter().enumerate() {
             if item.as_str().is_some_and(|s| s.trim().is_empty()) {
-                sink.emit(m.path, Span::line(item.line), format!("empty[{i}]"), format!("evidence entry {} is empty", i + 1))
-                    .help("write the citation (a path, a link, a council id) or remove the entry");
+                sink.emit(
+                    m.path,
+                    Span::line(item.line),
+                    format!("empty[{i}]"),
+                    format!("evidence entry {} is empty", i + 1),
+                )
+                .help("write the citation (a path, a link, a council id) or remove the entry");
             }
         }
         let Some((status, _)) = m.status().filter(|(s, _)| s.is_resolved()) else { continue };

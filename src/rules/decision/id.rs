@@ -14,11 +14,15 @@ by its id, so `decision_id` must equal the file name, and the id follows the har
 top of the docket and in `archive/` is two decisions claiming one name.",
     bad: Example {
         path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/id/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/id/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/id/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/id/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
     },
 };
 
@@ -36,13 +40,23 @@ fn check(view: &DecisionView, sink: &mut Sink) {
                 .help("name the decision `<slug>-YYYY-MM-DD-<4 hex digits>.json`, lower-case, e.g. `queue-backend-2026-07-10-7d21.json`");
         }
         if let Some(id) = node.and_then(|n| n.as_str()).filter(|id| *id != stem) {
-            sink.emit(d.head.path, Span::line(line), "mismatch", format!("`decision_id` is `{id}` but the file is `{stem}.json`"))
-                .help("the id and the file name must be the same: rename the file or fix `decision_id`");
+            sink.emit(
+                d.head.path,
+                Span::line(line),
+                "mismatch",
+                format!("`decision_id` is `{id}` but the file is `{stem}.json`"),
+            )
+            .help("the id and the file name must be the same: rename the file or fix `decision_id`");
         }
         let other = manifest_path(d.location.folder, stem, !d.location.archived);
         if view.changes.head.contains_key(&other) {
-            sink.emit(d.head.path, Span::line(line), "duplicate", format!("decision `{stem}` also has a manifest at `{other}`"))
-                .help("keep one manifest per decision: remove the copy, or give the new decision its own id");
+            sink.emit(
+                d.head.path,
+                Span::line(line),
+                "duplicate",
+                format!("decision `{stem}` also has a manifest at `{other}`"),
+            )
+            .help("keep one manifest per decision: remove the copy, or give the new decision its own id");
         }
     }
 }

@@ -13,11 +13,15 @@ quotes, a truncated file, nesting deeper than 32 levels — cannot be read by th
 check, so it is an error at the line at fault.",
     bad: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/json/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/json/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/json/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/json/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
 };
 
@@ -28,7 +32,12 @@ pub fn rule<'a>() -> Rule<DecisionView<'a>> {
 fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.edited() {
         let Err(e) = &d.head.root else { continue };
-        sink.emit(d.head.path, Span::at(e.line, e.col, 1), "json", format!("the manifest is not valid JSON: {}", e.message))
-            .help("fix the JSON at this line (double-quoted keys and strings, commas between members, no comments)");
+        sink.emit(
+            d.head.path,
+            Span::at(e.line, e.col, 1),
+            "json",
+            format!("the manifest is not valid JSON: {}", e.message),
+        )
+        .help("fix the JSON at this line (double-quoted keys and strings, commas between members, no comments)");
     }
 }

@@ -169,7 +169,8 @@ impl<'a> DecisionView<'a> {
         }
         let repo = self.changes.repo.as_deref().unwrap_or(crate::rules::brief::LOCAL_REPO);
         self.changes.repos.tree(repo, None).is_some_and(|tree| {
-            tree.contains_file(&manifest_path(folder, id, false)) || tree.contains_file(&manifest_path(folder, id, true))
+            tree.contains_file(&manifest_path(folder, id, false))
+                || tree.contains_file(&manifest_path(folder, id, true))
         })
     }
 
@@ -189,7 +190,12 @@ impl<'a> DecisionView<'a> {
                 (Some(_), Some((from, to))) if from == to => format!("- `{id}`: {head} (status unchanged){moved}"),
                 (Some(_), Some((from, to))) => match lifecycle::shortest_path(from, to) {
                     Some(path) if path.len() > 2 => {
-                        format!("- `{id}`: {} → {} (via {}){moved}", from.name(), to.name(), lifecycle::show_path(&path[1..path.len() - 1]))
+                        format!(
+                            "- `{id}`: {} → {} (via {}){moved}",
+                            from.name(),
+                            to.name(),
+                            lifecycle::show_path(&path[1..path.len() - 1])
+                        )
                     }
                     Some(_) => format!("- `{id}`: {} → {}{moved}", from.name(), to.name()),
                     None => format!("- `{id}`: {} → {} — **not a legal move**{moved}", from.name(), to.name()),

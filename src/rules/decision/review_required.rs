@@ -13,11 +13,15 @@ carry the `review` block those metrics are computed from: a `verdict` (ratified,
 wrong-tier-high, wrong-tier-low) and `reviewed_at`.",
     bad: Example {
         path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/review-required/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/review-required/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!("../../../fixtures/rules/decision/review-required/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/review-required/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
     },
 };
 

@@ -19,11 +19,15 @@ strings (or null). Unknown keys are allowed; a key written twice is not, since r
 which copy wins.",
     bad: Example {
         path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!("../../../fixtures/rules/decision/schema/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/schema/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!("../../../fixtures/rules/decision/schema/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/schema/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
     },
 };
 
@@ -65,14 +69,24 @@ impl Schema<'_, '_, '_> {
     fn manifest(&mut self) {
         let Ok(root) = &self.m.root else { return };
         let Some(members) = root.as_object() else {
-            self.wrong(root, "root", format!("a decision manifest is a JSON object, found {}", root.type_name()), "write the manifest as one `{ … }` object");
+            self.wrong(
+                root,
+                "root",
+                format!("a decision manifest is a JSON object, found {}", root.type_name()),
+                "write the manifest as one `{ … }` object",
+            );
             return;
         };
         self.duplicates(members, "");
         let required = ["schema_version", "decision_id", "status", "tier", "stakes", "question", "filed_at"];
         for key in required {
             if root.member(key).is_none() {
-                self.wrong(root, &format!("missing:{key}"), format!("required field `{key}` is missing"), "add the field; DESIGN §3.4 lists the manifest's required fields");
+                self.wrong(
+                    root,
+                    &format!("missing:{key}"),
+                    format!("required field `{key}` is missing"),
+                    "add the field; DESIGN §3.4 lists the manifest's required fields",
+                );
             }
         }
         for member in members {
@@ -86,7 +100,12 @@ impl Schema<'_, '_, '_> {
             if let Some(first) = seen.insert(&m.key, m.line) {
                 let name = format!("{prefix}{}", m.key);
                 self.sink
-                    .emit(self.m.path, Span::line(m.line), format!("duplicate:{name}"), format!("`{name}` is written twice (first at line {first})"))
+                    .emit(
+                        self.m.path,
+                        Span::line(m.line),
+                        format!("duplicate:{name}"),
+                        format!("`{name}` is written twice (first at line {first})"),
+                    )
                     .help("keep one copy of the key: JSON readers disagree about which one wins");
             }
         }
@@ -96,16 +115,24 @@ impl Schema<'_, '_, '_> {
         let v = &member.value;
         let key = member.key.as_str();
         match key {
-            "schema_version" if v.as_i64() != Some(1) => {
-                self.wrong(v, key, format!("`schema_version` is {}; the engine writes schema version 1", v.show()), "set `\"schema_version\": 1`")
-            }
+            "schema_version" if v.as_i64() != Some(1) => self.wrong(
+                v,
+                key,
+                format!("`schema_version` is {}; the engine writes schema version 1", v.show()),
+                "set `\"schema_version\": 1`",
+            ),
             "decision_id" | "question" => self.text(v, key, true),
             "filed_at" => self.text(v, key, false),
             "status" => match v.as_str() {
                 Some(s) if Status::parse(s).is_some() => {}
                 _ => {
                     let all: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
-                    self.wrong(v, key, format!("`status` is {}, not a lifecycle state", v.show()), &format!("use one of: {}", all.join(", ")))
+                    self.wrong(
+                        v,
+                        key,
+                        format!("`status` is {}, not a lifecycle state", v.show()),
+                        &format!("use one of: {}", all.join(", ")),
+                    )
                 }
             },
             "tier" if !matches!(v.as_i64(), Some(0..=2)) => self.wrong(
@@ -115,21 +142,26 @@ impl Schema<'_, '_, '_> {
                 "set `tier` to the number 0, 1 or 2 (2: a human sees it before enactment)",
             ),
             "stakes" => self.one_of(v, key, &STAKES),
-            "resolution" => self.block(v, key, &["recommendation", "resolved_by", "resolved_at"], |s, m| match m.key.as_str() {
-                "recommendation" | "resolved_by" => s.text(&m.value, &format!("resolution.{}", m.key), true),
-                "resolved_at" => s.text(&m.value, "resolution.resolved_at", false),
-                "evidence" => s.evidence(&m.value),
-                _ => {}
-            }),
+            "resolution" => {
+                self.block(v, key, &["recommendation", "resolved_by", "resolved_at"], |s, m| match m.key.as_str() {
+                    "recommendation" | "resolved_by" => s.text(&m.value, &format!("resolution.{}", m.key), true),
+                    "resolved_at" => s.text(&m.value, "resolution.resolved_at", false),
+                    "evidence" => s.evidence(&m.value),
+                    _ => {}
+                })
+            }
             "review" => self.block(v, key, &["verdict", "reviewed_at"], |s, m| match m.key.as_str() {
                 "verdict" => s.one_of(&m.value, "review.verdict", &VERDICTS),
                 "reviewed_at" => s.text(&m.value, "review.reviewed_at", false),
                 "note" if !m.value.is_null() => s.text(&m.value, "review.note", false),
                 _ => {}
             }),
-            _ if OPTIONAL_TEXT.contains(&key) && !v.is_null() && v.as_str().is_none() => {
-                self.wrong(v, key, format!("`{key}` is {}; it must be a string (or null)", v.type_name()), "write the value in double quotes")
-            }
+            _ if OPTIONAL_TEXT.contains(&key) && !v.is_null() && v.as_str().is_none() => self.wrong(
+                v,
+                key,
+                format!("`{key}` is {}; it must be a string (or null)", v.type_name()),
+                "write the value in double quotes",
+            ),
             _ => {}
         }
     }
@@ -137,15 +169,27 @@ impl Schema<'_, '_, '_> {
     /// A string field; `non_empty` for fields that say something.
     fn text(&mut self, v: &Json, anchor: &str, non_empty: bool) {
         match v.as_str() {
-            Some(s) if non_empty && s.trim().is_empty() => self.wrong(v, anchor, format!("`{anchor}` is empty"), "write the text"),
+            Some(s) if non_empty && s.trim().is_empty() => {
+                self.wrong(v, anchor, format!("`{anchor}` is empty"), "write the text")
+            }
             Some(_) => {}
-            None => self.wrong(v, anchor, format!("`{anchor}` is {}; it must be a string", v.type_name()), "write the value in double quotes"),
+            None => self.wrong(
+                v,
+                anchor,
+                format!("`{anchor}` is {}; it must be a string", v.type_name()),
+                "write the value in double quotes",
+            ),
         }
     }
 
     fn one_of(&mut self, v: &Json, key: &str, allowed: &[&str]) {
         if !v.as_str().is_some_and(|s| allowed.contains(&s)) {
-            self.wrong(v, key, format!("`{key}` is {}, not one of {}", v.show(), allowed.join(", ")), &format!("use one of: {}", allowed.join(", ")));
+            self.wrong(
+                v,
+                key,
+                format!("`{key}` is {}, not one of {}", v.show(), allowed.join(", ")),
+                &format!("use one of: {}", allowed.join(", ")),
+            );
         }
     }
 
@@ -153,10 +197,20 @@ impl Schema<'_, '_, '_> {
         match v.as_array() {
             Some(items) => {
                 for (i, item) in items.iter().enumerate().filter(|(_, i)| i.as_str().is_none()) {
-                    self.wrong(item, &format!("resolution.evidence[{i}]"), format!("an evidence entry is {}; each is a citation string", item.type_name()), "write each citation as a string");
+                    self.wrong(
+                        item,
+                        &format!("resolution.evidence[{i}]"),
+                        format!("an evidence entry is {}; each is a citation string", item.type_name()),
+                        "write each citation as a string",
+                    );
                 }
             }
-            None => self.wrong(v, "resolution.evidence", format!("`resolution.evidence` is {}; it must be an array of citation strings", v.type_name()), "write `\"evidence\": [\"…\"]`"),
+            None => self.wrong(
+                v,
+                "resolution.evidence",
+                format!("`resolution.evidence` is {}; it must be an array of citation strings", v.type_name()),
+                "write `\"evidence\": [\"…\"]`",
+            ),
         }
     }
 
@@ -166,13 +220,23 @@ impl Schema<'_, '_, '_> {
             return;
         }
         let JsonKind::Object(members) = &v.kind else {
-            self.wrong(v, key, format!("`{key}` is {}; it must be an object", v.type_name()), &format!("write `\"{key}\": {{ … }}`"));
+            self.wrong(
+                v,
+                key,
+                format!("`{key}` is {}; it must be an object", v.type_name()),
+                &format!("write `\"{key}\": {{ … }}`"),
+            );
             return;
         };
         self.duplicates(members, &format!("{key}."));
         for name in required {
             if v.member(name).is_none() {
-                self.wrong(v, &format!("missing:{key}.{name}"), format!("`{key}` is missing `{name}`"), &format!("add `{name}` to `{key}`"));
+                self.wrong(
+                    v,
+                    &format!("missing:{key}.{name}"),
+                    format!("`{key}` is missing `{name}`"),
+                    &format!("add `{name}` to `{key}`"),
+                );
             }
         }
         for m in members {

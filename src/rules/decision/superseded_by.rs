@@ -13,11 +13,15 @@ decision that replaced this one: a superseded manifest names it in `superseded_b
 has a manifest in the docket (at the top or in `archive/`). A decision cannot supersede itself.",
     bad: Example {
         path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!("../../../fixtures/rules/decision/superseded-by/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/superseded-by/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!("../../../fixtures/rules/decision/superseded-by/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/superseded-by/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
     },
 };
 
@@ -32,16 +36,29 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         match node.and_then(|n| n.as_str().map(|s| (s.trim(), n.line))) {
             Some(("", _)) | None if m.status().is_some_and(|(s, _)| s == Status::Superseded) => {
                 let line = node.map_or(m.status_line(), |n| n.line);
-                sink.emit(m.path, Span::line(line), "missing", "decision is superseded but `superseded_by` names no decision")
-                    .help("set `superseded_by` to the id of the decision that replaces this one");
+                sink.emit(
+                    m.path,
+                    Span::line(line),
+                    "missing",
+                    "decision is superseded but `superseded_by` names no decision",
+                )
+                .help("set `superseded_by` to the id of the decision that replaces this one");
             }
             Some((id, line)) if id == d.location.stem => {
                 sink.emit(m.path, Span::line(line), "self", "`superseded_by` names this decision itself")
                     .help("name the decision that replaces this one");
             }
             Some((id, line)) if !id.is_empty() && !view.exists(d.location.folder, id) => {
-                sink.emit(m.path, Span::line(line), "unknown", format!("`superseded_by` names `{id}`, which has no manifest in `{}`", d.location.folder))
-                    .help(format!("file the replacing decision as `{}/{id}.json` in this change, or fix the id", d.location.folder));
+                sink.emit(
+                    m.path,
+                    Span::line(line),
+                    "unknown",
+                    format!("`superseded_by` names `{id}`, which has no manifest in `{}`", d.location.folder),
+                )
+                .help(format!(
+                    "file the replacing decision as `{}/{id}.json` in this change, or fix the id",
+                    d.location.folder
+                ));
             }
             _ => {}
         }

@@ -15,11 +15,15 @@ note, a changed recommendation, a changed reason — is an error at the first ch
 status is `decision/transition`'s finding.)",
     bad: Example {
         path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!("../../../fixtures/rules/decision/terminal-readonly/fail/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/terminal-readonly/fail/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!("../../../fixtures/rules/decision/terminal-readonly/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/terminal-readonly/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
+        ),
     },
 };
 
@@ -40,8 +44,14 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             d.head.path,
             Span::line(line),
             "edited",
-            format!("decision `{}` is {}, a terminal status, and the change edits its manifest", d.location.stem, status.name()),
+            format!(
+                "decision `{}` is {}, a terminal status, and the change edits its manifest",
+                d.location.stem,
+                status.name()
+            ),
         )
-        .help("restore the manifest as it was on the base; record new information in a new decision that cites this one");
+        .help(
+            "restore the manifest as it was on the base; record new information in a new decision that cites this one",
+        );
     }
 }

@@ -11,6 +11,7 @@ use crate::model::{ChangeSet, FileContent, Files, Finding, RepoTree, Severity};
 const ID: &str = "retry-budget-2026-07-08-3f9a";
 const OTHER: &str = "retry-budget-2026-07-20-77e0";
 const PATH: &str = ".harnery/decisions/retry-budget-2026-07-08-3f9a.json";
+const ARCHIVED_PATH: &str = ".harnery/decisions/archive/retry-budget-2026-07-08-3f9a.json";
 const OTHER_PATH: &str = ".harnery/decisions/retry-budget-2026-07-20-77e0.json";
 /// Every generated manifest has `"status"` on this line.
 const STATUS_LINE: u32 = 4;
@@ -53,15 +54,20 @@ fn text(s: &str) -> FileContent {
 /// Evaluates a change of the manifest at PATH (`None`: absent); the decision
 /// that supersedes it is on both sides, unchanged.
 fn evaluate(base: Option<&str>, head: Option<FileContent>) -> Vec<Finding> {
+    evaluate_at(base.map(|b| (PATH, b)), head.map(|h| (PATH, h)))
+}
+
+/// The same, with the manifest's path on each side (to move it).
+fn evaluate_at(base: Option<(&str, &str)>, head: Option<(&str, FileContent)>) -> Vec<Finding> {
     let (mut b, mut h) = (Files::new(), Files::new());
     let other = text(&manifest(OTHER, Status::Filed, 0));
     b.insert(OTHER_PATH.into(), other.clone());
     h.insert(OTHER_PATH.into(), other);
-    if let Some(base) = base {
-        b.insert(PATH.into(), text(base));
+    if let Some((path, base)) = base {
+        b.insert(path.into(), text(base));
     }
-    if let Some(head) = head {
-        h.insert(PATH.into(), head);
+    if let Some((path, head)) = head {
+        h.insert(path.into(), head);
     }
     let changes = ChangeSet { base: b, head: h, ..Default::default() };
     crate::rules::evaluate(&changes).findings().cloned().collect()
@@ -84,7 +90,7 @@ fn every_pair_of_statuses_is_accepted_exactly_when_the_lifecycle_reaches_it() {
     for from in Status::ALL {
         for to in Status::ALL {
             let findings = evaluate(Some(&manifest(ID, from, 0)), Some(text(&manifest(ID, to, 1))));
-            let legal = from == to && !from.is_terminal() || lifecycle::reachable(from, to);
+            let legal = (from == to && !from.is_terminal()) || lifecycle::reachable(from, to);
             let expected = match (legal, from == to) {
                 (true, _) => vec![],
                 // An edit of a terminal manifest that keeps its status.
@@ -104,9 +110,15 @@ fn the_summary_shows_each_status_change() {
     base.insert(PATH.into(), text(&manifest(ID, Status::Triaged, 0)));
     head.insert(PATH.into(), text(&manifest(ID, Status::Enacted, 1)));
     let archived = ".harnery/decisions/archive/old-2026-06-01-0001.json";
-    base.insert(".harnery/decisions/old-2026-06-01-0001.json".into(), text(&manifest("old-2026-06-01-0001", Status::Wontfix, 0)));
+    base.insert(
+        ".harnery/decisions/old-2026-06-01-0001.json".into(),
+        text(&manifest("old-2026-06-01-0001", Status::Wontfix, 0)),
+    );
     head.insert(archived.into(), text(&manifest("old-2026-06-01-0001", Status::Wontfix, 0)));
-    base.insert(".harnery/decisions/gone-2026-06-02-0002.json".into(), text(&manifest("gone-2026-06-02-0002", Status::Resolved, 0)));
+    base.insert(
+        ".harnery/decisions/gone-2026-06-02-0002.json".into(),
+        text(&manifest("gone-2026-06-02-0002", Status::Resolved, 0)),
+    );
     head.insert(OTHER_PATH.into(), text(&manifest(OTHER, Status::Filed, 0)));
     let report = crate::rules::evaluate(&ChangeSet { base, head, ..Default::default() });
     let check = report.checks.iter().find(|c| c.name == "gatehouse/decisions").unwrap();
@@ -158,9 +170,26 @@ fn archived_back_to_resolved_is_one_transition_finding() {
 }
 
 #[test]
+fn archiving_moves_keep_terminal_content() {
+    let wontfix = manifest(ID, Status::Wontfix, 0);
+    let moved = evaluate_at(Some((PATH, &wontfix)), Some((ARCHIVED_PATH, text(&wontfix))));
+    assert_eq!(fired(&moved), vec![]);
+    let edited = wontfix.replace("is being replaced", "was replaced in August");
+    let moved = evaluate_at(Some((PATH, &wontfix)), Some((ARCHIVED_PATH, text(&edited))));
+    assert_eq!(fired(&moved), vec![("decision/terminal-readonly", 10)]);
+    let open = manifest(ID, Status::Enacted, 0);
+    let moved = evaluate_at(Some((PATH, &open)), Some((ARCHIVED_PATH, text(&open))));
+    assert_eq!(fired(&moved), vec![("decision/archive-state", STATUS_LINE)]);
+    let gone = evaluate_at(Some((ARCHIVED_PATH, &wontfix)), None);
+    assert_eq!(fired(&gone), vec![("decision/deleted", 1)]);
+    assert_eq!(gone[0].path, ARCHIVED_PATH);
+}
+
+#[test]
 fn a_large_manifest_within_the_limit_is_read_whole() {
     let citations: Vec<String> = (0..40_000).map(|i| format!("\"docs/evidence/{i}.md\"")).collect();
-    let big = manifest(ID, Status::Resolved, 0).replace("[\"docs/incidents/vendor.md\"]", &format!("[{}]", citations.join(", ")));
+    let big = manifest(ID, Status::Resolved, 0)
+        .replace("[\"docs/incidents/vendor.md\"]", &format!("[{}]", citations.join(", ")));
     assert!(big.len() > 900_000);
     assert_eq!(fired(&evaluate(None, Some(text(&big)))), vec![]);
 }
@@ -200,9 +229,12 @@ proptest! {
     fn a_legal_walk_always_passes(path in walk()) {
         let findings = evaluate(None, Some(text(&manifest(ID, path[0], 0))));
         prop_assert_eq!(fired(&findings), vec![]);
+        // The engine moves a manifest into `archive/` when it archives it.
+        let at = |s: Status| if s == Status::Archived { ARCHIVED_PATH } else { PATH };
         for (i, pair) in path.windows(2).enumerate() {
             let base = manifest(ID, pair[0], i as u32);
-            let findings = evaluate(Some(&base), Some(text(&manifest(ID, pair[1], i as u32 + 1))));
+            let head = text(&manifest(ID, pair[1], i as u32 + 1));
+            let findings = evaluate_at(Some((at(pair[0]), &base)), Some((at(pair[1]), head)));
             prop_assert_eq!(fired(&findings), vec![], "{} → {}", pair[0].name(), pair[1].name());
         }
     }

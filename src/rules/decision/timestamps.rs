@@ -16,11 +16,15 @@ required), and time runs forward through the lifecycle: nothing happens before t
 filed, and no review before the resolution it reviews.",
     bad: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/timestamps/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/timestamps/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!("../../../fixtures/rules/decision/timestamps/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/timestamps/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
     },
 };
 
@@ -44,8 +48,13 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             let Some((text, node)) = node.and_then(|n| Some((n.as_str()?, n))) else { continue };
             parsed[i] = timestamp::parse(text);
             if parsed[i].is_none() {
-                sink.emit(m.path, Span::line(node.line), *name, format!("`{name}` is {text:?}, not an RFC 3339 date-time"))
-                    .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`");
+                sink.emit(
+                    m.path,
+                    Span::line(node.line),
+                    *name,
+                    format!("`{name}` is {text:?}, not an RFC 3339 date-time"),
+                )
+                .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`");
             }
         }
         let [filed, _, resolved, _] = parsed;

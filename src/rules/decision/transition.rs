@@ -17,11 +17,15 @@ shows the path; a move backwards (resolved → triaged), sideways (resolved → 
 terminal state (archived → resolved) is an error.",
     bad: Example {
         path: ".harnery/decisions/archive/log-format-2026-07-02-9b10.json",
-        text: include_str!("../../../fixtures/rules/decision/transition/fail/head/.harnery/decisions/archive/log-format-2026-07-02-9b10.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/transition/fail/head/.harnery/decisions/archive/log-format-2026-07-02-9b10.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!("../../../fixtures/rules/decision/transition/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/transition/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
+        ),
     },
 };
 
@@ -37,7 +41,12 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         }
         let (message, help) = if from.is_terminal() {
             (
-                format!("status moved from `{}` to `{}`, but `{}` is terminal and read-only", from.name(), to.name(), from.name()),
+                format!(
+                    "status moved from `{}` to `{}`, but `{}` is terminal and read-only",
+                    from.name(),
+                    to.name(),
+                    from.name()
+                ),
                 format!("restore `\"status\": \"{}\"`; file a new decision to reopen the question", from.name()),
             )
         } else {

@@ -13,11 +13,15 @@ same question cannot tell whether it was declined on purpose or abandoned, so a 
 carries a non-empty `wontfix_reason`.",
     bad: Example {
         path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!("../../../fixtures/rules/decision/wontfix-reason/fail/head/.harnery/decisions/log-format-2026-07-02-9b10.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/wontfix-reason/fail/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
+        ),
     },
     good: Example {
         path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!("../../../fixtures/rules/decision/wontfix-reason/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"),
+        text: include_str!(
+            "../../../fixtures/rules/decision/wontfix-reason/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
+        ),
     },
 };
 
@@ -28,7 +32,7 @@ pub fn rule<'a>() -> Rule<DecisionView<'a>> {
 fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.parsed() {
         let m = &d.head;
-        if !m.status().is_some_and(|(s, _)| s == Status::Wontfix) || m.text_field("wontfix_reason").is_some() {
+        if m.status().is_none_or(|(s, _)| s != Status::Wontfix) || m.text_field("wontfix_reason").is_some() {
             continue;
         }
         // A reason of the wrong type is decision/schema's finding.
@@ -37,7 +41,12 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             continue;
         }
         let line = node.map_or(m.status_line(), |n| n.line);
-        sink.emit(m.path, Span::line(line), "wontfix_reason", "decision is wontfix but `wontfix_reason` is missing or empty")
-            .help("say why the question is closed: `\"wontfix_reason\": \"…\"`");
+        sink.emit(
+            m.path,
+            Span::line(line),
+            "wontfix_reason",
+            "decision is wontfix but `wontfix_reason` is missing or empty",
+        )
+        .help("say why the question is closed: `\"wontfix_reason\": \"…\"`");
     }
 }
