@@ -138,7 +138,7 @@ impl Schema<'_, '_, '_> {
             "tier" if !matches!(v.as_i64(), Some(0..=2)) => self.wrong(
                 v,
                 key,
-                format!("`tier` is {}; ADR 0007's tiers are 0, 1 and 2", v.show()),
+                format!("`tier` is {} {}; ADR 0007's tiers are the numbers 0, 1 and 2", v.type_name(), v.show()),
                 "set `tier` to the number 0, 1 or 2 (2: a human sees it before enactment)",
             ),
             "stakes" => self.one_of(v, key, &STAKES),

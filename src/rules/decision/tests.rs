@@ -180,9 +180,18 @@ fn archiving_moves_keep_terminal_content() {
     let open = manifest(ID, Status::Enacted, 0);
     let moved = evaluate_at(Some((PATH, &open)), Some((ARCHIVED_PATH, text(&open))));
     assert_eq!(fired(&moved), vec![("decision/archive-state", STATUS_LINE)]);
+    let back = evaluate_at(Some((ARCHIVED_PATH, &wontfix)), Some((PATH, text(&wontfix))));
+    assert_eq!(fired(&back), vec![("decision/terminal-readonly", STATUS_LINE)]);
     let gone = evaluate_at(Some((ARCHIVED_PATH, &wontfix)), None);
     assert_eq!(fired(&gone), vec![("decision/deleted", 1)]);
     assert_eq!(gone[0].path, ARCHIVED_PATH);
+}
+
+#[test]
+fn filed_at_is_fixed_once_filed() {
+    let filed = manifest(ID, Status::Filed, 0);
+    let moved = filed.replace("2026-07-08T09:12:00Z", "2026-07-01T09:12:00Z");
+    assert_eq!(fired(&evaluate(Some(&filed), Some(text(&moved)))), vec![("decision/timestamps", 8)]);
 }
 
 #[test]

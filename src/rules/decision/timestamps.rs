@@ -1,4 +1,4 @@
-use super::DecisionView;
+use super::{Decision, DecisionView};
 use crate::docs::json::Json;
 use crate::docs::timestamp::{self, Timestamp};
 use crate::model::{Severity, Sink, Span};
@@ -13,7 +13,8 @@ override rate) with no new telemetry\": the manifest's `filed_at`, `updated_at`,
 `resolution.resolved_at` and `review.reviewed_at` are those metrics' clock. Each is an ISO 8601 \
 date-time in the RFC 3339 profile the engine writes (`2026-07-08T14:05:00Z`, an offset or `Z` \
 required), and time runs forward through the lifecycle: nothing happens before the decision was \
-filed, and no review before the resolution it reviews.",
+filed, and no review before the resolution it reviews. `filed_at` itself is fixed once the decision \
+is filed.",
     bad: Example {
         path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
         text: include_str!(
@@ -58,6 +59,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             }
         }
         let [filed, _, resolved, _] = parsed;
+        refiled(d, sink);
         let earlier = |i: usize, than: Option<Timestamp>| parsed[i].zip(than).is_some_and(|(t, bound)| t < bound);
         for (i, (name, node)) in fields.iter().enumerate().skip(1) {
             let Some(node) = node else { continue };
@@ -73,4 +75,19 @@ fn check(view: &DecisionView, sink: &mut Sink) {
 fn before(sink: &mut Sink, path: &str, node: &Json, name: &str, bound: &str) {
     sink.emit(path, Span::line(node.line), format!("order:{name}"), format!("`{name}` is earlier than `{bound}`"))
         .help(format!("a decision's clock runs forward: `{name}` is at or after `{bound}`"));
+}
+
+/// `filed_at` records when the question was filed: an edit never moves it.
+fn refiled(d: &Decision, sink: &mut Sink) {
+    let before = d.base.as_ref().and_then(|b| b.get("filed_at")?.as_str());
+    let Some((node, text)) = d.head.get("filed_at").and_then(|n| Some((n, n.as_str()?))) else { return };
+    if let Some(before) = before.filter(|b| *b != text) {
+        sink.emit(
+            d.head.path,
+            Span::line(node.line),
+            "refiled",
+            format!("`filed_at` changed from {before:?} to {text:?}"),
+        )
+        .help(format!("restore `\"filed_at\": {before:?}`: it records when the decision was filed"));
+    }
 }
