@@ -63,7 +63,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
 /// A terminal decision taken back out of `archive/`: the closed question
 /// would reappear in the open queue.
 fn unarchived(d: &Decision, sink: &mut Sink) {
-    let Some(base) = d.base.as_ref().filter(|b| d.moved() && !d.location.archived) else { return };
+    let Some(base) = d.base.as_ref().filter(|_| d.moved() && !d.location.archived) else { return };
     let Some((status, _)) = base.status().filter(|(s, _)| s.is_terminal()) else { return };
     sink.emit(
         d.head.path,
