@@ -6,6 +6,7 @@
 pub mod brief;
 pub mod cite;
 mod common;
+pub mod decision;
 
 use crate::config::{CONFIG_PATH, Config, Level};
 use crate::model::{
@@ -77,7 +78,7 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites];
+pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites, &decision::Decisions];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",
