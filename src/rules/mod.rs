@@ -4,6 +4,7 @@
 //! appears; each family lists its own rules.
 
 pub mod brief;
+pub mod spec;
 mod common;
 
 use crate::config::{CONFIG_PATH, Config, Level};
@@ -74,7 +75,7 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs];
+pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &spec::Specs];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",

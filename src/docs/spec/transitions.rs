@@ -222,11 +222,22 @@ pub fn step(from: State, to: State) -> Option<&'static Row> {
     successors(from).into_iter().find(|(s, _)| *s == to).map(|(_, r)| r)
 }
 
-/// The shortest legal path from `from` to `to` (the rows taken, in order),
-/// or `None` when `to` cannot be reached. `Some(vec![])` when they are
-/// equal: replies such as QUESTION or BLOCKED keep the state. Rows that
-/// restart the attempt are used only when `allow_reopen`.
+/// The shortest legal path from `from` to `to` (each state entered and the
+/// row that entered it), or `None` when `to` cannot be reached. `Some(vec![])`
+/// when they are equal: replies such as QUESTION or BLOCKED keep the state.
+/// Rows that restart the attempt are used only when `allow_reopen`.
 pub fn shortest_path(from: State, to: State, allow_reopen: bool) -> Option<Vec<(State, &'static Row)>> {
+    shortest_path_by(from, to, &|_, _, row| allow_reopen || !row.reopen)
+}
+
+/// As [`shortest_path`], taking only the hops `allow(prev, next, row)` admits
+/// (e.g. the disk's conditions: which phase is the last, whether
+/// `audit/findings.md` exists).
+pub fn shortest_path_by(
+    from: State,
+    to: State,
+    allow: &dyn Fn(State, State, &Row) -> bool,
+) -> Option<Vec<(State, &'static Row)>> {
     if from == to {
         return Some(Vec::new());
     }
@@ -234,7 +245,7 @@ pub fn shortest_path(from: State, to: State, allow_reopen: bool) -> Option<Vec<(
     let mut queue = VecDeque::from([from]);
     while let Some(state) = queue.pop_front() {
         for (next, row) in successors(state) {
-            if (row.reopen && !allow_reopen) || next == from || came.contains_key(&next) {
+            if next == from || came.contains_key(&next) || !allow(state, next, row) {
                 continue;
             }
             came.insert(next, (state, row));
