@@ -31,7 +31,11 @@ fn evaluate(base: Files, head: Files) -> Report {
 
 /// (rule, path, line) of every finding of the spec check.
 fn fired(report: &Report) -> BTreeSet<(String, String, u32)> {
-    report.findings().filter(|f| f.rule.starts_with("spec/")).map(|f| (f.rule.to_string(), f.path.clone(), f.span.line)).collect()
+    report
+        .findings()
+        .filter(|f| f.rule.starts_with("spec/"))
+        .map(|f| (f.rule.to_string(), f.path.clone(), f.span.line))
+        .collect()
 }
 
 fn has(report: &Report, rule: &str, path: &str, line: u32) -> bool {
@@ -60,7 +64,11 @@ fn state_file_with_trailing_junk() {
 #[test]
 fn review_without_a_verdict() {
     let mut head = shared("retry-queue");
-    set(&mut head, &format!("{ROOT}/review/pre-plan/03-review.md"), "# Review of pre-plan/04-draft.md\n\nLooks fine to me.\n\n");
+    set(
+        &mut head,
+        &format!("{ROOT}/review/pre-plan/03-review.md"),
+        "# Review of pre-plan/04-draft.md\n\nLooks fine to me.\n\n",
+    );
     let report = evaluate(Files::new(), head);
     let path = format!("{ROOT}/review/pre-plan/03-review.md");
     assert!(has(&report, "spec/verdict", &path, 3), "{:?}", fired(&report));
@@ -72,7 +80,11 @@ fn review_without_a_verdict() {
 fn answer_that_skips_a_finding() {
     let mut head = shared("retry-queue");
     let path = format!("{ROOT}/review/pre-plan/02-answer.md");
-    set(&mut head, &path, "# Answer\n\n- #2 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n");
+    set(
+        &mut head,
+        &path,
+        "# Answer\n\n- #2 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n",
+    );
     let report = evaluate(Files::new(), head);
     let lines: Vec<u32> = report.findings().filter(|f| f.rule == "spec/answer-coverage").map(|f| f.span.line).collect();
     assert_eq!(lines, [4, 6], "{:?}", fired(&report));
@@ -82,7 +94,11 @@ fn answer_that_skips_a_finding() {
 fn declining_a_blocker_is_refused() {
     let mut head = shared("retry-queue");
     let path = format!("{ROOT}/review/pre-plan/02-answer.md");
-    set(&mut head, &path, "# Answer\n\n- #1 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n");
+    set(
+        &mut head,
+        &path,
+        "# Answer\n\n- #1 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n",
+    );
     let report = evaluate(Files::new(), head);
     assert!(has(&report, "spec/answer-coverage", &path, 3));
 }
@@ -103,7 +119,8 @@ fn jump_from_pre_plan_draft_to_implementation_02() {
     let state = format!("{ROOT}/current-state.txt");
     assert!(has(&report, "spec/gate-evidence", &state, 1), "{:?}", fired(&report));
     assert!(has(&report, "spec/artifact-required", &state, 1));
-    let messages: Vec<&str> = report.findings().filter(|f| f.rule == "spec/gate-evidence").map(|f| f.message.as_str()).collect();
+    let messages: Vec<&str> =
+        report.findings().filter(|f| f.rule == "spec/gate-evidence").map(|f| f.message.as_str()).collect();
     assert!(messages.iter().any(|m| m.contains("review/pre-plan/")), "{messages:?}");
 }
 
@@ -133,7 +150,8 @@ fn landed_sha_outside_history_is_a_warning() {
     let head = shared("retry-queue");
     let history: BTreeSet<String> = ["3f9c2a1aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string()].into();
     let report = rules::evaluate(&ChangeSet { head, history: Some(history), ..Default::default() });
-    let found: Vec<_> = report.findings().filter(|f| f.rule == "spec/landed-format").map(|f| (f.span.line, f.severity)).collect();
+    let found: Vec<_> =
+        report.findings().filter(|f| f.rule == "spec/landed-format").map(|f| (f.span.line, f.severity)).collect();
     assert_eq!(found, [(2, Severity::Warning)]);
 }
 
@@ -174,4 +192,14 @@ fn archiving_a_done_spec_and_deleting_one() {
     assert!(!fired(&report).iter().any(|f| f.0 == "spec/archive-state"), "{:?}", fired(&report));
     let report = evaluate(base, Files::new());
     assert!(has(&report, "spec/archive-state", &format!("{ROOT}/current-state.txt"), 1));
+}
+
+#[test]
+fn the_demo_spec_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo");
+    let changes = gatehouse::source::fs::changeset(&dir, None, None, &[]).unwrap();
+    let report = rules::evaluate(&changes);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    assert!(specs.details.join("\n").contains("`fondue/specs/csv-export`: new → `plan:Review`"));
 }

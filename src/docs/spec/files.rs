@@ -21,7 +21,9 @@ pub fn is_date(text: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |r: std::ops::Range<usize>| text.get(r).filter(|s| s.bytes().all(|c| c.is_ascii_digit())).and_then(|s| s.parse::<u32>().ok());
+    let num = |r: std::ops::Range<usize>| {
+        text.get(r).filter(|s| s.bytes().all(|c| c.is_ascii_digit())).and_then(|s| s.parse::<u32>().ok())
+    };
     matches!((num(0..4), num(5..7), num(8..10)), (Some(_), Some(1..=12), Some(1..=31)))
 }
 
@@ -50,7 +52,9 @@ pub fn parse_landed(text: &str) -> (Vec<Landed>, Vec<Problem>) {
     let last = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).last().map_or(0, |(i, _)| i + 1);
     for (i, raw) in text.lines().enumerate().take(last) {
         match landed_line(raw) {
-            Ok((attempt, event, sha)) => lines.push(Landed { line: i as u32 + 1, attempt, event, sha: sha.to_string() }),
+            Ok((attempt, event, sha)) => {
+                lines.push(Landed { line: i as u32 + 1, attempt, event, sha: sha.to_string() })
+            }
             Err(why) => problems.push(problem(i, why)),
         }
     }
@@ -136,18 +140,34 @@ pub fn parse_roster(text: &str) -> Roster {
                 if cells == ROSTER_HEADER {
                     roster.table = Some(i as u32 + 1);
                 } else {
-                    roster.problems.push(problem(i, format!("the table header is `| {} |`, not `{line}`", ROSTER_HEADER.join(" | "))));
+                    roster.problems.push(problem(
+                        i,
+                        format!("the table header is `| {} |`, not `{line}`", ROSTER_HEADER.join(" | ")),
+                    ));
                     roster.table = Some(i as u32 + 1);
                 }
             } else if is_rule(&cells) {
                 continue;
             } else if cells.len() != 5 {
-                roster.problems.push(problem(i, format!("a roster row has 5 cells (Role, Agent, Model, Effort, Handle), this one has {}", cells.len())));
+                roster.problems.push(problem(
+                    i,
+                    format!(
+                        "a roster row has 5 cells (Role, Agent, Model, Effort, Handle), this one has {}",
+                        cells.len()
+                    ),
+                ));
             } else {
                 if cells.iter().any(|c| c.is_empty()) {
-                    roster.problems.push(problem(i, format!("the row of `{}` has an empty cell; an unset Handle is `-`", cells[0])));
+                    roster.problems.push(problem(
+                        i,
+                        format!("the row of `{}` has an empty cell; an unset Handle is `-`", cells[0]),
+                    ));
                 }
-                roster.rows.push(RosterRow { line: i as u32 + 1, role: cells[0].to_string(), effort: cells[3].to_string() });
+                roster.rows.push(RosterRow {
+                    line: i as u32 + 1,
+                    role: cells[0].to_string(),
+                    effort: cells[3].to_string(),
+                });
             }
         }
     }
@@ -274,7 +294,9 @@ mod tests {
 
     #[test]
     fn roster_table() {
-        let r = parse_roster("# Roster\n\n**Skill:** spec\n**Sessions:** fresh\n\n| Role | Agent | Model | Effort | Handle |\n|---|---|---|---|---|\n| Architect | claude | fable | high | - |\n| Coder | claude | opus | | - |\n");
+        let r = parse_roster(
+            "# Roster\n\n**Skill:** spec\n**Sessions:** fresh\n\n| Role | Agent | Model | Effort | Handle |\n|---|---|---|---|---|\n| Architect | claude | fable | high | - |\n| Coder | claude | opus | | - |\n",
+        );
         assert!(r.title);
         assert_eq!(r.sessions, Some(("fresh".into(), 4)));
         assert_eq!(r.rows.len(), 2);
@@ -283,7 +305,9 @@ mod tests {
 
     #[test]
     fn brief_shape() {
-        let b = parse_brief("# Retry queue\nAmended 2026-03-02: scope narrowed to jobs; ruling in 99-user.md\nAmended someday\nMode: light\n\n## Goal\n\nx\n\n## Context\n\n## Open questions\n");
+        let b = parse_brief(
+            "# Retry queue\nAmended 2026-03-02: scope narrowed to jobs; ruling in 99-user.md\nAmended someday\nMode: light\n\n## Goal\n\nx\n\n## Context\n\n## Open questions\n",
+        );
         assert_eq!(b.title, Some(1));
         assert_eq!(b.amendments[0].date.as_deref(), Some("2026-03-02"));
         assert_eq!(b.amendments[1].date, None);

@@ -310,13 +310,18 @@ mod tests {
         assert!(doc.findings.iter().all(|f| f.proposed_solution));
         assert_eq!(doc.verdicts.len(), 1);
         let v = doc.verdict().unwrap();
-        assert_eq!((v.kind, v.line, v.subject.as_str(), v.fixes.clone()), (Some(VerdictKind::ApprovedWithFixes), 22, "pre-plan/03-draft.md", vec![1, 2]));
+        assert_eq!(
+            (v.kind, v.line, v.subject.as_str(), v.fixes.clone()),
+            (Some(VerdictKind::ApprovedWithFixes), 22, "pre-plan/03-draft.md", vec![1, 2])
+        );
         assert_eq!(doc.last_line, 22);
     }
 
     #[test]
     fn reads_answers_and_fields() {
-        let doc = parse("- **Subject:** abc123..def456\n- **Build:** cargo build - green\n\n- #1 accepted, fixed in 04-draft.md\n- #2 declined (Nit)\n- #3 maybe later\n\nVerdict: next-round pre-plan/04-draft.md\n");
+        let doc = parse(
+            "- **Subject:** abc123..def456\n- **Build:** cargo build - green\n\n- #1 accepted, fixed in 04-draft.md\n- #2 declined (Nit)\n- #3 maybe later\n\nVerdict: next-round pre-plan/04-draft.md\n",
+        );
         assert_eq!(doc.field("Build").map(|f| f.line), Some(2));
         let kinds: Vec<_> = doc.answers.iter().map(|a| (a.id, a.kind)).collect();
         assert_eq!(kinds, [(1, Some(AnswerKind::Accepted)), (2, Some(AnswerKind::DeclinedNit)), (3, None)]);

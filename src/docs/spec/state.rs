@@ -198,7 +198,10 @@ impl State {
             "plan" => end(1, State::Plan(step(0)?)),
             "implementation" => {
                 let Some(&(off, nn)) = rest.first() else {
-                    return Err((text.len(), "`implementation` needs a two-digit phase, e.g. `implementation:01:Draft`".into()));
+                    return Err((
+                        text.len(),
+                        "`implementation` needs a two-digit phase, e.g. `implementation:01:Draft`".into(),
+                    ));
                 };
                 let nn = parse_nn(nn).ok_or((off, format!("`{nn}` is not a phase: `NN` is two digits, from `01`")))?;
                 end(2, State::Implementation(nn, step(1)?))
@@ -267,7 +270,11 @@ pub fn parse_file(text: &str) -> Result<State, StateError> {
     let line = first.strip_suffix('\r').unwrap_or(first);
     let err = |line: u32, col: usize, message: String| StateError { line, col: col as u32 + 1, message };
     if line.is_empty() {
-        return Err(err(1, 0, "the first line is empty: `current-state.txt` holds one state, e.g. `pre-plan:Draft`".into()));
+        return Err(err(
+            1,
+            0,
+            "the first line is empty: `current-state.txt` holds one state, e.g. `pre-plan:Draft`".into(),
+        ));
     }
     let word_end = line.find(|c: char| c.is_whitespace()).unwrap_or(line.len());
     let state = State::parse(&line[..word_end]).map_err(|(off, message)| err(1, off, message))?;

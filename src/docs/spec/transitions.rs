@@ -106,7 +106,11 @@ enum Pat {
     /// `<x>:<step>`: any topic.
     AnyTopic(Slot<Step>),
     /// `implementation:NN:<step>`; `next` for `NN+1`.
-    Phase { nn: Slot<u8>, next: bool, step: Slot<Step> },
+    Phase {
+        nn: Slot<u8>,
+        next: bool,
+        step: Slot<Step>,
+    },
     Audit(Slot<Part>, Slot<Step>),
     PrePlan(Slot<Step>),
     Plan(Slot<Step>),
@@ -165,9 +169,9 @@ fn matches(pat: Pat, state: State) -> Option<Bind> {
             slot(nn, n, &mut b.nn) && slot(step, s, &mut b.step)
         }
         (Pat::Audit(part, step), State::Audit(p, s)) => slot(part, p, &mut b.part) && slot(step, s, &mut b.step),
-        (Pat::PrePlan(step), State::PrePlan(s)) | (Pat::Plan(step), State::Plan(s)) | (Pat::Update(step), State::HandoverUpdate(s)) => {
-            slot(step, s, &mut b.step)
-        }
+        (Pat::PrePlan(step), State::PrePlan(s))
+        | (Pat::Plan(step), State::Plan(s))
+        | (Pat::Update(step), State::HandoverUpdate(s)) => slot(step, s, &mut b.step),
         (Pat::Fixed(f), s) => f == s,
         _ => false,
     };

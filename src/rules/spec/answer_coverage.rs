@@ -17,11 +17,15 @@ audit/findings.md#<id>`. A finding left unanswered, answered twice, or a Blocker
 next review cannot check.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
-        text: include_str!("../../../fixtures/rules/spec/answer-coverage/fail/head/fondue/specs/retry-queue/review/pre-plan/02-answer.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/answer-coverage/fail/head/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
-        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
+        ),
     },
 };
 
@@ -38,7 +42,11 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 if answer.numbered.map(|(_, k)| k) != Some(Kind::Answer) {
                     continue;
                 }
-                let Some(review) = n.checked_sub(1).and_then(|p| by_number.get(&p)).filter(|r| r.numbered.map(|(_, k)| k) == Some(Kind::Review)) else {
+                let Some(review) = n
+                    .checked_sub(1)
+                    .and_then(|p| by_number.get(&p))
+                    .filter(|r| r.numbered.map(|(_, k)| k) == Some(Kind::Review))
+                else {
                     continue;
                 };
                 coverage(&spec.path(answer.rel), answer, review, sink);
@@ -53,13 +61,23 @@ fn coverage(path: &str, answer: &ReviewEntry, review: &ReviewEntry, sink: &mut S
     for a in &answer.doc.answers {
         let anchor = format!("#{}", a.id);
         let Some(&nit) = findings.get(&a.id) else {
-            sink.emit(path, Span::line(a.line), format!("{anchor}:unknown"), format!("#{} is not a finding of `{}`", a.id, review.name))
-                .help(format!("answer only the findings of `{}`", review.name));
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:unknown"),
+                format!("#{} is not a finding of `{}`", a.id, review.name),
+            )
+            .help(format!("answer only the findings of `{}`", review.name));
             continue;
         };
         if answered.insert(a.id, a.line).is_some() {
-            sink.emit(path, Span::line(a.line), format!("{anchor}:twice"), format!("finding #{} is answered twice", a.id))
-                .help("answer each finding exactly once");
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:twice"),
+                format!("finding #{} is answered twice", a.id),
+            )
+            .help("answer each finding exactly once");
             continue;
         }
         match a.kind {
@@ -68,8 +86,13 @@ fn coverage(path: &str, answer: &ReviewEntry, review: &ReviewEntry, sink: &mut S
                     .help("write `- #N accepted, fixed in …`, `accepted, fixed differently in …: <why>`, `challenged: …`, `declined (Nit)`, `deadlocked: …` or `question: …`");
             }
             Some(AnswerKind::DeclinedNit) if !nit => {
-                sink.emit(path, Span::line(a.line), format!("{anchor}:declined"), format!("#{} is declined, but it is not a Nit", a.id))
-                    .help("only a Nit may be declined: accept, challenge or raise a question on a Blocker");
+                sink.emit(
+                    path,
+                    Span::line(a.line),
+                    format!("{anchor}:declined"),
+                    format!("#{} is declined, but it is not a Nit", a.id),
+                )
+                .help("only a Nit may be declined: accept, challenge or raise a question on a Blocker");
             }
             Some(_) => {}
         }

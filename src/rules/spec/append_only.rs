@@ -42,8 +42,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 continue;
             };
             if let Some(line) = rewritten(base, head) {
-                sink.emit(&path, Span::line(line), rel, format!("`{rel}` is changed above its end: line {line} differs from the base"))
-                    .help("restore the lines already there and add new entries at the end only");
+                sink.emit(
+                    &path,
+                    Span::line(line),
+                    rel,
+                    format!("`{rel}` is changed above its end: line {line} differs from the base"),
+                )
+                .help("restore the lines already there and add new entries at the end only");
             }
         }
     }

@@ -13,11 +13,15 @@ flight moved into the archive disappears from every session's view, and a spec f
 loses the history (`landed.md`, `99-user.md`, the reviews) later specs read.",
     bad: Example {
         path: "fondue/specs/archive/old-cache/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/archive-state/fail/head/fondue/specs/archive/old-cache/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/archive-state/fail/head/fondue/specs/archive/old-cache/current-state.txt"
+        ),
     },
     good: Example {
         path: "fondue/specs/archive/old-cache/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/archive-state/pass/head/fondue/specs/archive/old-cache/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/archive-state/pass/head/fondue/specs/archive/old-cache/current-state.txt"
+        ),
     },
 };
 

@@ -16,11 +16,15 @@ implements `phase-NN.md`; `landed.md` is appended \"when the implementation of a
 answers its newest review. A state without the files its turn works on cannot be taken.",
     bad: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/artifact-required/fail/head/fondue/specs/retry-queue/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/artifact-required/fail/head/fondue/specs/retry-queue/current-state.txt"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/artifact-required/pass/head/fondue/specs/retry-queue/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/artifact-required/pass/head/fondue/specs/retry-queue/current-state.txt"
+        ),
     },
 };
 

@@ -17,11 +17,15 @@ and why it failed\", so each attempt keeps its `reopen.md`, and an earlier attem
 change edits.",
     bad: Example {
         path: "fondue/specs/retry-queue/attempts/02/reopen.md",
-        text: include_str!("../../../fixtures/rules/spec/attempts/fail/head/fondue/specs/retry-queue/attempts/02/reopen.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/attempts/fail/head/fondue/specs/retry-queue/attempts/02/reopen.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/attempts/01/reopen.md",
-        text: include_str!("../../../fixtures/rules/spec/attempts/pass/head/fondue/specs/retry-queue/attempts/01/reopen.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/attempts/pass/head/fondue/specs/retry-queue/attempts/01/reopen.md"
+        ),
     },
 };
 
@@ -51,8 +55,15 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 }
             }
             if !spec.has(&reopen) {
-                sink.emit(&spec.path(first), Span::line(1), format!("reopen:{dir}"), format!("`attempts/{dir}/` has no `reopen.md`"))
-                    .help("the reopen moves `reopen.md` into the attempt with `pre-plan/`, `plan/`, `audit/` and `review/`");
+                sink.emit(
+                    &spec.path(first),
+                    Span::line(1),
+                    format!("reopen:{dir}"),
+                    format!("`attempts/{dir}/` has no `reopen.md`"),
+                )
+                .help(
+                    "the reopen moves `reopen.md` into the attempt with `pre-plan/`, `plan/`, `audit/` and `review/`",
+                );
             }
         }
         for (rel, base) in spec.base.iter().filter(|(r, _)| r.starts_with("attempts/")) {
@@ -61,8 +72,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
                     (Some(b), Some(h)) => super::first_difference(b, h),
                     _ => 1,
                 };
-                sink.emit(&spec.path(rel), Span::line(line), format!("edited:{rel}"), format!("`{rel}` is an earlier attempt's file, and the change alters it"))
-                    .help("leave attempts/ as the reopen left it: it is the history the next attempt reads");
+                sink.emit(
+                    &spec.path(rel),
+                    Span::line(line),
+                    format!("edited:{rel}"),
+                    format!("`{rel}` is an earlier attempt's file, and the change alters it"),
+                )
+                .help("leave attempts/ as the reopen left it: it is the history the next attempt reads");
             }
         }
     }

@@ -14,7 +14,9 @@ ruling must be in `99-user.md`. v9 removed light mode: \"A `Mode:` line in a bri
 runs every stage\" — a warning, because its author may expect it to matter.",
     bad: Example {
         path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
-        text: include_str!("../../../fixtures/rules/spec/brief-template/fail/head/fondue/specs/retry-queue/pre-plan/00-brief.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/brief-template/fail/head/fondue/specs/retry-queue/pre-plan/00-brief.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
@@ -40,12 +42,22 @@ fn check(view: &SpecView, sink: &mut Sink) {
         for name in BRIEF_SECTIONS {
             match brief.sections.iter().position(|(s, _)| s == name) {
                 None => {
-                    sink.emit(&path, Span::line(title), format!("section:{name}"), format!("the brief has no `## {name}` section"))
-                        .help("the brief's sections are `## Goal`, `## Context`, `## Open questions`, in that order");
+                    sink.emit(
+                        &path,
+                        Span::line(title),
+                        format!("section:{name}"),
+                        format!("the brief has no `## {name}` section"),
+                    )
+                    .help("the brief's sections are `## Goal`, `## Context`, `## Open questions`, in that order");
                 }
                 Some(i) if i < at => {
-                    sink.emit(&path, Span::line(brief.sections[i].1), format!("order:{name}"), format!("`## {name}` is out of order"))
-                        .help("the brief's sections are `## Goal`, `## Context`, `## Open questions`, in that order");
+                    sink.emit(
+                        &path,
+                        Span::line(brief.sections[i].1),
+                        format!("order:{name}"),
+                        format!("`## {name}` is out of order"),
+                    )
+                    .help("the brief's sections are `## Goal`, `## Context`, `## Open questions`, in that order");
                 }
                 Some(i) => at = i,
             }
@@ -55,22 +67,37 @@ fn check(view: &SpecView, sink: &mut Sink) {
         for a in &brief.amendments {
             let anchor = format!("amended:{}", a.date.as_deref().unwrap_or("?"));
             let Some(date) = &a.date else {
-                sink.emit(&path, Span::line(a.line), anchor, "an amendment line is not `Amended <date>: <what changed>; ruling in 99-user.md`")
-                    .help("write `Amended YYYY-MM-DD: <what changed>; ruling in 99-user.md`");
+                sink.emit(
+                    &path,
+                    Span::line(a.line),
+                    anchor,
+                    "an amendment line is not `Amended <date>: <what changed>; ruling in 99-user.md`",
+                )
+                .help("write `Amended YYYY-MM-DD: <what changed>; ruling in 99-user.md`");
                 continue;
             };
             if a.line > first_section {
-                sink.emit(&path, Span::line(a.line), anchor, "an amendment line sits below the sections, not under the title")
-                    .help("move the `Amended …` line directly under the `# ` title");
+                sink.emit(
+                    &path,
+                    Span::line(a.line),
+                    anchor,
+                    "an amendment line sits below the sections, not under the title",
+                )
+                .help("move the `Amended …` line directly under the `# ` title");
             } else if !rulings.iter().any(|r| &r.date == date) {
                 sink.emit(&path, Span::line(a.line), anchor, format!("the amendment of {date} has no ruling of that date in `99-user.md`"))
                     .help("record the ruling that changed the brief in 99-user.md: `## <date> <state>`, `**Asked:**`, `**Ruling:**`");
             }
         }
         if let Some(line) = brief.mode {
-            sink.emit(&path, Span::line(line), "mode", "a `Mode:` line is ignored in spec v9: every spec runs every stage")
-                .help("remove the `Mode:` line; v9 has no light mode")
-                .severity(Severity::Warning);
+            sink.emit(
+                &path,
+                Span::line(line),
+                "mode",
+                "a `Mode:` line is ignored in spec v9: every spec runs every stage",
+            )
+            .help("remove the `Mode:` line; v9 has no light mode")
+            .severity(Severity::Warning);
         }
     }
 }

@@ -17,7 +17,9 @@ title, a severity, a description with its anchor, and a proposed solution\". A f
 a severity cannot be answered or judged.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/plan/01-review.md",
-        text: include_str!("../../../fixtures/rules/spec/finding-format/fail/head/fondue/specs/retry-queue/review/plan/01-review.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/finding-format/fail/head/fondue/specs/retry-queue/review/plan/01-review.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/plan/01-review.md",
@@ -51,23 +53,43 @@ fn findings(path: &str, doc: &ReviewFile, sink: &mut Sink) {
     for f in &doc.findings {
         let anchor = format!("#{}", f.id);
         if !seen.insert(f.id) {
-            sink.emit(path, Span::line(f.line), format!("{anchor}:duplicate"), format!("finding #{} appears twice", f.id))
-                .help("give every finding its own id");
+            sink.emit(
+                path,
+                Span::line(f.line),
+                format!("{anchor}:duplicate"),
+                format!("finding #{} appears twice", f.id),
+            )
+            .help("give every finding its own id");
         }
         match &f.severity {
             None => {
-                sink.emit(path, Span::line(f.line), format!("{anchor}:severity"), format!("finding #{} has no `**Severity:**` line", f.id))
-                    .help("add `**Severity:** Blocker` or `**Severity:** Nit` under the heading");
+                sink.emit(
+                    path,
+                    Span::line(f.line),
+                    format!("{anchor}:severity"),
+                    format!("finding #{} has no `**Severity:**` line", f.id),
+                )
+                .help("add `**Severity:** Blocker` or `**Severity:** Nit` under the heading");
             }
             Some((value, line)) if value != "Blocker" && value != "Nit" => {
-                sink.emit(path, Span::line(*line), format!("{anchor}:severity"), format!("finding #{} has severity `{value}`; a severity is `Blocker` or `Nit`", f.id))
-                    .help("write `**Severity:** Blocker` or `**Severity:** Nit`");
+                sink.emit(
+                    path,
+                    Span::line(*line),
+                    format!("{anchor}:severity"),
+                    format!("finding #{} has severity `{value}`; a severity is `Blocker` or `Nit`", f.id),
+                )
+                .help("write `**Severity:** Blocker` or `**Severity:** Nit`");
             }
             Some(_) => {}
         }
         if !f.proposed_solution {
-            sink.emit(path, Span::line(f.line), format!("{anchor}:solution"), format!("finding #{} has no `**Proposed solution:**`", f.id))
-                .help("add `**Proposed solution:** …` saying how to fix it");
+            sink.emit(
+                path,
+                Span::line(f.line),
+                format!("{anchor}:solution"),
+                format!("finding #{} has no `**Proposed solution:**`", f.id),
+            )
+            .help("add `**Proposed solution:** …` saying how to fix it");
         }
     }
 }

@@ -19,11 +19,15 @@ a gate must have that gate's evidence on disk (DESIGN §3.3): `plan:*` needs `re
 request spans many turns.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!("../../../fixtures/rules/spec/gate-evidence/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/gate-evidence/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
+        ),
     },
 };
 
@@ -37,8 +41,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
         let mut prev = from;
         for &(next, row) in path {
             if let Some((anchor, why, help)) = missing(spec, prev, next, row) {
-                sink.emit(&spec.path("current-state.txt"), Span::line(1), anchor, format!("`{to}` is past `{prev}` → `{next}`, but {why}"))
-                    .help(help);
+                sink.emit(
+                    &spec.path("current-state.txt"),
+                    Span::line(1),
+                    anchor,
+                    format!("`{to}` is past `{prev}` → `{next}`, but {why}"),
+                )
+                .help(help);
             }
             prev = next;
         }
@@ -48,7 +57,11 @@ fn check(view: &SpecView, sink: &mut Sink) {
 /// What the hop `prev` → `next` needs on disk that is not there.
 fn missing(spec: &Spec, prev: State, next: State, row: &Row) -> Option<(String, String, String)> {
     if let Some(why) = spec.condition_fails(prev, next) {
-        return Some((format!("{prev}->{next}"), why, "move the spec by the row its disk allows (seed: State → Transitions)".into()));
+        return Some((
+            format!("{prev}->{next}"),
+            why,
+            "move the spec by the row its disk allows (seed: State → Transitions)".into(),
+        ));
     }
     let (topic, _) = prev.topic()?;
     let stays = next.topic().is_some_and(|(t, _)| t == topic);

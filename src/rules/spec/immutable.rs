@@ -15,11 +15,15 @@ signed brief changes only by an amendment: \"a line under the title says `Amende
 ruling in 99-user.md`\". Files leave the live attempt only by the reopen's move into `attempts/NN/`.",
     bad: Example {
         path: "fondue/specs/retry-queue/pre-plan/03-draft.md",
-        text: include_str!("../../../fixtures/rules/spec/immutable/fail/head/fondue/specs/retry-queue/pre-plan/03-draft.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/immutable/fail/head/fondue/specs/retry-queue/pre-plan/03-draft.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
-        text: include_str!("../../../fixtures/rules/spec/immutable/pass/head/fondue/specs/retry-queue/pre-plan/00-brief.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/immutable/pass/head/fondue/specs/retry-queue/pre-plan/00-brief.md"
+        ),
     },
 };
 
@@ -37,8 +41,9 @@ fn check(view: &SpecView, sink: &mut Sink) {
             let path = spec.path(rel);
             let Some(head) = spec.text(rel) else {
                 if !spec.has(rel) {
-                    sink.emit(&path, Span::line(1), format!("deleted:{rel}"), format!("`{rel}` is deleted"))
-                        .help("files of a spec are history: keep them; a reopen moves them into `attempts/NN/` unchanged");
+                    sink.emit(&path, Span::line(1), format!("deleted:{rel}"), format!("`{rel}` is deleted")).help(
+                        "files of a spec are history: keep them; a reopen moves them into `attempts/NN/` unchanged",
+                    );
                 }
                 continue;
             };
@@ -52,8 +57,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
                     .help("add `Amended <date>: <what changed>; ruling in 99-user.md` under the title, with the ruling in `99-user.md`");
                 continue;
             }
-            sink.emit(&path, Span::line(first_difference(base, head)), rel, format!("`{rel}` is edited, and it never is"))
-                .help(help(rel));
+            sink.emit(
+                &path,
+                Span::line(first_difference(base, head)),
+                rel,
+                format!("`{rel}` is edited, and it never is"),
+            )
+            .help(help(rel));
         }
     }
 }

@@ -37,28 +37,51 @@ fn check(view: &SpecView, sink: &mut Sink) {
             sink.emit(&path, Span::line(p.line), format!("line:{}", p.line), p.message)
                 .help("write `attempt-<NN> implementation starts at <sha>`, `attempt-<NN> phase-<NN> closed at <sha>` or `attempt-<NN> audit-<part> closed at <sha>`");
         }
-        let live = spec.head.keys().filter_map(|r| r.strip_prefix("attempts/")?.split_once('/')).map(|(n, _)| n).collect::<std::collections::BTreeSet<_>>().len() + 1;
+        let live = spec
+            .head
+            .keys()
+            .filter_map(|r| r.strip_prefix("attempts/")?.split_once('/'))
+            .map(|(n, _)| n)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            + 1;
         let mut started = std::collections::BTreeSet::new();
         let mut last_attempt = 0;
         for l in &lines {
             let anchor = format!("attempt-{:02}:{:?}", l.attempt, l.event);
             if usize::from(l.attempt) > live || l.attempt < last_attempt {
-                sink.emit(&path, Span::line(l.line), anchor.clone(), format!("`attempt-{:02}` is not the live attempt ({live:02}) or an earlier one in order", l.attempt))
-                    .help("attempt-<NN> is one more than the highest folder in attempts/, or 01 when there is none");
+                sink.emit(
+                    &path,
+                    Span::line(l.line),
+                    anchor.clone(),
+                    format!(
+                        "`attempt-{:02}` is not the live attempt ({live:02}) or an earlier one in order",
+                        l.attempt
+                    ),
+                )
+                .help("attempt-<NN> is one more than the highest folder in attempts/, or 01 when there is none");
             }
             last_attempt = last_attempt.max(l.attempt);
             if l.event == LandedEvent::Starts {
                 started.insert(l.attempt);
             } else if !started.contains(&l.attempt) {
-                sink.emit(&path, Span::line(l.line), anchor.clone(), format!("a close line of `attempt-{:02}` before its `implementation starts` line", l.attempt))
-                    .help("the first line of an attempt is `attempt-<NN> implementation starts at <sha>`");
+                sink.emit(
+                    &path,
+                    Span::line(l.line),
+                    anchor.clone(),
+                    format!("a close line of `attempt-{:02}` before its `implementation starts` line", l.attempt),
+                )
+                .help("the first line of an attempt is `attempt-<NN> implementation starts at <sha>`");
             }
-            if let Some(history) = &view.changes.history {
-                if !history.iter().any(|h| h.starts_with(l.sha.as_str())) {
-                    sink.emit(&path, Span::line(l.line), format!("sha:{}", l.sha), format!("commit `{}` is not in the repository's history", l.sha))
-                        .help("check the sha with `git rev-parse`; a rewritten history breaks the phase boundaries landed.md records")
-                        .severity(Severity::Warning);
-                }
+            // History holds full shas; landed.md may abbreviate: the first
+            // full sha at or after the prefix is the only candidate.
+            let known = |h: &std::collections::BTreeSet<String>| {
+                h.range(l.sha.clone()..).next().is_some_and(|full| full.starts_with(l.sha.as_str()))
+            };
+            if view.changes.history.as_ref().is_some_and(|h| !known(h)) {
+                sink.emit(&path, Span::line(l.line), format!("sha:{}", l.sha), format!("commit `{}` is not in the repository's history", l.sha))
+                    .help("check the sha with `git rev-parse`; a rewritten history breaks the phase boundaries landed.md records")
+                    .severity(Severity::Warning);
             }
         }
     }

@@ -170,7 +170,12 @@ impl<'a> SpecView<'a> {
             let (i, archived, name) = key;
             let Some(head_files) = head.remove(&key) else {
                 // Gone from the head: archived when the archive has it.
-                if !archived && changes.head.keys().any(|p| locate(p, folders).is_some_and(|l| (l.0, l.1, l.2) == (i, true, name))) {
+                if !archived
+                    && changes
+                        .head
+                        .keys()
+                        .any(|p| locate(p, folders).is_some_and(|l| (l.0, l.1, l.2) == (i, true, name)))
+                {
                     continue;
                 }
                 let base_files = base.remove(&key).unwrap_or_default();
@@ -335,11 +340,15 @@ impl<'a> Spec<'a> {
         let findings = self.has("audit/findings.md");
         match (prev, next) {
             (State::Implementation(n, _), State::Implementation(_, Step::Draft)) => match self.last_phase {
-                Some(last) if n >= last => Some(format!("phase-{n:02} is the last phase in plan/, so audit:tests:Draft follows it")),
+                Some(last) if n >= last => {
+                    Some(format!("phase-{n:02} is the last phase in plan/, so audit:tests:Draft follows it"))
+                }
                 _ => None,
             },
             (State::Implementation(n, _), State::Audit(Part::Tests, Step::Draft)) => match self.last_phase {
-                Some(last) if n < last => Some(format!("phase-{n:02} is not the last phase: plan/ has phase-{last:02}.md")),
+                Some(last) if n < last => {
+                    Some(format!("phase-{n:02} is not the last phase: plan/ has phase-{last:02}.md"))
+                }
                 None => Some("plan/ has no phase-NN.md files".to_string()),
                 _ => None,
             },

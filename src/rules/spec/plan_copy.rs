@@ -31,19 +31,34 @@ fn check(view: &SpecView, sink: &mut Sink) {
         let Some(plan) = spec.text("plan/plan.md") else { continue };
         let path = spec.path("plan/plan.md");
         let Some(draft) = final_draft(spec) else {
-            sink.emit(&path, Span::line(1), "no-draft", "`plan/plan.md` exists, but `pre-plan/` has no draft it could be a copy of")
-                .help("plan.md is `cp pre-plan/<final>-draft.md plan/plan.md` of the approved draft");
+            sink.emit(
+                &path,
+                Span::line(1),
+                "no-draft",
+                "`plan/plan.md` exists, but `pre-plan/` has no draft it could be a copy of",
+            )
+            .help("plan.md is `cp pre-plan/<final>-draft.md plan/plan.md` of the approved draft");
             continue;
         };
         match spec.text(&draft) {
             Some(text) if text == plan => {}
             Some(text) => {
-                sink.emit(&path, Span::line(first_difference(text, plan)), draft.as_str(), format!("`plan/plan.md` is not a byte copy of the final draft `{draft}`"))
-                    .help(format!("run `cp {draft} plan/plan.md`; never re-type or summarise the approved draft"));
+                sink.emit(
+                    &path,
+                    Span::line(first_difference(text, plan)),
+                    draft.as_str(),
+                    format!("`plan/plan.md` is not a byte copy of the final draft `{draft}`"),
+                )
+                .help(format!("run `cp {draft} plan/plan.md`; never re-type or summarise the approved draft"));
             }
             None => {
-                sink.emit(&path, Span::line(1), draft.as_str(), format!("the final draft `{draft}` that plan.md copies does not exist"))
-                    .help("name the approved draft in the closing verdict of review/pre-plan/, and copy it");
+                sink.emit(
+                    &path,
+                    Span::line(1),
+                    draft.as_str(),
+                    format!("the final draft `{draft}` that plan.md copies does not exist"),
+                )
+                .help("name the approved draft in the closing verdict of review/pre-plan/, and copy it");
             }
         }
     }
@@ -56,10 +71,11 @@ fn final_draft(spec: &Spec) -> Option<String> {
         .review(Topic::PrePlan)
         .iter()
         .filter_map(|e| e.doc.verdict())
-        .filter(|v| v.kind.is_some_and(|k| k.closes()))
-        .last()
+        .rfind(|v| v.kind.is_some_and(|k| k.closes()))
         .and_then(|v| {
-            v.subject.split_whitespace().find_map(|w| w.trim_matches('`').rsplit('/').next().filter(|n| n.ends_with("-draft.md")))
+            v.subject
+                .split_whitespace()
+                .find_map(|w| w.trim_matches('`').rsplit('/').next().filter(|n| n.ends_with("-draft.md")))
         })
         .map(|name| format!("pre-plan/{name}"));
     named.or_else(|| {

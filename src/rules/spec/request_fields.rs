@@ -16,11 +16,15 @@ and answers carry `Build:` and `Gates:`. The request of a lens topic also carrie
 knowledge base). Every request names its `Subject:`. The reviewer judges exactly what these fields name.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
-        text: include_str!("../../../fixtures/rules/spec/request-fields/fail/head/fondue/specs/retry-queue/review/phase-02/00-request.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/request-fields/fail/head/fondue/specs/retry-queue/review/phase-02/00-request.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
-        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-02/00-request.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-02/00-request.md"
+        ),
     },
 };
 
@@ -39,8 +43,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
             for name in needed {
                 match doc.field(name) {
                     None => {
-                        sink.emit(&path, Span::line(at), name, format!("this {} of `{}` has no `- **{name}:**` field", kind.as_str(), topic.dir()))
-                            .help(format!("add `- **{name}:** …`; {}", about(name)));
+                        sink.emit(
+                            &path,
+                            Span::line(at),
+                            name,
+                            format!("this {} of `{}` has no `- **{name}:**` field", kind.as_str(), topic.dir()),
+                        )
+                        .help(format!("add `- **{name}:** …`; {}", about(name)));
                     }
                     Some(f) if f.value.is_empty() => {
                         sink.emit(&path, Span::line(f.line), name, format!("`{name}:` is empty")).help(about(name));
@@ -81,8 +90,7 @@ fn value_problem(name: &str, value: &str, line: u32, path: &str, sink: &mut Sink
             .help(about(name));
     }
     if name == "KB" && !value.trim_end_matches('`').trim_end().ends_with("clean") {
-        sink.emit(path, Span::line(line), name, "`KB:` does not report `clean`")
-            .help(about(name));
+        sink.emit(path, Span::line(line), name, "`KB:` does not report `clean`").help(about(name));
     }
 }
 
@@ -91,7 +99,9 @@ fn about(name: &str) -> &'static str {
         "Subject" => "the subject is the draft, the phase files, the commit range or the request file under review",
         "Build" => "report the build command and that it is green",
         "Gates" => "report every gate the phase file (or audit/findings.md) names, with its result",
-        "Since" => "`- **Since:** <sha> - the spec's code is git diff <sha>..<the commit before the subject>`, with <sha> the first line of landed.md",
+        "Since" => {
+            "`- **Since:** <sha> - the spec's code is git diff <sha>..<the commit before the subject>`, with <sha> the first line of landed.md"
+        }
         _ => "`- **KB:** kb.py status --since <sha> - clean`",
     }
 }

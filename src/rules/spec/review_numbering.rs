@@ -15,11 +15,15 @@ odd numbers are reviews and even numbers from `02` answers. Every turn reads \"t
 a reused number or a misnamed file points a session at the wrong round.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-02/02-answer.md",
-        text: include_str!("../../../fixtures/rules/spec/review-numbering/fail/head/fondue/specs/retry-queue/review/phase-02/02-answer.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/review-numbering/fail/head/fondue/specs/retry-queue/review/phase-02/02-answer.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
-        text: include_str!("../../../fixtures/rules/spec/review-numbering/pass/head/fondue/specs/retry-queue/review/phase-02/00-request.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/review-numbering/pass/head/fondue/specs/retry-queue/review/phase-02/00-request.md"
+        ),
     },
 };
 
@@ -32,8 +36,15 @@ fn check(view: &SpecView, sink: &mut Sink) {
         for (dir, files) in &spec.reviews {
             if Topic::parse_dir(dir).is_none() {
                 if let Some(first) = files.first() {
-                    sink.emit(&spec.path(first.rel), Span::line(1), format!("topic:{dir}"), format!("`review/{dir}/` is not a topic of the spec protocol"))
-                        .help("topics are pre-plan, plan, phase-NN, audit-tests, audit-conventions, audit-fixes and handover");
+                    sink.emit(
+                        &spec.path(first.rel),
+                        Span::line(1),
+                        format!("topic:{dir}"),
+                        format!("`review/{dir}/` is not a topic of the spec protocol"),
+                    )
+                    .help(
+                        "topics are pre-plan, plan, phase-NN, audit-tests, audit-conventions, audit-fixes and handover",
+                    );
                 }
                 continue;
             }
@@ -49,12 +60,31 @@ fn check(view: &SpecView, sink: &mut Sink) {
                     let (anchor, message) = if n < expected {
                         (format!("reused:{n}"), format!("number {n:02} is used twice in `review/{dir}/`"))
                     } else {
-                        (format!("gap:{expected}"), format!("`review/{dir}/` skips number {expected:02}: `{}` follows {}", entry.name, prev(expected)))
+                        (
+                            format!("gap:{expected}"),
+                            format!(
+                                "`review/{dir}/` skips number {expected:02}: `{}` follows {}",
+                                entry.name,
+                                prev(expected)
+                            ),
+                        )
                     };
-                    sink.emit(&path, Span::line(1), anchor, message).help("number the files of a topic 00, 01, 02, … without gaps");
+                    sink.emit(&path, Span::line(1), anchor, message)
+                        .help("number the files of a topic 00, 01, 02, … without gaps");
                 } else if kind != Kind::at(n) {
-                    sink.emit(&path, Span::line(1), entry.rel, format!("file {n:02} of a topic is {} {}, not {} {}", article(Kind::at(n)), Kind::at(n).as_str(), article(kind), kind.as_str()))
-                        .help("00 is the request, odd numbers are reviews, even numbers from 02 are answers");
+                    sink.emit(
+                        &path,
+                        Span::line(1),
+                        entry.rel,
+                        format!(
+                            "file {n:02} of a topic is {} {}, not {} {}",
+                            article(Kind::at(n)),
+                            Kind::at(n).as_str(),
+                            article(kind),
+                            kind.as_str()
+                        ),
+                    )
+                    .help("00 is the request, odd numbers are reviews, even numbers from 02 are answers");
                 }
                 expected = expected.max(n + 1);
             }

@@ -64,15 +64,32 @@ fn check(view: &SpecView, sink: &mut Sink) {
             missing(sink, &path, "skill", "the roster has no `**Skill:**` line", "add `**Skill:** spec`");
         }
         match &r.sessions {
-            None => missing(sink, &path, "sessions", "the roster has no `**Sessions:**` line", "add `**Sessions:** fresh` (or `continue`) under **Skill:**"),
+            None => missing(
+                sink,
+                &path,
+                "sessions",
+                "the roster has no `**Sessions:**` line",
+                "add `**Sessions:** fresh` (or `continue`) under **Skill:**",
+            ),
             Some((value, line)) if value != "fresh" && value != "continue" => {
-                sink.emit(&path, Span::line(*line), "sessions", format!("`**Sessions:** {value}`: Sessions is `fresh` or `continue`"))
-                    .help("`fresh`, the default, or `continue`");
+                sink.emit(
+                    &path,
+                    Span::line(*line),
+                    "sessions",
+                    format!("`**Sessions:** {value}`: Sessions is `fresh` or `continue`"),
+                )
+                .help("`fresh`, the default, or `continue`");
             }
             Some(_) => {}
         }
         let Some(table) = r.table else {
-            missing(sink, &path, "table", "the roster has no table `| Role | Agent | Model | Effort | Handle |`", "add the roster table with a row per role");
+            missing(
+                sink,
+                &path,
+                "table",
+                "the roster has no table `| Role | Agent | Model | Effort | Handle |`",
+                "add the roster table with a row per role",
+            );
             continue;
         };
         for p in &r.problems {
@@ -80,16 +97,28 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 .help("a row is `| <Role> | <agent> | <model> | <effort> | <handle or -> |`");
         }
         for row in r.rows.iter().filter(|row| !EFFORTS.contains(&row.effort.as_str())) {
-            sink.emit(&path, Span::line(row.line), format!("effort:{}", row.role), format!("`{}` is not an effort (row of {})", row.effort, row.role))
-                .help(format!("effort is one of {}", EFFORTS.join(", ")));
+            sink.emit(
+                &path,
+                Span::line(row.line),
+                format!("effort:{}", row.role),
+                format!("`{}` is not an effort (row of {})", row.effort, row.role),
+            )
+            .help(format!("effort is one of {}", EFFORTS.join(", ")));
         }
         // A new spec's roster has every role; an older one each role reached.
         let reached = if spec.base.is_empty() { Some(u8::MAX) } else { spec.state().and_then(rank) };
         let Some(reached) = reached else { continue };
         for (role, _) in ROLES.iter().filter(|(_, at)| *at <= reached) {
             if !r.rows.iter().any(|row| row.role == *role) {
-                sink.emit(&path, Span::line(table), format!("role:{role}"), format!("the roster has no row for the {role}"))
-                    .help(format!("add `| {role} | <agent> | <model> | <effort> | - |`; v9 rosters carry every role's row"));
+                sink.emit(
+                    &path,
+                    Span::line(table),
+                    format!("role:{role}"),
+                    format!("the roster has no row for the {role}"),
+                )
+                .help(format!(
+                    "add `| {role} | <agent> | <model> | <effort> | - |`; v9 rosters carry every role's row"
+                ));
             }
         }
     }

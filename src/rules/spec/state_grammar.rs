@@ -14,11 +14,15 @@ the update runs.\" Stages are brief, pre-plan, plan, implementation, audit, hand
 first, so anything else on it (trailing words, a second line) is a state nobody can act on.",
     bad: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/state-grammar/fail/head/fondue/specs/retry-queue/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/state-grammar/fail/head/fondue/specs/retry-queue/current-state.txt"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/state-grammar/pass/head/fondue/specs/retry-queue/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/state-grammar/pass/head/fondue/specs/retry-queue/current-state.txt"
+        ),
     },
 };
 

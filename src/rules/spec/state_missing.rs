@@ -16,7 +16,9 @@ can be checked.",
     },
     good: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!("../../../fixtures/rules/spec/state-missing/pass/head/fondue/specs/retry-queue/current-state.txt"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/state-missing/pass/head/fondue/specs/retry-queue/current-state.txt"
+        ),
     },
 };
 

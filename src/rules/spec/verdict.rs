@@ -14,11 +14,15 @@ changes-requested`\"; an answer ends with `Verdict: next-round <subject>`, `clos
 the transition that follows reads that line, so a file without it, or with two, moves nothing.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!("../../../fixtures/rules/spec/verdict/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/verdict/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"
+        ),
     },
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"),
+        text: include_str!(
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
+        ),
     },
 };
 
@@ -40,36 +44,72 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 continue;
             }
             let Some(last) = doc.verdicts.last() else {
-                sink.emit(&path, Span::line(doc.last_line), "missing", format!("this {} has no `Verdict:` line", kind.as_str()))
-                    .help(shapes(kind));
+                sink.emit(
+                    &path,
+                    Span::line(doc.last_line),
+                    "missing",
+                    format!("this {} has no `Verdict:` line", kind.as_str()),
+                )
+                .help(shapes(kind));
                 continue;
             };
             for extra in &doc.verdicts[1..] {
-                sink.emit(&path, Span::line(extra.line), format!("extra:{}", extra.word), "a second `Verdict:` line: a file ends with exactly one")
-                    .help("keep one verdict, on the last line");
+                sink.emit(
+                    &path,
+                    Span::line(extra.line),
+                    format!("extra:{}", extra.word),
+                    "a second `Verdict:` line: a file ends with exactly one",
+                )
+                .help("keep one verdict, on the last line");
             }
             if last.line != doc.last_line {
-                sink.emit(&path, Span::line(last.line), "not-last", "the `Verdict:` line is not the last line of the file")
-                    .help("end the file with the verdict line");
+                sink.emit(
+                    &path,
+                    Span::line(last.line),
+                    "not-last",
+                    "the `Verdict:` line is not the last line of the file",
+                )
+                .help("end the file with the verdict line");
             }
             let Some(verdict) = last.kind else {
-                sink.emit(&path, Span::line(last.line), format!("word:{}", last.word), format!("`{}` is not a verdict", last.word))
-                    .help(shapes(kind));
+                sink.emit(
+                    &path,
+                    Span::line(last.line),
+                    format!("word:{}", last.word),
+                    format!("`{}` is not a verdict", last.word),
+                )
+                .help(shapes(kind));
                 continue;
             };
             if verdict.belongs_to() != kind {
-                sink.emit(&path, Span::line(last.line), format!("kind:{}", verdict.word()), format!("`{}` is not a verdict of {} {}", verdict.word(), if kind == Kind::Answer { "an" } else { "a" }, kind.as_str()))
-                    .help(shapes(kind));
+                sink.emit(
+                    &path,
+                    Span::line(last.line),
+                    format!("kind:{}", verdict.word()),
+                    format!(
+                        "`{}` is not a verdict of {} {}",
+                        verdict.word(),
+                        if kind == Kind::Answer { "an" } else { "a" },
+                        kind.as_str()
+                    ),
+                )
+                .help(shapes(kind));
                 continue;
             }
             if let Some(problem) = content_problem(verdict, &last.subject, &last.fixes, doc) {
-                sink.emit(&path, Span::line(last.line), format!("content:{}", verdict.word()), problem).help(shapes(kind));
+                sink.emit(&path, Span::line(last.line), format!("content:{}", verdict.word()), problem)
+                    .help(shapes(kind));
             }
         }
     }
 }
 
-fn content_problem(verdict: VerdictKind, subject: &str, fixes: &[u32], doc: &crate::docs::spec::review::ReviewFile) -> Option<String> {
+fn content_problem(
+    verdict: VerdictKind,
+    subject: &str,
+    fixes: &[u32],
+    doc: &crate::docs::spec::review::ReviewFile,
+) -> Option<String> {
     let needs_subject = !matches!(verdict, VerdictKind::ChangesRequested);
     if needs_subject && subject.is_empty() {
         return Some(format!("`Verdict: {}` names no subject", verdict.word()));

@@ -10,10 +10,11 @@ fn oracle(a: State, b: State) -> bool {
         return !a.is_terminal();
     }
     // Generic rows within one topic.
-    if let (Some((ta, sa)), Some((tb, sb))) = (a.topic(), b.topic()) {
-        if ta == tb && matches!((sa, sb), (Draft, Review) | (Review, Answer) | (Answer, Review)) {
-            return true;
-        }
+    if let (Some((ta, sa)), Some((tb, sb))) = (a.topic(), b.topic())
+        && ta == tb
+        && matches!((sa, sb), (Draft, Review) | (Review, Answer) | (Answer, Review))
+    {
+        return true;
     }
     let closes = |s: Step| matches!(s, Review | Answer);
     match (a, b) {
@@ -118,7 +119,14 @@ fn shortest_path_goes_through_every_gate() {
     let states: Vec<String> = path.iter().map(|(s, _)| s.to_string()).collect();
     assert_eq!(
         states,
-        ["pre-plan:Review", "plan:Draft", "plan:Review", "implementation:01:Draft", "implementation:01:Review", "implementation:02:Draft"]
+        [
+            "pre-plan:Review",
+            "plan:Draft",
+            "plan:Review",
+            "implementation:01:Draft",
+            "implementation:01:Review",
+            "implementation:02:Draft"
+        ]
     );
 }
 
