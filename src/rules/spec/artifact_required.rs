@@ -1,6 +1,6 @@
 use super::{Spec, SpecView};
 use crate::docs::spec::review::Kind;
-use crate::docs::spec::state::{State, Step};
+use crate::docs::spec::state::{Part, State, Step};
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -12,6 +12,7 @@ pub static INFO: RuleInfo = RuleInfo {
 \"the draft the newest file names\"; plan writes `plan/plan.md`, `plan/research.md` and \"`plan/phase-NN.md` \
 for every phase\" (v9 has no light mode, so research is always written); `implementation:NN:Draft` \
 implements `phase-NN.md`; `landed.md` is appended \"when the implementation of an attempt starts\"; a \
+`audit-fixes` runs \"with the findings file in place of a phase file\"; a \
 `<x>:Review` turn reviews the newest request or answer of `review/<topic>/`, and a `<x>:Answer` turn \
 answers its newest review. A state without the files its turn works on cannot be taken.",
     bad: Example {
@@ -68,6 +69,9 @@ fn needs(spec: &Spec, state: State) -> Vec<(String, String)> {
     }
     if matches!(state, State::Implementation(..) | State::Audit(..) | State::HandoverUpdate(_) | State::Handover) {
         file("landed.md");
+    }
+    if let State::Audit(Part::Fixes, _) = state {
+        file("audit/findings.md");
     }
     if planned && spec.last_phase.is_none() {
         out.push(("plan/phase-NN.md".into(), "at least one `plan/phase-NN.md`".into()));

@@ -23,11 +23,11 @@ mod state_missing;
 mod state_transition;
 mod verdict;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
 use crate::config::under;
-use crate::docs::spec::files::{StatsRow, parse_stats};
+use crate::docs::spec::files::{Landed, LandedEvent, StatsRow, parse_landed, parse_stats};
 use crate::docs::spec::review::{self, Kind, ReviewFile};
 use crate::docs::spec::state::{self, Part, State, StateError, Step, Topic};
 use crate::docs::spec::transitions::{Row, shortest_path_by};
@@ -114,6 +114,10 @@ pub struct Spec<'a> {
     /// `review/<topic>/` folders of the live attempt: folder name → files by name.
     pub reviews: BTreeMap<&'a str, Vec<ReviewEntry<'a>>>,
     pub stats: Vec<StatsRow>,
+    /// The well-formed lines of `landed.md`.
+    pub landed: Vec<Landed>,
+    /// The live attempt's number: one more than the folders in `attempts/`.
+    pub attempt: u8,
     /// The highest `NN` of `plan/phase-NN.md`.
     pub last_phase: Option<u8>,
     /// The change adds an `attempts/NN/` folder: a reopen or restart.
@@ -165,7 +169,7 @@ impl<'a> SpecView<'a> {
         let mut head = group(&changes.head, folders);
         let mut base = group(&changes.base, folders);
         let mut specs = Vec::new();
-        let keys: std::collections::BTreeSet<Key<'a>> = head.keys().chain(base.keys()).copied().collect();
+        let keys: BTreeSet<Key<'a>> = head.keys().chain(base.keys()).copied().collect();
         for key in keys {
             let (i, archived, name) = key;
             let Some(head_files) = head.remove(&key) else {
@@ -254,15 +258,17 @@ impl<'a> Spec<'a> {
             reviews.entry(topic).or_default().push(ReviewEntry { rel, name, numbered: review::parse_name(name), doc });
         }
         let stats = text(&head, "stats.md").map(parse_stats).unwrap_or_default();
+        let landed = text(&head, "landed.md").map(|t| parse_landed(t).0).unwrap_or_default();
         let last_phase = head
             .keys()
             .filter_map(|rel| rel.strip_prefix("plan/phase-")?.strip_suffix(".md").and_then(state::parse_nn))
             .max();
-        let attempts = |f: &Folder| -> Vec<String> {
-            f.keys().filter_map(|r| r.strip_prefix("attempts/")?.split_once('/').map(|(n, _)| n.to_string())).collect()
+        let attempts = |f: &Folder<'a>| -> BTreeSet<&'a str> {
+            f.keys().filter_map(|r| r.strip_prefix("attempts/")?.split_once('/').map(|(n, _)| n)).collect()
         };
-        let base_attempts = attempts(&base);
-        let reopened = attempts(&head).iter().any(|a| !base_attempts.contains(a));
+        let head_attempts = attempts(&head);
+        let reopened = !head_attempts.is_subset(&attempts(&base));
+        let attempt = u8::try_from(head_attempts.len() + 1).unwrap_or(u8::MAX);
         let mut spec = Spec {
             root,
             archived,
@@ -273,6 +279,8 @@ impl<'a> Spec<'a> {
             base_state,
             reviews,
             stats,
+            landed,
+            attempt,
             last_phase,
             reopened,
             from: None,
@@ -333,6 +341,11 @@ impl<'a> Spec<'a> {
     pub fn stats_say(&self, state: State, result: &str) -> bool {
         let state = state.to_string();
         self.stats.iter().any(|r| r.state.trim_matches('`') == state && r.result.contains(result))
+    }
+
+    /// `landed.md` has the live attempt's line for `event`.
+    pub fn landed(&self, event: LandedEvent) -> bool {
+        self.landed.iter().any(|l| l.attempt == self.attempt && l.event == event)
     }
 
     /// A hop the table allows but the disk rules out, and why.

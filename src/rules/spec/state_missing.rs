@@ -27,14 +27,14 @@ pub fn rule<'a>() -> Rule<SpecView<'a>> {
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {
-    for spec in view.specs.iter().filter(|s| !s.deleted && s.state.is_none()) {
-        let path = spec.path("current-state.txt");
-        let message = if spec.has("current-state.txt") {
-            "`current-state.txt` cannot be read as text".to_string()
-        } else {
-            format!("the spec folder `{}` has no `current-state.txt`", spec.root)
-        };
-        sink.emit(&path, Span::line(1), "missing", message)
-            .help("add `current-state.txt` with the spec's state on one line, e.g. `brief` for a new spec");
+    // A state file that is there but not text is `doc/unreadable`'s.
+    for spec in view.specs.iter().filter(|s| !s.deleted && !s.has("current-state.txt")) {
+        sink.emit(
+            &spec.path("current-state.txt"),
+            Span::line(1),
+            "missing",
+            format!("the spec folder `{}` has no `current-state.txt`", spec.root),
+        )
+        .help("add `current-state.txt` with the spec's state on one line, e.g. `brief` for a new spec");
     }
 }
