@@ -203,3 +203,101 @@ fn the_demo_spec_is_valid() {
     let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
     assert!(specs.details.join("\n").contains("`fondue/specs/csv-export`: new → `plan:Review`"));
 }
+
+/// The shared spec carried on to `audit:fixes:Review`: phase 02 closed, the
+/// tests lens ended on `nothing to change`, the conventions lens approved,
+/// two audit findings and the audit-fixes request.
+fn at_audit_fixes(fixes_request: &str, since: &str) -> Files {
+    let mut head = shared("retry-queue");
+    let file = |rel: &str| format!("{ROOT}/{rel}");
+    let text = |files: &Files, rel: &str| files[&file(rel)].text().unwrap().to_string();
+    set(&mut head, &file("current-state.txt"), "audit:fixes:Review\n");
+    set(&mut head, &file("review/phase-02/01-review.md"), "# Review\n\nVerdict: approved 8b41d07..c0ffee1\n");
+    let landed = text(&head, "landed.md")
+        + "attempt-01 phase-02 closed at c0ffee1\nattempt-01 audit-conventions closed at d00d123\n";
+    set(&mut head, &file("landed.md"), &landed);
+    let stats = text(&head, "stats.md")
+        + "| 2026-03-06 | Tests Auditor | opus | audit:tests:Draft | nothing to change | - | 50k | 20m |\n";
+    set(&mut head, &file("stats.md"), &stats);
+    set(
+        &mut head,
+        &file("review/audit-conventions/00-request.md"),
+        &format!(
+            "# Request\n\n- **Subject:** c0ffee1..d00d123\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n- **Since:** {since} - the spec's code\n"
+        ),
+    );
+    set(&mut head, &file("review/audit-conventions/01-review.md"), "# Review\n\nVerdict: approved c0ffee1..d00d123\n");
+    set(
+        &mut head,
+        &file("audit/findings.md"),
+        "# Audit findings\n\n## #1 The dead-letter move logs nothing\n\n**Severity:** Nit\n\nNo log line.\n\n**Proposed solution:** log the job id.\n\n## #2 A payload over 1 MB fails the move\n\n**Severity:** Blocker\n\nThe column is `varchar(1048576)`.\n\n**Proposed solution:** use `bytea`.\n",
+    );
+    set(&mut head, &file("review/audit-fixes/00-request.md"), fixes_request);
+    head
+}
+
+#[test]
+fn audit_fixes_request_answers_every_audit_finding() {
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let report = evaluate(Files::new(), at_audit_fixes(full, "3f9c2a1"));
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let details = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap().details.join("\n");
+    assert!(details.contains("`audit:tests:Draft` → `audit:conventions:Draft`"), "{details}");
+
+    let partial = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n";
+    let report = evaluate(Files::new(), at_audit_fixes(partial, "3f9c2a1"));
+    let path = format!("{ROOT}/review/audit-fixes/00-request.md");
+    assert_eq!(fired(&report), [("spec/answer-coverage".to_string(), path, 7)].into());
+}
+
+#[test]
+fn since_is_the_first_landed_sha() {
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let report = evaluate(Files::new(), at_audit_fixes(full, "8b41d07"));
+    let path = format!("{ROOT}/review/audit-conventions/00-request.md");
+    assert_eq!(fired(&report), [("spec/request-fields".to_string(), path, 6)].into());
+}
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FILES: [&str; 10] = [
+        "current-state.txt",
+        "landed.md",
+        "roster.md",
+        "stats.md",
+        "99-user.md",
+        "pre-plan/00-brief.md",
+        "plan/plan.md",
+        "review/pre-plan/02-answer.md",
+        "review/phase-01/01-review.md",
+        "audit/findings.md",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "\\PC{0,80}",
+            "(implementation:|audit:|pre-plan:|handover|done|[0-9]{1,3}|Draft|Review|:|\n| )*",
+            "(## #|[0-9]{1,4}|- #| declined \\(Nit\\)|Verdict: |approved |closed |\\| |\\*\\*Severity:\\*\\* |Nit|\n)*",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any content in any of a spec's files, at the base and the head,
+        /// gives findings, never a panic.
+        #[test]
+        fn arbitrary_spec_files(edits in proptest::collection::vec((0..FILES.len(), text(), any::<bool>()), 1..6)) {
+            let base = shared("retry-queue");
+            let mut head = base.clone();
+            let mut base = base;
+            for (i, text, on_base) in edits {
+                let target = if on_base { &mut base } else { &mut head };
+                set(target, &format!("{ROOT}/{}", FILES[i]), &text);
+            }
+            let _ = evaluate(base, head);
+        }
+    }
+}

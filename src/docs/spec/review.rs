@@ -136,6 +136,8 @@ pub enum AnswerKind {
     AcceptedDifferently,
     /// `accepted, moved to audit/findings.md#<id>` (lens topics).
     Moved,
+    /// `fixed in <commit>`: an `audit-fixes` request's line for an audit finding.
+    Fixed,
     Challenged,
     DeclinedNit,
     Deadlocked,
@@ -280,6 +282,8 @@ fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
         Some(AnswerKind::Accepted)
     } else if words.starts_with("accepted, moved to audit/findings.md#") {
         Some(AnswerKind::Moved)
+    } else if words.starts_with("fixed in ") {
+        Some(AnswerKind::Fixed)
     } else if words.starts_with("challenged:") {
         Some(AnswerKind::Challenged)
     } else if words == "declined (Nit)" || words.starts_with("declined (Nit)") {

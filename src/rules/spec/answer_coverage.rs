@@ -1,7 +1,8 @@
 use std::collections::BTreeMap;
 
-use super::{ReviewEntry, SpecView};
-use crate::docs::spec::review::{AnswerKind, Kind};
+use super::SpecView;
+use crate::docs::spec::review::{self, AnswerKind, AnswerLine, Kind, ReviewFile};
+use crate::docs::spec::state::{Part, Topic};
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -13,8 +14,9 @@ pub static INFO: RuleInfo = RuleInfo {
 With the engine's answer format (DESIGN §3.3) that is one line per finding: `- #N accepted, fixed in …`, \
 `- #N accepted, fixed differently in …: <why>`, `- #N challenged: …`, `- #N declined (Nit)` (Nits only), \
 `- #N deadlocked: …` or `- #N question: …`; in a lens topic also `- #N accepted, moved to \
-audit/findings.md#<id>`. A finding left unanswered, answered twice, or a Blocker declined is a finding the \
-next review cannot check.",
+audit/findings.md#<id>`. Likewise the `audit-fixes` request \"lists every id as `#<id> fixed in <commit>`, \
+`#<id> challenged: <position>` or `#<id> declined (Nit)`\" of `audit/findings.md`. A finding left \
+unanswered, answered twice, or a Blocker declined is a finding the next review cannot check.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
         text: include_str!(
@@ -36,38 +38,44 @@ pub fn rule<'a>() -> Rule<SpecView<'a>> {
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in &view.specs {
         for files in spec.reviews.values() {
-            let by_number: BTreeMap<u32, &ReviewEntry> =
-                files.iter().filter_map(|e| e.numbered.map(|(n, _)| (n, e))).collect();
-            for (&n, answer) in &by_number {
-                if answer.numbered.map(|(_, k)| k) != Some(Kind::Answer) {
+            let by_number: BTreeMap<u32, (&str, &ReviewFile, Kind)> =
+                files.iter().filter_map(|e| e.numbered.map(|(n, k)| (n, (e.rel, &e.doc, k)))).collect();
+            for (&n, &(rel, answer, kind)) in &by_number {
+                if kind != Kind::Answer {
                     continue;
                 }
-                let Some(review) = n
-                    .checked_sub(1)
-                    .and_then(|p| by_number.get(&p))
-                    .filter(|r| r.numbered.map(|(_, k)| k) == Some(Kind::Review))
-                else {
+                let Some(&(review_rel, review, Kind::Review)) = n.checked_sub(1).and_then(|p| by_number.get(&p)) else {
                     continue;
                 };
-                coverage(&spec.path(answer.rel), answer, review, sink);
+                let name = review_rel.rsplit('/').next().unwrap_or(review_rel);
+                coverage(&spec.path(rel), answer, review, name, sink);
             }
         }
+        // The audit-fixes request answers audit/findings.md.
+        let (Some(findings), Some(request)) = (
+            spec.text("audit/findings.md"),
+            spec.review(Topic::Audit(Part::Fixes)).iter().find(|e| e.numbered == Some((0, Kind::Request))),
+        ) else {
+            continue;
+        };
+        coverage(&spec.path(request.rel), &request.doc, &review::parse(findings), "audit/findings.md", sink);
     }
 }
 
-fn coverage(path: &str, answer: &ReviewEntry, review: &ReviewEntry, sink: &mut Sink) {
-    let findings: BTreeMap<u32, bool> = review.doc.findings.iter().map(|f| (f.id, f.is_nit())).collect();
+/// Checks that `answer` answers every finding of `review` (named `name`) once.
+fn coverage(path: &str, answer: &ReviewFile, review: &ReviewFile, name: &str, sink: &mut Sink) {
+    let findings: BTreeMap<u32, bool> = review.findings.iter().map(|f| (f.id, f.is_nit())).collect();
     let mut answered = BTreeMap::new();
-    for a in &answer.doc.answers {
+    for a in &answer.answers {
         let anchor = format!("#{}", a.id);
         let Some(&nit) = findings.get(&a.id) else {
             sink.emit(
                 path,
                 Span::line(a.line),
                 format!("{anchor}:unknown"),
-                format!("#{} is not a finding of `{}`", a.id, review.name),
+                format!("#{} is not a finding of `{name}`", a.id),
             )
-            .help(format!("answer only the findings of `{}`", review.name));
+            .help(format!("answer only the findings of `{name}`"));
             continue;
         };
         if answered.insert(a.id, a.line).is_some() {
@@ -80,26 +88,31 @@ fn coverage(path: &str, answer: &ReviewEntry, review: &ReviewEntry, sink: &mut S
             .help("answer each finding exactly once");
             continue;
         }
-        match a.kind {
-            None => {
-                sink.emit(path, Span::line(a.line), format!("{anchor}:shape"), format!("the answer to #{} is none of the engine's answers", a.id))
-                    .help("write `- #N accepted, fixed in …`, `accepted, fixed differently in …: <why>`, `challenged: …`, `declined (Nit)`, `deadlocked: …` or `question: …`");
-            }
-            Some(AnswerKind::DeclinedNit) if !nit => {
-                sink.emit(
-                    path,
-                    Span::line(a.line),
-                    format!("{anchor}:declined"),
-                    format!("#{} is declined, but it is not a Nit", a.id),
-                )
-                .help("only a Nit may be declined: accept, challenge or raise a question on a Blocker");
-            }
-            Some(_) => {}
-        }
+        shape(path, a, nit, sink);
     }
-    let at = answer.doc.verdict().map_or(answer.doc.last_line, |v| v.line);
-    for (&id, _) in findings.iter().filter(|(id, _)| !answered.contains_key(*id)) {
-        sink.emit(path, Span::line(at), format!("#{id}:missing"), format!("finding #{id} of `{}` has no answer", review.name))
+    let at = answer.verdict().map_or(answer.last_line, |v| v.line).max(1);
+    for &id in findings.keys().filter(|id| !answered.contains_key(*id)) {
+        sink.emit(path, Span::line(at), format!("#{id}:missing"), format!("finding #{id} of `{name}` has no answer"))
             .help(format!("add `- #{id} accepted, fixed in …` (or challenged / declined (Nit) / deadlocked / question) before the verdict"));
+    }
+}
+
+fn shape(path: &str, a: &AnswerLine, nit: bool, sink: &mut Sink) {
+    let anchor = format!("#{}", a.id);
+    match a.kind {
+        None => {
+            sink.emit(path, Span::line(a.line), format!("{anchor}:shape"), format!("the answer to #{} is none of the engine's answers", a.id))
+                .help("write `- #N accepted, fixed in …`, `accepted, fixed differently in …: <why>`, `challenged: …`, `declined (Nit)`, `deadlocked: …` or `question: …`");
+        }
+        Some(AnswerKind::DeclinedNit) if !nit => {
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:declined"),
+                format!("#{} is declined, but it is not a Nit", a.id),
+            )
+            .help("only a Nit may be declined: accept, challenge or raise a question on a Blocker");
+        }
+        Some(_) => {}
     }
 }

@@ -13,7 +13,8 @@ pub static INFO: RuleInfo = RuleInfo {
 and answers carry `Build:` and `Gates:`. The request of a lens topic also carries the `Since:` field\"; \
 `handover` \"runs no build. Its request carries two more fields, and its answers repeat `KB:`\": `- \
 **Since:** <sha>` and `- **KB:** kb.py status --since <sha> - clean` (only when the project has a \
-knowledge base). Every request names its `Subject:`. The reviewer judges exactly what these fields name.",
+knowledge base), where `<sha>` is \"the commit on the first line of `landed.md`\". Every request names its \
+`Subject:`. The reviewer judges exactly what these fields name.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
         text: include_str!(
@@ -55,6 +56,19 @@ fn check(view: &SpecView, sink: &mut Sink) {
                         sink.emit(&path, Span::line(f.line), name, format!("`{name}:` is empty")).help(about(name));
                     }
                     Some(f) => value_problem(name, &f.value, f.line, &path, sink),
+                }
+            }
+            // `<sha>` is the commit on the first line of landed.md.
+            if let (Some(since), Some(first)) = (doc.field("Since"), spec.landed.first()) {
+                let sha = since.value.split_whitespace().next().unwrap_or("").trim_matches('`');
+                if is_sha(sha) && !(first.sha.starts_with(sha) || sha.starts_with(first.sha.as_str())) {
+                    sink.emit(
+                        &path,
+                        Span::line(since.line),
+                        "Since",
+                        format!("`Since:` names `{sha}`, but the first line of landed.md is `{}`", first.sha),
+                    )
+                    .help("the spec's code begins at the commit on the first line of landed.md: use that sha");
                 }
             }
         }
