@@ -200,26 +200,65 @@ pub fn parse_stats(text: &str) -> Vec<StatsRow> {
     rows
 }
 
-/// A ruling of `99-user.md`: `## <YYYY-MM-DD> <state>[ | settles <file>#<id>]`.
+/// A ruling of `99-user.md`: `## <YYYY-MM-DD> <state>[ | settles <file>#<id>]`,
+/// then `**Asked:**` and `**Ruling:**`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ruling {
     pub line: u32,
     pub date: String,
+    pub asked: bool,
+    pub ruling: bool,
 }
 
+/// `99-user.md`: the rulings, and the headings that do not have the shape.
 pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
-    let mut rulings = Vec::new();
+    let mut rulings: Vec<Ruling> = Vec::new();
     let mut problems = Vec::new();
+    // Lines under a malformed heading belong to no ruling.
+    let mut current = false;
     for (i, raw) in text.lines().enumerate() {
-        let Some(rest) = raw.strip_prefix("## ") else { continue };
-        let date = rest.split(' ').next().unwrap_or("");
-        if is_date(date) {
-            rulings.push(Ruling { line: i as u32 + 1, date: date.to_string() });
-        } else {
-            problems.push(problem(i, format!("`## {rest}` does not start with a date `YYYY-MM-DD`")));
+        if let Some(rest) = raw.strip_prefix("## ") {
+            current = match ruling_heading(rest) {
+                Ok(date) => {
+                    rulings.push(Ruling { line: i as u32 + 1, date: date.to_string(), asked: false, ruling: false });
+                    true
+                }
+                Err(why) => {
+                    problems.push(problem(i, why));
+                    false
+                }
+            };
+        } else if let Some(last) = rulings.last_mut().filter(|_| current) {
+            let t = raw.trim_start();
+            last.asked |= t.starts_with("**Asked:**");
+            last.ruling |= t.starts_with("**Ruling:**");
         }
     }
     (rulings, problems)
+}
+
+/// `<YYYY-MM-DD> <state>[ | settles <file>#<id>]` → the date.
+fn ruling_heading(rest: &str) -> Result<&str, String> {
+    let (head, settles) = match rest.split_once(" | ") {
+        Some((head, tail)) => (head, Some(tail)),
+        None => (rest, None),
+    };
+    let (date, state) = head.split_once(' ').unwrap_or((head, ""));
+    if !is_date(date) {
+        return Err(format!("`## {rest}` does not start with a date `YYYY-MM-DD`"));
+    }
+    if let Err((_, why)) = super::state::State::parse(state.trim()) {
+        return Err(format!("`## {rest}`: the state after the date is wrong: {why}"));
+    }
+    if let Some(tail) = settles {
+        let target = tail.strip_prefix("settles ").and_then(|t| t.trim().rsplit_once('#'));
+        if !target
+            .is_some_and(|(file, id)| !file.is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(format!("`| {tail}` is not `| settles <file>#<id>`"));
+        }
+    }
+    Ok(date)
 }
 
 /// An `Amended <date>: <what changed>; ruling in 99-user.md` line.
@@ -313,6 +352,16 @@ mod tests {
         assert_eq!(b.amendments[1].date, None);
         assert_eq!(b.mode, Some(4));
         assert_eq!(b.sections.len(), 3);
+    }
+
+    #[test]
+    fn user_log() {
+        let (rulings, problems) = parse_user_log(
+            "# User rulings\n\n## 2026-03-02 pre-plan:Answer | settles review/pre-plan/01-review.md#2\n**Asked:** a\n**Ruling:** b\n\n## 2026-03-05 plan:Drafting\n## yesterday brief\n## 2026-03-06 brief | settles nothing\n",
+        );
+        assert_eq!(rulings.len(), 1);
+        assert!(rulings[0].asked && rulings[0].ruling);
+        assert_eq!(problems.iter().map(|p| p.line).collect::<Vec<_>>(), [7, 8, 9]);
     }
 
     #[test]

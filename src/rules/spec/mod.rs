@@ -21,6 +21,7 @@ mod roster;
 mod state_grammar;
 mod state_missing;
 mod state_transition;
+mod user_log;
 mod verdict;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,6 +54,7 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
         brief_template::rule(),
         attempts::rule(),
         archive_state::rule(),
+        user_log::rule(),
     ]
 }
 
@@ -174,12 +176,7 @@ impl<'a> SpecView<'a> {
             let (i, archived, name) = key;
             let Some(head_files) = head.remove(&key) else {
                 // Gone from the head: archived when the archive has it.
-                if !archived
-                    && changes
-                        .head
-                        .keys()
-                        .any(|p| locate(p, folders).is_some_and(|l| (l.0, l.1, l.2) == (i, true, name)))
-                {
+                if !archived && head.contains_key(&(i, true, name)) {
                     continue;
                 }
                 let base_files = base.remove(&key).unwrap_or_default();
