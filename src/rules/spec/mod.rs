@@ -219,9 +219,10 @@ impl<'a> SpecView<'a> {
         let mut lines = Vec::new();
         for spec in &self.specs {
             let Some(Ok(to)) = &spec.state else { continue };
-            let from = match spec.base_state {
-                Some(s) => format!("`{s}`"),
-                None => "new".to_string(),
+            let from = match (spec.base_state, spec.base.contains_key("current-state.txt")) {
+                (Some(s), _) => format!("`{s}`"),
+                (None, true) => "a malformed state".to_string(),
+                (None, false) => "new".to_string(),
             };
             let via = match &spec.path {
                 Some(path) if path.is_empty() => "no move".to_string(),
@@ -230,6 +231,7 @@ impl<'a> SpecView<'a> {
                     let steps: Vec<String> = path.iter().map(|(s, _)| format!("`{s}`")).collect();
                     format!("{start}{}", steps.join(" → "))
                 }
+                None if spec.from.is_none() => "not checked".to_string(),
                 None => "**no legal path**".to_string(),
             };
             lines.push(format!("- `{}`: {from} → `{to}` — {via}", spec.root));
