@@ -195,13 +195,16 @@ fn archiving_a_done_spec_and_deleting_one() {
 }
 
 #[test]
-fn the_demo_spec_is_valid() {
+fn the_demo_specs_show_one_valid_folder_and_one_real_finding() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo");
     let changes = gatehouse::source::fs::changeset(&dir, None, None, &[]).unwrap();
     let report = rules::evaluate(&changes);
-    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let answer = "fondue/specs/search-index/review/pre-plan/02-answer.md".to_string();
+    assert_eq!(fired(&report), [("spec/answer-coverage".to_string(), answer, 5)].into());
     let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
-    assert!(specs.details.join("\n").contains("`fondue/specs/csv-export`: new → `plan:Review`"));
+    let details = specs.details.join("\n");
+    assert!(details.contains("`fondue/specs/csv-export`: new → `plan:Review`"), "{details}");
+    assert!(details.contains("`fondue/specs/search-index`: new → `pre-plan:Review`"), "{details}");
 }
 
 /// The shared spec carried on to `audit:fixes:Review`: phase 02 closed, the
