@@ -13,6 +13,7 @@ fn corpus() -> (ChangeSet, usize) {
     let mut head = Files::new();
     let mut tree = corpus::briefs::add(&mut base, &mut head);
     let decisions = corpus::decisions::add(&mut base, &mut head);
+    corpus::specs::add(&mut base, &mut head);
     tree.extend(head.keys().cloned());
     let mut repos = RepoIndex::default();
     repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
@@ -28,6 +29,7 @@ fn validate(c: &mut Criterion) {
     let report = gatehouse::rules::evaluate(&changes);
     assert_eq!(documents(&report, "gatehouse/briefs"), corpus::briefs::BRIEFS);
     assert_eq!(documents(&report, "gatehouse/decisions"), decisions);
+    assert_eq!(documents(&report, "gatehouse/specs"), corpus::specs::SPECS);
     assert!(!report.has_errors(), "the corpus is valid: {:?}", report.findings().next());
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
@@ -65,9 +67,20 @@ fn decisions(c: &mut Criterion) {
     c.bench_function("decisions-all-new", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&fresh))));
 }
 
+/// The spec family alone, on its 200 folders.
+fn validate_specs(c: &mut Criterion) {
+    let mut base = Files::new();
+    let mut head = Files::new();
+    corpus::specs::add(&mut base, &mut head);
+    let changes = ChangeSet { base, head, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert!(!report.has_errors(), "the spec corpus is valid: {:?}", report.findings().next());
+    c.bench_function("specs", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate, pull_request, decisions
+    targets = validate, pull_request, decisions, validate_specs
 }
 criterion_main!(benches);

@@ -3,3 +3,4 @@
 
 pub mod briefs;
 pub mod decisions;
+pub mod specs;

@@ -7,5 +7,6 @@ pub mod frontmatter;
 pub mod json;
 pub mod markdown;
 pub mod pathref;
+pub mod spec;
 pub mod timestamp;
 pub mod yaml;

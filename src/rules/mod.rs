@@ -7,6 +7,7 @@ pub mod brief;
 pub mod cite;
 mod common;
 pub mod decision;
+pub mod spec;
 
 use crate::config::{CONFIG_PATH, Config, Level};
 use crate::model::{
@@ -78,7 +79,8 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites, &decision::Decisions];
+pub static FAMILIES: &[&dyn Family] =
+    &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites, &spec::Specs, &decision::Decisions];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",
