@@ -2,3 +2,5 @@
 //! document family, each adding its files to a base and a head file map.
 
 pub mod briefs;
+pub mod decisions;
+pub mod specs;

@@ -2,7 +2,11 @@
 
 pub mod adr;
 pub mod brief;
+pub mod decision;
 pub mod frontmatter;
+pub mod json;
 pub mod markdown;
 pub mod pathref;
+pub mod spec;
+pub mod timestamp;
 pub mod yaml;

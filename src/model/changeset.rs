@@ -12,8 +12,13 @@ pub enum FileContent {
     /// Contains NUL bytes: not a document.
     Binary,
     /// Not UTF-8; `line` is where the first bad byte sits.
-    InvalidUtf8 { line: u32 },
-    TooLarge { bytes: u64, limit: u64 },
+    InvalidUtf8 {
+        line: u32,
+    },
+    TooLarge {
+        bytes: u64,
+        limit: u64,
+    },
 }
 
 impl FileContent {
@@ -45,10 +50,24 @@ impl FileContent {
 /// Repo-relative path → content. Ordered, so every report is deterministic.
 pub type Files = BTreeMap<String, FileContent>;
 
+/// The path findings about the pull request's body are reported under.
+pub const PR_BODY: &str = "(pull request body)";
+
 /// Optional pull-request metadata.
 #[derive(Clone, Debug, Default)]
 pub struct PrInfo {
     pub body: Option<String>,
+    /// Every file the pull request changes, with its line counts, when the
+    /// source knows them (not with `--all`).
+    pub files: Option<Vec<ChangedFile>>,
+}
+
+/// One file of a pull request's diff.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: String,
+    pub additions: u64,
+    pub deletions: u64,
 }
 
 /// The file listing of one repository at one revision.
@@ -103,9 +122,7 @@ impl RepoIndex {
     }
 
     pub fn tree(&self, repo: &str, rev: Option<&str>) -> Option<&RepoTree> {
-        self.trees
-            .get(&(repo.to_ascii_lowercase(), rev.map(str::to_string)))
-            .map(Arc::as_ref)
+        self.trees.get(&(repo.to_ascii_lowercase(), rev.map(str::to_string))).map(Arc::as_ref)
     }
 
     /// Looks `path` up in `repo` at `rev`; a trailing `/` asks for a directory.
@@ -150,9 +167,6 @@ impl ChangeSet {
 
     /// Paths present on the base and gone from the head.
     pub fn deleted(&self) -> impl Iterator<Item = &str> {
-        self.base
-            .keys()
-            .filter(|path| !self.head.contains_key(*path))
-            .map(String::as_str)
+        self.base.keys().filter(|path| !self.head.contains_key(*path)).map(String::as_str)
     }
 }

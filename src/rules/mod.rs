@@ -4,10 +4,15 @@
 //! appears; each family lists its own rules.
 
 pub mod brief;
+pub mod cite;
 mod common;
+pub mod decision;
+pub mod spec;
 
 use crate::config::{CONFIG_PATH, Config, Level};
-use crate::model::{ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint};
+use crate::model::{
+    ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint,
+};
 
 pub use common::{DOC_UNREADABLE, report_unreadable};
 
@@ -74,7 +79,8 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs];
+pub static FAMILIES: &[&dyn Family] =
+    &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites, &spec::Specs, &decision::Decisions];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",
@@ -105,10 +111,24 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
     let config = &changes.config;
     let general = config_findings(changes);
     let general_errors = general.iter().any(|f| f.severity == Severity::Error);
-    let checks = FAMILIES
-        .iter()
-        .map(|family| {
-            let run = family.run(changes);
+    // Families that report to the same check (a family and its PR-body
+    // cites) are merged into one check run.
+    let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
+    for family in FAMILIES {
+        let run = family.run(changes);
+        match runs.iter_mut().find(|(check, _)| *check == family.check()) {
+            Some((_, merged)) => {
+                merged.documents += run.documents;
+                merged.details.extend(run.details);
+                merged.diagnostics.extend(run.diagnostics);
+            }
+            None => runs.push((family.check(), run)),
+        }
+    }
+    runs.sort_by_key(|(check, _)| *check);
+    let checks = runs
+        .into_iter()
+        .map(|(check, run)| {
             let mut findings: Vec<Finding> =
                 run.diagnostics.into_iter().filter_map(|(info, d)| stamp(config, info, d)).collect();
             findings.sort_by(|a, b| (&a.path, a.span, a.rule).cmp(&(&b.path, b.span, b.rule)));
@@ -120,8 +140,14 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
             } else {
                 Conclusion::Success
             };
-            let check = family.check();
-            CheckReport { check, name: check.name(), conclusion, documents: run.documents, details: run.details, findings }
+            CheckReport {
+                check,
+                name: check.name(),
+                conclusion,
+                documents: run.documents,
+                details: run.details,
+                findings,
+            }
         })
         .collect();
     Report { checks, general }
@@ -158,6 +184,10 @@ fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
         }
         None => report_unreadable(CONFIG_PATH, content, &mut sink),
     }
-    let info = if changes.head.get(CONFIG_PATH).is_some_and(|c| c.text().is_some()) { &CONFIG_INVALID } else { &DOC_UNREADABLE };
+    let info = if changes.head.get(CONFIG_PATH).is_some_and(|c| c.text().is_some()) {
+        &CONFIG_INVALID
+    } else {
+        &DOC_UNREADABLE
+    };
     sink.take().into_iter().filter_map(|d| stamp(&changes.config, info, d)).collect()
 }

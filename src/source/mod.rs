@@ -4,6 +4,7 @@
 pub mod fs;
 pub mod github;
 pub mod git;
+pub mod local;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 
