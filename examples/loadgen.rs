@@ -208,7 +208,10 @@ async fn ack(args: &Args) -> Result<()> {
 /// A PR adding ten briefs over a base with an ADR.
 fn ten_document_pr(n: usize) -> (Tree, Tree) {
     let mut base = Tree::new();
-    base.insert("docs/adr/ADR-095-backups.md".into(), b"# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go off-host.\n".to_vec());
+    base.insert(
+        "docs/adr/ADR-095-backups.md".into(),
+        b"# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go off-host.\n".to_vec(),
+    );
     base.insert("scripts/backup.sh".into(), b"#!/bin/sh\n".to_vec());
     let mut head = base.clone();
     for i in 0..10 {

@@ -23,7 +23,8 @@ const PRIVATE_KEY: &str = include_str!("../fixtures/app/test-app-key.pem");
 const PUBLIC_KEY: &str = include_str!("../fixtures/app/test-app-key.pub.pem");
 
 fn fixtures() -> Result<PathBuf> {
-    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/app/demo"), PathBuf::from("fixtures/app/demo")];
+    let candidates =
+        [PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/app/demo"), PathBuf::from("fixtures/app/demo")];
     candidates
         .into_iter()
         .find(|p| p.is_dir())
@@ -74,7 +75,8 @@ pub async fn run_async() -> Result<()> {
     loop {
         let runs = sim.check_runs(REPO, &pr.head_sha);
         let counts = running.store.job_counts().await?;
-        if runs.len() == expected && runs.iter().all(|r| r.status == "completed") && counts.queued + counts.running == 0 {
+        if runs.len() == expected && runs.iter().all(|r| r.status == "completed") && counts.queued + counts.running == 0
+        {
             break;
         }
         if started.elapsed() > Duration::from_secs(60) {

@@ -4,18 +4,18 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
+pub mod app;
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod docs;
 pub mod gate;
+pub mod github;
 pub mod model;
+pub mod publish;
 pub mod render;
 pub mod rules;
-pub mod source;
-pub mod app;
-pub mod github;
-pub mod publish;
 pub mod sim;
+pub mod source;
 pub mod store;
 pub mod webhook;
-pub mod demo;

@@ -17,10 +17,9 @@ fn base() -> Tree {
 /// The head: a brief citing an ADR that does not exist (line 4).
 fn head_with_missing_adr() -> Tree {
     let mut head = base();
-    let text = brief("AR", 40).replace("adrs_referenced: [ADR-095]", "adrs_referenced: [ADR-095, ADR-404]").replace(
-        "Follows ADR-095",
-        "Follows ADR-095 and ADR-404",
-    );
+    let text = brief("AR", 40)
+        .replace("adrs_referenced: [ADR-095]", "adrs_referenced: [ADR-095, ADR-404]")
+        .replace("Follows ADR-095", "Follows ADR-095 and ADR-404");
     head.insert(BRIEF.into(), text.into_bytes());
     head
 }

@@ -31,7 +31,8 @@ async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
     sim.clear_requests();
 
     let pr = source::pull_request(&gh, INSTALLATION, &repo, 5).await.unwrap();
-    let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap() else {
+    let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap()
+    else {
         panic!("a 100-file PR is read whole");
     };
     let calls = sim.requests();

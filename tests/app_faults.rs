@@ -96,7 +96,12 @@ async fn a_create_that_timed_out_is_looked_up_not_repeated() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
     // The first create of a check run and of the review are applied, but answered too late.
-    sim.set_faults(Faults { slow_next: 1, delay: Duration::from_millis(1500), only: "POST /repos".into(), ..Faults::default() });
+    sim.set_faults(Faults {
+        slow_next: 1,
+        delay: Duration::from_millis(1500),
+        only: "POST /repos".into(),
+        ..Faults::default()
+    });
     let mut config = config(&Db::sqlite(&dir), &sim.url());
     config.retry.timeout = Duration::from_millis(500);
     let app = start_app(config).await;
@@ -106,7 +111,12 @@ async fn a_create_that_timed_out_is_looked_up_not_repeated() {
     assert_one_set(&sim, &head);
     let lookups = sim.requests().iter().filter(|r| r.method == "GET" && r.path.ends_with("/check-runs")).count();
     assert!(lookups >= 2, "the timed-out create was looked up before it was repeated");
-    sim.set_faults(Faults { slow_next: 1, delay: Duration::from_millis(1500), only: "/reviews".into(), ..Faults::default() });
+    sim.set_faults(Faults {
+        slow_next: 1,
+        delay: Duration::from_millis(1500),
+        only: "/reviews".into(),
+        ..Faults::default()
+    });
     let fixed = sim.push(REPO, 1, with_brief(&failing_brief().replace("Follows", "Builds on")));
     let payload = sim.pull_request_event(REPO, 1, "synchronize");
     assert_eq!(deliver(app.addr, "pull_request", "f-slow-2", &payload).await, 202);

@@ -9,7 +9,13 @@ use common::Db;
 use gatehouse::store::{Accepted, NewJob, ReviewRecord, Store};
 
 fn job(pr: u64, sha: &str) -> NewJob {
-    NewJob { repo: "acme/docs".into(), pr, installation: 7, head_sha: Some(sha.into()), reason: "pull_request.opened".into() }
+    NewJob {
+        repo: "acme/docs".into(),
+        pr,
+        installation: 7,
+        head_sha: Some(sha.into()),
+        reason: "pull_request.opened".into(),
+    }
 }
 
 async fn dedup(store: Store) {
@@ -54,7 +60,7 @@ async fn retry_later(store: Store) {
     let job = store.claim("w", Duration::from_secs(30)).await.unwrap().unwrap();
     assert!(store.retry_later(&job, "w", Duration::from_secs(60), "GitHub said 502").await.unwrap());
     assert!(store.claim("w", Duration::from_secs(30)).await.unwrap().is_none(), "not before its time");
-    assert!(store.renew(&job, "w", Duration::from_secs(1)).await.unwrap() == false);
+    assert!(!store.renew(&job, "w", Duration::from_secs(1)).await.unwrap(), "a requeued job has no lease to renew");
 }
 
 async fn reviews(store: Store) {

@@ -35,7 +35,10 @@ async fn signature_faults(db: Db) {
     assert_eq!(post_raw(app.addr, "pull_request", Some("d5"), Some(&good), body).await, 202);
     assert_eq!(app.store.deliveries().await.unwrap(), 1);
     let metrics = reqwest::get(format!("http://{}/metrics", app.addr)).await.unwrap().text().await.unwrap();
-    assert!(metrics.contains("gatehouse_deliveries_total{event=\"pull_request\",outcome=\"unauthorized\"} 4"), "{metrics}");
+    assert!(
+        metrics.contains("gatehouse_deliveries_total{event=\"pull_request\",outcome=\"unauthorized\"} 4"),
+        "{metrics}"
+    );
     app.kill();
 }
 
@@ -50,7 +53,10 @@ async fn duplicates_and_bad_bodies(db: Db) {
     assert_eq!(post_raw(app.addr, "pull_request", Some("g1"), Some(&sig), garbage).await, 400);
     // Unknown events are acknowledged and ignored.
     assert_eq!(deliver(app.addr, "star", "u1", &json!({ "action": "created" })).await, 202);
-    assert_eq!(deliver(app.addr, "ping", "p1", &json!({ "zen": "Keep it logically awesome.", "hook_id": 1 })).await, 202);
+    assert_eq!(
+        deliver(app.addr, "ping", "p1", &json!({ "zen": "Keep it logically awesome.", "hook_id": 1 })).await,
+        202
+    );
     // No delivery id: refused.
     let body = serde_json::to_vec(&opened()).unwrap();
     let sig = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);

@@ -66,11 +66,19 @@ impl Metrics {
         out.push_str("# HELP gatehouse_job_duration_seconds Time from claim to completion of a job.\n");
         out.push_str("# TYPE gatehouse_job_duration_seconds histogram\n");
         for (bucket, le) in self.job_buckets.iter().zip(BUCKETS) {
-            let _ = writeln!(out, "gatehouse_job_duration_seconds_bucket{{le=\"{le}\"}} {}", bucket.load(Ordering::Relaxed));
+            let _ = writeln!(
+                out,
+                "gatehouse_job_duration_seconds_bucket{{le=\"{le}\"}} {}",
+                bucket.load(Ordering::Relaxed)
+            );
         }
         let count = self.job_count.load(Ordering::Relaxed);
         let _ = writeln!(out, "gatehouse_job_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(out, "gatehouse_job_duration_seconds_sum {}", self.job_micros.load(Ordering::Relaxed) as f64 / 1e6);
+        let _ = writeln!(
+            out,
+            "gatehouse_job_duration_seconds_sum {}",
+            self.job_micros.load(Ordering::Relaxed) as f64 / 1e6
+        );
         let _ = writeln!(out, "gatehouse_job_duration_seconds_count {count}");
         out.push_str("# HELP gatehouse_github_calls_total GitHub API calls by HTTP status.\n");
         out.push_str("# TYPE gatehouse_github_calls_total counter\n");
@@ -79,7 +87,11 @@ impl Metrics {
         }
         out.push_str("# HELP gatehouse_github_rate_limit_remaining Last x-ratelimit-remaining seen (-1: none yet).\n");
         out.push_str("# TYPE gatehouse_github_rate_limit_remaining gauge\n");
-        let _ = writeln!(out, "gatehouse_github_rate_limit_remaining {}", self.rate_limit_remaining.load(Ordering::Relaxed));
+        let _ = writeln!(
+            out,
+            "gatehouse_github_rate_limit_remaining {}",
+            self.rate_limit_remaining.load(Ordering::Relaxed)
+        );
         out
     }
 }

@@ -85,9 +85,8 @@ impl AppConfig {
             .context("GATEHOUSE_APP_ID must be a number")?;
         let private_key = match (var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH")) {
             (Some(pem), _) => pem,
-            (None, Some(path)) => {
-                std::fs::read_to_string(&path).with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {path}"))?
-            }
+            (None, Some(path)) => std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {path}"))?,
             (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
         };
         let secrets = Secrets::parse(&var("GATEHOUSE_WEBHOOK_SECRET").unwrap_or_default());
@@ -159,8 +158,11 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
         .collect();
-    let receiver = Receiver { store: store.clone(), secrets: Arc::new(config.secrets.clone()), metrics: metrics.clone(), wake };
-    let listener = tokio::net::TcpListener::bind(config.bind).await.with_context(|| format!("cannot listen on {}", config.bind))?;
+    let receiver =
+        Receiver { store: store.clone(), secrets: Arc::new(config.secrets.clone()), metrics: metrics.clone(), wake };
+    let listener = tokio::net::TcpListener::bind(config.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
     let addr = listener.local_addr()?;
     let mut stopped_server = stopped;
     let server = tokio::spawn(async move {

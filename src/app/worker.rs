@@ -149,7 +149,8 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
         }
     };
     let changes = snapshot.changes;
-    let report = tokio::task::spawn_blocking(move || crate::rules::evaluate(&changes)).await.context("the rules panicked")?;
+    let report =
+        tokio::task::spawn_blocking(move || crate::rules::evaluate(&changes)).await.context("the rules panicked")?;
     for (output, findings) in publish::outputs(&report) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
         checks::finish(gh, inst, repo, *id, &output, &findings).await?;
@@ -168,7 +169,14 @@ fn short(pr: &PullRequest) -> &str {
     &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
 }
 
-async fn fail_closed(ctx: &Ctx, inst: u64, repo: &RepoName, runs: &checks::CheckRuns, names: &[String], reason: &str) -> Result<()> {
+async fn fail_closed(
+    ctx: &Ctx,
+    inst: u64,
+    repo: &RepoName,
+    runs: &checks::CheckRuns,
+    names: &[String],
+    reason: &str,
+) -> Result<()> {
     for name in names {
         if let Some(id) = runs.ids.get(name) {
             checks::finish(&ctx.github, inst, repo, *id, &summary::fail_closed(name, reason), &[]).await?;

@@ -95,12 +95,21 @@ pub struct GitHub {
 enum Outcome {
     Done(Response),
     /// Wait this long (`None`: the backoff), then try again (if allowed).
-    Retry { wait: Option<Duration>, reason: String, rate_limited: bool },
+    Retry {
+        wait: Option<Duration>,
+        reason: String,
+        rate_limited: bool,
+    },
     Fail(ApiError),
 }
 
 impl GitHub {
-    pub fn new(base: &str, creds: AppCredentials, policy: RetryPolicy, metrics: Arc<Metrics>) -> anyhow::Result<GitHub> {
+    pub fn new(
+        base: &str,
+        creds: AppCredentials,
+        policy: RetryPolicy,
+        metrics: Arc<Metrics>,
+    ) -> anyhow::Result<GitHub> {
         let base = base.trim_end_matches('/').to_string();
         // github.com: api.github.com/graphql; Enterprise: host/api/v3 → host/api/graphql.
         let graphql = match base.strip_suffix("/v3") {
@@ -111,7 +120,15 @@ impl GitHub {
             .user_agent(concat!("gatehouse/", env!("CARGO_PKG_VERSION")))
             .timeout(policy.timeout)
             .build()?;
-        Ok(GitHub { http, base, graphql, creds: Arc::new(creds), tokens: Arc::new(TokenCache::default()), policy, metrics })
+        Ok(GitHub {
+            http,
+            base,
+            graphql,
+            creds: Arc::new(creds),
+            tokens: Arc::new(TokenCache::default()),
+            policy,
+            metrics,
+        })
     }
 
     pub fn app_id(&self) -> u64 {
@@ -127,9 +144,11 @@ impl GitHub {
         let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
         // Minting a token twice is harmless: idempotent for our purposes.
         let response = self.send(Method::POST, &url, None, &jwt, Call::Idempotent, "an installation token").await?;
-        let token = response.body.get("token").and_then(Value::as_str).ok_or_else(|| {
-            ApiError::Auth("the access_tokens answer has no token".into())
-        })?;
+        let token = response
+            .body
+            .get("token")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::Auth("the access_tokens answer has no token".into()))?;
         let expires = parse_expiry(response.body.get("expires_at").and_then(Value::as_str).unwrap_or(""));
         let token = Token::new(token);
         self.tokens.put(installation, token.clone(), expires).await;
@@ -220,7 +239,8 @@ impl GitHub {
     fn backoff(&self, attempt: u32) -> Duration {
         // Jitter from the clock's nanoseconds: enough to spread replicas.
         let jitter = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos() % 100);
-        self.policy.backoff * 2u32.saturating_pow(attempt.saturating_sub(1).min(6)) + Duration::from_millis(u64::from(jitter))
+        self.policy.backoff * 2u32.saturating_pow(attempt.saturating_sub(1).min(6))
+            + Duration::from_millis(u64::from(jitter))
     }
 
     async fn outcome(&self, sent: reqwest::Result<reqwest::Response>, what: &str) -> Outcome {
@@ -235,7 +255,8 @@ impl GitHub {
         };
         let status = response.status();
         let headers = response.headers().clone();
-        let num = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());
+        let num =
+            |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());
         let remaining = num("x-ratelimit-remaining");
         self.metrics.github_call(status.as_u16(), remaining);
         let next = headers.get("link").and_then(|v| v.to_str().ok()).and_then(next_link);
@@ -250,7 +271,11 @@ impl GitHub {
             .unwrap_or_else(|| text.chars().take(200).collect());
         if status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS {
             if let Some(after) = num("retry-after") {
-                return Outcome::Retry { wait: Some(Duration::from_secs(after.max(0) as u64)), reason: message, rate_limited: true };
+                return Outcome::Retry {
+                    wait: Some(Duration::from_secs(after.max(0) as u64)),
+                    reason: message,
+                    rate_limited: true,
+                };
             }
             if remaining == Some(0) {
                 let reset = num("x-ratelimit-reset").unwrap_or(0);
@@ -258,7 +283,8 @@ impl GitHub {
                 let wait = Duration::from_secs((reset - now).max(1) as u64);
                 return Outcome::Retry { wait: Some(wait), reason: message, rate_limited: true };
             }
-            if status == StatusCode::TOO_MANY_REQUESTS || message.to_ascii_lowercase().contains("secondary rate limit") {
+            if status == StatusCode::TOO_MANY_REQUESTS || message.to_ascii_lowercase().contains("secondary rate limit")
+            {
                 // GitHub: without retry-after, wait at least a minute.
                 return Outcome::Retry { wait: Some(Duration::from_secs(60)), reason: message, rate_limited: true };
             }

@@ -33,8 +33,14 @@ fn external_id(job: i64, name: &str) -> String {
 }
 
 /// Our check runs on `sha`: external id → (id, status).
-async fn existing(gh: &GitHub, installation: u64, repo: &RepoName, sha: &str) -> Result<BTreeMap<String, (u64, String)>, ApiError> {
-    let mut url = format!("/repos/{}/{}/commits/{sha}/check-runs?per_page=100&app_id={}", repo.owner, repo.name, gh.app_id());
+async fn existing(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    sha: &str,
+) -> Result<BTreeMap<String, (u64, String)>, ApiError> {
+    let mut url =
+        format!("/repos/{}/{}/commits/{sha}/check-runs?per_page=100&app_id={}", repo.owner, repo.name, gh.app_id());
     let mut out = BTreeMap::new();
     for _ in 0..10 {
         let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
@@ -95,7 +101,11 @@ pub async fn start(
                 Err(err) => return Err(err),
             }
         };
-        let id = id.ok_or_else(|| ApiError::Status { status: 201, what: "POST check-runs".into(), message: "no id".into() })?;
+        let id = id.ok_or_else(|| ApiError::Status {
+            status: 201,
+            what: "POST check-runs".into(),
+            message: "no id".into(),
+        })?;
         runs.ids.insert(name.clone(), id);
     }
     Ok(runs)

@@ -9,10 +9,12 @@ pub mod summary;
 use crate::model::{Finding, Report};
 use summary::CheckOutput;
 
-/// The check-run names every job reports: each registered family, then the
-/// review gate. New families appear here with no App-side change.
+/// The check-run names every job reports: the check of each registered
+/// family (families sharing a check share its run), then the review gate.
+/// New families appear here with no App-side change.
 pub fn check_names() -> Vec<String> {
-    let mut names: Vec<String> = crate::rules::FAMILIES.iter().map(|f| f.check().name().to_string()).collect();
+    let checks: std::collections::BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
+    let mut names: Vec<String> = checks.into_iter().map(|c| c.name().to_string()).collect();
     names.push(summary::review_gate().name);
     names
 }

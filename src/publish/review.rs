@@ -111,14 +111,17 @@ pub async fn publish(
     let mut published = Published::default();
 
     let current: BTreeSet<&str> = findings.iter().map(|f| f.fingerprint.as_str()).collect();
-    let gone: Vec<&String> = before.open_threads.iter().filter(|(_, fp)| !current.contains(fp.as_str())).map(|(id, _)| id).collect();
+    let gone: Vec<&String> =
+        before.open_threads.iter().filter(|(_, fp)| !current.contains(fp.as_str())).map(|(id, _)| id).collect();
     for batch in gone.chunks(RESOLVE_BATCH) {
         let mut query = String::from("mutation Resolve(");
         let mut fields = String::new();
         let mut vars = serde_json::Map::new();
         for (i, id) in batch.iter().enumerate() {
             query.push_str(&format!("{}$t{i}: ID!", if i > 0 { ", " } else { "" }));
-            fields.push_str(&format!(" r{i}: resolveReviewThread(input: {{threadId: $t{i}}}) {{ thread {{ id isResolved }} }}"));
+            fields.push_str(&format!(
+                " r{i}: resolveReviewThread(input: {{threadId: $t{i}}}) {{ thread {{ id isResolved }} }}"
+            ));
             vars.insert(format!("t{i}"), json!(id));
         }
         query.push_str(&format!(") {{{fields} }}"));
@@ -147,7 +150,11 @@ pub async fn publish(
     if comments.is_empty() && body_findings.is_empty() {
         return Ok(published);
     }
-    let mut body = format!("gatehouse found {} new finding(s) on `{}`.", comments.len() + body_findings.len(), &head[..head.len().min(7)]);
+    let mut body = format!(
+        "gatehouse found {} new finding(s) on `{}`.",
+        comments.len() + body_findings.len(),
+        &head[..head.len().min(7)]
+    );
     if !body_findings.is_empty() {
         body.push_str("\n\nOn lines outside this diff:\n");
         for f in &body_findings {

@@ -25,9 +25,11 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 fn counts(findings: &[&Finding]) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let mut parts = Vec::new();
-    for (severity, one, many) in
-        [(Severity::Error, "error", "errors"), (Severity::Warning, "warning", "warnings"), (Severity::Notice, "notice", "notices")]
-    {
+    for (severity, one, many) in [
+        (Severity::Error, "error", "errors"),
+        (Severity::Warning, "warning", "warnings"),
+        (Severity::Notice, "notice", "notices"),
+    ] {
         let n = count(severity);
         if n > 0 {
             parts.push(plural(n, one, many));
@@ -43,7 +45,9 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
     let findings: Vec<&Finding> = general.iter().chain(&check.findings).collect();
     let (conclusion, title) = match check.conclusion {
         Conclusion::Neutral => ("neutral", format!("No {noun} changed")),
-        Conclusion::Success => ("success", format!("{} pass ({})", plural(check.documents, noun_one(noun), noun), counts(&findings))),
+        Conclusion::Success => {
+            ("success", format!("{} pass ({})", plural(check.documents, noun_one(noun), noun), counts(&findings)))
+        }
         Conclusion::Failure => ("failure", counts(&findings)),
     };
     let mut summary = String::new();
@@ -52,7 +56,11 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
         Conclusion::Success => summary.push_str(&format!(
             "**All {} pass.** {}\n",
             plural(check.documents, noun_one(noun), noun),
-            if findings.is_empty() { "Nothing to fix.".to_string() } else { format!("Non-blocking: {}.", counts(&findings)) }
+            if findings.is_empty() {
+                "Nothing to fix.".to_string()
+            } else {
+                format!("Non-blocking: {}.", counts(&findings))
+            }
         )),
         Conclusion::Failure => {
             let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
@@ -105,7 +113,9 @@ pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
         name: name.to_string(),
         conclusion: "failure",
         title: "Cannot evaluate this pull request".into(),
-        summary: fit(format!("**gatehouse could not evaluate this pull request**, so this check fails closed.\n\n{reason}\n")),
+        summary: fit(format!(
+            "**gatehouse could not evaluate this pull request**, so this check fails closed.\n\n{reason}\n"
+        )),
     }
 }
 
@@ -128,7 +138,8 @@ pub fn fit(summary: String) -> String {
     if summary.chars().count() <= SUMMARY_LIMIT {
         return summary;
     }
-    let note = "\n\n…the summary was cut here to fit GitHub's 65,535-character limit; the annotations list every finding.\n";
+    let note =
+        "\n\n…the summary was cut here to fit GitHub's 65,535-character limit; the annotations list every finding.\n";
     let keep = SUMMARY_LIMIT - note.chars().count();
     let mut out: String = summary.chars().take(keep).collect();
     out.push_str(note);
@@ -160,7 +171,10 @@ mod tests {
             conclusion: Conclusion::Failure,
             documents: 2,
             details: vec![],
-            findings: vec![finding("brief/adr-missing", Severity::Error, 4), finding("brief/out-of-scope-empty", Severity::Warning, 9)],
+            findings: vec![
+                finding("brief/adr-missing", Severity::Error, 4),
+                finding("brief/out-of-scope-empty", Severity::Warning, 9),
+            ],
         };
         let out = render(&check, &[]);
         assert_eq!(out.conclusion, "failure");

@@ -17,7 +17,11 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
     let vars = body.get("variables").cloned().unwrap_or(Value::Null);
     let var = |k: &str| vars.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let numbered = |prefix: &str| -> Vec<(String, String)> {
-        (0..).map_while(|i| vars.get(format!("{prefix}{i}")).and_then(Value::as_str).map(|v| (i.to_string(), v.to_string()))).collect()
+        (0..)
+            .map_while(|i| {
+                vars.get(format!("{prefix}{i}")).and_then(Value::as_str).map(|v| (i.to_string(), v.to_string()))
+            })
+            .collect()
     };
     let mut s = lock(&state);
     let data = if query.starts_with("query Blobs") {
@@ -75,5 +79,6 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
 }
 
 fn not_found() -> Response {
-    Json(json!({ "data": null, "errors": [{ "type": "NOT_FOUND", "message": "Could not resolve to a node" }] })).into_response()
+    Json(json!({ "data": null, "errors": [{ "type": "NOT_FOUND", "message": "Could not resolve to a node" }] }))
+        .into_response()
 }

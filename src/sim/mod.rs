@@ -248,7 +248,8 @@ impl Sim {
 
     /// Marks a PR as coming from a fork (check suites list no PRs for it).
     pub fn set_fork(&self, repo: &str, number: u64) {
-        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number)) {
+        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number))
+        {
             pull.from_fork = true;
         }
     }
@@ -321,7 +322,8 @@ impl Sim {
         let state = self.lock();
         let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
         let head = pull.map(|p| p.head_sha.clone()).unwrap_or_default();
-        let prs: Vec<Value> = pull.filter(|p| !p.from_fork).map(|p| json!({ "number": p.number })).into_iter().collect();
+        let prs: Vec<Value> =
+            pull.filter(|p| !p.from_fork).map(|p| json!({ "number": p.number })).into_iter().collect();
         json!({
             "action": "requested",
             "check_suite": { "head_sha": head, "pull_requests": prs },

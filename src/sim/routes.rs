@@ -84,7 +84,10 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
     let response = match fault {
         Some(Fault::Fail) => error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"),
         Some(Fault::RateLimit(after)) => {
-            let mut r = error(StatusCode::FORBIDDEN, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.");
+            let mut r = error(
+                StatusCode::FORBIDDEN,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+            );
             r.headers_mut().insert("retry-after", after.into());
             r
         }
@@ -121,7 +124,9 @@ struct Claims {
 }
 
 async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
-    let Some(jwt) = bearer(&headers) else { return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded") };
+    let Some(jwt) = bearer(&headers) else {
+        return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded");
+    };
     let mut s = lock(&state);
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_required_spec_claims(&["exp", "iat", "iss"]);
@@ -178,7 +183,11 @@ fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
                 _ => return None,
             };
             let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
-            Some(json!({ "filename": path, "status": status, "patch": patch }))
+            let count = |prefix: char| {
+                patch.as_deref().map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
+            };
+            let (additions, deletions) = (count('+'), count('-'));
+            Some(json!({ "filename": path, "status": status, "patch": patch, "additions": additions, "deletions": deletions }))
         })
         .collect()
 }
@@ -221,7 +230,10 @@ async fn pull_files(
     let mut response = Json(chunk).into_response();
     if page * per_page < files.len() {
         let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
-        let next = format!("<http://{host}/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}>; rel=\"next\"", page + 1);
+        let next = format!(
+            "<http://{host}/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}>; rel=\"next\"",
+            page + 1
+        );
         if let Ok(value) = next.parse() {
             response.headers_mut().insert("link", value);
         }
@@ -246,17 +258,23 @@ fn check_run_json(c: &CheckRun) -> Value {
     })
 }
 
-async fn list_check_runs(State(state): State<Shared>, Path((owner, name, sha)): Path<(String, String, String)>) -> Response {
+async fn list_check_runs(
+    State(state): State<Shared>,
+    Path((owner, name, sha)): Path<(String, String, String)>,
+) -> Response {
     let s = lock(&state);
     let full = format!("{owner}/{name}");
-    let runs: Vec<Value> =
-        s.check_runs.iter().filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha).map(check_run_json).collect();
+    let runs: Vec<Value> = s
+        .check_runs
+        .iter()
+        .filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha)
+        .map(check_run_json)
+        .collect();
     Json(json!({ "total_count": runs.len(), "check_runs": runs })).into_response()
 }
 
 /// Applies a create or update body to a check run; GitHub's limits enforced.
-fn apply(run: &mut CheckRun, body: &Value) -> Result<(), Response> {
-    let unprocessable = |m: &str| Err(error(StatusCode::UNPROCESSABLE_ENTITY, m));
+fn apply(run: &mut CheckRun, body: &Value) -> Result<(), &'static str> {
     if let Some(status) = body.get("status").and_then(Value::as_str) {
         run.status = status.to_string();
     }
@@ -270,14 +288,14 @@ fn apply(run: &mut CheckRun, body: &Value) -> Result<(), Response> {
     if let Some(output) = body.get("output") {
         let field = |k: &str| output.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         if field("summary").chars().count() > 65535 || field("text").chars().count() > 65535 {
-            return unprocessable("output.summary and output.text are limited to 65535 characters");
+            return Err("output.summary and output.text are limited to 65535 characters");
         }
         if field("title").is_empty() || field("summary").is_empty() {
-            return unprocessable("output needs a title and a summary");
+            return Err("output needs a title and a summary");
         }
         let annotations = output.get("annotations").and_then(Value::as_array).cloned().unwrap_or_default();
         if annotations.len() > 50 {
-            return unprocessable("at most 50 annotations per request");
+            return Err("at most 50 annotations per request");
         }
         (run.title, run.summary, run.text) = (field("title"), field("summary"), field("text"));
         run.annotations.extend(annotations);
@@ -286,7 +304,11 @@ fn apply(run: &mut CheckRun, body: &Value) -> Result<(), Response> {
     Ok(())
 }
 
-async fn create_check_run(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>, Json(body): Json<Value>) -> Response {
+async fn create_check_run(
+    State(state): State<Shared>,
+    Path((owner, name)): Path<(String, String)>,
+    Json(body): Json<Value>,
+) -> Response {
     let mut s = lock(&state);
     let id = s.id();
     let str_of = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -307,8 +329,8 @@ async fn create_check_run(State(state): State<Shared>, Path((owner, name)): Path
     if run.name.is_empty() || run.head_sha.is_empty() {
         return error(StatusCode::UNPROCESSABLE_ENTITY, "name and head_sha are required");
     }
-    if let Err(response) = apply(&mut run, &body) {
-        return response;
+    if let Err(message) = apply(&mut run, &body) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, message);
     }
     let out = check_run_json(&run);
     s.check_runs.push(run);
@@ -321,9 +343,11 @@ async fn update_check_run(
     Json(body): Json<Value>,
 ) -> Response {
     let mut s = lock(&state);
-    let Some(run) = s.check_runs.iter_mut().find(|c| c.id == id) else { return error(StatusCode::NOT_FOUND, "Not Found") };
-    if let Err(response) = apply(run, &body) {
-        return response;
+    let Some(run) = s.check_runs.iter_mut().find(|c| c.id == id) else {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    if let Err(message) = apply(run, &body) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, message);
     }
     Json(check_run_json(run)).into_response()
 }
@@ -346,7 +370,10 @@ async fn create_review(
             f["filename"] == path.as_str() && f["patch"].as_str().is_some_and(|p| commentable_lines(p).contains(&line))
         });
         if !in_diff {
-            return error(StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Entity: pull_request_review_thread.line must be part of the diff");
+            return error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Unprocessable Entity: pull_request_review_thread.line must be part of the diff",
+            );
         }
         let body = c.get("body").and_then(Value::as_str).unwrap_or("").to_string();
         comments.push(ReviewComment { path, line, body });

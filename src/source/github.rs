@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::Relevance;
 use crate::config::{CONFIG_PATH, Config};
 use crate::github::{ApiError, Call, GitHub, HeadSha, RepoName};
-use crate::model::{ChangeSet, FileContent, Files, PrInfo, RepoIndex, RepoTree};
+use crate::model::{ChangeSet, ChangedFile, FileContent, Files, PrInfo, RepoIndex, RepoTree};
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
@@ -40,6 +40,8 @@ pub struct PrFile {
     pub previous: Option<String>,
     /// The unified diff GitHub shows (absent for binary or huge files).
     pub patch: Option<String>,
+    pub additions: u64,
+    pub deletions: u64,
 }
 
 /// Everything read for one evaluation.
@@ -55,7 +57,9 @@ pub struct PrSnapshot {
 pub enum Read {
     Snapshot(Box<PrSnapshot>),
     /// The PR changes more files than GitHub lists: fail closed.
-    TooManyFiles { pr: PullRequest },
+    TooManyFiles {
+        pr: PullRequest,
+    },
 }
 
 /// Recursive trees by (repo, commit), shared by the jobs of one process.
@@ -87,10 +91,16 @@ fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
 }
 
 /// Reads PR `number`.
-pub async fn pull_request(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> Result<PullRequest, ApiError> {
+pub async fn pull_request(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    number: u64,
+) -> Result<PullRequest, ApiError> {
     let path = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
     let body = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
-    let missing = |what: &str| ApiError::Status { status: 200, what: format!("GET {path}"), message: format!("no {what}") };
+    let missing =
+        |what: &str| ApiError::Status { status: 200, what: format!("GET {path}"), message: format!("no {what}") };
     Ok(PullRequest {
         number,
         base_sha: HeadSha(str_at(&body, "/base/sha").ok_or_else(|| missing("base sha"))?.to_string()),
@@ -120,7 +130,13 @@ pub async fn pulls_for_head(gh: &GitHub, installation: u64, repo: &RepoName, sha
 }
 
 /// Reads the PR (as [`pull_request`] described it) into a ChangeSet.
-pub async fn read(gh: &GitHub, installation: u64, repo: &RepoName, pr: PullRequest, trees: &TreeCache) -> Result<Read, ApiError> {
+pub async fn read(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    pr: PullRequest,
+    trees: &TreeCache,
+) -> Result<Read, ApiError> {
     let number = pr.number;
     if pr.changed_files > MAX_FILES {
         return Ok(Read::TooManyFiles { pr });
@@ -170,18 +186,18 @@ pub async fn read(gh: &GitHub, installation: u64, repo: &RepoName, pr: PullReque
     let mut contents = blobs(gh, installation, repo, &expressions, limit).await?.into_iter();
     let (mut base, mut head) = (Files::new(), Files::new());
     for (path, side) in wanted {
-        if matches!(side, Side::Base | Side::Each) {
-            if let Some(content) = contents.next().flatten() {
-                base.insert(path.clone(), content);
-            }
+        if matches!(side, Side::Base | Side::Each)
+            && let Some(content) = contents.next().flatten()
+        {
+            base.insert(path.clone(), content);
         }
-        if matches!(side, Side::Head | Side::Each | Side::Both) {
-            if let Some(content) = contents.next().flatten() {
-                if side == Side::Both {
-                    base.insert(path.clone(), content.clone());
-                }
-                head.insert(path, content);
+        if matches!(side, Side::Head | Side::Each | Side::Both)
+            && let Some(content) = contents.next().flatten()
+        {
+            if side == Side::Both {
+                base.insert(path.clone(), content.clone());
             }
+            head.insert(path, content);
         }
     }
     let mut repos = RepoIndex::default();
@@ -190,7 +206,15 @@ pub async fn read(gh: &GitHub, installation: u64, repo: &RepoName, pr: PullReque
         repo: Some(repo.full()),
         base,
         head,
-        pr: PrInfo { body: pr.body.clone() },
+        pr: PrInfo {
+            body: pr.body.clone(),
+            files: Some(
+                files
+                    .iter()
+                    .map(|f| ChangedFile { path: f.path.clone(), additions: f.additions, deletions: f.deletions })
+                    .collect(),
+            ),
+        },
         repos,
         config,
         history: None,
@@ -223,6 +247,8 @@ async fn files(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> 
                 status: f.get("status").and_then(Value::as_str).unwrap_or("modified").to_string(),
                 previous: f.get("previous_filename").and_then(Value::as_str).map(str::to_string),
                 patch: f.get("patch").and_then(Value::as_str).map(str::to_string),
+                additions: f.get("additions").and_then(Value::as_u64).unwrap_or(0),
+                deletions: f.get("deletions").and_then(Value::as_u64).unwrap_or(0),
             });
         }
         match response.next {
@@ -234,7 +260,13 @@ async fn files(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> 
 }
 
 /// The commit's recursive tree, from the cache when read before.
-async fn tree(gh: &GitHub, installation: u64, repo: &RepoName, sha: &str, cache: &TreeCache) -> Result<Arc<RepoTree>, ApiError> {
+async fn tree(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    sha: &str,
+    cache: &TreeCache,
+) -> Result<Arc<RepoTree>, ApiError> {
     let key = repo.full().to_ascii_lowercase();
     if let Some(tree) = cache.get(&key, sha) {
         return Ok(tree);

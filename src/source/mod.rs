@@ -2,8 +2,8 @@
 //! and, in the App, the GitHub API.
 
 pub mod fs;
-pub mod github;
 pub mod git;
+pub mod github;
 pub mod local;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};

@@ -55,7 +55,9 @@ pub async fn sqlite(pool: &SqlitePool) -> Result<()> {
     let done: i64 = sqlx::query("SELECT COUNT(*) AS n FROM gh_schema").fetch_one(pool).await?.try_get("n")?;
     for (step, sql) in STEPS.iter().enumerate().skip(done as usize) {
         let mut tx = pool.begin().await?;
-        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT"))).execute(&mut *tx).await?;
+        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT")))
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO gh_schema (step) VALUES ($1)").bind(step as i64).execute(&mut *tx).await?;
         tx.commit().await.with_context(|| format!("migration step {step} failed"))?;
     }

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, Sqlite, Postgres, Transaction};
+use sqlx::{Postgres, Row, Sqlite, Transaction};
 
 /// The work a verified delivery asks for: evaluate one pull request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +141,11 @@ const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE (stat
 enum Engine {
     /// Writes are serialised in-process: SQLite has one writer, and waiting
     /// here is cheaper than SQLITE_BUSY retries.
-    Sqlite { pool: SqlitePool, writer: Arc<tokio::sync::Mutex<()>>, batcher: batch::Batcher },
+    Sqlite {
+        pool: SqlitePool,
+        writer: Arc<tokio::sync::Mutex<()>>,
+        batcher: batch::Batcher,
+    },
     Postgres(PgPool),
 }
 
@@ -203,13 +207,18 @@ impl Store {
             let batcher = batch::Batcher::start(pool.clone(), writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let mut options = PgConnectOptions::from_str(url).with_context(|| format!("invalid database URL {shown}"))?;
+            let mut options =
+                PgConnectOptions::from_str(url).with_context(|| format!("invalid database URL {shown}"))?;
             if let Some(schema) = schema {
                 if !schema.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                     bail!("schema name {schema:?} must be letters, digits and _");
                 }
-                let admin = PgPool::connect_with(options.clone()).await.with_context(|| format!("cannot connect to {shown}"))?;
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA IF NOT EXISTS {schema}"))).execute(&admin).await?;
+                let admin = PgPool::connect_with(options.clone())
+                    .await
+                    .with_context(|| format!("cannot connect to {shown}"))?;
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA IF NOT EXISTS {schema}")))
+                    .execute(&admin)
+                    .await?;
                 admin.close().await;
                 options = options.options([("search_path", schema)]);
             }
@@ -400,7 +409,11 @@ impl Store {
         let now = now_ms();
         let changed = self
             .write(sql, |q| {
-                q.bind(state.to_string()).bind(now).bind(error.map(str::to_string)).bind(job.id).bind(worker.to_string())
+                q.bind(state.to_string())
+                    .bind(now)
+                    .bind(error.map(str::to_string))
+                    .bind(job.id)
+                    .bind(worker.to_string())
             })
             .await?;
         self.unlock(job, worker).await?;
@@ -409,8 +422,10 @@ impl Store {
 
     async fn unlock(&self, job: &Job, worker: &str) -> Result<()> {
         let key = job.pr_key();
-        self.write("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2", |q| q.bind(key.clone()).bind(worker.to_string()))
-            .await?;
+        self.write("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2", |q| {
+            q.bind(key.clone()).bind(worker.to_string())
+        })
+        .await?;
         Ok(())
     }
 
@@ -420,7 +435,9 @@ impl Store {
         let key = job.pr_key();
         let sql = "SELECT COUNT(*) AS n FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued'";
         let n: i64 = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query(sql).bind(&key).bind(job.id).fetch_one(pool).await?.try_get("n")?,
+            Engine::Sqlite { pool, .. } => {
+                sqlx::query(sql).bind(&key).bind(job.id).fetch_one(pool).await?.try_get("n")?
+            }
             Engine::Postgres(pool) => sqlx::query(sql).bind(&key).bind(job.id).fetch_one(pool).await?.try_get("n")?,
         };
         Ok(n > 0)
@@ -449,15 +466,34 @@ impl Store {
         let sql = "SELECT review_id, reviewer, state, commit_id FROM gh_reviews WHERE repo = $1 AND pr = $2 ORDER BY review_id";
         let repo_key = repo.to_ascii_lowercase();
         let rows = match &self.engine {
-            Engine::Sqlite { pool, .. } => {
-                sqlx::query(sql).bind(&repo_key).bind(pr as i64).fetch_all(pool).await?.into_iter().map(review_row).collect::<Vec<_>>()
-            }
-            Engine::Postgres(pool) => {
-                sqlx::query(sql).bind(&repo_key).bind(pr as i64).fetch_all(pool).await?.into_iter().map(review_row).collect()
-            }
+            Engine::Sqlite { pool, .. } => sqlx::query(sql)
+                .bind(&repo_key)
+                .bind(pr as i64)
+                .fetch_all(pool)
+                .await?
+                .into_iter()
+                .map(review_row)
+                .collect::<Vec<_>>(),
+            Engine::Postgres(pool) => sqlx::query(sql)
+                .bind(&repo_key)
+                .bind(pr as i64)
+                .fetch_all(pool)
+                .await?
+                .into_iter()
+                .map(review_row)
+                .collect(),
         };
         rows.into_iter()
-            .map(|r| r.map(|(review_id, reviewer, state, commit_id)| ReviewRecord { repo: repo.to_string(), pr, review_id, reviewer, state, commit_id }))
+            .map(|r| {
+                r.map(|(review_id, reviewer, state, commit_id)| ReviewRecord {
+                    repo: repo.to_string(),
+                    pr,
+                    review_id,
+                    reviewer,
+                    state,
+                    commit_id,
+                })
+            })
             .collect()
     }
 
@@ -483,7 +519,9 @@ impl Store {
     pub async fn jobs(&self) -> Result<Vec<(i64, String, i64)>> {
         let sql = "SELECT id, state, attempts FROM gh_jobs ORDER BY id";
         let rows = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query(sql).fetch_all(pool).await?.into_iter().map(job_row).collect::<Vec<_>>(),
+            Engine::Sqlite { pool, .. } => {
+                sqlx::query(sql).fetch_all(pool).await?.into_iter().map(job_row).collect::<Vec<_>>()
+            }
             Engine::Postgres(pool) => sqlx::query(sql).fetch_all(pool).await?.into_iter().map(job_row).collect(),
         };
         rows.into_iter().collect()
@@ -524,7 +562,12 @@ where
     for<'r> Option<String>: sqlx::Decode<'r, R::Database>,
     for<'r> &'r str: sqlx::ColumnIndex<R>,
 {
-    Ok((row.try_get::<i64, _>("review_id")? as u64, row.try_get("reviewer")?, row.try_get("state")?, row.try_get("commit_id")?))
+    Ok((
+        row.try_get::<i64, _>("review_id")? as u64,
+        row.try_get("reviewer")?,
+        row.try_get("state")?,
+        row.try_get("commit_id")?,
+    ))
 }
 
 fn job_row<R: Row>(row: R) -> Result<(i64, String, i64)>
@@ -545,7 +588,12 @@ pub enum Query<'q> {
 impl<'q> Query<'q> {
     fn bind<T>(self, value: T) -> Query<'q>
     where
-        T: 'q + Send + sqlx::Encode<'q, Sqlite> + sqlx::Type<Sqlite> + sqlx::Encode<'q, Postgres> + sqlx::Type<Postgres>,
+        T: 'q
+            + Send
+            + sqlx::Encode<'q, Sqlite>
+            + sqlx::Type<Sqlite>
+            + sqlx::Encode<'q, Postgres>
+            + sqlx::Type<Postgres>,
     {
         match self {
             Query::Sqlite(q) => Query::Sqlite(q.bind(value)),

@@ -120,8 +120,7 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
     let mut work = Work::default();
     match (event, action) {
         ("pull_request", "opened" | "synchronize" | "reopened" | "ready_for_review" | "edited") => {
-            let edited_what_matters =
-                payload.changes.as_ref().is_some_and(|c| c.body.is_some() || c.base.is_some());
+            let edited_what_matters = payload.changes.as_ref().is_some_and(|c| c.body.is_some() || c.base.is_some());
             if action == "edited" && !edited_what_matters {
                 return Ok(work);
             }

@@ -7,12 +7,12 @@ pub mod signature;
 
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::Router;
 use tokio::sync::Notify;
 
 use crate::app::metrics::Metrics;

@@ -108,6 +108,11 @@ pub async fn sim() -> Sim {
 }
 
 pub async fn start_app(config: AppConfig) -> Running {
+    // RUST_LOG=gatehouse=debug shows the App's logs under `--nocapture`.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
     app::start(config).await.expect("app starts")
 }
 
@@ -118,8 +123,15 @@ pub async fn deliver(addr: std::net::SocketAddr, event: &str, delivery: &str, pa
     post_raw(addr, event, Some(delivery), Some(&signature), body).await
 }
 
-pub async fn post_raw(addr: std::net::SocketAddr, event: &str, delivery: Option<&str>, signature: Option<&str>, body: Vec<u8>) -> u16 {
-    let mut request = reqwest::Client::new().post(format!("http://{addr}/webhook")).header("x-github-event", event).body(body);
+pub async fn post_raw(
+    addr: std::net::SocketAddr,
+    event: &str,
+    delivery: Option<&str>,
+    signature: Option<&str>,
+    body: Vec<u8>,
+) -> u16 {
+    let mut request =
+        reqwest::Client::new().post(format!("http://{addr}/webhook")).header("x-github-event", event).body(body);
     if let Some(delivery) = delivery {
         request = request.header("x-github-delivery", delivery);
     }
