@@ -95,3 +95,58 @@ async fn a_pr_gets_check_runs_and_inline_comments() {
     assert_eq!(briefs.conclusion.as_deref(), Some("success"), "{}", briefs.summary);
     app.kill();
 }
+
+#[tokio::test]
+async fn the_review_gate_follows_the_reviews() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let mut head_tree = base();
+    head_tree.insert(BRIEF.into(), brief("AR", 400).into_bytes());
+    let head = open(&sim, &app, "gate-1", head_tree).await;
+    all_completed(&sim, &head, gatehouse::publish::check_names().len()).await;
+    jobs_idle(&app.store).await;
+    let gate = |sim: &Sim| {
+        let mut runs: Vec<_> =
+            sim.check_runs(REPO, &head).into_iter().filter(|r| r.name == "gatehouse/review").collect();
+        runs.sort_by_key(|r| r.id);
+        runs.pop().expect("a review gate run")
+    };
+    let first = gate(&sim);
+    assert_eq!(first.conclusion.as_deref(), Some("failure"));
+    assert!(
+        first.summary.contains("2 more approvals from gyrum-marcus, gyrum-priya or gyrum-lin"),
+        "{}",
+        first.summary
+    );
+    assert!(first.summary.contains("gyrum-dana has not reviewed"), "{}", first.summary);
+    assert!(first.summary.contains("lines_estimate 400 > 100"), "{}", first.summary);
+
+    for (n, (login, state)) in
+        [("gyrum-marcus", "APPROVED"), ("gyrum-priya", "APPROVED"), ("gyrum-dana", "COMMENTED")].into_iter().enumerate()
+    {
+        let payload = sim.add_review(REPO, 1, login, state);
+        assert_eq!(deliver(app.addr, "pull_request_review", &format!("gate-review-{n}"), &payload).await, 202);
+        jobs_idle(&app.store).await;
+    }
+    let last = gate(&sim);
+    assert_eq!(last.conclusion.as_deref(), Some("success"), "{}", last.summary);
+    assert!(last.summary.contains("Review gate passed: 2 of 2 core approvals"), "{}", last.summary);
+    let briefs = sim.check_runs(REPO, &head).into_iter().filter(|r| r.name == "gatehouse/briefs").count();
+    assert_eq!(briefs, 1, "a review re-evaluates the gate only");
+    assert_eq!(app.store.reviews(REPO, 1).await.unwrap().len(), 3, "reviews are recorded");
+    app.kill();
+}
+
+#[tokio::test]
+async fn a_small_brief_leaves_the_review_gate_neutral() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let head = open(&sim, &app, "small-1", head_fixed()).await;
+    all_completed(&sim, &head, gatehouse::publish::check_names().len()).await;
+    let gate = sim.check_runs(REPO, &head).into_iter().find(|r| r.name == "gatehouse/review").unwrap();
+    assert_eq!(gate.conclusion.as_deref(), Some("neutral"));
+    assert!(gate.summary.contains("operator's call"), "{}", gate.summary);
+    app.kill();
+}

@@ -9,6 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, watch};
 
 use super::metrics::Metrics;
+use crate::gate;
 use crate::github::{ApiError, GitHub, RepoName};
 use crate::publish::{self, checks, review, summary};
 use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};
@@ -124,7 +125,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
     let inst = job.installation;
     let pr = source::pull_request(gh, inst, repo, number).await?;
     let head = pr.head_sha.0.clone();
-    let names = publish::check_names();
+    let names = if job.review_only() { vec![summary::REVIEW_CHECK.to_string()] } else { publish::check_names() };
     let runs = checks::start(gh, inst, repo, &head, job.id, &names, job.reason == "check_suite.requested").await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, "this head was evaluated already");
@@ -149,11 +150,26 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
         }
     };
     let changes = snapshot.changes;
-    let report =
-        tokio::task::spawn_blocking(move || crate::rules::evaluate(&changes)).await.context("the rules panicked")?;
-    for (output, findings) in publish::outputs(&report) {
+    let policy = changes.config.review.clone();
+    let (report, applicability) =
+        tokio::task::spawn_blocking(move || (crate::rules::evaluate(&changes), gate::applicability(&changes)))
+            .await
+            .context("the rules panicked")?;
+    let outcome = match applicability.applies {
+        true => {
+            let (reviews, authors) = source::reviews_and_authors(gh, inst, repo, number).await?;
+            Some(gate::evaluate(&policy, &reviews, &authors, &head))
+        }
+        false => None,
+    };
+    let review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    for (output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
         checks::finish(gh, inst, repo, *id, &output, &findings).await?;
+    }
+    if job.review_only() {
+        tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
+        return Ok(());
     }
     if ctx.store.superseded(job).await? {
         tracing::info!(job = job.id, "a newer head is queued: no review for this one");

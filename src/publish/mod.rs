@@ -15,17 +15,18 @@ use summary::CheckOutput;
 pub fn check_names() -> Vec<String> {
     let checks: std::collections::BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
     let mut names: Vec<String> = checks.into_iter().map(|c| c.name().to_string()).collect();
-    names.push(summary::review_gate().name);
+    names.push(summary::REVIEW_CHECK.to_string());
     names
 }
 
-/// Each check's output and the findings to annotate on it.
-pub fn outputs(report: &Report) -> Vec<(CheckOutput, Vec<&Finding>)> {
+/// Each check's output and the findings to annotate on it; `review` is the
+/// review gate's.
+pub fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput, Vec<&Finding>)> {
     let mut out: Vec<(CheckOutput, Vec<&Finding>)> = report
         .checks
         .iter()
         .map(|check| (summary::render(check, &report.general), report.general.iter().chain(&check.findings).collect()))
         .collect();
-    out.push((summary::review_gate(), Vec::new()));
+    out.push((review, Vec::new()));
     out
 }

@@ -2,6 +2,7 @@
 //! failed, what to fix first, then the family's own blocks (tally tables,
 //! state moves). Markdown, within GitHub's limits.
 
+use crate::gate::{Applicability, Outcome};
 use crate::model::{CheckReport, Conclusion, Finding, Severity};
 
 /// GitHub's limit on `output.summary` and `output.text`, in characters.
@@ -69,8 +70,9 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
                 plural(errors.len(), "error blocks", "errors block"),
                 plural(check.documents.max(1), noun_one(noun), noun)
             ));
-            for f in errors.iter().take(FIX_FIRST) {
-                summary.push_str(&format!("1. `{}:{}` {} (`{}`)\n", f.path, f.span.line, one_line(&f.message), f.rule));
+            for (n, f) in errors.iter().take(FIX_FIRST).enumerate() {
+                let (path, line, rule) = (&f.path, f.span.line, f.rule);
+                summary.push_str(&format!("{}. `{path}:{line}` {} (`{rule}`)\n", n + 1, one_line(&f.message)));
                 if let Some(help) = &f.help {
                     summary.push_str(&format!("   — {}\n", one_line(help)));
                 }
@@ -95,16 +97,30 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
     CheckOutput { name: check.name.to_string(), conclusion, title, summary: fit(summary) }
 }
 
-/// The review gate's check until the approval policy is evaluated.
-pub fn review_gate() -> CheckOutput {
-    CheckOutput {
-        name: "gatehouse/review".into(),
-        conclusion: "neutral",
-        title: "Review gate not configured yet".into(),
-        summary: "The review gate is not configured yet: gatehouse records reviews but does not gate on approvals. \
-                  This check reports `neutral` so it can already be marked required."
-            .into(),
-    }
+/// The review gate's check run.
+pub const REVIEW_CHECK: &str = "gatehouse/review";
+
+/// The review gate's output: neutral where the gate does not apply (saying
+/// why), else the policy's verdict with exactly what is still missing.
+pub fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> CheckOutput {
+    let reasons: String = applicability.reasons.iter().map(|r| format!("- {r}\n")).collect();
+    let (conclusion, title, summary) = match outcome {
+        Some(outcome) if applicability.applies => {
+            let title = if outcome.passed {
+                "Review gate passed".to_string()
+            } else {
+                format!("Review gate: {} still missing", plural(outcome.missing.len(), "item", "items"))
+            };
+            let conclusion = if outcome.passed { "success" } else { "failure" };
+            (conclusion, title, format!("{}\n\n**Why the gate applies**\n\n{reasons}", outcome.summary().trim_end()))
+        }
+        _ => (
+            "neutral",
+            "Review gate does not apply".to_string(),
+            format!("The review gate does not apply:\n\n{reasons}"),
+        ),
+    };
+    CheckOutput { name: REVIEW_CHECK.into(), conclusion, title, summary: fit(summary) }
 }
 
 /// Every check when the PR could not be read whole: fail closed, say why.

@@ -75,6 +75,10 @@ pub struct Review {
     pub id: u64,
     pub repo: String,
     pub pr: u64,
+    /// Who reviewed: the App's reviews are by `gatehouse[bot]`.
+    pub user: String,
+    /// `COMMENTED`, `APPROVED`, `CHANGES_REQUESTED`, `DISMISSED`.
+    pub state: String,
     pub commit_id: String,
     pub event: String,
     pub body: String,
@@ -126,6 +130,8 @@ pub(crate) struct Pull {
     pub body: String,
     pub title: String,
     pub from_fork: bool,
+    /// Logins of the PR's commit authors (the last commit is the head).
+    pub authors: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -241,6 +247,7 @@ impl Sim {
                 body: body.to_string(),
                 title: format!("Change #{number}"),
                 from_fork: false,
+                authors: vec!["author".into()],
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha, head_sha }
@@ -264,6 +271,44 @@ impl Sim {
             pull.head_sha = sha.clone();
         }
         sha
+    }
+
+    /// Sets who authored the PR's commits (for recusal).
+    pub fn set_commit_authors(&self, repo: &str, number: u64, authors: &[&str]) {
+        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number))
+        {
+            pull.authors = authors.iter().map(|a| a.to_string()).collect();
+        }
+    }
+
+    /// A human review on the PR's current head (`APPROVED`,
+    /// `CHANGES_REQUESTED`, `COMMENTED`); returns the `pull_request_review`
+    /// webhook payload GitHub would send.
+    pub fn add_review(&self, repo: &str, number: u64, login: &str, state: &str) -> Value {
+        let mut guard = self.lock();
+        let id = guard.id();
+        let installation = guard.installation;
+        let head =
+            guard.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number)).map(|p| p.head_sha.clone());
+        let head = head.unwrap_or_default();
+        guard.reviews.push(Review {
+            id,
+            repo: repo.to_string(),
+            pr: number,
+            user: login.to_string(),
+            state: state.to_string(),
+            commit_id: head.clone(),
+            event: state.to_string(),
+            body: String::new(),
+            comments: Vec::new(),
+        });
+        json!({
+            "action": "submitted",
+            "review": { "id": id, "user": { "login": login }, "state": state.to_ascii_lowercase(), "commit_id": head },
+            "pull_request": { "number": number, "head": { "sha": head } },
+            "repository": { "full_name": repo },
+            "installation": { "id": installation },
+        })
     }
 
     pub fn set_faults(&self, faults: Faults) {

@@ -32,7 +32,8 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/pulls", get(list_pulls))
         .route("/repos/{owner}/{repo}/pulls/{number}", get(get_pull))
         .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
-        .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review))
+        .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review).get(list_reviews))
+        .route("/repos/{owner}/{repo}/pulls/{number}/commits", get(list_commits))
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
         .route("/repos/{owner}/{repo}/check-runs", post(create_check_run))
@@ -396,6 +397,8 @@ async fn create_review(
         id,
         repo: full,
         pr: number,
+        user: "gatehouse[bot]".into(),
+        state: "COMMENTED".into(),
         commit_id: commit_id.clone(),
         event: body.get("event").and_then(Value::as_str).unwrap_or("COMMENT").to_string(),
         body: body.get("body").and_then(Value::as_str).unwrap_or("").to_string(),
@@ -403,4 +406,45 @@ async fn create_review(
     };
     s.reviews.push(review);
     Json(json!({ "id": id, "commit_id": commit_id, "state": "COMMENTED" })).into_response()
+}
+
+async fn list_reviews(
+    State(state): State<Shared>,
+    Path((owner, name, number)): Path<(String, String, u64)>,
+) -> Response {
+    let s = lock(&state);
+    let full = format!("{owner}/{name}");
+    let reviews: Vec<Value> = s
+        .reviews
+        .iter()
+        .filter(|r| r.repo.eq_ignore_ascii_case(&full) && r.pr == number)
+        .map(|r| {
+            json!({
+                "id": r.id, "user": { "login": r.user }, "state": r.state, "commit_id": r.commit_id, "body": r.body,
+                "submitted_at": format_rfc3339_utc(1_700_000_000 + r.id),
+            })
+        })
+        .collect();
+    Json(reviews).into_response()
+}
+
+async fn list_commits(
+    State(state): State<Shared>,
+    Path((owner, name, number)): Path<(String, String, u64)>,
+) -> Response {
+    let s = lock(&state);
+    let Some(p) = s.repo(&owner, &name).and_then(|r| r.pulls.get(&number)) else {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let last = p.authors.len().saturating_sub(1);
+    let commits: Vec<Value> = p
+        .authors
+        .iter()
+        .enumerate()
+        .map(|(i, login)| {
+            let sha = if i == last { p.head_sha.clone() } else { format!("{:040x}", i + 1) };
+            json!({ "sha": sha, "author": { "login": login } })
+        })
+        .collect();
+    Json(commits).into_response()
 }

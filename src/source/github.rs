@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::Relevance;
 use crate::config::{CONFIG_PATH, Config};
+use crate::gate;
 use crate::github::{ApiError, Call, GitHub, HeadSha, RepoName};
 use crate::model::{ChangeSet, ChangedFile, FileContent, Files, PrInfo, RepoIndex, RepoTree};
 
@@ -127,6 +128,45 @@ pub async fn pulls_for_head(gh: &GitHub, installation: u64, repo: &RepoName, sha
         }
     }
     Ok(found)
+}
+
+/// The PR's reviews and its commit authors, for the review gate.
+pub async fn reviews_and_authors(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    number: u64,
+) -> Result<(Vec<gate::Review>, Vec<String>), ApiError> {
+    let base = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
+    let (reviews, commits) = tokio::join!(
+        all_pages(gh, installation, format!("{base}/reviews?per_page=100")),
+        all_pages(gh, installation, format!("{base}/commits?per_page=100")),
+    );
+    let malformed = |what: &str, err: anyhow::Error| ApiError::Status {
+        status: 200,
+        what: format!("GET {base}/{what}"),
+        message: format!("{err:#}"),
+    };
+    let reviews = gate::parse_reviews(&Value::Array(reviews?).to_string()).map_err(|e| malformed("reviews", e))?;
+    let (authors, _) =
+        gate::commit_authors(&Value::Array(commits?).to_string()).map_err(|e| malformed("commits", e))?;
+    Ok((reviews, authors))
+}
+
+/// Every element of a paginated array (at most 30 pages).
+async fn all_pages(gh: &GitHub, installation: u64, mut url: String) -> Result<Vec<Value>, ApiError> {
+    let mut out = Vec::new();
+    for _ in 0..30 {
+        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
+        if let Value::Array(items) = response.body {
+            out.extend(items);
+        }
+        match response.next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(out)
 }
 
 /// Reads the PR (as [`pull_request`] described it) into a ChangeSet.

@@ -46,18 +46,29 @@ pub struct Job {
     pub attempts: i64,
 }
 
+/// Jobs that only re-evaluate the review gate (a review was submitted).
+pub const REVIEW_ONLY: &str = "pull_request_review.";
+
 impl Job {
     /// Jobs with one key coalesce: one PR, or (PR number 0, a fork's check
-    /// suite) one head commit.
-    fn key(repo: &str, pr: u64, head_sha: Option<&str>) -> String {
+    /// suite) one head commit. Review-gate jobs have their own key, so a
+    /// review never stands in for a full evaluation.
+    fn key(repo: &str, pr: u64, head_sha: Option<&str>, reason: &str) -> String {
+        let repo = repo.to_ascii_lowercase();
         match (pr, head_sha) {
-            (0, Some(sha)) => format!("{}@{sha}", repo.to_ascii_lowercase()),
-            _ => format!("{}#{pr}", repo.to_ascii_lowercase()),
+            (0, Some(sha)) => format!("{repo}@{sha}"),
+            _ if reason.starts_with(REVIEW_ONLY) => format!("{repo}#{pr}:review"),
+            _ => format!("{repo}#{pr}"),
         }
     }
 
     fn pr_key(&self) -> String {
-        Job::key(&self.repo, self.pr, self.head_sha.as_deref())
+        Job::key(&self.repo, self.pr, self.head_sha.as_deref(), &self.reason)
+    }
+
+    /// Only the review gate needs evaluating.
+    pub fn review_only(&self) -> bool {
+        self.reason.starts_with(REVIEW_ONLY)
     }
 }
 
@@ -113,7 +124,7 @@ macro_rules! accept_in {
                      VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
                 )
                 .bind(&item.id)
-                .bind($crate::store::Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
+                .bind($crate::store::Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
                 .bind(&job.repo)
                 .bind(job.pr as i64)
                 .bind(job.installation as i64)

@@ -155,6 +155,8 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
                     },
                     commit_id: review.commit_id.clone(),
                 });
+                // The review gate is evaluated again (only it: the documents did not change).
+                work.jobs.push(job(pr.number, pr.head.as_ref().map(|h| h.sha.clone())));
             }
         }
         _ => {}
