@@ -207,3 +207,19 @@ async fn shutdown_signal() {
         _ = terminate => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_secrets() {
+        let mut config = AppConfig::new(7, Token::new("-----BEGIN PRIVATE KEY-----abc"), Secrets::parse("hook-secret"));
+        config.database_url = "postgres://gatehouse:db-password@db:5432/gatehouse".into();
+        let shown = format!("{config:?}");
+        for secret in ["PRIVATE KEY", "hook-secret", "db-password"] {
+            assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+        }
+        assert!(shown.contains("postgres://gatehouse:***@db:5432/gatehouse"), "{shown}");
+    }
+}

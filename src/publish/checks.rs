@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::summary::CheckOutput;
 use crate::github::{ApiError, Call, GitHub, RepoName};
 use crate::model::{Finding, Severity};
+use crate::webhook::envelope::RERUN_ACTION;
 
 /// GitHub accepts at most 50 annotations per request.
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;
@@ -167,6 +168,8 @@ pub async fn finish(
         "status": "completed",
         "conclusion": output.conclusion,
         "output": { "title": output.title, "summary": summary, "annotations": first },
+        // The button GitHub shows on the run; it comes back as check_run.requested_action.
+        "actions": [{ "label": "Re-run", "description": "Evaluate this pull request again", "identifier": RERUN_ACTION }],
     });
     gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Idempotent).await?;
     for batch in batches {

@@ -209,6 +209,30 @@ mod tests {
     }
 
     #[test]
+    fn only_the_rerun_button_reruns() {
+        let body = |identifier: &str| {
+            format!(
+                r#"{{"action":"requested_action","requested_action":{{"identifier":"{identifier}"}},
+                "check_run":{{"head_sha":"abc","pull_requests":[{{"number":3}}]}},
+                "repository":{{"full_name":"acme/docs"}},"installation":{{"id":1}}}}"#
+            )
+        };
+        let rerun = parse("check_run", body(RERUN_ACTION).as_bytes()).unwrap();
+        assert_eq!((rerun.jobs.len(), rerun.jobs[0].pr), (1, 3));
+        assert!(parse("check_run", body("lgtm").as_bytes()).unwrap().jobs.is_empty());
+    }
+
+    #[test]
+    fn a_review_is_recorded_and_re_gates_the_pr() {
+        let body = r#"{"action":"submitted","review":{"id":9,"user":{"login":"gyrum-lin"},"state":"APPROVED","commit_id":"abc"},
+            "pull_request":{"number":4,"head":{"sha":"abc"}},"repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
+        let work = parse("pull_request_review", body.as_bytes()).unwrap();
+        let review = work.review.unwrap();
+        assert_eq!((review.reviewer.as_str(), review.state.as_str(), review.pr), ("gyrum-lin", "approved", 4));
+        assert_eq!(work.jobs[0].reason, "pull_request_review.submitted");
+    }
+
+    #[test]
     fn unknown_events_and_garbage() {
         assert_eq!(parse("star", br#"{"action":"created"}"#).unwrap(), Work::default());
         assert!(parse("pull_request", b"not json").is_err());
