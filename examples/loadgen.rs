@@ -75,6 +75,15 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
 }
 
+/// CPU seconds (user + system) a process used, from /proc (Linux).
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at ") ".
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 /// Peak resident set of a process, from /proc (Linux).
 fn peak_rss_mb(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -201,6 +210,9 @@ async fn ack(args: &Args) -> Result<()> {
     }
     if let Some(rss) = server.as_ref().and_then(|s| peak_rss_mb(s.child.id())) {
         println!("  peak RSS     {rss:.1} MB (server process)");
+    }
+    if let Some(cpu) = server.as_ref().and_then(|s| cpu_seconds(s.child.id())) {
+        println!("  server CPU   {cpu:.2} s over {:.2} s wall (receiver and workers)", elapsed.as_secs_f64());
     }
     Ok(())
 }

@@ -120,7 +120,7 @@ both_engines!(dedup, coalesce, lease_expiry, retry_later, reviews);
 #[tokio::test]
 async fn sqlite_file_is_created_when_missing() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested-not-yet.db");
+    let path = dir.path().join("not-yet/nested/gatehouse.db");
     assert!(!path.exists());
     Store::connect(&format!("sqlite://{}", path.display())).await.unwrap();
     assert!(path.exists());

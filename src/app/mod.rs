@@ -178,8 +178,13 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     Ok(Running { addr, store, metrics, stop, server, workers })
 }
 
-/// Runs the App until SIGINT or SIGTERM.
+/// Runs the App until SIGINT or SIGTERM. Logs go to stderr, filtered by
+/// `RUST_LOG` (default `gatehouse=info`), unless the caller set up tracing.
 pub async fn serve(config: AppConfig) -> Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("gatehouse=info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    tracing::info!(config = ?config, "starting");
     let running = start(config).await?;
     shutdown_signal().await;
     tracing::info!("shutting down: finishing the jobs in hand");

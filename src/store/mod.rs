@@ -204,6 +204,11 @@ impl Store {
     pub async fn connect_in_schema(url: &str, schema: Option<&str>) -> Result<Store> {
         let shown = redact_url(url);
         let engine = if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+            // The file is created when missing, and so is its folder.
+            let file = std::path::Path::new(path.split('?').next().unwrap_or(path));
+            if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+                std::fs::create_dir_all(parent).with_context(|| format!("cannot create the folder of {shown}"))?;
+            }
             let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))
                 .with_context(|| format!("invalid database URL {shown}"))?
                 .create_if_missing(true)
