@@ -92,6 +92,23 @@ async fn secondary_rate_limits_are_waited_out() {
 }
 
 #[tokio::test]
+async fn an_exhausted_rate_limit_waits_for_its_reset() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    sim.set_faults(Faults { exhaust_next: 1, only: "/files".into(), ..Faults::default() });
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let head = opened(&sim, &app, 1, with_brief(&failing_brief()), "f-reset").await;
+    completed(&sim, &head).await;
+    jobs_idle(&app.store).await;
+    let files: Vec<u16> = sim.requests().iter().filter(|r| r.path.ends_with("/files")).map(|r| r.status).collect();
+    assert_eq!(files, vec![403, 200], "refused once, then asked again after the reset");
+    assert_one_set(&sim, &head);
+    let metrics = reqwest::get(format!("http://{}/metrics", app.addr)).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("gatehouse_github_calls_total{status=\"403\"} 1"), "{metrics}");
+    app.kill();
+}
+
+#[tokio::test]
 async fn a_create_that_timed_out_is_looked_up_not_repeated() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;

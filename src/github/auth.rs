@@ -153,6 +153,17 @@ mod tests {
         assert_eq!(format_rfc3339_utc(1_764_442_800), "2025-11-29T19:00:00Z");
     }
 
+    #[tokio::test]
+    async fn tokens_are_refreshed_before_they_expire() {
+        let cache = TokenCache::default();
+        cache.put(1, Token::new("fresh"), unix_now() + 3600).await;
+        cache.put(2, Token::new("expiring"), unix_now() + 120).await;
+        assert_eq!(cache.get(1).await, Some(Token::new("fresh")));
+        assert_eq!(cache.get(2).await, None, "under five minutes left: mint a new one");
+        cache.drop_token(1).await;
+        assert_eq!(cache.get(1).await, None);
+    }
+
     #[test]
     fn secrets_are_redacted() {
         assert_eq!(format!("{:?}", Token::new("ghs_secret")), "Token(***)");

@@ -114,6 +114,9 @@ pub struct Faults {
     /// (403, `retry-after: retry_after_s`).
     pub rate_limit_next: u32,
     pub retry_after_s: u64,
+    /// Answer the next N matching requests as over the primary rate limit
+    /// (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset` one second ahead).
+    pub exhaust_next: u32,
     /// Apply the next N matching requests, then wait `delay` before
     /// answering (a slow GitHub: the client may time out after the write).
     pub slow_next: u32,

@@ -62,6 +62,7 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
     enum Fault {
         Fail,
         RateLimit(u64),
+        Exhausted,
         Slow(std::time::Duration),
     }
     let fault = {
@@ -75,6 +76,9 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
         } else if f.rate_limit_next > 0 {
             f.rate_limit_next -= 1;
             Some(Fault::RateLimit(f.retry_after_s))
+        } else if f.exhaust_next > 0 {
+            f.exhaust_next -= 1;
+            Some(Fault::Exhausted)
         } else if f.slow_next > 0 {
             f.slow_next -= 1;
             Some(Fault::Slow(f.delay))
@@ -92,6 +96,12 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
             r.headers_mut().insert("retry-after", after.into());
             r
         }
+        Some(Fault::Exhausted) => {
+            let mut r = error(StatusCode::FORBIDDEN, "API rate limit exceeded for installation.");
+            r.headers_mut().insert("x-ratelimit-reset", (now() + 1).into());
+            r.headers_mut().insert("x-ratelimit-remaining", 0.into());
+            return log(&state, method, path, r);
+        }
         Some(Fault::Slow(delay)) => {
             let response = next.run(request).await;
             tokio::time::sleep(delay).await;
@@ -101,7 +111,11 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
     };
     let mut response = response;
     response.headers_mut().insert("x-ratelimit-remaining", 4999.into());
-    lock(&state).log.push(Logged { method, path, status: response.status().as_u16() });
+    log(&state, method, path, response)
+}
+
+fn log(state: &Shared, method: String, path: String, response: Response) -> Response {
+    lock(state).log.push(Logged { method, path, status: response.status().as_u16() });
     response
 }
 
