@@ -44,3 +44,26 @@ async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
     assert_eq!(snapshot.files.len(), 100);
     assert_eq!(sim.jwts_seen(), 1, "one installation token, then the cache");
 }
+
+#[tokio::test]
+async fn the_file_list_is_read_across_pages() {
+    let sim = sim().await;
+    let base = tree(&[("README.md", "# docs\n")]);
+    let mut head = base.clone();
+    for i in 0..250 {
+        head.insert(format!("data/file-{i:03}.txt"), b"x\n".to_vec());
+    }
+    sim.open_pr("acme/docs", 6, base, head, "");
+    let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new())).unwrap();
+    let repo = RepoName::parse("acme/docs").unwrap();
+    let pr = source::pull_request(&gh, INSTALLATION, &repo, 6).await.unwrap();
+    let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap()
+    else {
+        panic!("250 files are read whole");
+    };
+    assert_eq!(snapshot.files.len(), 250);
+    let pages = sim.requests().iter().filter(|r| r.path.ends_with("/files")).count();
+    assert_eq!(pages, 3);
+    assert_eq!(snapshot.changes.pr.files.as_ref().map(Vec::len), Some(250));
+}

@@ -164,7 +164,19 @@ impl GitHub {
         body: Option<&Value>,
         call: Call,
     ) -> Result<Response, ApiError> {
-        let url = if path.starts_with("http") { path.to_string() } else { format!("{}{path}", self.base) };
+        let url = if path.starts_with("http") {
+            // Pagination links: the token goes to the API host and nowhere else.
+            if !path.starts_with(&format!("{}/", self.base)) {
+                return Err(ApiError::Status {
+                    status: 0,
+                    what: "a pagination link".into(),
+                    message: "points off the API host".into(),
+                });
+            }
+            path.to_string()
+        } else {
+            format!("{}{path}", self.base)
+        };
         let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
         let token = self.token(installation).await?;
         match self.send(method.clone(), &url, body, &token, call, &what).await {
