@@ -10,7 +10,9 @@
 //!   a 10-document PR, 50 times; prints p50 and p99. Budget: p50 < 50 ms.
 //!
 //! `--deliveries N`, `--concurrency N`, `--target URL` (an App already running,
-//! signed with `GATEHOUSE_WEBHOOK_SECRET`), `--only ack|e2e`.
+//! signed with `GATEHOUSE_WEBHOOK_SECRET`), `--only ack|e2e`,
+//! `--github-latency-ms N` (how slowly the simulated GitHub answers the
+//! workers during the ack run; default 50, 0 makes the workers DB-bound).
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -34,10 +36,20 @@ struct Args {
     target: Option<String>,
     only: Option<String>,
     serve: bool,
+    /// How long the simulated GitHub takes to answer (GitHub itself: tens to
+    /// hundreds of milliseconds).
+    github_latency: Duration,
 }
 
 fn args() -> Result<Args> {
-    let mut args = Args { deliveries: 20_000, concurrency: 64, target: None, only: None, serve: false };
+    let mut args = Args {
+        deliveries: 20_000,
+        concurrency: 64,
+        target: None,
+        only: None,
+        serve: false,
+        github_latency: Duration::from_millis(50),
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -46,6 +58,9 @@ fn args() -> Result<Args> {
             "--target" => args.target = Some(it.next().context("--target URL")?),
             "--only" => args.only = Some(it.next().context("--only ack|e2e")?),
             "--serve" => args.serve = true,
+            "--github-latency-ms" => {
+                args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?)
+            }
             other => bail!("unknown argument {other}"),
         }
     }
@@ -114,6 +129,8 @@ async fn spawn_server(db: &str, api: &str) -> Result<Server> {
         .env("GATEHOUSE_DATABASE_URL", db)
         .env("GATEHOUSE_BIND", format!("127.0.0.1:{port}"))
         .env("GATEHOUSE_GITHUB_API_URL", api)
+        // Every job fails by design (the simulated GitHub knows no repo): keep logs quiet.
+        .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "off".into()))
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
@@ -135,6 +152,13 @@ async fn ack(args: &Args) -> Result<()> {
     // The workers talk to a simulated GitHub that knows no repository: each
     // job is claimed, read (404) and recorded as failed — real store load.
     let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    if !args.github_latency.is_zero() {
+        sim.set_faults(gatehouse::sim::Faults {
+            slow_next: u32::MAX,
+            delay: args.github_latency,
+            ..Default::default()
+        });
+    }
     let server = match &args.target {
         Some(_) => None,
         None => Some(spawn_server(&db, &sim.url()).await?),
@@ -150,7 +174,12 @@ async fn ack(args: &Args) -> Result<()> {
     };
     let client = reqwest::Client::builder().pool_max_idle_per_host(args.concurrency).build()?;
     let per_task = args.deliveries.div_ceil(args.concurrency);
-    println!("ack: {} signed deliveries at concurrency {} to {target}", args.deliveries, args.concurrency);
+    println!(
+        "ack: {} signed deliveries at concurrency {} to {target} (GitHub answering in {} ms)",
+        args.deliveries,
+        args.concurrency,
+        args.github_latency.as_millis()
+    );
     let started = Instant::now();
     let mut tasks = Vec::new();
     let secret = Arc::new(secret);

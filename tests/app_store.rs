@@ -26,6 +26,26 @@ async fn dedup(store: Store) {
     assert_eq!(store.job_counts().await.unwrap().queued, 1);
 }
 
+async fn concurrent_replays(store: Store) {
+    let mut tasks = Vec::new();
+    for n in 0..32 {
+        let store = store.clone();
+        // Four delivery ids, each delivered eight times at once.
+        tasks.push(tokio::spawn(async move {
+            store.accept(&format!("r-{}", n % 4), "pull_request", &[job(n % 4, "a")]).await
+        }));
+    }
+    let mut new = 0;
+    for task in tasks {
+        if matches!(task.await.unwrap().unwrap(), Accepted::New { .. }) {
+            new += 1;
+        }
+    }
+    assert_eq!(new, 4, "each delivery is new exactly once");
+    assert_eq!(store.deliveries().await.unwrap(), 4);
+    assert_eq!(store.jobs().await.unwrap().len(), 4);
+}
+
 async fn coalesce(store: Store) {
     for (n, sha) in ["a", "b", "c"].iter().enumerate() {
         store.accept(&format!("d-{n}"), "pull_request", &[job(1, sha)]).await.unwrap();
@@ -115,7 +135,7 @@ macro_rules! both_engines {
     };
 }
 
-both_engines!(dedup, coalesce, lease_expiry, retry_later, reviews);
+both_engines!(dedup, concurrent_replays, coalesce, lease_expiry, retry_later, reviews);
 
 #[tokio::test]
 async fn sqlite_file_is_created_when_missing() {

@@ -8,7 +8,11 @@ use anyhow::{Result, anyhow};
 use sqlx::SqlitePool;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use super::{Accepted, NewJob, accept_in, now_ms};
+use std::collections::HashSet;
+
+use sqlx::{AssertSqlSafe, Row};
+
+use super::{Accepted, Job, NewJob, now_ms};
 
 /// Deliveries per transaction at most.
 const MAX_BATCH: usize = 256;
@@ -64,12 +68,54 @@ impl Batcher {
     }
 }
 
+/// Stores a batch with two statements: one multi-row insert of the
+/// deliveries (a seen id inserts nothing) and one of the new deliveries' jobs.
 async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
     let now = now_ms();
     let mut tx = pool.begin().await?;
-    let mut results = Vec::with_capacity(batch.len());
+    let rows = vec!["(?, ?, ?)"; batch.len()].join(", ");
+    let sql = format!(
+        "INSERT INTO gh_deliveries (id, event, received_at) VALUES {rows} ON CONFLICT (id) DO NOTHING RETURNING id"
+    );
+    let mut insert = sqlx::query(AssertSqlSafe(sql));
     for (delivery, _) in batch {
-        results.push(accept_in!(tx, delivery, now));
+        insert = insert.bind(&delivery.id).bind(&delivery.event).bind(now);
+    }
+    let mut inserted: HashSet<String> =
+        insert.fetch_all(&mut *tx).await?.iter().map(|row| row.try_get("id")).collect::<Result<_, _>>()?;
+    // A delivery id twice in one batch: the first is new, the second a replay.
+    let results: Vec<Accepted> = batch
+        .iter()
+        .map(|(d, _)| match inserted.remove(&d.id) {
+            true => Accepted::New { jobs: d.jobs.len() },
+            false => Accepted::Duplicate,
+        })
+        .collect();
+    let jobs: Vec<(&Delivery, &NewJob)> = batch
+        .iter()
+        .zip(&results)
+        .filter(|(_, r)| matches!(r, Accepted::New { .. }))
+        .flat_map(|((d, _), _)| d.jobs.iter().map(move |j| (d, j)))
+        .collect();
+    for chunk in jobs.chunks(MAX_BATCH) {
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) VALUES {rows}"
+        );
+        let mut insert = sqlx::query(AssertSqlSafe(sql));
+        for (delivery, job) in chunk {
+            insert = insert
+                .bind(&delivery.id)
+                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
+                .bind(&job.repo)
+                .bind(job.pr as i64)
+                .bind(job.installation as i64)
+                .bind(job.head_sha.as_deref())
+                .bind(&job.reason)
+                .bind(now)
+                .bind(now);
+        }
+        insert.execute(&mut *tx).await?;
     }
     tx.commit().await?;
     Ok(results)

@@ -103,43 +103,39 @@ pub struct JobCounts {
     pub failed: i64,
 }
 
-/// Inserts one delivery and its jobs in an open transaction; a delivery id
-/// seen before inserts nothing.
-macro_rules! accept_in {
-    ($tx:expr, $item:expr, $now:expr) => {{
-        let tx = &mut $tx;
-        let item: &$crate::store::batch::Delivery = $item;
-        let inserted = sqlx::query("INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
-            .bind(&item.id)
-            .bind(&item.event)
-            .bind($now)
-            .execute(&mut **tx)
-            .await?
-            .rows_affected();
-        if inserted == 0 {
-            Accepted::Duplicate
-        } else {
-            for job in &item.jobs {
-                sqlx::query(
-                    "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
-                )
-                .bind(&item.id)
-                .bind($crate::store::Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
-                .bind(&job.repo)
-                .bind(job.pr as i64)
-                .bind(job.installation as i64)
-                .bind(job.head_sha.as_deref())
-                .bind(&job.reason)
-                .bind($now)
-                .execute(&mut **tx)
-                .await?;
-            }
-            Accepted::New { jobs: item.jobs.len() }
-        }
-    }};
+/// Inserts one delivery and its jobs in an open PostgreSQL transaction; a
+/// delivery id seen before inserts nothing.
+async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Delivery, now: i64) -> Result<Accepted> {
+    let inserted = sqlx::query(
+        "INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&item.id)
+    .bind(&item.event)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if inserted == 0 {
+        return Ok(Accepted::Duplicate);
+    }
+    for job in &item.jobs {
+        sqlx::query(
+            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
+        )
+        .bind(&item.id)
+        .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
+        .bind(&job.repo)
+        .bind(job.pr as i64)
+        .bind(job.installation as i64)
+        .bind(job.head_sha.as_deref())
+        .bind(&job.reason)
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(Accepted::New { jobs: item.jobs.len() })
 }
-pub(crate) use accept_in;
 
 /// Claimable jobs, oldest first: queued and due, or running with a lapsed lease.
 /// Two indexed lookups (an `OR` would scan the table, under the write lock).
@@ -288,7 +284,7 @@ impl Store {
             Engine::Sqlite { batcher, .. } => batcher.accept(item).await,
             Engine::Postgres(pool) => {
                 let mut tx: Transaction<'_, Postgres> = pool.begin().await?;
-                let accepted = accept_in!(tx, &item, now_ms());
+                let accepted = accept_postgres(&mut tx, &item, now_ms()).await?;
                 tx.commit().await?;
                 Ok(accepted)
             }
