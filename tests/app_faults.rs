@@ -244,6 +244,39 @@ async fn more_than_fifty_annotations_are_all_delivered() {
 }
 
 #[tokio::test]
+async fn annotation_updates_that_time_out_are_not_sent_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    // The completing update and the next one are applied but answered too late.
+    sim.set_faults(Faults {
+        slow_next: 2,
+        delay: Duration::from_millis(1500),
+        only: "PATCH /repos/acme/docs/check-runs".into(),
+        ..Faults::default()
+    });
+    let mut config = config(&Db::sqlite(&dir), &sim.url());
+    config.retry.timeout = Duration::from_millis(500);
+    let app = start_app(config).await;
+    let mut text = brief("AR", 40);
+    for i in 0..120 {
+        text.push_str(&format!("\nStep {i} edits `missing/file-{i}.md`.\n"));
+    }
+    let head = opened(&sim, &app, 1, with_brief(&text), "slow-annotations").await;
+    completed(&sim, &head).await;
+    jobs_idle(&app.store).await;
+    for run in sim.check_runs(REPO, &head) {
+        let mut seen: Vec<String> = run.annotations.iter().map(|a| a.to_string()).collect();
+        let total = seen.len();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), total, "{}: an annotation was sent twice", run.name);
+    }
+    let briefs = sim.check_runs(REPO, &head).into_iter().find(|r| r.name == "gatehouse/briefs").unwrap();
+    assert_eq!(briefs.annotations.iter().filter(|a| a["title"] == "brief/path-missing").count(), 120);
+    app.kill();
+}
+
+#[tokio::test]
 async fn a_pr_over_3000_files_fails_closed_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;

@@ -165,7 +165,8 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
     let review_gate = summary::review_gate(&applicability, outcome.as_ref());
     for (output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
-        checks::finish(gh, inst, repo, *id, &output, &findings).await?;
+        let delivered = runs.completed.get(&output.name).copied();
+        checks::finish(gh, inst, repo, *id, &output, &findings, delivered).await?;
     }
     if job.review_only() {
         tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
@@ -195,7 +196,8 @@ async fn fail_closed(
 ) -> Result<()> {
     for name in names {
         if let Some(id) = runs.ids.get(name) {
-            checks::finish(&ctx.github, inst, repo, *id, &summary::fail_closed(name, reason), &[]).await?;
+            let delivered = runs.completed.get(name).copied();
+            checks::finish(&ctx.github, inst, repo, *id, &summary::fail_closed(name, reason), &[], delivered).await?;
         }
     }
     Ok(())

@@ -25,6 +25,9 @@ const MESSAGE_LIMIT: usize = 60_000;
 #[derive(Debug, Default)]
 pub struct CheckRuns {
     pub ids: BTreeMap<String, u64>,
+    /// Runs this job completed before (it ran again after a crash): how many
+    /// annotations each already carries.
+    pub completed: BTreeMap<String, usize>,
     /// Another job already has gatehouse runs on this head.
     pub head_evaluated: bool,
 }
@@ -33,13 +36,20 @@ fn external_id(job: i64, name: &str) -> String {
     format!("gatehouse:{job}:{name}")
 }
 
-/// Our check runs on `sha`: external id → (id, status).
+/// A check run as listed: id, status, annotations delivered.
+type Listed = (u64, String, usize);
+
+fn annotations_count(run: &Value) -> usize {
+    run.pointer("/output/annotations_count").and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+/// Our check runs on `sha`, by external id.
 async fn existing(
     gh: &GitHub,
     installation: u64,
     repo: &RepoName,
     sha: &str,
-) -> Result<BTreeMap<String, (u64, String)>, ApiError> {
+) -> Result<BTreeMap<String, Listed>, ApiError> {
     let mut url =
         format!("/repos/{}/{}/commits/{sha}/check-runs?per_page=100&app_id={}", repo.owner, repo.name, gh.app_id());
     let mut out = BTreeMap::new();
@@ -49,7 +59,7 @@ async fn existing(
             let ext = run.get("external_id").and_then(Value::as_str).unwrap_or("");
             if let (true, Some(id)) = (ext.starts_with("gatehouse:"), run.get("id").and_then(Value::as_u64)) {
                 let status = run.get("status").and_then(Value::as_str).unwrap_or("").to_string();
-                out.insert(ext.to_string(), (id, status));
+                out.insert(ext.to_string(), (id, status, annotations_count(run)));
             }
         }
         match response.next {
@@ -81,8 +91,11 @@ pub async fn start(
     }
     for name in names {
         let ext = external_id(job, name);
-        if let Some((id, _)) = known.get(&ext) {
+        if let Some((id, status, annotations)) = known.get(&ext) {
             runs.ids.insert(name.clone(), *id);
+            if status == "completed" {
+                runs.completed.insert(name.clone(), *annotations);
+            }
             continue;
         }
         let body = json!({ "name": name, "head_sha": sha, "external_id": ext, "status": "in_progress" });
@@ -95,7 +108,7 @@ pub async fn start(
                 Err(ApiError::Uncertain { .. }) if tries < 3 => {
                     // It may exist: look before creating again.
                     known = existing(gh, installation, repo, sha).await?;
-                    if let Some((id, _)) = known.get(&ext) {
+                    if let Some((id, _, _)) = known.get(&ext) {
                         break Some(*id);
                     }
                 }
@@ -143,7 +156,9 @@ pub fn annotation(f: &Finding) -> Value {
     a
 }
 
-/// Completes one check run with its output and annotations.
+/// Completes one check run with its output and annotations. `delivered`:
+/// the run was completed before with that many annotations (this job ran
+/// again), so only the rest are sent.
 pub async fn finish(
     gh: &GitHub,
     installation: u64,
@@ -151,6 +166,7 @@ pub async fn finish(
     id: u64,
     output: &CheckOutput,
     findings: &[&Finding],
+    delivered: Option<usize>,
 ) -> Result<(), ApiError> {
     let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
     let mut summary = output.summary.clone();
@@ -162,20 +178,41 @@ pub async fn finish(
         ));
     }
     let annotations: Vec<Value> = findings.iter().take(MAX_ANNOTATIONS).map(|f| annotation(f)).collect();
-    let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
-    let first: Vec<Value> = batches.next().map(<[Value]>::to_vec).unwrap_or_default();
-    let body = json!({
-        "status": "completed",
-        "conclusion": output.conclusion,
-        "output": { "title": output.title, "summary": summary, "annotations": first },
-        // The button GitHub shows on the run; it comes back as check_run.requested_action.
-        "actions": [{ "label": "Re-run", "description": "Evaluate this pull request again", "identifier": RERUN_ACTION }],
-    });
-    gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Idempotent).await?;
-    for batch in batches {
-        // Each update appends its annotations to the run.
-        let body = json!({ "output": { "title": output.title, "summary": summary, "annotations": batch } });
-        gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Idempotent).await?;
+    // `None` until the run is completed; then how many annotations it carries.
+    let mut sent = delivered.map(|n| n.min(annotations.len()));
+    let mut uncertain = 0;
+    loop {
+        let (body, count) = match sent {
+            None => {
+                let first = &annotations[..annotations.len().min(ANNOTATIONS_PER_REQUEST)];
+                let body = json!({
+                    "status": "completed",
+                    "conclusion": output.conclusion,
+                    "output": { "title": output.title, "summary": summary, "annotations": first },
+                    // The button GitHub shows on the run; it comes back as check_run.requested_action.
+                    "actions": [{ "label": "Re-run", "description": "Evaluate this pull request again", "identifier": RERUN_ACTION }],
+                });
+                (body, first.len())
+            }
+            Some(done) if done < annotations.len() => {
+                let batch = &annotations[done..(done + ANNOTATIONS_PER_REQUEST).min(annotations.len())];
+                (json!({ "output": { "title": output.title, "summary": summary, "annotations": batch } }), batch.len())
+            }
+            Some(_) => break,
+        };
+        // Every update appends its annotations: one that may have landed is
+        // looked up on the run before it is sent again.
+        match gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Create).await {
+            Ok(_) => sent = Some(sent.unwrap_or(0) + count),
+            Err(ApiError::Uncertain { .. }) if uncertain < 5 => {
+                uncertain += 1;
+                let run = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
+                if run.get("status").and_then(Value::as_str) == Some("completed") {
+                    sent = Some(annotations_count(&run).min(annotations.len()));
+                }
+            }
+            Err(err) => return Err(err),
+        }
     }
     Ok(())
 }

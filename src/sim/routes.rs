@@ -37,7 +37,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
         .route("/repos/{owner}/{repo}/check-runs", post(create_check_run))
-        .route("/repos/{owner}/{repo}/check-runs/{id}", patch(update_check_run))
+        .route("/repos/{owner}/{repo}/check-runs/{id}", patch(update_check_run).get(get_check_run))
         .route("/graphql", post(super::graphql::handle))
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
@@ -350,6 +350,17 @@ async fn create_check_run(
     let out = check_run_json(&run);
     s.check_runs.push(run);
     (StatusCode::CREATED, Json(out)).into_response()
+}
+
+async fn get_check_run(
+    State(state): State<Shared>,
+    Path((_owner, _name, id)): Path<(String, String, u64)>,
+) -> Response {
+    let s = lock(&state);
+    match s.check_runs.iter().find(|c| c.id == id) {
+        Some(run) => Json(check_run_json(run)).into_response(),
+        None => error(StatusCode::NOT_FOUND, "Not Found"),
+    }
 }
 
 async fn update_check_run(
