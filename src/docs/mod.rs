@@ -5,4 +5,5 @@ pub mod brief;
 pub mod frontmatter;
 pub mod markdown;
 pub mod pathref;
+pub mod voting;
 pub mod yaml;

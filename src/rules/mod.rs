@@ -5,6 +5,8 @@
 
 pub mod brief;
 mod common;
+mod paths;
+pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, Level};
 use crate::model::{ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint};
@@ -74,7 +76,7 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs];
+pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &voting::Voting];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",
