@@ -20,7 +20,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(proposer) = argument.proposer() else { continue };
         for vote in argument.votes().filter(|v| v.voter() == Some(proposer)) {
             let node = vote.field("voter").unwrap_or(vote.node);
-            sink.emit(doc.path, at(node), format!("{}/{}/vote{}/self", block.name(), argument.name(), vote.index + 1), format!("{proposer} proposed argument `{}` and votes on it ({})", argument.name(), vote.name()))
+            sink.emit(doc.path, at(node), format!("{}/{}/vote{}/self", block.name(), argument.name(), vote.index + 1), format!("{proposer} proposed argument `{}` and votes on it (vote {})", argument.name(), vote.index + 1))
                 .help("leave the vote to other personas; the proposer's case is the rationale");
         }
     }

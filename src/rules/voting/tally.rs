@@ -278,3 +278,103 @@ pub fn render_text(report: &TallyReport) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-section doc: per argument its kind and (vote, weight) pairs.
+    fn doc(arguments: &[(&str, &[(i32, &str)])]) -> String {
+        let mut text = "---\nformat: voting/v1\ndoc: t\nversion: 1\n---\n## S\n\n```voting\nsection: s\nactive_argument: A\narguments:\n".to_string();
+        for (index, (id, votes)) in arguments.iter().enumerate() {
+            let kind = if index == 0 { "original" } else { "counter-argument" };
+            text.push_str(&format!("  - id: {id}\n    modification_kind: {kind}\n    vote_ledger:\n"));
+            for (n, (vote, weight)) in votes.iter().enumerate() {
+                text.push_str(&format!("      - voter: p{n}/m\n        vote: {vote:+}\n        weight: {weight}\n"));
+            }
+        }
+        text.push_str("```\n");
+        text
+    }
+
+    fn section(arguments: &[(&str, &[(i32, &str)])]) -> SectionTally {
+        let report = tally_document("g/t@v1.md", &doc(arguments)).unwrap();
+        report.sections.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_tie_at_the_top_stays_open_with_both_leading() {
+        let t = section(&[("A", &[(1, "4"), (1, "2")]), ("B", &[(1, "3"), (1, "3")])]);
+        assert_eq!((t.weighted_votes, t.quorum_met, t.margin), (12.0, true, Some(0.0)));
+        assert_eq!(t.state, State::Open);
+        assert_eq!(t.leaders, vec!["A", "B"]);
+        assert!(t.losers.is_empty());
+    }
+
+    #[test]
+    fn negative_totals_rank_and_retire_the_lowest() {
+        // A: -1×2 = -2; B: -1×5 + -1×3 = -8; weighted 2+5+3 = 10; margin -2 - -8 = 6.
+        let t = section(&[("A", &[(-1, "2")]), ("B", &[(-1, "5"), (-1, "3")])]);
+        assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![-2.0, -8.0]);
+        assert_eq!((t.weighted_votes, t.margin), (10.0, Some(6.0)));
+        assert_eq!(t.state, State::RetirementEligible);
+        assert_eq!((t.leaders.clone(), t.losers.clone()), (vec!["A".to_string()], vec!["B".to_string()]));
+    }
+
+    #[test]
+    fn one_argument_locks_at_quorum_and_plus_five() {
+        // +8 - 2 = +6 over 10 weighted votes: consensus-locked.
+        let t = section(&[("A", &[(1, "8"), (-1, "2")])]);
+        assert_eq!((t.arguments[0].total, t.weighted_votes, t.margin), (6.0, 10.0, None));
+        assert_eq!(t.state, State::ConsensusLocked);
+        // +7.45 - 2.55 = +4.9 over 10: below the margin, open.
+        let t = section(&[("A", &[(1, "7.45"), (-1, "2.55")])]);
+        assert_eq!((t.arguments[0].total, t.weighted_votes), (4.9, 10.0));
+        assert_eq!(t.state, State::Open);
+        // +9.9 over 9.9: below quorum, open.
+        assert_eq!(section(&[("A", &[(1, "9.9")])]).state, State::Open);
+    }
+
+    #[test]
+    fn sums_are_exact_at_the_thresholds() {
+        // 100 × 0.1 is exactly 10 (a float sum would be 9.99…): quorum met,
+        // margin +10 over the vote-less B.
+        let votes: Vec<(i32, &str)> = (0..100).map(|_| (1, "0.1")).collect();
+        let t = section(&[("A", &votes), ("B", &[])]);
+        assert_eq!((t.weighted_votes, t.quorum_met, t.margin), (10.0, true, Some(10.0)));
+        assert_eq!(t.state, State::RetirementEligible);
+        assert_eq!(t.losers, vec!["B"]);
+    }
+
+    #[test]
+    fn the_margin_is_between_the_top_two_and_invalid_votes_are_left_out() {
+        // A +9, B +5, C -1: weighted 15, margin 4: open. The `vote: 2` and the
+        // zero weight are ignored.
+        let t = section(&[("A", &[(1, "9"), (2, "7")]), ("B", &[(1, "5"), (1, "0")]), ("C", &[(-1, "1")])]);
+        assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![9.0, 5.0, -1.0]);
+        assert_eq!((t.weighted_votes, t.margin, t.ignored_votes), (15.0, Some(4.0), 2));
+        assert_eq!(t.state, State::Open);
+    }
+
+    #[test]
+    fn documents_render_as_text_json_and_markdown() {
+        let report = tally_document("g/t@v1.md", &doc(&[("A", &[(1, "8"), (-1, "2")])])).unwrap();
+        let text = render_text(&report);
+        assert!(text.contains("g/t@v1.md (t@v1)"), "{text}");
+        assert!(text.contains("state            consensus-locked"), "{text}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sections"][0]["state"], "consensus-locked");
+        assert_eq!(json["sections"][0]["arguments"][0]["total"], 6.0);
+        let table = markdown(&report.path, &report.sections);
+        assert!(table.contains("| s | **A** +6 | 10 (met) | — | consensus-locked |"), "{table}");
+        assert_eq!(describe(&report.sections[0]), "section `s`: A +6; 10 weighted votes, quorum met (needs 10); consensus-locked");
+    }
+
+    #[test]
+    fn unreadable_blocks_and_empty_docs_are_errors_with_lines() {
+        let err = tally_document("g/t@v1.md", "## S\n\n```voting\nsection: [\n```\n").unwrap_err();
+        assert_eq!(err.line, 5, "{err}");
+        let err = tally_document("g/t@v1.md", "# Nothing\n").unwrap_err();
+        assert_eq!(err.line, 1);
+    }
+}
