@@ -6,7 +6,7 @@ mod corpus;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gatehouse::model::{ChangeSet, Files, RepoIndex, RepoTree};
+use gatehouse::model::{ChangeSet, Files, PrInfo, RepoIndex, RepoTree};
 
 fn corpus() -> ChangeSet {
     let mut base = Files::new();
@@ -18,6 +18,18 @@ fn corpus() -> ChangeSet {
     ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, repos, ..Default::default() }
 }
 
+/// The voting docs alone, as a PR that appends votes (base and head).
+fn voting_corpus() -> ChangeSet {
+    let mut base = Files::new();
+    let mut head = Files::new();
+    let mut tree = corpus::voting::add(&mut base, &mut head);
+    tree.extend(head.keys().cloned());
+    let mut repos = RepoIndex::default();
+    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+    let pr = PrInfo { body: Some("Appends votes.\n\nVoting-format: v1\n".into()) };
+    ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, pr, repos, ..Default::default() }
+}
+
 fn validate(c: &mut Criterion) {
     let changes = corpus();
     let report = gatehouse::rules::evaluate(&changes);
@@ -27,9 +39,18 @@ fn validate(c: &mut Criterion) {
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
+fn voting(c: &mut Criterion) {
+    let changes = voting_corpus();
+    let report = gatehouse::rules::evaluate(&changes);
+    let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("voting check");
+    assert_eq!(voting.documents, corpus::voting::DOCS);
+    assert!(!report.has_errors(), "the voting corpus is valid: {:?}", report.findings().find(|f| f.severity == gatehouse::model::Severity::Error));
+    c.bench_function("voting", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20);
-    targets = validate
+    config = Criterion::default().sample_size(10);
+    targets = validate, voting
 }
 criterion_main!(benches);

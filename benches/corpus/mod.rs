@@ -2,3 +2,4 @@
 //! document family, each adding its files to a base and a head file map.
 
 pub mod briefs;
+pub mod voting;

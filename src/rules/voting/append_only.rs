@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use super::{VotingView, at};
+use super::{Published, VotingView, at};
 use crate::docs::voting::{Argument, Block, VotingDoc, same_value, show};
 use crate::docs::yaml::Yaml;
 use crate::model::{Severity, Sink, Span};
@@ -23,7 +23,7 @@ const HELP: &str = "published arguments and votes are never edited, removed or r
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, base) in view.docs.iter().zip(&view.bases) {
-        let Some(base) = base else { continue };
+        let Some(Published::Changed(base)) = base else { continue };
         let head: HashMap<&str, &Block> = doc.blocks().filter_map(|(_, b)| Some((b.section_id()?, b))).collect();
         for (_, published) in base.blocks() {
             let Some(id) = published.section_id() else { continue };

@@ -1,4 +1,4 @@
-use super::{VotingView, at};
+use super::{Published, VotingView, at};
 use crate::docs::voting::VotingDoc;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
@@ -19,7 +19,9 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, base) in view.docs.iter().zip(&view.bases) {
         match base {
-            Some(base) => edited(sink, doc, base),
+            Some(Published::Changed(base)) => edited(sink, doc, base),
+            // Only votes and arguments were appended: the prose is the base's.
+            Some(Published::Appended) => {}
             None => new_version(view, sink, doc),
         }
     }

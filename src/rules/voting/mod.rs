@@ -4,6 +4,7 @@
 
 mod active_argument;
 mod append_only;
+mod appended;
 mod argument_id;
 mod date;
 mod duplicate_vote;
@@ -108,7 +109,7 @@ pub struct VotingView<'a> {
     /// Added or modified voting docs that are text, in path order.
     pub docs: Vec<VotingDoc<'a>>,
     /// For each of `docs`, its published version: the same path on the base.
-    pub bases: Vec<Option<VotingDoc<'a>>>,
+    pub bases: Vec<Option<Published<'a>>>,
     /// For each of `docs`, the tally of each section with a readable block.
     pub tallies: Vec<Vec<SectionTally>>,
     /// Voting docs on the base that the change deletes.
@@ -131,7 +132,12 @@ impl<'a> VotingView<'a> {
             .iter()
             .map(|doc| {
                 let (path, text) = changes.base.get_key_value(doc.path)?;
-                Some(VotingDoc::parse(path, text.text()?))
+                let text = text.text()?;
+                Some(if appended::only_appends(text, doc.text, doc) {
+                    Published::Appended
+                } else {
+                    Published::Changed(VotingDoc::parse(path, text))
+                })
             })
             .collect();
         let tallies = docs.iter().map(tally::tally_doc).collect();
@@ -163,6 +169,15 @@ impl<'a> VotingView<'a> {
     pub fn arguments(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Block, Argument<'_>)> {
         self.blocks().flat_map(|(doc, _, block)| block.arguments().map(move |a| (doc, block, a)))
     }
+}
+
+/// A published doc (on the base) that the change modifies.
+pub enum Published<'a> {
+    /// The head is the base plus appended votes and arguments, nothing else
+    /// (decided from the lines, without parsing the base).
+    Appended,
+    /// Anything else: the base, parsed, for the rules to compare.
+    Changed(VotingDoc<'a>),
 }
 
 /// A one-character span at a node.

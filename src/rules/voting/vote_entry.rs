@@ -19,20 +19,20 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
         for vote in argument.votes() {
-            let what = format!("{} on argument `{}`", vote.name(), argument.name());
+            let what = || format!("{} on argument `{}`", vote.name(), argument.name());
             let key = |field: &str| format!("{}/{}/vote{}/{field}", block.name(), argument.name(), vote.index + 1);
             if vote.node.as_map().is_none() {
-                sink.emit(doc.path, at(vote.node), key("entry"), format!("{what} is {}, not a mapping", vote.node.type_name()))
+                sink.emit(doc.path, at(vote.node), key("entry"), format!("{} is {}, not a mapping", what(), vote.node.type_name()))
                     .help("write each vote as `- voter: …` with `vote`, `weight`, `ts` and `rationale` below it");
                 continue;
             }
             for field in VOTE_FIELDS.iter().filter(|f| vote.field(f).is_none()) {
-                sink.emit(doc.path, at(vote.node), key(field), format!("{what} has no `{field}`"))
+                sink.emit(doc.path, at(vote.node), key(field), format!("{} has no `{field}`", what()))
                     .help("a vote has `voter`, `vote`, `weight`, `ts` and `rationale` (ADR-140's ledger entry)");
             }
             let mut wrong = |field: &str, message: String, help: &str| {
                 let node = vote.field(field).unwrap_or(vote.node);
-                sink.emit(doc.path, at(node), key(field), format!("`{field}` of {what} {message}")).help(help);
+                sink.emit(doc.path, at(node), key(field), format!("`{field}` of {} {message}", what())).help(help);
             };
             if let Some(node) = vote.field("voter")
                 && !node.as_str().is_some_and(is_persona_pin)
