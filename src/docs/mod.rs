@@ -7,3 +7,4 @@ pub mod markdown;
 pub mod pathref;
 pub mod voting;
 pub mod yaml;
+pub mod yaml_block;

@@ -188,7 +188,12 @@ impl Block {
         if !fence.closed {
             return Err(BlockError::Unclosed { line: fence.line });
         }
-        let root = yaml::parse(&fence.content, fence.line + 1).map_err(BlockError::Yaml)?;
+        // Ledgers are long and plain: the fast reader takes them, and the
+        // full parser everything it declines (and every error).
+        let root = match super::yaml_block::parse(&fence.content, fence.line + 1) {
+            Some(root) => root,
+            None => yaml::parse(&fence.content, fence.line + 1).map_err(BlockError::Yaml)?,
+        };
         if root.as_map().is_none() {
             return Err(BlockError::NotMapping { line: root.line.max(fence.line), found: root.type_name() });
         }
