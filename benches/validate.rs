@@ -44,7 +44,11 @@ fn voting(c: &mut Criterion) {
     let report = gatehouse::rules::evaluate(&changes);
     let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("voting check");
     assert_eq!(voting.documents, corpus::voting::DOCS);
-    assert!(!report.has_errors(), "the voting corpus is valid: {:?}", report.findings().find(|f| f.severity == gatehouse::model::Severity::Error));
+    assert!(
+        !report.has_errors(),
+        "the voting corpus is valid: {:?}",
+        report.findings().find(|f| f.severity == gatehouse::model::Severity::Error)
+    );
     c.bench_function("voting", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 

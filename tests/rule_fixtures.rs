@@ -60,8 +60,7 @@ fn evaluate(case: &Path, shared: &Path) -> Report {
             }
         }
     }
-    let mut changes =
-        gatehouse::source::fs::changeset(&head, base.as_deref(), repo_name.as_deref(), &others).unwrap();
+    let mut changes = gatehouse::source::fs::changeset(&head, base.as_deref(), repo_name.as_deref(), &others).unwrap();
     changes.pr.body = std::fs::read_to_string(case.join("pr-body.md")).ok();
     rules::evaluate(&changes)
 }
@@ -99,7 +98,11 @@ fn every_rule_fails_and_passes_its_fixtures() {
         let fired: BTreeSet<(String, u32)> =
             all.iter().filter(|f| f.rule == rule.id).map(|f| (f.path.clone(), f.span.line)).collect();
         if fired != expected {
-            problems.push(format!("{}: fail case fired at {fired:?}, expected {expected:?}; all findings:{}", rule.id, show(&all)));
+            problems.push(format!(
+                "{}: fail case fired at {fired:?}, expected {expected:?}; all findings:{}",
+                rule.id,
+                show(&all)
+            ));
         }
         let report = evaluate(&pass, &shared);
         let bad: Vec<&Finding> =

@@ -33,12 +33,20 @@ struct Doc {
 
 impl Doc {
     fn render(&self) -> String {
-        let mut text = format!("---\nformat: voting/v1\ndoc: smoke-spec-path\nversion: 1\n---\n# Smoke spec path\n\n{}\n", self.intro);
+        let mut text = format!(
+            "---\nformat: voting/v1\ndoc: smoke-spec-path\nversion: 1\n---\n# Smoke spec path\n\n{}\n",
+            self.intro
+        );
         for (s, arguments) in self.sections.iter().enumerate() {
-            text.push_str(&format!("\n## Section {s}\n\n```voting\nsection: section-{s}\nactive_argument: A\narguments:\n"));
+            text.push_str(&format!(
+                "\n## Section {s}\n\n```voting\nsection: section-{s}\nactive_argument: A\narguments:\n"
+            ));
             for a in arguments {
-                let (kind, target, refs) =
-                    if a.original { ("original", "", "[]") } else { ("counter-example", "    target: A\n", "[gyrum-labs/ai-frontend#430]") };
+                let (kind, target, refs) = if a.original {
+                    ("original", "", "[]")
+                } else {
+                    ("counter-example", "    target: A\n", "[gyrum-labs/ai-frontend#430]")
+                };
                 text.push_str(&format!(
                     "  - id: {}\n    proposer: author-{}/opus-4.7\n    proposed_at: 2026-05-06\n    proposition: Smoke specs live under tests/e2e/ in form {}.\n    rationale: |\n      The CI smoke job globs tests/e2e/ and every reviewed repository agrees.\n    evidence_pr_refs: {refs}\n    example:\n      artefact: tests/e2e/login.spec.ts\n      diff_snapshot_ref: gyrum-labs/ai-frontend#412\n      explanation: The login smoke spec.\n    modification_kind: {kind}\n{target}    vote_ledger:{}\n",
                     a.id,
@@ -166,7 +174,11 @@ fn a_published_doc_that_changes_is_compared_in_full() {
     assert_eq!(fired(&all, "voting/immutable-version"), vec![line_of(&head, "amended")]);
     assert_eq!(fired(&all, "voting/append-only"), vec![line_of(&head, "weight: 9")]);
     let edit = all.iter().find(|f| f.rule == "voting/append-only").unwrap();
-    assert!(edit.message.contains("vote 3 (voter2/opus-4.7) on argument `A` is edited: `weight` `1.5` → `9`"), "{}", edit.message);
+    assert!(
+        edit.message.contains("vote 3 (voter2/opus-4.7) on argument `A` is edited: `weight` `1.5` → `9`"),
+        "{}",
+        edit.message
+    );
 }
 
 /// Appends to a doc: votes at the ends of ledgers, then maybe a new argument.
@@ -222,9 +234,37 @@ fn edited() -> impl Strategy<Value = Doc> {
 /// Lines of plausible and implausible block YAML, at random indentation.
 fn line_soup() -> impl Strategy<Value = String> {
     const VALUES: &[&str] = &[
-        "A", "+1", "-1", "1.4", "2026-05-06T09:42:11Z", "\"q: x\"", "'it''s'", "a #c", "x: y", "[a, b]", "[]",
-        "[a/b#1, \"c\"]", "&a x", "*a", "|", ">-", "|+", "", "- x", "null", "~", "ü x", "a:b", "#c", "{a: 1}",
-        "\"open", "[a,", "-", "'", "\"\\u00e9\"", "lin/opus-4.7",
+        "A",
+        "+1",
+        "-1",
+        "1.4",
+        "2026-05-06T09:42:11Z",
+        "\"q: x\"",
+        "'it''s'",
+        "a #c",
+        "x: y",
+        "[a, b]",
+        "[]",
+        "[a/b#1, \"c\"]",
+        "&a x",
+        "*a",
+        "|",
+        ">-",
+        "|+",
+        "",
+        "- x",
+        "null",
+        "~",
+        "ü x",
+        "a:b",
+        "#c",
+        "{a: 1}",
+        "\"open",
+        "[a,",
+        "-",
+        "'",
+        "\"\\u00e9\"",
+        "lin/opus-4.7",
     ];
     let line = (0usize..7, 0usize..8, 0usize..4, 0usize..VALUES.len()).prop_map(|(indent, shape, key, value)| {
         let value = VALUES[value];

@@ -20,9 +20,13 @@ pub fn add(base: &mut Files, head: &mut Files) -> Vec<String> {
 }
 
 fn doc(d: usize, votes: usize) -> String {
-    let mut text = format!("---\nformat: voting/v1\ndoc: rule-{d}\nversion: 1\nscope: [e2e]\n---\n# Rule {d}\n\nGenerated guideline {d}.\n");
+    let mut text = format!(
+        "---\nformat: voting/v1\ndoc: rule-{d}\nversion: 1\nscope: [e2e]\n---\n# Rule {d}\n\nGenerated guideline {d}.\n"
+    );
     for s in 0..SECTIONS {
-        text.push_str(&format!("\n## Section {s}\n\n```voting\nsection: section-{s}\nactive_argument: A\narguments:\n"));
+        text.push_str(&format!(
+            "\n## Section {s}\n\n```voting\nsection: section-{s}\nactive_argument: A\narguments:\n"
+        ));
         for a in 0..ARGUMENTS {
             let id = (b'A' + a as u8) as char;
             let (kind, target, refs) = match a {
@@ -34,7 +38,9 @@ fn doc(d: usize, votes: usize) -> String {
                 format!("    proposer: author{a}/opus-4.7"),
                 "    proposed_at: 2026-05-06".to_string(),
                 format!("    proposition: Rule {d}.{s} holds in form {id}."),
-                format!("    rationale: Generated argument {id} of section {s}, long enough to pass the fifty character gate."),
+                format!(
+                    "    rationale: Generated argument {id} of section {s}, long enough to pass the fifty character gate."
+                ),
                 format!("    evidence_pr_refs: {refs}"),
                 "    example:".to_string(),
                 "      artefact: tests/e2e/login.spec.ts".to_string(),

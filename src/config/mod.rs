@@ -284,7 +284,9 @@ impl Reader<'_> {
         self.strings(node, &mut values);
         let Some(items) = node.as_seq() else { return true };
         let mut valid = Vec::new();
-        for (value, item) in values.into_iter().zip(items.iter().filter(|i| i.scalar_text().is_some_and(|s| !s.is_empty()))) {
+        for (value, item) in
+            values.into_iter().zip(items.iter().filter(|i| i.scalar_text().is_some_and(|s| !s.is_empty())))
+        {
             if let Err(e) = Glob::new(&value) {
                 self.error(item, format!("`{value}` is not a valid glob: {}", e.kind()));
             } else if value.starts_with('/') || value.split('/').any(|seg| seg == "..") {
@@ -314,7 +316,10 @@ impl Reader<'_> {
                 Some("warning") => Level::On(Severity::Warning),
                 Some("notice") => Level::On(Severity::Notice),
                 _ => {
-                    self.error(value, format!("rule level must be off, error, warning or notice, found {}", value.type_name()));
+                    self.error(
+                        value,
+                        format!("rule level must be off, error, warning or notice, found {}", value.type_name()),
+                    );
                     continue;
                 }
             };

@@ -31,7 +31,10 @@ impl Adr {
             if status.is_none()
                 && let Some(rest) = after_label(&plain, "Status:")
             {
-                status = rest.split(|c: char| !c.is_alphanumeric() && c != '-').find(|w| !w.is_empty()).map(str::to_ascii_lowercase);
+                status = rest
+                    .split(|c: char| !c.is_alphanumeric() && c != '-')
+                    .find(|w| !w.is_empty())
+                    .map(str::to_ascii_lowercase);
             }
             if superseded_by.is_none()
                 && let Some(rest) = after_label(&plain, "Superseded by:")
@@ -123,9 +126,17 @@ mod tests {
 
     #[test]
     fn reads_id_status_and_successor() {
-        let adr = Adr::parse("docs/adr/ADR-095-backups.md", "# ADR-095: Backups\n\n**Status:** Superseded\nSuperseded by: ADR-101\n").unwrap();
+        let adr = Adr::parse(
+            "docs/adr/ADR-095-backups.md",
+            "# ADR-095: Backups\n\n**Status:** Superseded\nSuperseded by: ADR-101\n",
+        )
+        .unwrap();
         assert_eq!((adr.number, adr.status.as_deref(), adr.superseded_by), (95, Some("superseded"), Some(101)));
-        let adr = Adr::parse("docs/adr/backups.md", "# ADR-99: Briefs\nStatus: Accepted Date: 2026-04-25\nSuperseded by: {{leave blank}}\n").unwrap();
+        let adr = Adr::parse(
+            "docs/adr/backups.md",
+            "# ADR-99: Briefs\nStatus: Accepted Date: 2026-04-25\nSuperseded by: {{leave blank}}\n",
+        )
+        .unwrap();
         assert_eq!((adr.number, adr.status.as_deref(), adr.superseded_by), (99, Some("accepted"), None));
         assert!(!adr.is_retired());
         assert!(Adr::parse("docs/adr/README.md", "# Index\n").is_none());

@@ -90,8 +90,9 @@ pub fn parse_file_name(name: &str) -> Result<FileName<'_>, String> {
 
 /// `SWARM-<ID>` as the `agent` field spells it.
 pub fn is_agent_id(s: &str) -> bool {
-    s.strip_prefix("SWARM-")
-        .is_some_and(|id| (1..=6).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+    s.strip_prefix("SWARM-").is_some_and(|id| {
+        (1..=6).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    })
 }
 
 fn is_kebab(s: &str) -> bool {
@@ -107,7 +108,15 @@ mod tests {
     fn file_names() {
         assert_eq!(parse_file_name("SWARM-AR-pg-backup.md"), Ok(FileName { agent: "SWARM-AR", slug: "pg-backup" }));
         assert_eq!(parse_file_name("SWARM-A1B2C3-x.md").unwrap().agent, "SWARM-A1B2C3");
-        for bad in ["SWARM-AR.md", "swarm-AR-x.md", "SWARM-ar-x.md", "SWARM-ABCDEFG-x.md", "SWARM-AR-Pg.md", "SWARM-AR-x--y.md", "SWARM-AR-x.txt"] {
+        for bad in [
+            "SWARM-AR.md",
+            "swarm-AR-x.md",
+            "SWARM-ar-x.md",
+            "SWARM-ABCDEFG-x.md",
+            "SWARM-AR-Pg.md",
+            "SWARM-AR-x--y.md",
+            "SWARM-AR-x.txt",
+        ] {
             assert!(parse_file_name(bad).is_err(), "{bad}");
         }
         assert!(is_agent_id("SWARM-AR"));

@@ -17,17 +17,84 @@ pub enum SpanKind {
     NotAPath,
     Path(PathRef),
     /// Looks like a path but escapes the repository (`..`, absolute, a scheme).
-    Unsafe { reason: &'static str },
+    Unsafe {
+        reason: &'static str,
+    },
 }
 
 /// File extensions that make a slash-less span a path (`Cargo.toml`), so that
 /// identifiers such as `config.paths` are not mistaken for files.
 const EXTENSIONS: &[&str] = &[
-    "md", "markdown", "txt", "rs", "go", "py", "ts", "tsx", "js", "jsx", "mjs", "cjs", "json", "yaml", "yml",
-    "toml", "sh", "bash", "zsh", "sql", "lock", "html", "css", "scss", "proto", "tf", "hcl", "rb", "java", "kt",
-    "swift", "c", "h", "cc", "cpp", "hpp", "cs", "ex", "exs", "erl", "mod", "sum", "cfg", "ini", "conf", "env",
-    "xml", "csv", "svg", "png", "jpg", "gif", "pdf", "nix", "lua", "php", "pl", "r", "scala", "vue", "svelte",
-    "gradle", "mk", "dockerfile", "service", "timer", "j2", "tpl", "graphql", "gql",
+    "md",
+    "markdown",
+    "txt",
+    "rs",
+    "go",
+    "py",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "json",
+    "yaml",
+    "yml",
+    "toml",
+    "sh",
+    "bash",
+    "zsh",
+    "sql",
+    "lock",
+    "html",
+    "css",
+    "scss",
+    "proto",
+    "tf",
+    "hcl",
+    "rb",
+    "java",
+    "kt",
+    "swift",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "ex",
+    "exs",
+    "erl",
+    "mod",
+    "sum",
+    "cfg",
+    "ini",
+    "conf",
+    "env",
+    "xml",
+    "csv",
+    "svg",
+    "png",
+    "jpg",
+    "gif",
+    "pdf",
+    "nix",
+    "lua",
+    "php",
+    "pl",
+    "r",
+    "scala",
+    "vue",
+    "svelte",
+    "gradle",
+    "mk",
+    "dockerfile",
+    "service",
+    "timer",
+    "j2",
+    "tpl",
+    "graphql",
+    "gql",
 ];
 
 /// `owner/name` as GitHub spells repositories.
@@ -47,7 +114,8 @@ pub fn is_repo_name(s: &str) -> bool {
 
 /// `owner/repo#123`.
 pub fn is_issue_ref(s: &str) -> bool {
-    s.split_once('#').is_some_and(|(repo, n)| is_repo_name(repo) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    s.split_once('#')
+        .is_some_and(|(repo, n)| is_repo_name(repo) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Classifies an inline code span's text. `repos` are the document's own
@@ -142,9 +210,23 @@ mod tests {
         assert_eq!(classify("Cargo.toml", &repos), path(None, None, "Cargo.toml"));
         assert_eq!(classify("buzzy/src/", &repos), path(None, None, "buzzy/src/"));
         assert_eq!(classify("src/main.rs:42", &repos), path(None, None, "src/main.rs"));
-        assert_eq!(classify("gyrum-labs/infra:hosts/a.yml", &repos), path(Some("gyrum-labs/infra"), None, "hosts/a.yml"));
+        assert_eq!(
+            classify("gyrum-labs/infra:hosts/a.yml", &repos),
+            path(Some("gyrum-labs/infra"), None, "hosts/a.yml")
+        );
         assert_eq!(classify("o/r@abc123:x/y.md", &repos), path(Some("o/r"), Some("abc123"), "x/y.md"));
-        for not in ["gyrum-labs/infra", "o/r#12", "ADR-095", "https://x.y/z", "config.paths", "cargo test", "src/*.rs", "<feature>/x", "--dry-run", "a"] {
+        for not in [
+            "gyrum-labs/infra",
+            "o/r#12",
+            "ADR-095",
+            "https://x.y/z",
+            "config.paths",
+            "cargo test",
+            "src/*.rs",
+            "<feature>/x",
+            "--dry-run",
+            "a",
+        ] {
             assert_eq!(classify(not, &repos), SpanKind::NotAPath, "{not}");
         }
         assert!(matches!(classify("../etc/passwd", &repos), SpanKind::Unsafe { .. }));

@@ -311,7 +311,8 @@ pub fn parse_file_name(name: &str) -> Result<FileName<'_>, String> {
 }
 
 pub fn is_kebab(s: &str) -> bool {
-    !s.is_empty() && s.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+    !s.is_empty()
+        && s.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
 /// `<persona>/<model_pin>`: two non-empty parts of letters, digits, `.`,
@@ -458,7 +459,10 @@ mod tests {
         let arg = block.arguments().next().unwrap();
         assert_eq!((arg.id(), arg.node.line), (Some("A"), 16));
         let vote = arg.votes().next().unwrap();
-        assert_eq!((vote.voter(), vote.value(), vote.weight(), vote.node.line), (Some("lin/opus-4.7"), Some(1), Some(1.4), 19));
+        assert_eq!(
+            (vote.voter(), vote.value(), vote.weight(), vote.node.line),
+            (Some("lin/opus-4.7"), Some(1), Some(1.4), 19)
+        );
         assert_eq!(vote.field("ts").unwrap().line, 22);
         assert!(doc.sections[1].block.is_none());
         assert_eq!(doc.sections[1].line, 25);
@@ -477,7 +481,16 @@ mod tests {
     fn file_names() {
         assert_eq!(parse_file_name("smoke-spec-path.md@v2"), Ok(FileName { doc: "smoke-spec-path", version: 2 }));
         assert_eq!(parse_file_name("go-handler@v10.md"), Ok(FileName { doc: "go-handler", version: 10 }));
-        for bad in ["smoke.md", "Smoke@v1.md", "smoke@v0.md", "smoke@v01.md", "smoke@vx.md", "smoke.txt@v1", "smoke@v1.txt", "@v1.md"] {
+        for bad in [
+            "smoke.md",
+            "Smoke@v1.md",
+            "smoke@v0.md",
+            "smoke@v01.md",
+            "smoke@vx.md",
+            "smoke.txt@v1",
+            "smoke@v1.txt",
+            "@v1.md",
+        ] {
             assert!(parse_file_name(bad).is_err(), "{bad}");
         }
     }

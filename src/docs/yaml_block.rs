@@ -15,7 +15,8 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
     if has_unusual_characters(text) {
         return None;
     }
-    let mut reader = Reader { lines: text.split('\n').collect(), first_line, next: 0, pending: None, nodes: 0, depth: 0 };
+    let mut reader =
+        Reader { lines: text.split('\n').collect(), first_line, next: 0, pending: None, nodes: 0, depth: 0 };
     let (_, col) = reader.peek()?;
     let root = reader.node(col)?;
     reader.peek().is_none().then_some(root)
@@ -57,7 +58,11 @@ impl<'t> Reader<'t> {
 
     fn make(&mut self, kind: YamlKind, index: usize, col: usize) -> Option<Yaml> {
         self.nodes += 1;
-        (self.nodes <= MAX_NODES).then(|| Yaml { kind, line: self.first_line + index as u32, col: self.col(index, col) })
+        (self.nodes <= MAX_NODES).then(|| Yaml {
+            kind,
+            line: self.first_line + index as u32,
+            col: self.col(index, col),
+        })
     }
 
     /// The 1-based character column of a byte offset.
@@ -326,8 +331,10 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
     };
     let value = value.trim_end_matches(' ');
     let first = value.bytes().next()?;
-    let indicator = matches!(first, b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'{' | b'}' | b'[' | b']' | b',' | b'#' | b'|' | b'>' | b'"' | b'\'')
-        || (matches!(first, b'-' | b'?' | b':') && value.len() == 1)
+    let indicator = matches!(
+        first,
+        b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'{' | b'}' | b'[' | b']' | b',' | b'#' | b'|' | b'>' | b'"' | b'\''
+    ) || (matches!(first, b'-' | b'?' | b':') && value.len() == 1)
         || value.starts_with("- ")
         || value.starts_with("? ")
         || value.starts_with(": ");

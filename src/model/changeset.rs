@@ -12,8 +12,13 @@ pub enum FileContent {
     /// Contains NUL bytes: not a document.
     Binary,
     /// Not UTF-8; `line` is where the first bad byte sits.
-    InvalidUtf8 { line: u32 },
-    TooLarge { bytes: u64, limit: u64 },
+    InvalidUtf8 {
+        line: u32,
+    },
+    TooLarge {
+        bytes: u64,
+        limit: u64,
+    },
 }
 
 impl FileContent {
@@ -103,9 +108,7 @@ impl RepoIndex {
     }
 
     pub fn tree(&self, repo: &str, rev: Option<&str>) -> Option<&RepoTree> {
-        self.trees
-            .get(&(repo.to_ascii_lowercase(), rev.map(str::to_string)))
-            .map(Arc::as_ref)
+        self.trees.get(&(repo.to_ascii_lowercase(), rev.map(str::to_string))).map(Arc::as_ref)
     }
 
     /// Looks `path` up in `repo` at `rev`; a trailing `/` asks for a directory.
@@ -150,9 +153,6 @@ impl ChangeSet {
 
     /// Paths present on the base and gone from the head.
     pub fn deleted(&self) -> impl Iterator<Item = &str> {
-        self.base
-            .keys()
-            .filter(|path| !self.head.contains_key(*path))
-            .map(String::as_str)
+        self.base.keys().filter(|path| !self.head.contains_key(*path)).map(String::as_str)
     }
 }

@@ -18,12 +18,12 @@ pass: gatehouse fails closed and says why instead of skipping it.",
 pub fn report_unreadable(path: &str, content: &FileContent, sink: &mut Sink) {
     let (line, message, help) = match content {
         FileContent::Text(_) => return,
-        FileContent::Binary => (1, "this is a binary file, not a text document".to_string(), "store documents as UTF-8 text"),
-        FileContent::InvalidUtf8 { line } => (
-            *line,
-            format!("line {line} is not valid UTF-8"),
-            "re-save the file as UTF-8",
-        ),
+        FileContent::Binary => {
+            (1, "this is a binary file, not a text document".to_string(), "store documents as UTF-8 text")
+        }
+        FileContent::InvalidUtf8 { line } => {
+            (*line, format!("line {line} is not valid UTF-8"), "re-save the file as UTF-8")
+        }
         FileContent::TooLarge { bytes, limit } => (
             1,
             format!("the file is {bytes} bytes, over the {limit}-byte limit, so it was not read"),

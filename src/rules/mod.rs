@@ -9,7 +9,9 @@ mod paths;
 pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, Level};
-use crate::model::{ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint};
+use crate::model::{
+    ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint,
+};
 
 pub use common::{DOC_UNREADABLE, report_unreadable};
 
@@ -123,7 +125,14 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
                 Conclusion::Success
             };
             let check = family.check();
-            CheckReport { check, name: check.name(), conclusion, documents: run.documents, details: run.details, findings }
+            CheckReport {
+                check,
+                name: check.name(),
+                conclusion,
+                documents: run.documents,
+                details: run.details,
+                findings,
+            }
         })
         .collect();
     Report { checks, general }
@@ -160,6 +169,10 @@ fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
         }
         None => report_unreadable(CONFIG_PATH, content, &mut sink),
     }
-    let info = if changes.head.get(CONFIG_PATH).is_some_and(|c| c.text().is_some()) { &CONFIG_INVALID } else { &DOC_UNREADABLE };
+    let info = if changes.head.get(CONFIG_PATH).is_some_and(|c| c.text().is_some()) {
+        &CONFIG_INVALID
+    } else {
+        &DOC_UNREADABLE
+    };
     sink.take().into_iter().filter_map(|d| stamp(&changes.config, info, d)).collect()
 }

@@ -33,4 +33,3 @@ pub fn lookups(index: &RepoIndex, own: Option<&str>, repos: &[&str], path: &Path
     }
     out
 }
-

@@ -11,11 +11,15 @@ pub static INFO: RuleInfo = RuleInfo {
 each entry must name an ADR unambiguously: `ADR-` and its number (`ADR-095`).",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-format/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-format/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-format/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-format/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -27,8 +31,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         for (id, node) in brief.strings("adrs_referenced") {
             if parse_id(id).is_none() {
-                sink.emit(brief.path, Span::at(node.line, node.col, id.chars().count() as u32), id, format!("`{id}` is not an ADR id of the form `ADR-<digits>`"))
-                    .help("write the id as `ADR-` and its number, e.g. `ADR-095`");
+                sink.emit(
+                    brief.path,
+                    Span::at(node.line, node.col, id.chars().count() as u32),
+                    id,
+                    format!("`{id}` is not an ADR id of the form `ADR-<digits>`"),
+                )
+                .help("write the id as `ADR-` and its number, e.g. `ADR-095`");
             }
         }
     }

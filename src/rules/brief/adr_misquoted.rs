@@ -17,11 +17,15 @@ attribution removed; the parts in quotation marks when it has any; `…` skips w
 the ADR as merged on the base.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-misquoted/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-misquoted/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-misquoted/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-misquoted/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -45,8 +49,16 @@ fn check(view: &BriefView, sink: &mut Sink) {
             });
             if let Some(fragment) = missing {
                 let shown: String = fragment.chars().take(80).collect();
-                sink.emit(brief.path, Span::lines(quote.line, quote.end_line), format!("quote:ADR-{number}:{}", fold(&quote.text)), format!("this quote is attributed to ADR-{number:03}, but \"{shown}\" does not occur in {}", adr.path))
-                    .help(format!("copy the words exactly from {}, or drop the quotation marks and paraphrase", adr.path));
+                sink.emit(
+                    brief.path,
+                    Span::lines(quote.line, quote.end_line),
+                    format!("quote:ADR-{number}:{}", fold(&quote.text)),
+                    format!(
+                        "this quote is attributed to ADR-{number:03}, but \"{shown}\" does not occur in {}",
+                        adr.path
+                    ),
+                )
+                .help(format!("copy the words exactly from {}, or drop the quotation marks and paraphrase", adr.path));
             }
         }
     }
@@ -81,7 +93,9 @@ fn quoted_fragments(text: &str) -> Vec<String> {
     let quoted = in_quotes(&folded);
     let body = if quoted.is_empty() { vec![without_attribution(&folded)] } else { quoted };
     body.iter()
-        .flat_map(|part| part.split(['…']).flat_map(|p| p.split("...")).map(|p| trim_punctuation(p).to_string()).collect::<Vec<_>>())
+        .flat_map(|part| {
+            part.split(['…']).flat_map(|p| p.split("...")).map(|p| trim_punctuation(p).to_string()).collect::<Vec<_>>()
+        })
         .filter(|p| !p.is_empty())
         .collect()
 }
@@ -109,7 +123,13 @@ fn without_attribution(text: &str) -> String {
 }
 
 fn trim_punctuation(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '—' | '–' | '-' | ':' | '(' | ')' | ',' | ';' | '.' | '"' | '“' | '”' | '\'' | '‘' | '’' | '[' | ']'))
+    s.trim_matches(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '—' | '–' | '-' | ':' | '(' | ')' | ',' | ';' | '.' | '"' | '“' | '”' | '\'' | '‘' | '’' | '[' | ']'
+            )
+    })
 }
 
 #[cfg(test)]
@@ -119,7 +139,10 @@ mod tests {
     #[test]
     fn fragments_drop_attribution_and_split_at_ellipses() {
         assert_eq!(quoted_fragments("off-host storage — ADR-095"), vec!["off-host storage"]);
-        assert_eq!(quoted_fragments("ADR-095 says: \"host-concern\" and \"runbook restore\""), vec!["host-concern", "runbook restore"]);
+        assert_eq!(
+            quoted_fragments("ADR-095 says: \"host-concern\" and \"runbook restore\""),
+            vec!["host-concern", "runbook restore"]
+        );
         assert_eq!(quoted_fragments("*the brief* … is the **contract**."), vec!["the brief", "is the contract"]);
     }
 }

@@ -14,11 +14,15 @@ repository (at the base, or added by the same PR) cannot have been read. ADRs ar
 the same ADR.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -31,8 +35,16 @@ fn check(view: &BriefView, sink: &mut Sink) {
         for (id, node) in brief.strings("adrs_referenced") {
             let Some(number) = parse_id(id) else { continue };
             if !view.adrs.contains_key(&number) {
-                sink.emit(brief.path, Span::at(node.line, node.col, id.chars().count() as u32), id, format!("{id} is not among the repository's ADRs"))
-                    .help(format!("fix the id, or add the ADR under one of: {}", view.changes.config.adrs.paths.join(", ")));
+                sink.emit(
+                    brief.path,
+                    Span::at(node.line, node.col, id.chars().count() as u32),
+                    id,
+                    format!("{id} is not among the repository's ADRs"),
+                )
+                .help(format!(
+                    "fix the id, or add the ADR under one of: {}",
+                    view.changes.config.adrs.paths.join(", ")
+                ));
             }
         }
     }

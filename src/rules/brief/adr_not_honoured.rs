@@ -13,11 +13,15 @@ non-negotiable rules. The body must engage with each cited ADR: mention it where
 the work, or quote it.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-not-honoured/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-not-honoured/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-not-honoured/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-not-honoured/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -31,8 +35,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
         for (id, node) in brief.strings("adrs_referenced") {
             let Some(number) = parse_id(id) else { continue };
             if !mentioned.contains(&number) {
-                sink.emit(brief.path, Span::at(node.line, node.col, id.chars().count() as u32), id, format!("{id} is cited but the body never mentions it"))
-                    .help(format!("say in the body how {id} constrains the work, or quote it in a `>` blockquote"));
+                sink.emit(
+                    brief.path,
+                    Span::at(node.line, node.col, id.chars().count() as u32),
+                    id,
+                    format!("{id} is cited but the body never mentions it"),
+                )
+                .help(format!("say in the body how {id} constrains the work, or quote it in a `>` blockquote"));
             }
         }
     }

@@ -12,11 +12,15 @@ relies on but the frontmatter leaves out escapes the checks that cited ADRs get 
 not superseded) and the architecture reviewer's eye.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-undeclared/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-undeclared/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/adr-undeclared/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/adr-undeclared/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -40,8 +44,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
             let line = brief.body_line + before.matches('\n').count() as u32;
             let col = before.rsplit('\n').next().unwrap_or("").chars().count() as u32 + 1;
             let id = &brief.body[m.offset..m.offset + m.len];
-            sink.emit(brief.path, Span::at(line, col, m.len as u32), format!("ADR-{}", m.number), format!("the body mentions {id}, which `adrs_referenced` does not list"))
-                .help(format!("add ADR-{:03} to `adrs_referenced`, or drop the mention", m.number));
+            sink.emit(
+                brief.path,
+                Span::at(line, col, m.len as u32),
+                format!("ADR-{}", m.number),
+                format!("the body mentions {id}, which `adrs_referenced` does not list"),
+            )
+            .help(format!("add ADR-{:03} to `adrs_referenced`, or drop the mention", m.number));
         }
     }
 }

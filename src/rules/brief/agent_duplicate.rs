@@ -11,11 +11,15 @@ by slug\", and the agent id names the sub-agent. Two briefs for one agent id mak
 contract the agent runs from.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-restore-drill.md",
-        text: include_str!("../../../fixtures/rules/brief/agent-duplicate/fail/head/dark-factory/briefs/SWARM-AR-restore-drill.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/agent-duplicate/fail/head/dark-factory/briefs/SWARM-AR-restore-drill.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AS-restore-drill.md",
-        text: include_str!("../../../fixtures/rules/brief/agent-duplicate/pass/head/dark-factory/briefs/SWARM-AS-restore-drill.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/agent-duplicate/pass/head/dark-factory/briefs/SWARM-AS-restore-drill.md"
+        ),
     },
 };
 
@@ -30,8 +34,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
             view.agents.iter().filter(|(a, p, _)| *a == agent && *p != brief.path).map(|(_, p, _)| *p).collect();
         if let Some(first) = others.first() {
             let more = if others.len() > 1 { format!(" (and {} more)", others.len() - 1) } else { String::new() };
-            sink.emit(brief.path, Span::at(node.line, node.col, agent.len() as u32), "agent", format!("agent id `{agent}` is already used by `{first}`{more}"))
-                .help("give this brief a fresh agent id; each agent id names one brief");
+            sink.emit(
+                brief.path,
+                Span::at(node.line, node.col, agent.len() as u32),
+                "agent",
+                format!("agent id `{agent}` is already used by `{first}`{more}"),
+            )
+            .help("give this brief a fresh agent id; each agent id names one brief");
         }
     }
 }

@@ -12,11 +12,15 @@ is fired with \"implement dark-factory/briefs/SWARM-AR-pg-backup.md as written\"
 agent that briefs another sends the work to the wrong place.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/agent-mismatch/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/agent-mismatch/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/agent-mismatch/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/agent-mismatch/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -26,10 +30,17 @@ pub fn rule<'a>() -> Rule<BriefView<'a>> {
 
 fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
-        let (Ok(name), Some(agent), Some(node)) = (brief.file_name(), brief.agent(), brief.field("agent")) else { continue };
+        let (Ok(name), Some(agent), Some(node)) = (brief.file_name(), brief.agent(), brief.field("agent")) else {
+            continue;
+        };
         if is_agent_id(agent) && agent != name.agent {
-            sink.emit(brief.path, Span::at(node.line, node.col, agent.len() as u32), "agent", format!("`agent` is `{agent}` but the file name says `{}`", name.agent))
-                .help(format!("set `agent: {}`, or rename the file to `{agent}-{}.md`", name.agent, name.slug));
+            sink.emit(
+                brief.path,
+                Span::at(node.line, node.col, agent.len() as u32),
+                "agent",
+                format!("`agent` is `{agent}` but the file name says `{}`", name.agent),
+            )
+            .help(format!("set `agent: {}`, or rename the file to `{agent}-{}.md`", name.agent, name.slug));
         }
     }
 }

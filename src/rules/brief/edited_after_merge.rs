@@ -12,11 +12,15 @@ asked to do\". Editing or deleting a merged brief rewrites a contract an agent m
 from; write a new brief instead.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/edited-after-merge/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/edited-after-merge/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AS-pg-backup-v2.md",
-        text: include_str!("../../../fixtures/rules/brief/edited-after-merge/pass/head/dark-factory/briefs/SWARM-AS-pg-backup-v2.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/edited-after-merge/pass/head/dark-factory/briefs/SWARM-AS-pg-backup-v2.md"
+        ),
     },
 };
 
@@ -34,9 +38,21 @@ fn check(view: &BriefView, sink: &mut Sink) {
             }
             Some(head) => {
                 let head = head.text().unwrap_or("");
-                let line = base.lines().zip(head.lines()).position(|(a, b)| a != b).unwrap_or(base.lines().count().min(head.lines().count())) + 1;
-                sink.emit(path, Span::line(line as u32), "edited", "this brief is already merged, and the change edits it")
-                    .help("leave the merged brief as it is and write a new brief (new agent id or slug) for the changed work");
+                let line = base
+                    .lines()
+                    .zip(head.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(base.lines().count().min(head.lines().count()))
+                    + 1;
+                sink.emit(
+                    path,
+                    Span::line(line as u32),
+                    "edited",
+                    "this brief is already merged, and the change edits it",
+                )
+                .help(
+                    "leave the merged brief as it is and write a new brief (new agent id or slug) for the changed work",
+                );
             }
         }
     }

@@ -14,11 +14,15 @@ assertions; `out_of_scope` a list; `lines_estimate` a positive integer, the numb
 threshold is measured against.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/field-type/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/field-type/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/field-type/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/field-type/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -31,8 +35,22 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if let Some(agent) = brief.field("agent") {
             match agent.as_str() {
                 Some(a) if is_agent_id(a) => {}
-                Some(a) => report(sink, brief, "agent", agent, format!("`agent` is `{a}`, not of the form `SWARM-<ID>`"), "write `SWARM-` and 1-6 of A-Z, 0-9, e.g. `SWARM-AR`"),
-                None => report(sink, brief, "agent", agent, format!("`agent` must be a string like `SWARM-AR`, found {}", agent.type_name()), "write e.g. `agent: SWARM-AR`"),
+                Some(a) => report(
+                    sink,
+                    brief,
+                    "agent",
+                    agent,
+                    format!("`agent` is `{a}`, not of the form `SWARM-<ID>`"),
+                    "write `SWARM-` and 1-6 of A-Z, 0-9, e.g. `SWARM-AR`",
+                ),
+                None => report(
+                    sink,
+                    brief,
+                    "agent",
+                    agent,
+                    format!("`agent` must be a string like `SWARM-AR`, found {}", agent.type_name()),
+                    "write e.g. `agent: SWARM-AR`",
+                ),
             }
         }
         string_list(sink, brief, "repos_touched", true, "list the repositories as `[owner/name, …]`");
@@ -42,8 +60,22 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if let Some(estimate) = brief.field("lines_estimate") {
             match estimate.as_i64() {
                 Some(n) if n > 0 => {}
-                Some(n) => report(sink, brief, "lines_estimate", estimate, format!("`lines_estimate` must be positive, found {n}"), "estimate the lines the agent will change, e.g. `lines_estimate: 400`"),
-                None => report(sink, brief, "lines_estimate", estimate, format!("`lines_estimate` must be a positive integer, found {}", estimate.type_name()), "write a bare number, e.g. `lines_estimate: 400`"),
+                Some(n) => report(
+                    sink,
+                    brief,
+                    "lines_estimate",
+                    estimate,
+                    format!("`lines_estimate` must be positive, found {n}"),
+                    "estimate the lines the agent will change, e.g. `lines_estimate: 400`",
+                ),
+                None => report(
+                    sink,
+                    brief,
+                    "lines_estimate",
+                    estimate,
+                    format!("`lines_estimate` must be a positive integer, found {}", estimate.type_name()),
+                    "write a bare number, e.g. `lines_estimate: 400`",
+                ),
             }
         }
     }
@@ -66,8 +98,13 @@ fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, hel
         let ok = item.as_str().is_some_and(|s| !s.trim().is_empty());
         if !ok {
             let anchor = format!("{field}[{i}]");
-            sink.emit(brief.path, Span::at(item.line, item.col, 1), anchor, format!("each `{field}` entry must be a non-empty string, found {}", item.type_name()))
-                .help("quote the entry if YAML reads it as a number, boolean or null");
+            sink.emit(
+                brief.path,
+                Span::at(item.line, item.col, 1),
+                anchor,
+                format!("each `{field}` entry must be a non-empty string, found {}", item.type_name()),
+            )
+            .help("quote the entry if YAML reads it as a number, boolean or null");
         }
     }
 }

@@ -11,11 +11,15 @@ slug is the prompt the sub-agent receives\". The agent id (1-6 of A-Z, 0-9) and 
 the name are how operators and agents find a brief by name.",
     bad: Example {
         path: "dark-factory/briefs/swarm-ar-PG_backup.md",
-        text: include_str!("../../../fixtures/rules/brief/filename/fail/head/dark-factory/briefs/swarm-ar-PG_backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/filename/fail/head/dark-factory/briefs/swarm-ar-PG_backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/filename/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/filename/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 

@@ -13,11 +13,15 @@ so a missing `---` block, an unclosed one, or YAML that does not parse (includin
 and nesting deeper than 32 levels, which no brief needs) is an error at its line.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/frontmatter/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/frontmatter/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/frontmatter/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/frontmatter/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -29,10 +33,19 @@ fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let Err(error) = &brief.frontmatter else { continue };
         let (span, help) = match error {
-            FrontmatterError::Missing => (Span::line(1), "start the file with a `---` line, the six ADR-099 fields, then a closing `---` line"),
-            FrontmatterError::Unterminated { open } => (Span::line(*open), "add a `---` line after the last frontmatter field"),
-            FrontmatterError::Yaml(e) => (Span::at(e.line, e.col, 1), "fix the YAML at this line; quote values that contain `: ` or start with a special character"),
-            FrontmatterError::NotMapping { line, .. } => (Span::line(*line), "write the frontmatter as `key: value` lines"),
+            FrontmatterError::Missing => {
+                (Span::line(1), "start the file with a `---` line, the six ADR-099 fields, then a closing `---` line")
+            }
+            FrontmatterError::Unterminated { open } => {
+                (Span::line(*open), "add a `---` line after the last frontmatter field")
+            }
+            FrontmatterError::Yaml(e) => (
+                Span::at(e.line, e.col, 1),
+                "fix the YAML at this line; quote values that contain `: ` or start with a special character",
+            ),
+            FrontmatterError::NotMapping { line, .. } => {
+                (Span::line(*line), "write the frontmatter as `key: value` lines")
+            }
         };
         sink.emit(brief.path, span, "frontmatter", error.to_string()).help(help);
     }

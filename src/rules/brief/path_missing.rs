@@ -15,11 +15,15 @@ commit; an unqualified path must exist in at least one repo of `repos_touched`; 
 a folder.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/path-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/path-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/path-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/path-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 

@@ -11,11 +11,15 @@ read it (locally, a repo with no `--repo-root owner/name=DIR`; a revision that i
 says so instead of guessing: the path is neither passed nor failed.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/path-unverifiable/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/path-unverifiable/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/path-unverifiable/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/path-unverifiable/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -30,7 +34,15 @@ fn check(view: &BriefView, sink: &mut Sink) {
         let unread: Vec<&str> =
             path.lookups.iter().filter(|(_, l)| *l == PathLookup::Unknown).map(|(r, _)| r.as_str()).collect();
         let at = target.rev.as_ref().map(|r| format!(" at `{r}`")).unwrap_or_default();
-        sink.emit(brief.path, path.span, format!("path:{}", path.text), format!("cannot check `{}`: {}{at} cannot be read here", target.path, unread.join(", ")))
-            .help(format!("locally, pass `--repo-root {}=DIR` with a checkout of it", unread.first().copied().unwrap_or("owner/name")));
+        sink.emit(
+            brief.path,
+            path.span,
+            format!("path:{}", path.text),
+            format!("cannot check `{}`: {}{at} cannot be read here", target.path, unread.join(", ")),
+        )
+        .help(format!(
+            "locally, pass `--repo-root {}=DIR` with a checkout of it",
+            unread.first().copied().unwrap_or("owner/name")
+        ));
     }
 }

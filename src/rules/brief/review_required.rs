@@ -13,11 +13,15 @@ are \"operator's call\". This notice says which side of the line a brief falls o
 (`lines`, `repos`).",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/review-required/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/review-required/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/review-required/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/review-required/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -28,7 +32,8 @@ pub fn rule<'a>() -> Rule<BriefView<'a>> {
 fn check(view: &BriefView, sink: &mut Sink) {
     let t = view.threshold;
     for brief in &view.briefs {
-        let (Some(lines), Some(_)) = (brief.lines_estimate(), brief.field("repos_touched").and_then(|r| r.as_seq())) else {
+        let (Some(lines), Some(_)) = (brief.lines_estimate(), brief.field("repos_touched").and_then(|r| r.as_seq()))
+        else {
             continue;
         };
         let repos = brief.repos().len() as u64;

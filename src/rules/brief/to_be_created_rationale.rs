@@ -15,11 +15,15 @@ from an invented one, so `to-be-created:` must be followed on the same line by a
 characters of why.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/to-be-created-rationale/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/to-be-created-rationale/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/to-be-created-rationale/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/to-be-created-rationale/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -43,7 +47,12 @@ fn check(view: &BriefView, sink: &mut Sink) {
         } else {
             format!("the rationale `{rationale}` is under {MIN_RATIONALE} characters")
         };
-        sink.emit(brief.path, Span::at(path.span.line, col, "to-be-created".len() as u32), format!("flag:{}", path.text), message)
-            .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`");
+        sink.emit(
+            brief.path,
+            Span::at(path.span.line, col, "to-be-created".len() as u32),
+            format!("flag:{}", path.text),
+            message,
+        )
+        .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`");
     }
 }

@@ -12,11 +12,15 @@ pub static INFO: RuleInfo = RuleInfo {
 something no reviewer checked.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/unknown-field/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/unknown-field/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/unknown-field/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/unknown-field/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -33,8 +37,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
                 Some(f) => format!("did you mean `{f}`?"),
                 None => format!("remove it; the brief fields are {}", FIELDS.join(", ")),
             };
-            sink.emit(brief.path, Span::at(key.line, key.col, key.name.chars().count() as u32), &key.name, format!("`{}` is not a brief field", key.name))
-                .help(help);
+            sink.emit(
+                brief.path,
+                Span::at(key.line, key.col, key.name.chars().count() as u32),
+                &key.name,
+                format!("`{}` is not a brief field", key.name),
+            )
+            .help(help);
         }
     }
 }

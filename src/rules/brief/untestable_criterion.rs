@@ -19,11 +19,15 @@ refuses, and the like, in any tense). Vague words (works, properly, correctly, a
 improved, clean, robust, fast, seamless, user-friendly) never count as either.",
     bad: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/untestable-criterion/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/untestable-criterion/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
     good: Example {
         path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!("../../../fixtures/rules/brief/untestable-criterion/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+        text: include_str!(
+            "../../../fixtures/rules/brief/untestable-criterion/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
     },
 };
 
@@ -33,29 +37,120 @@ pub fn rule<'a>() -> Rule<BriefView<'a>> {
 
 const VERBS: &[&str] = &[
     "return", "respond", "exit", "print", "emit", "contain", "list", "create", "write", "reject", "fail", "pass",
-    "equal", "match", "refuse", "produce", "output", "log", "show", "display", "report", "raise", "throw",
-    "accept", "store", "delete", "remove", "send", "receive", "complete", "finish", "succeed", "render",
-    "redirect", "generate", "compile", "load", "read", "parse", "validate", "include", "exclude", "appear",
-    "exist", "block", "allow", "deny", "open", "close", "start", "stop", "run", "record", "count", "publish",
-    "upload", "download", "restore", "retry", "time", "persist", "serve", "build", "install", "sort", "merge",
+    "equal", "match", "refuse", "produce", "output", "log", "show", "display", "report", "raise", "throw", "accept",
+    "store", "delete", "remove", "send", "receive", "complete", "finish", "succeed", "render", "redirect", "generate",
+    "compile", "load", "read", "parse", "validate", "include", "exclude", "appear", "exist", "block", "allow", "deny",
+    "open", "close", "start", "stop", "run", "record", "count", "publish", "upload", "download", "restore", "retry",
+    "time", "persist", "serve", "build", "install", "sort", "merge",
 ];
 
 const UNITS: &[&str] = &[
-    "ms", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes", "h", "hr", "hour",
-    "hours", "day", "days", "%", "percent", "b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb",
-    "rps", "qps", "req/s", "line", "lines", "file", "files", "item", "items", "row", "rows", "entry", "entries",
-    "record", "records", "request", "requests", "error", "errors", "retry", "retries", "attempt", "attempts",
-    "time", "times", "character", "characters", "chars", "x", "loc", "test", "tests", "warning", "warnings",
+    "ms",
+    "s",
+    "sec",
+    "secs",
+    "second",
+    "seconds",
+    "min",
+    "mins",
+    "minute",
+    "minutes",
+    "h",
+    "hr",
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "%",
+    "percent",
+    "b",
+    "byte",
+    "bytes",
+    "kb",
+    "kib",
+    "mb",
+    "mib",
+    "gb",
+    "gib",
+    "tb",
+    "rps",
+    "qps",
+    "req/s",
+    "line",
+    "lines",
+    "file",
+    "files",
+    "item",
+    "items",
+    "row",
+    "rows",
+    "entry",
+    "entries",
+    "record",
+    "records",
+    "request",
+    "requests",
+    "error",
+    "errors",
+    "retry",
+    "retries",
+    "attempt",
+    "attempts",
+    "time",
+    "times",
+    "character",
+    "characters",
+    "chars",
+    "x",
+    "loc",
+    "test",
+    "tests",
+    "warning",
+    "warnings",
 ];
 
 const COMPARISONS: &[&str] = &[
-    "<", ">", "<=", ">=", "≤", "≥", "at most", "at least", "within", "under", "over", "no more than",
-    "no less than", "fewer than", "less than", "more than", "exactly", "below", "above", "up to",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "≤",
+    "≥",
+    "at most",
+    "at least",
+    "within",
+    "under",
+    "over",
+    "no more than",
+    "no less than",
+    "fewer than",
+    "less than",
+    "more than",
+    "exactly",
+    "below",
+    "above",
+    "up to",
 ];
 
 const VAGUE: &[&str] = &[
-    "works", "work", "working", "properly", "correctly", "as expected", "better", "improved", "clean", "robust",
-    "fast", "seamless", "seamlessly", "user-friendly", "nicely", "smoothly", "efficiently", "appropriately",
+    "works",
+    "work",
+    "working",
+    "properly",
+    "correctly",
+    "as expected",
+    "better",
+    "improved",
+    "clean",
+    "robust",
+    "fast",
+    "seamless",
+    "seamlessly",
+    "user-friendly",
+    "nicely",
+    "smoothly",
+    "efficiently",
+    "appropriately",
 ];
 
 /// What the rubric found in one criterion.
@@ -90,9 +185,16 @@ fn is_verb(word: &str) -> bool {
         || VERBS.iter().any(|v| {
             let stem = v.strip_suffix('e').unwrap_or(v);
             word == *v
-                || [format!("{v}s"), format!("{v}es"), format!("{v}ed"), format!("{v}d"), format!("{stem}ing"), format!("{v}ing")]
-                    .iter()
-                    .any(|f| f == word)
+                || [
+                    format!("{v}s"),
+                    format!("{v}es"),
+                    format!("{v}ed"),
+                    format!("{v}d"),
+                    format!("{stem}ing"),
+                    format!("{v}ing"),
+                ]
+                .iter()
+                .any(|f| f == word)
                 || (v.ends_with('y') && word == format!("{}ies", &v[..v.len() - 1]))
         })
 }
@@ -174,7 +276,8 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if a.verb.is_none() {
                 missing.push("no checkable verb (returns, exits, prints, contains, rejects, …)");
             }
-            let vague = if a.vague.is_empty() { String::new() } else { format!("; \"{}\" is vague", a.vague.join("\", \"")) };
+            let vague =
+                if a.vague.is_empty() { String::new() } else { format!("; \"{}\" is vague", a.vague.join("\", \"")) };
             sink.emit(brief.path, Span::at(node.line, node.col, 1), format!("criterion:{text}"), format!("success criterion \"{text}\" is not testable: it has {}{vague}", missing.join(" and ")))
                 .help("state what a test would assert, e.g. \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"");
         }

@@ -1,5 +1,5 @@
-use super::{VotingView, at};
 use super::tally::signed;
+use super::{VotingView, at};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -8,8 +8,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`active_argument` names an argument of the section (warning when it is not the top one)",
     why: "ADR-140: \"Each section declares one active_argument (the highest-weighted at read time)\" and \"Brief generators read active_argument\". It must name an argument of its section (error). When it names one that does not have the highest weighted total (Σ vote × weight from the ledger), agents are handed a rule the votes do not back: a warning naming the top argument. Ties at the top accept any of the tied arguments.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/active-argument/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/active-argument/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/active-argument/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/active-argument/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -24,16 +34,37 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let key = format!("{}/active_argument", block.name());
             if block.argument(id).is_none() {
                 let ids: Vec<String> = block.arguments().map(|a| a.name()).collect();
-                sink.emit(doc.path, at(node), key, format!("active_argument `{id}` is not an argument of section `{}` (it has {})", block.name(), if ids.is_empty() { "none".to_string() } else { ids.join(", ") }))
-                    .help("name the argument with the highest weighted total");
+                sink.emit(
+                    doc.path,
+                    at(node),
+                    key,
+                    format!(
+                        "active_argument `{id}` is not an argument of section `{}` (it has {})",
+                        block.name(),
+                        if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
+                    ),
+                )
+                .help("name the argument with the highest weighted total");
                 continue;
             }
             if !tally.leaders.iter().any(|l| l == id) {
                 let total = |name: &str| tally.arguments.iter().find(|a| a.id == name).map_or(0.0, |a| a.total);
                 let top = tally.leaders.join(" or ");
-                sink.emit(doc.path, at(node), key, format!("active_argument is `{id}` ({}) but `{top}` has the highest weighted total ({})", signed(total(id)), signed(tally.leaders.first().map_or(0.0, |l| total(l)))))
-                    .help(format!("set `active_argument: {}`: ADR-140 makes the active argument the highest-weighted", tally.leaders.first().map_or("", String::as_str)))
-                    .severity(Severity::Warning);
+                sink.emit(
+                    doc.path,
+                    at(node),
+                    key,
+                    format!(
+                        "active_argument is `{id}` ({}) but `{top}` has the highest weighted total ({})",
+                        signed(total(id)),
+                        signed(tally.leaders.first().map_or(0.0, |l| total(l)))
+                    ),
+                )
+                .help(format!(
+                    "set `active_argument: {}`: ADR-140 makes the active argument the highest-weighted",
+                    tally.leaders.first().map_or("", String::as_str)
+                ))
+                .severity(Severity::Warning);
             }
         }
     }

@@ -11,8 +11,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "vs the base: no published argument or vote is edited, removed or reordered",
     why: "ADR-140: each argument carries \"an append-only vote_ledger\"; \"The ledger is append-only. Phase 2 writes; Phase 3 reads\", and a published `@v<n>` is immutable: \"Hand-editing @v1 is not a path.\" The one legal edit to a published voting doc is appending: new vote entries at the end of a ledger, new arguments at the end of a section. Compared with the base, an existing argument whose fields changed, an argument or vote that is removed, or a ledger whose published order changed is an error; the finding names the argument or vote and shows what changed. `active_argument` may move to follow the votes (ADR-140: \"the highest-weighted at read time\"). To change anything else, mint `<doc>@v<n+1>.md`.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/append-only/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/append-only/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/append-only/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/append-only/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -44,15 +54,32 @@ fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Bl
     let list_line = block.root.key("arguments").map_or(block.fence_line, |k| k.line);
     for (position, old) in published.arguments().enumerate() {
         let Some(new) = head.get(position) else {
-            sink.emit(doc.path, Span::line(list_line), format!("{}/{}/removed", block.name(), old.name()), format!("published argument `{}` of section `{}` is removed", old.name(), block.name()))
-                .help(HELP);
+            sink.emit(
+                doc.path,
+                Span::line(list_line),
+                format!("{}/{}/removed", block.name(), old.name()),
+                format!("published argument `{}` of section `{}` is removed", old.name(), block.name()),
+            )
+            .help(HELP);
             continue;
         };
         if new.id() != old.id() {
             let moved = head.iter().position(|a| a.id() == old.id());
             let message = match moved {
-                Some(at) => format!("published argument `{}` of section `{}` moved from position {} to {}", old.name(), block.name(), position + 1, at + 1),
-                None => format!("published argument `{}` of section `{}` is removed (position {} now holds `{}`)", old.name(), block.name(), position + 1, new.name()),
+                Some(at) => format!(
+                    "published argument `{}` of section `{}` moved from position {} to {}",
+                    old.name(),
+                    block.name(),
+                    position + 1,
+                    at + 1
+                ),
+                None => format!(
+                    "published argument `{}` of section `{}` is removed (position {} now holds `{}`)",
+                    old.name(),
+                    block.name(),
+                    position + 1,
+                    new.name()
+                ),
             };
             sink.emit(doc.path, at(new.node), format!("{}/{}/removed", block.name(), old.name()), message).help(HELP);
             continue;
@@ -69,19 +96,45 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
     for (name, value) in before.iter().filter(|(k, _)| k.name != "vote_ledger") {
         match new.field(&name.name) {
             None => {
-                sink.emit(doc.path, at(new.node), key(&name.name), format!("field `{}` of published argument `{}` is removed (it was {})", name.name, new.name(), show(value)))
-                    .help(HELP);
+                sink.emit(
+                    doc.path,
+                    at(new.node),
+                    key(&name.name),
+                    format!(
+                        "field `{}` of published argument `{}` is removed (it was {})",
+                        name.name,
+                        new.name(),
+                        show(value)
+                    ),
+                )
+                .help(HELP);
             }
             Some(now) if !same_value(value, now) => {
-                sink.emit(doc.path, at(now), key(&name.name), format!("field `{}` of published argument `{}` is edited: {} → {}", name.name, new.name(), change(value), change(now)))
-                    .help(HELP);
+                sink.emit(
+                    doc.path,
+                    at(now),
+                    key(&name.name),
+                    format!(
+                        "field `{}` of published argument `{}` is edited: {} → {}",
+                        name.name,
+                        new.name(),
+                        change(value),
+                        change(now)
+                    ),
+                )
+                .help(HELP);
             }
             Some(_) => {}
         }
     }
     for (name, value) in after.iter().filter(|(k, _)| k.name != "vote_ledger" && old.field(&k.name).is_none()) {
-        sink.emit(doc.path, Span::line(name.line), key(&name.name), format!("field `{}` is added to published argument `{}` ({})", name.name, new.name(), show(value)))
-            .help(HELP);
+        sink.emit(
+            doc.path,
+            Span::line(name.line),
+            key(&name.name),
+            format!("field `{}` is added to published argument `{}` ({})", name.name, new.name(), show(value)),
+        )
+        .help(HELP);
     }
 }
 
@@ -94,8 +147,13 @@ fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argume
     let key = |index: usize| format!("{}/{}/vote{}", block.name(), new.name(), index + 1);
     for vote in old.votes() {
         let Some(now) = head.get(vote.index) else {
-            sink.emit(doc.path, Span::line(ledger_line), key(vote.index), format!("published {} on argument `{}` is removed", vote.name(), new.name()))
-                .help(HELP);
+            sink.emit(
+                doc.path,
+                Span::line(ledger_line),
+                key(vote.index),
+                format!("published {} on argument `{}` is removed", vote.name(), new.name()),
+            )
+            .help(HELP);
             return;
         };
         if same_value(vote.node, now.node) {
@@ -103,14 +161,30 @@ fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argume
         }
         if identity(vote.node) == identity(now.node) {
             let (line, changes) = differences(vote.node, now.node);
-            sink.emit(doc.path, Span::line(line), key(vote.index), format!("published {} on argument `{}` is edited: {}", vote.name(), new.name(), changes.join(", ")))
-                .help(HELP);
+            sink.emit(
+                doc.path,
+                Span::line(line),
+                key(vote.index),
+                format!("published {} on argument `{}` is edited: {}", vote.name(), new.name(), changes.join(", ")),
+            )
+            .help(HELP);
             continue;
         }
         let moved = head.iter().find(|v| identity(v.node) == identity(vote.node));
         let message = match moved {
-            Some(other) => format!("published {} on argument `{}` moved to position {}: the ledger's order changed", vote.name(), new.name(), other.index + 1),
-            None => format!("published {} on argument `{}` is removed (position {} now holds {})", vote.name(), new.name(), vote.index + 1, now.name()),
+            Some(other) => format!(
+                "published {} on argument `{}` moved to position {}: the ledger's order changed",
+                vote.name(),
+                new.name(),
+                other.index + 1
+            ),
+            None => format!(
+                "published {} on argument `{}` is removed (position {} now holds {})",
+                vote.name(),
+                new.name(),
+                vote.index + 1,
+                now.name()
+            ),
         };
         sink.emit(doc.path, at(now.node), key(vote.index), message).help(HELP);
         return;

@@ -132,7 +132,10 @@ mod tests {
     #[test]
     fn anything_else_is_left_to_the_full_comparison() {
         // A vote inserted before the published one.
-        assert!(!check(&BASE.replace("    vote_ledger:\n      - voter: a/b", "    vote_ledger:\n      - voter: c/d\n        vote: -1\n      - voter: a/b")));
+        assert!(!check(&BASE.replace(
+            "    vote_ledger:\n      - voter: a/b",
+            "    vote_ledger:\n      - voter: c/d\n        vote: -1\n      - voter: a/b"
+        )));
         // A field added to a published vote.
         assert!(!check(&BASE.replace("        vote: +1\n", "        vote: +1\n        weight: 2\n")));
         // A line edited, a line removed.

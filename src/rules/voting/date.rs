@@ -8,8 +8,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`proposed_at` is a `YYYY-MM-DD` calendar date",
     why: "ADR-140: `proposed_at` is an \"ISO date YYYY-MM-DD — Submission date. Decay (Phase 4) reads this.\" A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/date/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/date/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/date/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/date/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -21,8 +31,13 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(node) = argument.field("proposed_at") else { continue };
         let Some(date) = node.scalar_text().filter(|_| !node.is_null()) else { continue };
         if !is_date(date) {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "proposed_at"), format!("`proposed_at` of argument `{}` is {}, not a `YYYY-MM-DD` date", argument.name(), show(node)))
-                .help("write the submission date as e.g. `proposed_at: 2026-05-06`");
+            sink.emit(
+                doc.path,
+                at(node),
+                anchor(block, &argument, "proposed_at"),
+                format!("`proposed_at` of argument `{}` is {}, not a `YYYY-MM-DD` date", argument.name(), show(node)),
+            )
+            .help("write the submission date as e.g. `proposed_at: 2026-05-06`");
         }
     }
 }

@@ -9,8 +9,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`evidence_pr_refs` entries are `owner/repo#N`; non-original arguments cite at least one",
     why: "ADR-140: `evidence_pr_refs` is a \"List of <owner>/<repo>#<N> strings — At least zero entries (for original arguments seeding from operator authority). Phase 1+ arguments cite real PR evidence.\" and \"evidence_pr_refs for non-original kinds\" is part of the intended submission cost. Each entry is `owner/repo#N`; an example-patch, counter-example or counter-argument with an empty list is an error.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/evidence-refs/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/evidence-refs/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/evidence-refs/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/evidence-refs/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -23,15 +33,25 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(items) = node.as_seq() else { continue };
         for (index, item) in items.iter().enumerate() {
             if !item.as_str().is_some_and(is_issue_ref) {
-                sink.emit(doc.path, at(item), anchor(block, &argument, &format!("evidence_pr_refs[{index}]")), format!("evidence ref {} of argument `{}` is not `owner/repo#N`", show(item), argument.name()))
-                    .help("cite a pull request as `owner/repo#N`, e.g. `gyrum-labs/ai-frontend#412`");
+                sink.emit(
+                    doc.path,
+                    at(item),
+                    anchor(block, &argument, &format!("evidence_pr_refs[{index}]")),
+                    format!("evidence ref {} of argument `{}` is not `owner/repo#N`", show(item), argument.name()),
+                )
+                .help("cite a pull request as `owner/repo#N`, e.g. `gyrum-labs/ai-frontend#412`");
             }
         }
         if let Some(kind) = argument.kind().filter(|k| *k != "original" && KINDS.contains(k))
             && items.is_empty()
         {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "evidence_pr_refs"), format!("argument `{}` is a {kind} and cites no evidence", argument.name()))
-                .help("ADR-140: arguments after the original cite real PR evidence; list at least one `owner/repo#N`");
+            sink.emit(
+                doc.path,
+                at(node),
+                anchor(block, &argument, "evidence_pr_refs"),
+                format!("argument `{}` is a {kind} and cites no evidence", argument.name()),
+            )
+            .help("ADR-140: arguments after the original cite real PR evidence; list at least one `owner/repo#N`");
         }
     }
 }

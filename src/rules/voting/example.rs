@@ -11,8 +11,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "the bound example has `artefact`, `diff_snapshot_ref` and `explanation`, and the artefact exists",
     why: "ADR-140: `example` is an \"Object with artefact + diff_snapshot_ref + explanation (all required) — Hard schema gate. No example, no submission. Bind the rule to a concrete artefact at submission time so reviewers and voters can verify the argument lands somewhere real.\" The artefact is a repository path (`tests/e2e/login.spec.ts`, `owner/repo:path`, `owner/repo@ref:path`) that must exist: an unqualified path is looked up in the PR's own repository, a qualified one in its repository, the same way brief paths are (a repository that cannot be read here gives a notice, not an error). `diff_snapshot_ref` is `owner/repo#N`, `owner/repo@<sha>`, a commit sha or a repository path. Paths that climb out with `..` or are absolute are errors, never file reads.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/example/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/example/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/example/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/example/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -29,9 +39,18 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     sink.emit(doc.path, at(example), key, format!("the example of argument `{}` has no `{field}`", argument.name()))
                         .help("an example binds the rule to a concrete artefact: give `artefact`, `diff_snapshot_ref` and `explanation`");
                 }
-                Some(node) if !node.as_str().is_some_and(|s| !s.trim().is_empty()) => {
-                    sink.emit(doc.path, at(node), key, format!("`example.{field}` of argument `{}` must be a non-empty string, found {}", argument.name(), node.type_name()))
-                        .help("write the value as text; quote it if YAML reads it as a number, boolean or null");
+                Some(node) if node.as_str().is_none_or(|s| s.trim().is_empty()) => {
+                    sink.emit(
+                        doc.path,
+                        at(node),
+                        key,
+                        format!(
+                            "`example.{field}` of argument `{}` must be a non-empty string, found {}",
+                            argument.name(),
+                            node.type_name()
+                        ),
+                    )
+                    .help("write the value as text; quote it if YAML reads it as a number, boolean or null");
                 }
                 Some(_) => {}
             }
@@ -39,8 +58,16 @@ fn check(view: &VotingView, sink: &mut Sink) {
         if let Some(node) = example.get("diff_snapshot_ref")
             && let Some(reference) = node.as_str().filter(|r| !r.trim().is_empty() && !is_snapshot_ref(r))
         {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "example.diff_snapshot_ref"), format!("`diff_snapshot_ref` `{reference}` of argument `{}` is not a PR, commit or path", argument.name()))
-                .help("write `owner/repo#N`, `owner/repo@<sha>`, a commit sha, or a repository path");
+            sink.emit(
+                doc.path,
+                at(node),
+                anchor(block, &argument, "example.diff_snapshot_ref"),
+                format!(
+                    "`diff_snapshot_ref` `{reference}` of argument `{}` is not a PR, commit or path",
+                    argument.name()
+                ),
+            )
+            .help("write `owner/repo#N`, `owner/repo@<sha>`, a commit sha, or a repository path");
         }
         if let Some(node) = example.get("artefact")
             && let Some(artefact) = node.as_str().filter(|a| !a.trim().is_empty())
@@ -57,7 +84,15 @@ fn is_snapshot_ref(reference: &str) -> bool {
         || matches!(classify(reference, &[]), SpanKind::Path(_))
 }
 
-fn check_artefact(view: &VotingView, sink: &mut Sink, doc: &VotingDoc, block: &Block, argument: &Argument, node: &Yaml, artefact: &str) {
+fn check_artefact(
+    view: &VotingView,
+    sink: &mut Sink,
+    doc: &VotingDoc,
+    block: &Block,
+    argument: &Argument,
+    node: &Yaml,
+    artefact: &str,
+) {
     let key = anchor(block, argument, "example.artefact");
     let name = argument.name();
     let path = match classify(artefact, &[]) {
@@ -86,6 +121,11 @@ fn check_artefact(view: &VotingView, sink: &mut Sink, doc: &VotingDoc, block: &B
         return;
     }
     let places: Vec<String> = found.iter().map(|(repo, _)| place(repo)).collect();
-    sink.emit(doc.path, at(node), key, format!("artefact `{}` of argument `{name}` does not exist in {}", path.path, places.join(" or ")))
-        .help("bind the example to a file that exists: fix the path, or add the artefact in the same PR");
+    sink.emit(
+        doc.path,
+        at(node),
+        key,
+        format!("artefact `{}` of argument `{name}` does not exist in {}", path.path, places.join(" or ")),
+    )
+    .help("bind the example to a file that exists: fix the path, or add the artefact in the same PR");
 }

@@ -7,8 +7,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "a PR that adds or changes a voting doc has `Voting-format: v1` in its body",
     why: "ADR-140, \"What we sign up to maintain\": \"The format-version cite discipline in PR bodies (Voting-format: v1). Phase 1's brief generator and Phase 2's vote wrapper anchor on the cite; missing cite is a reviewer-visible finding (same shape as Guideline: <module-type>@v<n> per ADR-117).\" One finding per PR, on the first voting doc it changes. A local check without the PR body (`gatehouse check` without `--pr-body FILE`) cannot see the cite: it reports a notice saying so instead of failing.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/format-cite/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/format-cite/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -33,7 +43,9 @@ fn check(view: &VotingView, sink: &mut Sink) {
         return;
     }
     let message = match cites.first() {
-        Some(other) => format!("the PR body cites `Voting-format: {other}`, but the changed voting docs are `voting/{CITE}`"),
+        Some(other) => {
+            format!("the PR body cites `Voting-format: {other}`, but the changed voting docs are `voting/{CITE}`")
+        }
         None => format!("the PR changes {docs} and its body has no `Voting-format: {CITE}` line"),
     };
     sink.emit(first.path, Span::line(1), "format-cite", message)

@@ -7,8 +7,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`proposition` is one declarative sentence",
     why: "ADR-140: `proposition` is \"One sentence, declarative — The rule the argument advances. Present tense.\" The brief generator hands the active argument's proposition to agents as the rule, so it is one line ending in a full stop: not a question, not several sentences (the why goes in `rationale`), not empty. Abbreviations such as \"e.g.\" do not end a sentence.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/proposition/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/proposition/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/proposition/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/proposition/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {

@@ -9,8 +9,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "section ids (`section:`) are unique within a doc",
     why: "ADR-140's curator computes weighted totals per section, and Phase 5 promotes a section's bound example under `examples/<rule-id>/`: the `section` id is the key every consumer uses to find a section's ledger. Two blocks with the same id would merge two rules' votes, so each `section:` value appears once per doc.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/section-duplicate/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/section-duplicate/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/section-duplicate/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/section-duplicate/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {

@@ -228,7 +228,13 @@ pub fn markdown(path: &str, sections: &[SectionTally]) -> String {
         let totals: Vec<String> = t
             .arguments
             .iter()
-            .map(|a| if t.leaders.contains(&a.id) { format!("**{}** {}", a.id, signed(a.total)) } else { format!("{} {}", a.id, signed(a.total)) })
+            .map(|a| {
+                if t.leaders.contains(&a.id) {
+                    format!("**{}** {}", a.id, signed(a.total))
+                } else {
+                    format!("{} {}", a.id, signed(a.total))
+                }
+            })
             .collect();
         let quorum = if t.quorum_met { "met" } else { "not met" };
         let margin = t.margin.map_or("—".to_string(), signed);
@@ -248,7 +254,7 @@ pub fn markdown(path: &str, sections: &[SectionTally]) -> String {
 
 /// The plain-text rendering of `gatehouse tally FILE`.
 pub fn render_text(report: &TallyReport) -> String {
-    let mut out = format!("{}", report.path);
+    let mut out = report.path.clone();
     if let (Some(doc), Some(version)) = (&report.doc, report.version) {
         out.push_str(&format!(" ({doc}@v{version})"));
     }
@@ -259,10 +265,15 @@ pub fn render_text(report: &TallyReport) -> String {
         for a in &t.arguments {
             let kind = a.kind.as_deref().unwrap_or("?");
             let lead = if t.leaders.contains(&a.id) { "  <- top" } else { "" };
-            out.push_str(&format!("  argument {:<8}{:>10}  {} votes, {kind}{lead}\n", a.id, signed(a.total), a.votes));
+            let votes = if a.votes == 1 { "1 vote".to_string() } else { format!("{} votes", a.votes) };
+            out.push_str(&format!("  argument {:<8}{:>10}  {votes}, {kind}{lead}\n", a.id, signed(a.total)));
         }
         let quorum = if t.quorum_met { "met" } else { "not met" };
-        out.push_str(&format!("  weighted votes   {} (quorum {}: {quorum})\n", number(t.weighted_votes), number(QUORUM)));
+        out.push_str(&format!(
+            "  weighted votes   {} (quorum {}: {quorum})\n",
+            number(t.weighted_votes),
+            number(QUORUM)
+        ));
         if let Some(m) = t.margin {
             let ok = if m >= MARGIN { "met" } else { "not met" };
             out.push_str(&format!("  margin           {} (needs +{}: {ok})\n", signed(m), number(MARGIN)));
@@ -367,7 +378,10 @@ mod tests {
         assert_eq!(json["sections"][0]["arguments"][0]["total"], 6.0);
         let table = markdown(&report.path, &report.sections);
         assert!(table.contains("| s | **A** +6 | 10 (met) | — | consensus-locked |"), "{table}");
-        assert_eq!(describe(&report.sections[0]), "section `s`: A +6; 10 weighted votes, quorum met (needs 10); consensus-locked");
+        assert_eq!(
+            describe(&report.sections[0]),
+            "section `s`: A +6; 10 weighted votes, quorum met (needs 10); consensus-locked"
+        );
     }
 
     #[test]

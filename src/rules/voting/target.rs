@@ -8,8 +8,18 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "a modification names an original sibling in `target`; an original names none",
     why: "ADR-140: `target` is a \"Sibling argument id (e.g. A) — Required when modification_kind != original. Names the argument being modified.\" and each modification kind \"Targets: one original\". So an example-patch, counter-example or counter-argument names an existing argument of kind `original` in the same section (not itself), and an `original` argument has no target.",
-    bad: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/target/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
-    good: Example { path: "dark-factory/guidelines/smoke-spec-path@v1.md", text: include_str!("../../../fixtures/rules/voting/target/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md") },
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/target/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/target/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
 };
 
 pub fn rule<'a>() -> Rule<VotingView<'a>> {
@@ -44,12 +54,29 @@ fn check(view: &VotingView, sink: &mut Sink) {
         match block.argument(id) {
             None => {
                 let ids: Vec<String> = block.arguments().map(|a| a.name()).collect();
-                sink.emit(doc.path, at(node), key, format!("target `{id}` of argument `{name}` is not an argument of section `{}` (it has {})", block.name(), ids.join(", ")))
-                    .help("name an existing original argument of the same section");
+                sink.emit(
+                    doc.path,
+                    at(node),
+                    key,
+                    format!(
+                        "target `{id}` of argument `{name}` is not an argument of section `{}` (it has {})",
+                        block.name(),
+                        ids.join(", ")
+                    ),
+                )
+                .help("name an existing original argument of the same section");
             }
             Some(other) if other.kind() != Some("original") => {
-                sink.emit(doc.path, at(node), key, format!("target `{id}` of argument `{name}` is a {}, not an original", other.kind().unwrap_or("argument of unknown kind")))
-                    .help("modifications target the original argument they modify, not another modification");
+                sink.emit(
+                    doc.path,
+                    at(node),
+                    key,
+                    format!(
+                        "target `{id}` of argument `{name}` is a {}, not an original",
+                        other.kind().unwrap_or("argument of unknown kind")
+                    ),
+                )
+                .help("modifications target the original argument they modify, not another modification");
             }
             Some(_) => {}
         }
