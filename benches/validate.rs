@@ -8,53 +8,96 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gatehouse::model::{ChangeSet, Files, PrInfo, RepoIndex, RepoTree};
 
-fn corpus() -> ChangeSet {
+fn corpus() -> (ChangeSet, usize) {
     let mut base = Files::new();
     let mut head = Files::new();
     let mut tree = corpus::briefs::add(&mut base, &mut head);
+    let decisions = corpus::decisions::add(&mut base, &mut head);
+    corpus::specs::add(&mut base, &mut head);
+    tree.extend(corpus::voting::add(&mut base, &mut head));
     tree.extend(head.keys().cloned());
     let mut repos = RepoIndex::default();
     repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
-    ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, repos, ..Default::default() }
+    (ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, repos, ..Default::default() }, decisions)
 }
 
-/// The voting docs alone, as a PR that appends votes (base and head).
-fn voting_corpus() -> ChangeSet {
-    let mut base = Files::new();
-    let mut head = Files::new();
-    let mut tree = corpus::voting::add(&mut base, &mut head);
-    tree.extend(head.keys().cloned());
-    let mut repos = RepoIndex::default();
-    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
-    let pr = PrInfo { body: Some("Appends votes.\n\nVoting-format: v1\n".into()) };
-    ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, pr, repos, ..Default::default() }
+fn documents(report: &gatehouse::model::Report, check: &str) -> usize {
+    report.checks.iter().find(|c| c.name == check).map(|c| c.documents).expect("the check ran")
 }
 
 fn validate(c: &mut Criterion) {
-    let changes = corpus();
+    let (changes, decisions) = corpus();
     let report = gatehouse::rules::evaluate(&changes);
-    let briefs = report.checks.iter().find(|c| c.name == "gatehouse/briefs").expect("briefs check");
-    assert_eq!(briefs.documents, corpus::briefs::BRIEFS);
+    assert_eq!(documents(&report, "gatehouse/briefs"), corpus::briefs::BRIEFS);
+    assert_eq!(documents(&report, "gatehouse/decisions"), decisions);
+    assert_eq!(documents(&report, "gatehouse/specs"), corpus::specs::SPECS);
+    assert_eq!(documents(&report, "gatehouse/voting"), corpus::voting::DOCS);
     assert!(!report.has_errors(), "the corpus is valid: {:?}", report.findings().next());
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
-fn voting(c: &mut Criterion) {
-    let changes = voting_corpus();
+/// A typical pull request: 10 new briefs in a repository with 1,000 merged
+/// ones (DESIGN §9: under 5 ms).
+fn pull_request(c: &mut Criterion) {
+    let (mut changes, _) = corpus();
+    let briefs: Vec<String> = changes.head.keys().filter(|p| p.starts_with("dark-factory/briefs/")).cloned().collect();
+    for path in briefs.iter().skip(10) {
+        let content = changes.head[path].clone();
+        changes.base.insert(path.clone(), content);
+    }
     let report = gatehouse::rules::evaluate(&changes);
-    let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("voting check");
-    assert_eq!(voting.documents, corpus::voting::DOCS);
-    assert!(
-        !report.has_errors(),
-        "the voting corpus is valid: {:?}",
-        report.findings().find(|f| f.severity == gatehouse::model::Severity::Error)
-    );
+    assert_eq!(report.checks.iter().find(|c| c.name == "gatehouse/briefs").expect("briefs check").documents, 10);
+    assert!(!report.has_errors());
+    c.bench_function("pull_request_10_briefs", |b| {
+        b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes)))
+    });
+}
+
+/// The decision dockets alone: 2,000 manifests, a fifth of them moving.
+fn decisions(c: &mut Criterion) {
+    let (mut base, mut head) = (Files::new(), Files::new());
+    let touched = corpus::decisions::add(&mut base, &mut head);
+    assert_eq!(base.len(), corpus::decisions::DECISIONS);
+    let changes = ChangeSet { base, head, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert_eq!(documents(&report, "gatehouse/decisions"), touched);
+    assert!(!report.has_errors(), "the decisions are valid: {:?}", report.findings().next());
+    c.bench_function("decisions", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+    // The worst case: every manifest new, so every one is parsed and checked.
+    let fresh = ChangeSet { head: changes.head, ..Default::default() };
+    assert_eq!(documents(&gatehouse::rules::evaluate(&fresh), "gatehouse/decisions"), corpus::decisions::DECISIONS);
+    c.bench_function("decisions-all-new", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&fresh))));
+}
+
+/// The spec family alone, on its 200 folders.
+fn validate_specs(c: &mut Criterion) {
+    let mut base = Files::new();
+    let mut head = Files::new();
+    corpus::specs::add(&mut base, &mut head);
+    let changes = ChangeSet { base, head, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert!(!report.has_errors(), "the spec corpus is valid: {:?}", report.findings().next());
+    c.bench_function("specs", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
+/// The voting docs alone, as a PR that appends a vote to every ledger
+/// (DESIGN §9's 100 docs × 20 sections × 5 arguments × 50 votes).
+fn voting(c: &mut Criterion) {
+    let (mut base, mut head) = (Files::new(), Files::new());
+    let tree = corpus::voting::add(&mut base, &mut head);
+    let mut repos = RepoIndex::default();
+    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+    let pr = PrInfo { body: Some("Appends votes.\n\nVoting-format: v1\n".into()), ..Default::default() };
+    let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, pr, repos, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert_eq!(documents(&report, "gatehouse/voting"), corpus::voting::DOCS);
+    assert!(!report.has_errors(), "the voting corpus is valid: {:?}", report.findings().next());
     c.bench_function("voting", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(10);
-    targets = validate, voting
+    config = Criterion::default().sample_size(20);
+    targets = validate, pull_request, decisions, validate_specs, voting
 }
 criterion_main!(benches);

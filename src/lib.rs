@@ -4,8 +4,11 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
+pub mod cli;
 pub mod config;
 pub mod docs;
+pub mod gate;
 pub mod model;
+pub mod render;
 pub mod rules;
 pub mod source;

@@ -5,7 +5,8 @@
 //!   it (optional: without it every document is new);
 //! - `fixtures/rules/<family>/_shared/` is laid under `head/` (and under
 //!   `base/` when the case has one);
-//! - `pr-body.md` the PR body; `repo-name` the checkout's `owner/name`;
+//! - `pr-body.md` the PR body; `pr-files` the PR's diff, one `path additions
+//!   deletions` per line; `repo-name` the checkout's `owner/name`;
 //!   `repos/<owner>/<name>/` other repositories' files;
 //! - `fail/expect`: one `path:line` per line, exactly where the rule fires.
 //!
@@ -62,6 +63,18 @@ fn evaluate(case: &Path, shared: &Path) -> Report {
     }
     let mut changes = gatehouse::source::fs::changeset(&head, base.as_deref(), repo_name.as_deref(), &others).unwrap();
     changes.pr.body = std::fs::read_to_string(case.join("pr-body.md")).ok();
+    changes.pr.files = std::fs::read_to_string(case.join("pr-files")).ok().map(|text| {
+        text.lines()
+            .filter_map(|l| {
+                let mut parts = l.split_whitespace();
+                Some(gatehouse::model::ChangedFile {
+                    path: parts.next()?.to_string(),
+                    additions: parts.next()?.parse().ok()?,
+                    deletions: parts.next()?.parse().ok()?,
+                })
+            })
+            .collect()
+    });
     rules::evaluate(&changes)
 }
 

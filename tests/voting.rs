@@ -85,7 +85,8 @@ fn base_doc() -> Doc {
 }
 
 fn changes(base: Option<&str>, head: &str, body: Option<&str>) -> ChangeSet {
-    let mut changes = ChangeSet { pr: PrInfo { body: body.map(str::to_string) }, ..Default::default() };
+    let mut changes =
+        ChangeSet { pr: PrInfo { body: body.map(str::to_string), ..Default::default() }, ..Default::default() };
     if let Some(base) = base {
         changes.base.insert(PATH.into(), FileContent::Text(base.into()));
     }

@@ -2,4 +2,6 @@
 //! document family, each adding its files to a base and a head file map.
 
 pub mod briefs;
+pub mod decisions;
+pub mod specs;
 pub mod voting;

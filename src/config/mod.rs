@@ -149,65 +149,52 @@ impl Config {
             return (config, errors);
         }
         let mut p = Reader { errors: &mut errors };
-        let Some(entries) = p.map(&root, "the config") else {
-            return (config, errors);
-        };
-        for (key, value) in entries {
-            let _known = match key.name.as_str() {
-                "briefs" => p.section(value, "briefs", |p, k, v| match k {
-                    "paths" => p.globs(v, &mut config.briefs.paths),
-                    "review_threshold" => p.section(v, "briefs.review_threshold", |p, k, v| match k {
-                        "lines" => p.uint(v, &mut config.briefs.review_threshold.lines),
-                        "repos" => p.uint(v, &mut config.briefs.review_threshold.repos),
+        p.section(&root, "the config", |p, key, value| match key {
+            "briefs" => p.section(value, "briefs", |p, k, v| match k {
+                "paths" => p.globs(v, &mut config.briefs.paths),
+                "review_threshold" => p.section(v, "briefs.review_threshold", |p, k, v| match k {
+                    "lines" => p.uint(v, &mut config.briefs.review_threshold.lines),
+                    "repos" => p.uint(v, &mut config.briefs.review_threshold.repos),
+                    _ => false,
+                }),
+                _ => false,
+            }),
+            "adrs" | "voting" | "specs" | "decisions" => {
+                let target = match key {
+                    "adrs" => &mut config.adrs.paths,
+                    "voting" => &mut config.voting.paths,
+                    "specs" => &mut config.specs.paths,
+                    _ => &mut config.decisions.paths,
+                };
+                p.section(value, key, |p, k, v| match k {
+                    "paths" => p.globs(v, target),
+                    _ => false,
+                })
+            }
+            "review" => p.section(value, "review", |p, k, v| {
+                let r = &mut config.review;
+                match k {
+                    "core" => p.section(v, "review.core", |p, k, v| match k {
+                        "reviewers" => p.strings(v, &mut r.core_reviewers),
+                        "required" => p.uint(v, &mut r.core_required),
                         _ => false,
                     }),
+                    "advisory" => p.strings(v, &mut r.advisory),
+                    "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
+                    "recusal" => p.bool(v, &mut r.recusal),
+                    "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+                    "paths" => p.globs(v, &mut r.paths),
                     _ => false,
-                }),
-                "adrs" | "voting" | "specs" | "decisions" => {
-                    let target = match key.name.as_str() {
-                        "adrs" => &mut config.adrs.paths,
-                        "voting" => &mut config.voting.paths,
-                        "specs" => &mut config.specs.paths,
-                        _ => &mut config.decisions.paths,
-                    };
-                    p.section(value, &key.name, |p, k, v| match k {
-                        "paths" => p.globs(v, target),
-                        _ => false,
-                    })
                 }
-                "review" => p.section(value, "review", |p, k, v| {
-                    let r = &mut config.review;
-                    match k {
-                        "core" => p.section(v, "review.core", |p, k, v| match k {
-                            "reviewers" => p.strings(v, &mut r.core_reviewers),
-                            "required" => p.uint(v, &mut r.core_required),
-                            _ => false,
-                        }),
-                        "advisory" => p.strings(v, &mut r.advisory),
-                        "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
-                        "recusal" => p.bool(v, &mut r.recusal),
-                        "stale_on_push" => p.bool(v, &mut r.stale_on_push),
-                        "paths" => p.globs(v, &mut r.paths),
-                        _ => false,
-                    }
-                }),
-                "limits" => p.section(value, "limits", |p, k, v| match k {
-                    "max_file_bytes" => p.uint(v, &mut config.limits.max_file_bytes),
-                    _ => false,
-                }),
-                "rules" => p.rules(value, &mut config.rules),
-                _ => {
-                    p.unknown(key, "the config", "briefs, adrs, voting, specs, decisions, review, rules, limits");
-                    true
-                }
-            };
-        }
+            }),
+            "limits" => p.section(value, "limits", |p, k, v| match k {
+                "max_file_bytes" => p.uint(v, &mut config.limits.max_file_bytes),
+                _ => false,
+            }),
+            "rules" => p.rules(value, &mut config.rules),
+            _ => false,
+        });
         (config, errors)
-    }
-
-    /// The effective severity of a rule: the config's override, else its default.
-    pub fn level(&self, rule: &str, default: Severity) -> Level {
-        self.rules.get(rule).copied().unwrap_or(Level::On(default))
     }
 }
 
@@ -228,20 +215,25 @@ impl Reader<'_> {
         entries
     }
 
-    fn unknown(&mut self, key: &yaml::Key, section: &str, known: &str) {
+    fn unknown(&mut self, key: &yaml::Key, section: &str) {
         self.errors.push(ConfigError {
             line: key.line,
             col: key.col,
-            message: format!("unknown key `{}` in {section}; known keys: {known}", key.name),
+            message: format!(
+                "unknown key `{}` in {section}; the README's configuration section lists every key",
+                key.name
+            ),
         });
     }
 
-    /// Reads a mapping section; `field` returns false for keys it does not know.
+    /// Reads a mapping section; `field` returns false for keys it does not
+    /// know. Every reader below returns true: the key was known and read
+    /// (or reported).
     fn section(&mut self, node: &Yaml, name: &str, mut field: impl FnMut(&mut Self, &str, &Yaml) -> bool) -> bool {
         let Some(entries) = self.map(node, &format!("`{name}`")) else { return true };
         for (key, value) in entries {
             if !field(self, &key.name, value) {
-                self.unknown(key, &format!("`{name}`"), "see the README's configuration section");
+                self.unknown(key, name);
             }
         }
         true

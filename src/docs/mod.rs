@@ -2,9 +2,13 @@
 
 pub mod adr;
 pub mod brief;
+pub mod decision;
 pub mod frontmatter;
+pub mod json;
 pub mod markdown;
 pub mod pathref;
+pub mod spec;
+pub mod timestamp;
 pub mod voting;
 pub mod yaml;
 pub mod yaml_block;

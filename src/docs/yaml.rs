@@ -8,6 +8,8 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// The deepest nesting a document may use. Real frontmatter uses three or four.
 pub const MAX_DEPTH: usize = 32;
+const DEPTH_MESSAGE: &str = "YAML nested deeper than 32 levels; no gatehouse document needs that";
+
 /// The most nodes one YAML text may hold; keeps cost linear and bounded.
 pub const MAX_NODES: usize = 2_000_000;
 
@@ -147,7 +149,11 @@ pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
     let mut parser = Parser::new_from_str(text);
     let mut documents = 0;
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| builder.error(e.marker(), e.info()))?;
+        let (event, mark) = parser.next_token().map_err(|e| {
+            // The scanner stops runaway flow nesting before our depth check sees it.
+            let info = if e.info().contains("recursion limit") { DEPTH_MESSAGE } else { e.info() };
+            builder.error(e.marker(), info)
+        })?;
         match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
@@ -218,7 +224,7 @@ impl Builder {
 
     fn open(&mut self, kind: YamlKind, mark: &Marker) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
-            return Err(self.error(mark, &format!("YAML nested deeper than {MAX_DEPTH} levels")));
+            return Err(self.error(mark, DEPTH_MESSAGE));
         }
         let (line, col) = self.position(mark);
         self.stack.push(Frame { node: Yaml { kind, line, col }, pending_key: None });

@@ -50,10 +50,24 @@ impl FileContent {
 /// Repo-relative path → content. Ordered, so every report is deterministic.
 pub type Files = BTreeMap<String, FileContent>;
 
+/// The path findings about the pull request's body are reported under.
+pub const PR_BODY: &str = "(pull request body)";
+
 /// Optional pull-request metadata.
 #[derive(Clone, Debug, Default)]
 pub struct PrInfo {
     pub body: Option<String>,
+    /// Every file the pull request changes, with its line counts, when the
+    /// source knows them (not with `--all`).
+    pub files: Option<Vec<ChangedFile>>,
+}
+
+/// One file of a pull request's diff.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: String,
+    pub additions: u64,
+    pub deletions: u64,
 }
 
 /// The file listing of one repository at one revision.

@@ -4,8 +4,11 @@
 //! appears; each family lists its own rules.
 
 pub mod brief;
+pub mod cite;
 mod common;
+pub mod decision;
 mod paths;
+pub mod spec;
 pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, Level};
@@ -78,7 +81,8 @@ pub trait Family: Sync {
 }
 
 /// The one registry of families.
-pub static FAMILIES: &[&dyn Family] = &[&brief::Briefs, &voting::Voting];
+pub static FAMILIES: &[&dyn Family] =
+    &[&brief::Briefs, &cite::BriefCites, &voting::Voting, &cite::GuidelineCites, &spec::Specs, &decision::Decisions];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",
@@ -109,10 +113,24 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
     let config = &changes.config;
     let general = config_findings(changes);
     let general_errors = general.iter().any(|f| f.severity == Severity::Error);
-    let checks = FAMILIES
-        .iter()
-        .map(|family| {
-            let run = family.run(changes);
+    // Families that report to the same check (a family and its PR-body
+    // cites) are merged into one check run.
+    let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
+    for family in FAMILIES {
+        let run = family.run(changes);
+        match runs.iter_mut().find(|(check, _)| *check == family.check()) {
+            Some((_, merged)) => {
+                merged.documents += run.documents;
+                merged.details.extend(run.details);
+                merged.diagnostics.extend(run.diagnostics);
+            }
+            None => runs.push((family.check(), run)),
+        }
+    }
+    runs.sort_by_key(|(check, _)| *check);
+    let checks = runs
+        .into_iter()
+        .map(|(check, run)| {
             let mut findings: Vec<Finding> =
                 run.diagnostics.into_iter().filter_map(|(info, d)| stamp(config, info, d)).collect();
             findings.sort_by(|a, b| (&a.path, a.span, a.rule).cmp(&(&b.path, b.span, b.rule)));
@@ -124,7 +142,6 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
             } else {
                 Conclusion::Success
             };
-            let check = family.check();
             CheckReport {
                 check,
                 name: check.name(),

@@ -1,1 +1,239 @@
-//! Reading a git checkout: base and head revisions, or the working tree.
+//! Reading a git checkout with the `git` command: revisions, trees and blobs
+//! in a handful of processes (`ls-tree`, one `cat-file --batch`), and the
+//! working tree including uncommitted edits.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use crate::model::{ChangedFile, FileContent, Files, RepoTree};
+
+/// A git checkout on disk.
+#[derive(Clone, Debug)]
+pub struct Checkout {
+    root: PathBuf,
+}
+
+/// One file of a tree: its path, blob id and size.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub path: String,
+    pub blob: String,
+    pub size: u64,
+}
+
+impl Checkout {
+    /// The checkout containing `dir`, or `None` when `dir` is not in a git repository.
+    pub fn find(dir: &Path) -> Result<Option<Checkout>> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["rev-parse", "--show-toplevel"])
+            .stderr(Stdio::null())
+            .output()
+            .context("cannot run `git`; is it installed?")?;
+        if !out.status.success() {
+            return Ok(None);
+        }
+        let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Ok(Some(Checkout { root: PathBuf::from(root) }))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn git(&self, args: &[&str]) -> Result<Vec<u8>> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args(args)
+            .output()
+            .with_context(|| format!("cannot run `git {}`", args.join(" ")))?;
+        if !out.status.success() {
+            bail!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Ok(out.stdout)
+    }
+
+    fn git_text(&self, args: &[&str]) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.git(args)?).trim().to_string())
+    }
+
+    /// Resolves a revision to a commit id.
+    pub fn resolve(&self, rev: &str) -> Result<String> {
+        self.git_text(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
+            .with_context(|| format!("`{rev}` is not a commit in {}", self.root.display()))
+    }
+
+    fn exists(&self, rev: &str) -> bool {
+        self.resolve(rev).is_ok()
+    }
+
+    /// The default base: the merge-base of HEAD with origin/HEAD, else main,
+    /// else master.
+    pub fn default_base(&self) -> Result<String> {
+        let Some(branch) = ["origin/HEAD", "main", "master"].into_iter().find(|r| self.exists(r)) else {
+            bail!("no default branch to compare with (tried origin/HEAD, main, master); pass --base REV or --all");
+        };
+        self.git_text(&["merge-base", "HEAD", branch])
+            .with_context(|| format!("HEAD and {branch} have no common ancestor; pass --base REV"))
+    }
+
+    /// `owner/name` from the `origin` remote's URL, when it has one.
+    pub fn origin_name(&self) -> Option<String> {
+        let url = self.git_text(&["remote", "get-url", "origin"]).ok()?;
+        repo_from_url(&url)
+    }
+
+    /// Every file of a commit's tree.
+    pub fn tree(&self, rev: &str) -> Result<Vec<Entry>> {
+        let raw = self.git(&["ls-tree", "-r", "-z", "--long", "--full-tree", rev])?;
+        let mut entries = Vec::new();
+        for record in raw.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let Some((meta, path)) = record.split_once('\t') else { continue };
+            let fields: Vec<&str> = meta.split_whitespace().collect();
+            if fields.len() == 4 && fields[1] == "blob" {
+                entries.push(Entry {
+                    path: path.to_string(),
+                    blob: fields[2].to_string(),
+                    size: fields[3].parse().unwrap_or(0),
+                });
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Reads the wanted entries of a tree through one `git cat-file --batch`.
+    /// Entries over `limit` bytes are never read.
+    pub fn read(&self, entries: &[&Entry], limit: u64) -> Result<Files> {
+        let mut files = Files::new();
+        let to_read: Vec<&&Entry> = entries.iter().filter(|e| e.size <= limit).collect();
+        for e in entries.iter().filter(|e| e.size > limit) {
+            files.insert(e.path.clone(), FileContent::TooLarge { bytes: e.size, limit });
+        }
+        if to_read.is_empty() {
+            return Ok(files);
+        }
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("cannot run `git cat-file`")?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let requests: String = to_read.iter().map(|e| format!("{}\n", e.blob)).collect();
+        let writer = std::thread::spawn(move || stdin.write_all(requests.as_bytes()));
+        let mut out = BufReader::new(child.stdout.take().expect("piped"));
+        for entry in to_read {
+            let mut header = String::new();
+            out.read_line(&mut header)?;
+            let size: usize = header
+                .split_whitespace()
+                .nth(2)
+                .and_then(|s| s.parse().ok())
+                .with_context(|| format!("unexpected `git cat-file` answer for {}: {header}", entry.path))?;
+            let mut bytes = vec![0; size + 1];
+            out.read_exact(&mut bytes)?;
+            bytes.pop();
+            files.insert(entry.path.clone(), FileContent::from_bytes(&bytes, limit));
+        }
+        writer.join().expect("writer thread").context("cannot feed `git cat-file`")?;
+        child.wait()?;
+        Ok(files)
+    }
+
+    /// The working tree's files: tracked and untracked-but-not-ignored,
+    /// without the ones deleted on disk.
+    pub fn working_files(&self) -> Result<Vec<String>> {
+        let raw = self.git(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
+        let mut seen = BTreeSet::new();
+        for path in raw.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            let path = String::from_utf8_lossy(path).into_owned();
+            if self.root.join(&path).is_file() {
+                seen.insert(path);
+            }
+        }
+        Ok(seen.into_iter().collect())
+    }
+
+    /// The diff's files with line counts, from `base` to `head` (or to the
+    /// working tree, untracked files included).
+    pub fn numstat(&self, base: &str, head: Option<&str>) -> Result<Vec<ChangedFile>> {
+        let mut args = vec!["diff", "--numstat", "-z", "--no-renames", base];
+        args.extend(head);
+        let raw = self.git(&args)?;
+        let mut files = Vec::new();
+        for record in raw.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let mut parts = record.splitn(3, '\t');
+            let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next()) else { continue };
+            // Binary files report `-`: they count as changed, with no lines.
+            files.push(ChangedFile {
+                path: path.to_string(),
+                additions: added.parse().unwrap_or(0),
+                deletions: deleted.parse().unwrap_or(0),
+            });
+        }
+        if head.is_none() {
+            let untracked = self.git(&["ls-files", "-z", "--others", "--exclude-standard"])?;
+            for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+                let path = String::from_utf8_lossy(path).into_owned();
+                let additions = std::fs::read(self.root.join(&path))
+                    .map(|b| b.iter().filter(|c| **c == b'\n').count() as u64)
+                    .unwrap_or(0);
+                files.push(ChangedFile { path, additions, deletions: 0 });
+            }
+        }
+        Ok(files)
+    }
+
+    /// Every commit id reachable from any ref.
+    pub fn history(&self) -> Result<BTreeSet<String>> {
+        let raw = self.git_text(&["rev-list", "--all"])?;
+        Ok(raw.lines().map(str::to_string).collect())
+    }
+}
+
+/// The tree listing of entries.
+pub fn listing(entries: &[Entry]) -> RepoTree {
+    RepoTree::new(entries.iter().map(|e| e.path.clone()).collect())
+}
+
+/// `owner/name` from a GitHub-style remote URL (https, ssh or scp form).
+pub fn repo_from_url(url: &str) -> Option<String> {
+    let url = url.trim().trim_end_matches('/');
+    let url = url.strip_suffix(".git").unwrap_or(url);
+    let path = if let Some((_, rest)) = url.split_once("://") {
+        rest.split_once('/')?.1
+    } else if url.starts_with(['/', '.']) {
+        return None;
+    } else {
+        url.split_once(':')?.1
+    };
+    let mut parts = path.rsplit('/');
+    let name = parts.next()?;
+    let owner = parts.next()?;
+    let repo = format!("{owner}/{name}");
+    crate::docs::pathref::is_repo_name(&repo).then_some(repo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_names_from_remote_urls() {
+        assert_eq!(repo_from_url("https://github.com/gyrum-labs/infra.git").as_deref(), Some("gyrum-labs/infra"));
+        assert_eq!(repo_from_url("git@github.com:gyrum-labs/infra.git").as_deref(), Some("gyrum-labs/infra"));
+        assert_eq!(repo_from_url("ssh://git@ghe.corp:22/o/r").as_deref(), Some("o/r"));
+        assert_eq!(repo_from_url("/tmp/plain-folder"), None);
+        assert_eq!(repo_from_url("../sibling"), None);
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod fs;
 pub mod git;
+pub mod local;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 

@@ -35,6 +35,8 @@ use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
 use crate::rules::paths::lookups;
 
+pub use review_required::reasons as review_reasons;
+
 pub use crate::rules::paths::LOCAL_REPO;
 
 fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
@@ -83,14 +85,41 @@ impl Family for Briefs {
             report_unreadable(path, content, &mut unreadable);
         }
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
-        run.documents = view.briefs.len() + unreadable_count(changes, &view) + view.merged_changed.len();
+        run.documents = changes.changed().filter(|(p, _)| view.is_brief(p)).count()
+            + changes.deleted().filter(|p| view.is_brief(p)).count();
         run.run(&rules(), &view);
+        run.details.extend(threshold_table(&view));
         run
     }
 }
 
-fn unreadable_count(changes: &ChangeSet, view: &BriefView) -> usize {
-    changes.changed().filter(|(p, c)| view.is_brief(p) && c.text().is_none()).count()
+/// Each changed brief's side of ADR-099's review threshold, for the summary.
+fn threshold_table(view: &BriefView) -> Option<String> {
+    let rows: Vec<String> = view
+        .briefs
+        .iter()
+        .filter_map(|brief| {
+            let reasons = review_required::reasons(brief, view.threshold)?;
+            let verdict = if reasons.is_empty() {
+                "exempt: operator's call".to_string()
+            } else {
+                format!("required: {}", reasons.join(" and "))
+            };
+            let lines = brief.lines_estimate()?;
+            Some(format!(
+                "| `{}` | {} | {lines} | {} | {verdict} |",
+                brief.path,
+                brief.agent().unwrap_or("?"),
+                brief.repos().len()
+            ))
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        format!(
+            "| Brief | Agent | Lines | Repos | Brief-PR review (ADR-099) |\n|---|---|---|---|---|\n{}",
+            rows.join("\n")
+        )
+    })
 }
 
 /// A path named in a brief's body, and what is known about it.
@@ -132,20 +161,21 @@ impl<'a> BriefView<'a> {
             .filter(|(p, _)| matcher.is_match(p))
             .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
             .collect();
-        let agents = changes
-            .head
+        // Agent ids of every brief at the head: the changed ones are parsed
+        // already; the rest only need their frontmatter.
+        let mut agents: Vec<(&'a str, &'a str, u32)> = briefs
             .iter()
-            .filter(|(p, _)| matcher.is_match(p))
-            .filter_map(|(p, c)| {
-                let text = c.text()?;
-                let fm = crate::docs::frontmatter::split(text).frontmatter.ok()?;
-                let node = fm.get("agent")?;
-                let agent = node.as_str()?;
-                // Borrow the agent id from the stored text, not the parsed tree.
-                let start = text.find(agent)?;
-                Some((&text[start..start + agent.len()], p.as_str(), node.line))
-            })
+            .filter_map(|b| Some((agent_text(b.text, b.field("agent")?)?, b.path, b.field_line("agent"))))
             .collect();
+        for (path, content) in &changes.head {
+            if !matcher.is_match(path) || changes.base.get(path) != Some(content) {
+                continue;
+            }
+            let Some(text) = content.text() else { continue };
+            if let Some((agent, line)) = merged_agent(text) {
+                agents.push((agent, path, line));
+            }
+        }
         let adr_matcher = globset(&config.adrs.paths);
         let mut adrs = BTreeMap::new();
         for (path, content) in &changes.head {
@@ -195,7 +225,9 @@ impl<'a> BriefView<'a> {
                 let line_text = brief.line_text(span.line);
                 let flag = line_text.find("to-be-created").map(|at| {
                     let rest = &line_text[at + "to-be-created".len()..];
-                    rest.strip_prefix(':').unwrap_or("").trim()
+                    // The rationale runs to the end of the line, without the
+                    // punctuation that closes a parenthesised flag.
+                    rest.strip_prefix(':').unwrap_or("").trim().trim_end_matches([')', '.', ']', ';']).trim_end()
                 });
                 let lookups = match &kind {
                     SpanKind::Path(path) => lookups(&self.changes.repos, self.changes.repo.as_deref(), &repos, path),
@@ -216,6 +248,68 @@ impl<'a> BriefView<'a> {
         }
         out
     }
+}
+
+/// The `agent:` of a brief the change leaves alone. A merged brief passed
+/// review, so a plain `agent: SWARM-XX` line is the common case and is read
+/// without parsing YAML (a PR touching 10 of 1,000 briefs must stay cheap);
+/// anything else falls back to the YAML parser.
+fn merged_agent(text: &str) -> Option<(&str, u32)> {
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    for (i, line) in lines.enumerate() {
+        if line.trim_end() == "---" {
+            return None;
+        }
+        if let Some(value) = line.strip_prefix("agent:") {
+            let value = value.trim();
+            if crate::docs::brief::is_agent_id(value) {
+                return Some((value, i as u32 + 2));
+            }
+            let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
+            let node = frontmatter.get("agent")?;
+            return Some((agent_text(text, node)?, node.line));
+        }
+    }
+    None
+}
+
+/// The agent id as a slice of the document's text, so the view borrows it
+/// rather than copying.
+fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a str> {
+    let agent = node.as_str()?;
+    let line_start = text.split_inclusive('\n').take(node.line.saturating_sub(1) as usize).map(str::len).sum::<usize>();
+    let at = line_start + text[line_start..].find(agent)?;
+    Some(&text[at..at + agent.len()])
+}
+
+/// The `(repo, revision)` pairs that changed briefs name in
+/// `owner/repo@rev:path` spans, so a source can load those trees before the
+/// rules run.
+pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
+    let matcher = globset(&changes.config.briefs.paths);
+    let mut out: Vec<(String, String)> = changes
+        .changed()
+        .filter(|(p, _)| matcher.is_match(p))
+        .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
+        .flat_map(|brief| {
+            let repos = brief.repos();
+            brief
+                .markdown
+                .code_spans
+                .iter()
+                .filter_map(|span| match classify(&span.text, &repos) {
+                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), .. }) => Some((repo, rev)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl BodyPath<'_> {

@@ -1,4 +1,6 @@
 use super::BriefView;
+use crate::config::Threshold;
+use crate::docs::brief::Brief;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -29,21 +31,25 @@ pub fn rule<'a>() -> Rule<BriefView<'a>> {
     Rule { info: &INFO, check }
 }
 
+/// Why a brief needs review under the threshold; empty when it is exempt.
+/// `None` when the fields the threshold reads are not well-formed.
+pub fn reasons(brief: &Brief, t: Threshold) -> Option<Vec<String>> {
+    let lines = brief.lines_estimate()?;
+    brief.field("repos_touched")?.as_seq()?;
+    let repos = brief.repos().len() as u64;
+    let mut reasons = Vec::new();
+    if lines > t.lines as i64 {
+        reasons.push(format!("lines_estimate {lines} > {}", t.lines));
+    }
+    if repos > t.repos {
+        reasons.push(format!("{repos} repos touched > {}", t.repos));
+    }
+    Some(reasons)
+}
+
 fn check(view: &BriefView, sink: &mut Sink) {
-    let t = view.threshold;
     for brief in &view.briefs {
-        let (Some(lines), Some(_)) = (brief.lines_estimate(), brief.field("repos_touched").and_then(|r| r.as_seq()))
-        else {
-            continue;
-        };
-        let repos = brief.repos().len() as u64;
-        let mut reasons = Vec::new();
-        if lines > t.lines as i64 {
-            reasons.push(format!("lines_estimate {lines} > {}", t.lines));
-        }
-        if repos > t.repos {
-            reasons.push(format!("{repos} repos touched > {}", t.repos));
-        }
+        let Some(reasons) = reasons(brief, view.threshold) else { continue };
         if reasons.is_empty() {
             continue;
         }

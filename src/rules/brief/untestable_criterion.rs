@@ -179,24 +179,19 @@ pub fn assess(text: &str) -> Assessment {
     Assessment { observable: observable(text, &words), verb, vague }
 }
 
+/// A verb of the list in any regular tense, or one of the irregular forms.
+/// Strips suffixes rather than building forms: no allocation per word.
 fn is_verb(word: &str) -> bool {
-    let irregular = ["wrote", "written", "ran", "sent", "built", "shown", "thrown", "read"];
-    irregular.contains(&word)
-        || VERBS.iter().any(|v| {
-            let stem = v.strip_suffix('e').unwrap_or(v);
-            word == *v
-                || [
-                    format!("{v}s"),
-                    format!("{v}es"),
-                    format!("{v}ed"),
-                    format!("{v}d"),
-                    format!("{stem}ing"),
-                    format!("{v}ing"),
-                ]
-                .iter()
-                .any(|f| f == word)
-                || (v.ends_with('y') && word == format!("{}ies", &v[..v.len() - 1]))
-        })
+    const IRREGULAR: &[&str] = &["wrote", "written", "ran", "sent", "built", "shown", "thrown"];
+    if IRREGULAR.contains(&word) || VERBS.contains(&word) {
+        return true;
+    }
+    let stem_is_verb = |stem: &str| {
+        VERBS.iter().any(|v| *v == stem || (v.len() == stem.len() + 1 && v.starts_with(stem) && v.ends_with('e')))
+    };
+    ["s", "es", "ed", "d", "ing"].iter().any(|suffix| word.strip_suffix(suffix).is_some_and(stem_is_verb))
+        || word.strip_suffix("ies").is_some_and(|stem| VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
+        || word.strip_suffix("ied").is_some_and(|stem| VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
 }
 
 fn contains_phrase(words: &[&str], phrase: &str) -> bool {
@@ -276,9 +271,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if a.verb.is_none() {
                 missing.push("no checkable verb (returns, exits, prints, contains, rejects, …)");
             }
-            let vague =
-                if a.vague.is_empty() { String::new() } else { format!("; \"{}\" is vague", a.vague.join("\", \"")) };
-            sink.emit(brief.path, Span::at(node.line, node.col, 1), format!("criterion:{text}"), format!("success criterion \"{text}\" is not testable: it has {}{vague}", missing.join(" and ")))
+            let vague = match a.vague.len() {
+                0 => String::new(),
+                1 => format!("; \"{}\" is vague", a.vague[0]),
+                _ => format!("; \"{}\" are vague", a.vague.join("\", \"")),
+            };
+            let width = text.chars().count() as u32 + if node.scalar().is_some_and(|s| s.plain) { 0 } else { 2 };
+            sink.emit(brief.path, Span::at(node.line, node.col, width), format!("criterion:{text}"), format!("success criterion \"{text}\" is not testable: it has {}{vague}", missing.join(" and ")))
                 .help("state what a test would assert, e.g. \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"");
         }
     }

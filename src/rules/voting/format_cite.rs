@@ -1,12 +1,13 @@
 use super::VotingView;
-use crate::model::{Severity, Sink, Span};
+use crate::model::{PR_BODY, Severity, Sink, Span};
+use crate::rules::cite::cites;
 use crate::rules::{Example, Rule, RuleInfo};
 
 pub static INFO: RuleInfo = RuleInfo {
     id: "voting/format-cite",
     default_severity: Severity::Error,
     summary: "a PR that adds or changes a voting doc has `Voting-format: v1` in its body",
-    why: "ADR-140, \"What we sign up to maintain\": \"The format-version cite discipline in PR bodies (Voting-format: v1). Phase 1's brief generator and Phase 2's vote wrapper anchor on the cite; missing cite is a reviewer-visible finding (same shape as Guideline: <module-type>@v<n> per ADR-117).\" One finding per PR, on the first voting doc it changes. A local check without the PR body (`gatehouse check` without `--pr-body FILE`) cannot see the cite: it reports a notice saying so instead of failing.",
+    why: "ADR-140, \"What we sign up to maintain\": \"The format-version cite discipline in PR bodies (Voting-format: v1). Phase 1's brief generator and Phase 2's vote wrapper anchor on the cite; missing cite is a reviewer-visible finding (same shape as Guideline: <module-type>@v<n> per ADR-117).\" One finding per PR, on the PR body. A local check without the PR body (`gatehouse check` without `--pr-body FILE`) cannot see the cite: it reports a notice saying so instead of failing.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
@@ -38,22 +39,20 @@ fn check(view: &VotingView, sink: &mut Sink) {
             .severity(Severity::Notice);
         return;
     };
-    let cites: Vec<&str> = body.lines().filter_map(cite).collect();
-    if cites.contains(&CITE) {
+    let cited = cites(body, "Voting-format");
+    if cited.iter().any(|c| c.value == CITE) {
         return;
     }
-    let message = match cites.first() {
-        Some(other) => {
-            format!("the PR body cites `Voting-format: {other}`, but the changed voting docs are `voting/{CITE}`")
-        }
-        None => format!("the PR changes {docs} and its body has no `Voting-format: {CITE}` line"),
+    let (span, message) = match cited.first() {
+        Some(other) => (
+            Span::at(other.line, other.col, other.value.chars().count() as u32),
+            format!(
+                "the PR body cites `Voting-format: {}`, but the changed voting docs are `voting/{CITE}`",
+                other.value
+            ),
+        ),
+        None => (Span::line(1), format!("the PR changes {docs} and its body has no `Voting-format: {CITE}` line")),
     };
-    sink.emit(first.path, Span::line(1), "format-cite", message)
+    sink.emit(PR_BODY, span, "format-cite", message)
         .help("add the line `Voting-format: v1` to the PR description (ADR-140's format-version cite)");
-}
-
-/// The version a `Voting-format: <v>` line cites.
-fn cite(line: &str) -> Option<&str> {
-    let (key, value) = line.trim().split_once(':')?;
-    key.trim().eq_ignore_ascii_case("Voting-format").then(|| value.trim().trim_matches('`'))
 }

@@ -1,0 +1,48 @@
+//! `gatehouse rules` and `gatehouse explain`.
+
+use std::fmt::Write;
+
+use crate::rules::{RuleInfo, all_rules};
+
+pub fn rules() -> String {
+    let rules = all_rules();
+    let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for r in rules {
+        let _ = writeln!(out, "{:<width$}  {:<7}  {}", r.id, r.default_severity.as_str(), r.summary);
+    }
+    out
+}
+
+pub fn explain(r: &RuleInfo) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({} by default)\n", r.id, r.default_severity.as_str());
+    let _ = writeln!(out, "{}\n", r.summary);
+    let _ = writeln!(out, "{}\n", wrap(r.why, 80));
+    for (label, example) in [("Fails", &r.bad), ("Passes", &r.good)] {
+        let _ = writeln!(out, "{label}: {}", example.path);
+        for line in example.text.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "Turn it off or change its level in .github/gatehouse.yml:\n    rules:\n      {}: off", r.id);
+    out
+}
+
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split_whitespace() {
+        if line > 0 && line + 1 + word.len() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.chars().count();
+    }
+    out
+}

@@ -1,0 +1,68 @@
+//! `gatehouse gate simulate`: a review policy evaluated offline against
+//! GitHub's own JSON, so a maintainer can test a policy before merging it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+
+use crate::config::Config;
+use crate::gate;
+
+#[derive(clap::Args, Debug)]
+pub struct SimulateArgs {
+    /// A `.github/gatehouse.yml` whose `review:` policy to evaluate.
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// The PR's reviews: `gh api repos/{o}/{r}/pulls/{n}/reviews > reviews.json`.
+    #[arg(long, value_name = "FILE")]
+    reviews: PathBuf,
+    /// The PR's commits (`…/pulls/{n}/commits`): commit authors are recused.
+    #[arg(long, value_name = "FILE")]
+    commits: Option<PathBuf>,
+    /// The PR's head commit [default: the last of --commits].
+    #[arg(long, value_name = "SHA")]
+    head: Option<String>,
+    #[arg(long, value_enum, default_value_t = GateFormat::Text)]
+    format: GateFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateFormat {
+    Text,
+    Json,
+}
+
+fn read(path: &PathBuf, what: &str) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))
+}
+
+pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
+    let (config, errors) = Config::parse(&read(&args.config, "--config")?);
+    if !errors.is_empty() {
+        let lines: Vec<String> =
+            errors.iter().map(|e| format!("{}:{}:{}: {}", args.config.display(), e.line, e.col, e.message)).collect();
+        bail!("the config is invalid:\n{}", lines.join("\n"));
+    }
+    let reviews = gate::parse_reviews(&read(&args.reviews, "--reviews")?)
+        .with_context(|| format!("in {}", args.reviews.display()))?;
+    let (authors, last) = match &args.commits {
+        Some(path) => {
+            gate::commit_authors(&read(path, "--commits")?).with_context(|| format!("in {}", path.display()))?
+        }
+        None => (Vec::new(), None),
+    };
+    let Some(head) = args.head.or(last) else {
+        bail!("the head commit is unknown: pass --head SHA or --commits FILE");
+    };
+    let outcome = gate::evaluate(&config.review, &reviews, &authors, &head);
+    match args.format {
+        GateFormat::Json => {
+            let mut value = serde_json::to_value(&outcome).expect("plain data");
+            value["missing_text"] = serde_json::json!(outcome.missing_lines());
+            println!("{}", serde_json::to_string_pretty(&value).expect("plain data"));
+        }
+        GateFormat::Text => println!("{}", outcome.summary()),
+    }
+    Ok(if outcome.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,392 @@
+//! The spec root's engine files and the brief (DESIGN §3.3; seed 003,
+//! Artifacts): `landed.md`, `roster.md`, `stats.md`, `99-user.md` and
+//! `pre-plan/00-brief.md`. Every parser keeps lines and collects problems
+//! instead of failing.
+
+use super::review::Problem;
+use super::state::{Part, parse_nn};
+
+fn problem(line: usize, message: impl Into<String>) -> Problem {
+    Problem { line: line as u32 + 1, message: message.into() }
+}
+
+/// A `<sha>`: 7 to 40 lowercase hex digits.
+pub fn is_sha(text: &str) -> bool {
+    (7..=40).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `YYYY-MM-DD` with a plausible month and day.
+pub fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| {
+        text.get(r).filter(|s| s.bytes().all(|c| c.is_ascii_digit())).and_then(|s| s.parse::<u32>().ok())
+    };
+    matches!((num(0..4), num(5..7), num(8..10)), (Some(_), Some(1..=12), Some(1..=31)))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LandedEvent {
+    Starts,
+    Phase(u8),
+    Audit(Part),
+}
+
+/// One line of `landed.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Landed {
+    pub line: u32,
+    pub attempt: u8,
+    pub event: LandedEvent,
+    pub sha: String,
+}
+
+/// `landed.md`: `attempt-<NN> implementation starts at <sha>`,
+/// `attempt-<NN> phase-<NN> closed at <sha>`, `attempt-<NN> audit-<part>
+/// closed at <sha>`. Blank lines are allowed only at the end.
+pub fn parse_landed(text: &str) -> (Vec<Landed>, Vec<Problem>) {
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    let last = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).last().map_or(0, |(i, _)| i + 1);
+    for (i, raw) in text.lines().enumerate().take(last) {
+        match landed_line(raw) {
+            Ok((attempt, event, sha)) => {
+                lines.push(Landed { line: i as u32 + 1, attempt, event, sha: sha.to_string() })
+            }
+            Err(why) => problems.push(problem(i, why)),
+        }
+    }
+    (lines, problems)
+}
+
+fn landed_line(raw: &str) -> Result<(u8, LandedEvent, &str), String> {
+    const SHAPES: &str = "`attempt-<NN> implementation starts at <sha>`, `attempt-<NN> phase-<NN> closed at <sha>` or `attempt-<NN> audit-<part> closed at <sha>`";
+    let words: Vec<&str> = raw.split(' ').collect();
+    let attempt = words.first().and_then(|w| w.strip_prefix("attempt-")).and_then(parse_nn);
+    let Some(attempt) = attempt else {
+        return Err(format!("`{raw}` does not start with `attempt-<NN>`; a line is {SHAPES}"));
+    };
+    let (event, sha) = match words.as_slice() {
+        [_, "implementation", "starts", "at", sha] => (LandedEvent::Starts, *sha),
+        [_, topic, "closed", "at", sha] => {
+            let event = if let Some(nn) = topic.strip_prefix("phase-") {
+                parse_nn(nn).map(LandedEvent::Phase)
+            } else if let Some(part) = topic.strip_prefix("audit-") {
+                Part::parse(part).map(LandedEvent::Audit)
+            } else {
+                None
+            };
+            let Some(event) = event else {
+                return Err(format!("`{topic}` is not `phase-<NN>` or `audit-<part>` (tests, conventions, fixes)"));
+            };
+            (event, *sha)
+        }
+        _ => return Err(format!("`{raw}` is not a landed line; a line is {SHAPES}")),
+    };
+    if !is_sha(sha) {
+        return Err(format!("`{sha}` is not a commit sha (7 to 40 lowercase hex digits, from `git rev-parse HEAD`)"));
+    }
+    Ok((attempt, event, sha))
+}
+
+/// One row of the roster's table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RosterRow {
+    pub line: u32,
+    pub role: String,
+    pub effort: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Roster {
+    pub title: bool,
+    pub skill: Option<u32>,
+    /// The `**Sessions:**` value and its line.
+    pub sessions: Option<(String, u32)>,
+    /// The line of the `| Role | Agent | Model | Effort | Handle |` header.
+    pub table: Option<u32>,
+    pub rows: Vec<RosterRow>,
+    pub problems: Vec<Problem>,
+}
+
+pub const EFFORTS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+const ROSTER_HEADER: [&str; 5] = ["Role", "Agent", "Model", "Effort", "Handle"];
+
+fn cells(line: &str) -> Option<Vec<&str>> {
+    let inner = line.trim().strip_prefix('|')?.strip_suffix('|')?;
+    Some(inner.split('|').map(str::trim).collect())
+}
+
+fn is_rule(cells: &[&str]) -> bool {
+    cells.iter().all(|c| !c.is_empty() && c.bytes().all(|b| b == b'-' || b == b':'))
+}
+
+/// `roster.md`: `# Roster`, `**Skill:** …`, `**Sessions:** fresh |
+/// continue`, and the table `| Role | Agent | Model | Effort | Handle |`.
+pub fn parse_roster(text: &str) -> Roster {
+    let mut roster = Roster::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line == "# Roster" {
+            roster.title = true;
+        } else if line.starts_with("**Skill:**") {
+            roster.skill = Some(i as u32 + 1);
+        } else if let Some(v) = line.strip_prefix("**Sessions:**") {
+            roster.sessions = Some((v.trim().to_string(), i as u32 + 1));
+        } else if let Some(cells) = cells(line) {
+            if roster.table.is_none() {
+                if cells == ROSTER_HEADER {
+                    roster.table = Some(i as u32 + 1);
+                } else {
+                    roster.problems.push(problem(
+                        i,
+                        format!("the table header is `| {} |`, not `{line}`", ROSTER_HEADER.join(" | ")),
+                    ));
+                    roster.table = Some(i as u32 + 1);
+                }
+            } else if is_rule(&cells) {
+                continue;
+            } else if cells.len() != 5 {
+                roster.problems.push(problem(
+                    i,
+                    format!(
+                        "a roster row has 5 cells (Role, Agent, Model, Effort, Handle), this one has {}",
+                        cells.len()
+                    ),
+                ));
+            } else {
+                if cells.iter().any(|c| c.is_empty()) {
+                    roster.problems.push(problem(
+                        i,
+                        format!("the row of `{}` has an empty cell; an unset Handle is `-`", cells[0]),
+                    ));
+                }
+                roster.rows.push(RosterRow {
+                    line: i as u32 + 1,
+                    role: cells[0].to_string(),
+                    effort: cells[3].to_string(),
+                });
+            }
+        }
+    }
+    roster
+}
+
+/// One row of `stats.md`: the state and the reply's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatsRow {
+    pub line: u32,
+    pub state: String,
+    pub result: String,
+}
+
+const STATS_HEADER: [&str; 8] = ["Date", "Role", "Model", "State", "Result", "Counts", "Tokens", "Time"];
+
+/// `stats.md`: the table `| Date | Role | Model | State | Result | Counts |
+/// Tokens | Time |`, one row per reply.
+pub fn parse_stats(text: &str) -> Vec<StatsRow> {
+    let mut rows = Vec::new();
+    let mut header = false;
+    for (i, raw) in text.lines().enumerate() {
+        let Some(cells) = cells(raw) else { continue };
+        if !header {
+            header = cells == STATS_HEADER;
+        } else if cells.len() == STATS_HEADER.len() && !is_rule(&cells) {
+            rows.push(StatsRow { line: i as u32 + 1, state: cells[3].to_string(), result: cells[4].to_string() });
+        }
+    }
+    rows
+}
+
+/// A ruling of `99-user.md`: `## <YYYY-MM-DD> <state>[ | settles <file>#<id>]`,
+/// then `**Asked:**` and `**Ruling:**`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    pub line: u32,
+    pub date: String,
+    pub asked: bool,
+    pub ruling: bool,
+}
+
+/// `99-user.md`: the rulings, and the headings that do not have the shape.
+pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
+    let mut rulings: Vec<Ruling> = Vec::new();
+    let mut problems = Vec::new();
+    // Lines under a malformed heading belong to no ruling.
+    let mut current = false;
+    for (i, raw) in text.lines().enumerate() {
+        if let Some(rest) = raw.strip_prefix("## ") {
+            current = match ruling_heading(rest) {
+                Ok(date) => {
+                    rulings.push(Ruling { line: i as u32 + 1, date: date.to_string(), asked: false, ruling: false });
+                    true
+                }
+                Err(why) => {
+                    problems.push(problem(i, why));
+                    false
+                }
+            };
+        } else if let Some(last) = rulings.last_mut().filter(|_| current) {
+            let t = raw.trim_start();
+            last.asked |= t.starts_with("**Asked:**");
+            last.ruling |= t.starts_with("**Ruling:**");
+        }
+    }
+    (rulings, problems)
+}
+
+/// `<YYYY-MM-DD> <state>[ | settles <file>#<id>]` → the date.
+fn ruling_heading(rest: &str) -> Result<&str, String> {
+    let (head, settles) = match rest.split_once(" | ") {
+        Some((head, tail)) => (head, Some(tail)),
+        None => (rest, None),
+    };
+    let (date, state) = head.split_once(' ').unwrap_or((head, ""));
+    if !is_date(date) {
+        return Err(format!("`## {rest}` does not start with a date `YYYY-MM-DD`"));
+    }
+    if let Err((_, why)) = super::state::State::parse(state.trim()) {
+        return Err(format!("`## {rest}`: the state after the date is wrong: {why}"));
+    }
+    if let Some(tail) = settles {
+        let target = tail.strip_prefix("settles ").and_then(|t| t.trim().rsplit_once('#'));
+        if !target
+            .is_some_and(|(file, id)| !file.is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(format!("`| {tail}` is not `| settles <file>#<id>`"));
+        }
+    }
+    Ok(date)
+}
+
+/// An `Amended <date>: <what changed>; ruling in 99-user.md` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Amendment {
+    pub line: u32,
+    /// `None` when the line does not have the seed's shape.
+    pub date: Option<String>,
+}
+
+/// `pre-plan/00-brief.md`: `# <title>`, optional amendment lines under it,
+/// then `## Goal`, `## Context`, `## Open questions`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Brief {
+    /// The line of the `# ` title, when the first non-blank line is one.
+    pub title: Option<u32>,
+    pub amendments: Vec<Amendment>,
+    /// Level-2 headings and their lines, in order.
+    pub sections: Vec<(String, u32)>,
+    /// A v8 `Mode:` line.
+    pub mode: Option<u32>,
+    pub lines: u32,
+}
+
+pub const BRIEF_SECTIONS: [&str; 3] = ["Goal", "Context", "Open questions"];
+
+pub fn parse_brief(text: &str) -> Brief {
+    let mut brief = Brief::default();
+    let mut seen_content = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i as u32 + 1;
+        brief.lines = line;
+        let t = raw.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if !seen_content && raw.starts_with("# ") {
+            brief.title = Some(line);
+        } else if let Some(rest) = t.strip_prefix("Amended ") {
+            brief.amendments.push(Amendment { line, date: amendment_date(rest) });
+        } else if let Some(name) = raw.strip_prefix("## ") {
+            brief.sections.push((name.trim().to_string(), line));
+        } else if t.starts_with("Mode:") && brief.sections.is_empty() {
+            brief.mode = Some(line);
+        }
+        seen_content = true;
+    }
+    brief
+}
+
+/// `<date>: <what changed>; ruling in 99-user.md` → the date.
+fn amendment_date(rest: &str) -> Option<String> {
+    let (date, what) = rest.split_once(": ")?;
+    let (change, ruling) = what.rsplit_once("; ")?;
+    (is_date(date) && !change.trim().is_empty() && ruling.trim() == "ruling in 99-user.md").then(|| date.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn landed_lines() {
+        let (lines, problems) = parse_landed(
+            "attempt-01 implementation starts at 1a2b3c4\nattempt-01 phase-01 closed at 5d6e7f8\nattempt-01 audit-tests closed at 9a9a9a9\nattempt-1 phase-02 closed at abc\nattempt-01 phase-2 closed at 5d6e7f8\n\n",
+        );
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[2].event, LandedEvent::Audit(Part::Tests));
+        assert_eq!(problems.iter().map(|p| p.line).collect::<Vec<_>>(), [4, 5]);
+    }
+
+    #[test]
+    fn roster_table() {
+        let r = parse_roster(
+            "# Roster\n\n**Skill:** spec\n**Sessions:** fresh\n\n| Role | Agent | Model | Effort | Handle |\n|---|---|---|---|---|\n| Architect | claude | fable | high | - |\n| Coder | claude | opus | | - |\n",
+        );
+        assert!(r.title);
+        assert_eq!(r.sessions, Some(("fresh".into(), 4)));
+        assert_eq!(r.rows.len(), 2);
+        assert_eq!(r.problems.iter().map(|p| p.line).collect::<Vec<_>>(), [9]);
+    }
+
+    #[test]
+    fn brief_shape() {
+        let b = parse_brief(
+            "# Retry queue\nAmended 2026-03-02: scope narrowed to jobs; ruling in 99-user.md\nAmended someday\nMode: light\n\n## Goal\n\nx\n\n## Context\n\n## Open questions\n",
+        );
+        assert_eq!(b.title, Some(1));
+        assert_eq!(b.amendments[0].date.as_deref(), Some("2026-03-02"));
+        assert_eq!(b.amendments[1].date, None);
+        assert_eq!(b.mode, Some(4));
+        assert_eq!(b.sections.len(), 3);
+    }
+
+    #[test]
+    fn user_log() {
+        let (rulings, problems) = parse_user_log(
+            "# User rulings\n\n## 2026-03-02 pre-plan:Answer | settles review/pre-plan/01-review.md#2\n**Asked:** a\n**Ruling:** b\n\n## 2026-03-05 plan:Drafting\n## yesterday brief\n## 2026-03-06 brief | settles nothing\n",
+        );
+        assert_eq!(rulings.len(), 1);
+        assert!(rulings[0].asked && rulings[0].ruling);
+        assert_eq!(problems.iter().map(|p| p.line).collect::<Vec<_>>(), [7, 8, 9]);
+    }
+
+    #[test]
+    fn dates_and_shas() {
+        assert!(is_date("2026-02-28") && !is_date("2026-13-01") && !is_date("2026-2-28"));
+        assert!(is_sha("1a2b3c4") && !is_sha("1A2B3C4") && !is_sha("abc"));
+    }
+
+    proptest! {
+        #[test]
+        fn never_panic(text in "\\PC{0,200}") {
+            let _ = parse_landed(&text);
+            let _ = parse_roster(&text);
+            let _ = parse_stats(&text);
+            let _ = parse_user_log(&text);
+            let _ = parse_brief(&text);
+        }
+
+        #[test]
+        fn never_panic_near_formats(text in "(attempt-|[0-9]{1,3}|phase-|audit-| closed at | |\\||## |Amended |: |; |-|\n|é)*") {
+            let _ = parse_landed(&text);
+            let _ = parse_roster(&text);
+            let _ = parse_stats(&text);
+            let _ = parse_user_log(&text);
+            let _ = parse_brief(&text);
+        }
+    }
+}

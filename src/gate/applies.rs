@@ -1,0 +1,98 @@
+//! When the review gate applies to a pull request (issue 6, DESIGN §5): a
+//! brief over ADR-099's threshold added or changed, or a path the policy
+//! names touched. Elsewhere the `gatehouse/review` check is neutral and says
+//! why.
+
+use crate::config::globset;
+use crate::docs::brief::Brief;
+use crate::model::ChangeSet;
+use crate::rules::brief::review_reasons;
+
+/// Why the gate applies, or why it does not.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Applicability {
+    pub applies: bool,
+    /// One line per reason, e.g. "`dark-factory/briefs/SWARM-AR-x.md`: lines_estimate 400 > 100".
+    pub reasons: Vec<String>,
+}
+
+pub fn applicability(changes: &ChangeSet) -> Applicability {
+    let config = &changes.config;
+    let briefs = globset(&config.briefs.paths);
+    let mut reasons = Vec::new();
+    let mut exempt = Vec::new();
+    for (path, content) in changes.changed().filter(|(p, _)| briefs.is_match(p)) {
+        let Some(text) = content.text() else {
+            reasons.push(format!("`{path}` cannot be read, so its threshold is unknown"));
+            continue;
+        };
+        match review_reasons(&Brief::parse(path, text), config.briefs.review_threshold) {
+            Some(r) if r.is_empty() => exempt.push(path),
+            Some(r) => reasons.push(format!("`{path}`: {}", r.join(" and "))),
+            None => reasons
+                .push(format!("`{path}` has no valid lines_estimate or repos_touched, so its threshold is unknown")),
+        }
+    }
+    let named = globset(&config.review.paths);
+    let touched: Vec<&str> = changes
+        .pr
+        .files
+        .iter()
+        .flatten()
+        .map(|f| f.path.as_str())
+        .chain(changes.changed().map(|(p, _)| p))
+        .chain(changes.deleted())
+        .filter(|p| named.is_match(p))
+        .collect();
+    if let Some(first) = touched.first() {
+        reasons.push(format!("`{first}` is on a path the review policy names"));
+    }
+    if reasons.is_empty() {
+        let why = if exempt.is_empty() {
+            "no brief over the review threshold and no path the review policy names is changed".to_string()
+        } else {
+            format!("brief under threshold: operator's call ({})", exempt.join(", "))
+        };
+        return Applicability { applies: false, reasons: vec![why] };
+    }
+    Applicability { applies: true, reasons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FileContent;
+
+    fn brief(lines: u32, repos: &str) -> FileContent {
+        FileContent::Text(
+            format!("---\nagent: SWARM-AR\nrepos_touched: [{repos}]\nlines_estimate: {lines}\n---\n").into(),
+        )
+    }
+
+    #[test]
+    fn over_the_threshold_under_it_and_named_paths() {
+        let path = "dark-factory/briefs/SWARM-AR-x.md";
+        let mut changes = ChangeSet::default();
+        changes.head.insert(path.into(), brief(80, "a/b"));
+        let a = applicability(&changes);
+        assert_eq!(
+            a,
+            Applicability { applies: false, reasons: vec![format!("brief under threshold: operator's call ({path})")] }
+        );
+
+        changes.head.insert(path.into(), brief(80, "a/b, c/d"));
+        assert_eq!(applicability(&changes).reasons, vec![format!("`{path}`: 2 repos touched > 1")]);
+        changes.head.insert(path.into(), brief(101, "a/b"));
+        assert!(applicability(&changes).applies);
+
+        let mut changes = ChangeSet::default();
+        assert!(!applicability(&changes).applies);
+        changes.config.review.paths = vec!["infra/**".into()];
+        changes.pr.files =
+            Some(vec![crate::model::ChangedFile { path: "infra/db/main.tf".into(), additions: 1, deletions: 0 }]);
+        assert_eq!(
+            applicability(&changes).reasons,
+            vec!["`infra/db/main.tf` is on a path the review policy names".to_string()]
+        );
+    }
+}

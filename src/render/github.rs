@@ -1,0 +1,48 @@
+use std::fmt::Write;
+
+use crate::model::{Report, Severity};
+
+/// GitHub Actions workflow commands: one annotation per finding.
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for f in report.findings() {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Notice => "notice",
+        };
+        let mut props =
+            format!("file={},line={},endLine={}", property(&f.path), f.span.line, f.span.end_line.max(f.span.line));
+        if f.span.col > 0 && f.span.end_line == f.span.line {
+            let _ = write!(props, ",col={},endColumn={}", f.span.col, f.span.end_col.max(f.span.col + 1));
+        }
+        let _ = write!(props, ",title={}", property(f.rule));
+        let message = match &f.help {
+            Some(help) => format!("{}\nhelp: {help}", f.message),
+            None => f.message.clone(),
+        };
+        let _ = writeln!(out, "::{command} {props}::{}", data(&message));
+    }
+    out
+}
+
+/// Escapes a workflow command's message.
+fn data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_per_the_workflow_command_grammar() {
+        assert_eq!(data("50% done\nnext"), "50%25 done%0Anext");
+        assert_eq!(property("a:b,c"), "a%3Ab%2Cc");
+    }
+}

@@ -1,0 +1,58 @@
+use serde_json::{Value, json};
+
+use crate::model::{Report, Severity};
+use crate::rules::all_rules;
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Notice => "note",
+    }
+}
+
+/// SARIF 2.1.0, for code-scanning uploads.
+pub fn sarif(report: &Report) -> String {
+    let rules: Vec<Value> = all_rules()
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "shortDescription": { "text": r.summary },
+                "fullDescription": { "text": r.why },
+                "defaultConfiguration": { "level": level(r.default_severity) },
+                "help": { "text": format!("gatehouse explain {}", r.id) },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings()
+        .map(|f| {
+            let mut region = json!({ "startLine": f.span.line, "endLine": f.span.end_line.max(f.span.line) });
+            if f.span.col > 0 {
+                region["startColumn"] = json!(f.span.col);
+                region["endColumn"] = json!(f.span.end_col.max(f.span.col + 1));
+            }
+            let message = match &f.help {
+                Some(help) => format!("{}\nhelp: {help}", f.message),
+                None => f.message.clone(),
+            };
+            json!({
+                "ruleId": f.rule,
+                "level": level(f.severity),
+                "message": { "text": message },
+                "locations": [{ "physicalLocation": { "artifactLocation": { "uri": f.path }, "region": region } }],
+                "partialFingerprints": { "gatehouse/v1": f.fingerprint },
+            })
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": { "name": "gatehouse", "version": env!("CARGO_PKG_VERSION"), "rules": rules } },
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&doc).expect("plain data serializes")
+}

@@ -1,0 +1,80 @@
+use std::fmt::Write;
+
+use crate::model::{ChangeSet, Conclusion, Finding, Report, Severity};
+
+/// rustc-style diagnostics, then one summary line per check.
+pub fn text(report: &Report, changes: &ChangeSet) -> String {
+    let mut out = String::new();
+    for finding in report.findings() {
+        snippet(&mut out, finding, changes);
+    }
+    for check in &report.checks {
+        if !check.details.is_empty() {
+            let _ = writeln!(out, "{}:", check.name);
+            for block in &check.details {
+                let _ = writeln!(out, "{}\n", block.trim_end());
+            }
+        }
+    }
+    for check in &report.checks {
+        let counts = [Severity::Error, Severity::Warning, Severity::Notice]
+            .iter()
+            .map(|s| plural(check.count(*s), s.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let conclusion = match check.conclusion {
+            Conclusion::Success => "success",
+            Conclusion::Failure => "failure",
+            Conclusion::Neutral => "neutral",
+        };
+        let scope = if check.documents == 0 {
+            format!("no {} changed", check.check.noun())
+        } else {
+            format!("{} checked; {counts}", plural(check.documents, "document"))
+        };
+        let _ = writeln!(out, "{:<22} {conclusion:<8} {scope}", check.name);
+    }
+    if !report.general.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:<22} {:<8} {}",
+            "config",
+            if report.has_errors() { "failure" } else { "success" },
+            plural(report.general.len(), "finding")
+        );
+    }
+    out
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
+    let _ = writeln!(out, "{}[{}]: {}", f.severity.as_str(), f.rule, f.message);
+    let line = f.span.line;
+    let col = f.span.col.max(1);
+    let source = changes.head.get(&f.path).and_then(|c| c.text()).and_then(|t| t.lines().nth(line as usize - 1));
+    let gutter = line.to_string().len();
+    let pad = " ".repeat(gutter);
+    let _ = writeln!(out, "{pad}--> {}:{line}:{col}", f.path);
+    if let Some(source) = source {
+        let source = source.replace('\t', "    ");
+        let _ = writeln!(out, "{pad} |");
+        let _ = writeln!(out, "{line} | {source}");
+        if f.span.col > 0 {
+            let width = if f.span.end_line == f.span.line && f.span.end_col > f.span.col {
+                f.span.end_col - f.span.col
+            } else {
+                1
+            };
+            let _ = writeln!(out, "{pad} | {}{}", " ".repeat(col as usize - 1), "^".repeat(width as usize));
+        } else if f.span.end_line > f.span.line {
+            let _ = writeln!(out, "{pad} | ... through line {}", f.span.end_line);
+        }
+    }
+    if let Some(help) = &f.help {
+        let _ = writeln!(out, "{pad} = help: {help}");
+    }
+    out.push('\n');
+}

@@ -1,0 +1,231 @@
+//! The `decision/*` rules (ADR 0007, the decision docket). The family pairs
+//! every manifest the change adds, edits, moves or deletes with its base
+//! version once, in a [`DecisionView`]; each rule is one small pure function
+//! over it.
+
+mod archive_state;
+mod deleted;
+mod evidence_required;
+mod id;
+mod json;
+mod review_required;
+mod schema;
+mod superseded_by;
+mod terminal_readonly;
+mod timestamps;
+mod transition;
+mod wontfix_reason;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use crate::docs::decision::lifecycle::{self, Status};
+use crate::docs::decision::{Location, Manifest, locate, manifest_path};
+use crate::model::{ChangeSet, Check, Sink};
+
+fn rules<'a>() -> Vec<Rule<DecisionView<'a>>> {
+    vec![
+        json::rule(),
+        schema::rule(),
+        id::rule(),
+        transition::rule(),
+        terminal_readonly::rule(),
+        evidence_required::rule(),
+        review_required::rule(),
+        superseded_by::rule(),
+        wontfix_reason::rule(),
+        deleted::rule(),
+        archive_state::rule(),
+        timestamps::rule(),
+    ]
+}
+
+pub struct Decisions;
+
+impl Family for Decisions {
+    fn check(&self) -> Check {
+        Check::Decisions
+    }
+
+    fn rules(&self) -> Vec<&'static RuleInfo> {
+        rules().iter().map(|r| r.info).collect()
+    }
+
+    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+        let mut run = FamilyRun::default();
+        let view = DecisionView::new(changes);
+        let mut unreadable = Sink::default();
+        for &path in &view.unreadable {
+            if let Some(content) = changes.head.get(path) {
+                report_unreadable(path, content, &mut unreadable);
+            }
+        }
+        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        run.documents = view.decisions.len() + view.unreadable.len() + view.deleted.len();
+        run.run(&rules(), &view);
+        if let Some(summary) = view.summary() {
+            run.details.push(summary);
+        }
+        run
+    }
+}
+
+/// A decision whose manifest the change adds, edits or moves.
+pub struct Decision<'a> {
+    pub head: Manifest<'a>,
+    pub location: Location<'a>,
+    /// The same decision on the base: at the same path, or at the other of
+    /// `<folder>/<id>.json` and `<folder>/archive/<id>.json` when it moved.
+    pub base: Option<Manifest<'a>>,
+    /// The content is byte-identical to the base's: a pure move into or out
+    /// of `archive/`. Content rules leave such a manifest alone.
+    pub unchanged: bool,
+}
+
+impl Decision<'_> {
+    pub fn moved(&self) -> bool {
+        self.base.as_ref().is_some_and(|b| b.path != self.head.path)
+    }
+
+    /// Base and head statuses, when both are known statuses.
+    pub fn statuses(&self) -> Option<(Status, Status)> {
+        Some((self.base.as_ref()?.status()?.0, self.head.status()?.0))
+    }
+}
+
+/// Every decision manifest the change touches, paired with its base.
+pub struct DecisionView<'a> {
+    pub changes: &'a ChangeSet,
+    /// Added, edited or moved manifests that are text, in path order.
+    pub decisions: Vec<Decision<'a>>,
+    /// Added or edited manifests that are binary, not UTF-8 or too large.
+    pub unreadable: Vec<&'a str>,
+    /// Base manifests whose decision has no manifest left on the head.
+    pub deleted: Vec<(&'a str, Location<'a>)>,
+    /// `(folder, id)` of every manifest on the head.
+    head_ids: BTreeSet<(&'a str, &'a str)>,
+}
+
+impl<'a> DecisionView<'a> {
+    pub fn new(changes: &'a ChangeSet) -> DecisionView<'a> {
+        let folders = &changes.config.decisions.paths;
+        let manifests = |files: &'a crate::model::Files| -> BTreeMap<&'a str, Location<'a>> {
+            files.keys().filter_map(|p| Some((p.as_str(), locate(p, folders)?))).collect()
+        };
+        let (base, head) = (manifests(&changes.base), manifests(&changes.head));
+        let head_ids: BTreeSet<(&str, &str)> = head.values().map(|l| (l.folder, l.stem)).collect();
+        let mut decisions = Vec::new();
+        let mut unreadable = Vec::new();
+        for (&path, &location) in &head {
+            let other = manifest_path(location.folder, location.stem, !location.archived);
+            // The base version: same path, else the other location when the
+            // change moved the manifest (it is gone from there on the head).
+            let base_path = if base.contains_key(path) {
+                Some(path)
+            } else {
+                base.get_key_value(other.as_str()).filter(|_| !head.contains_key(other.as_str())).map(|(p, _)| *p)
+            };
+            let base_content = base_path.and_then(|p| changes.base.get(p).map(|c| (p, c)));
+            let Some(content) = changes.head.get(path) else { continue };
+            let unchanged = base_content.is_some_and(|(_, c)| c == content);
+            if unchanged && base_path == Some(path) {
+                continue;
+            }
+            let Some(text) = content.text() else {
+                unreadable.push(path);
+                continue;
+            };
+            decisions.push(Decision {
+                head: Manifest::parse(path, text),
+                location,
+                base: base_content.and_then(|(p, c)| Some(Manifest::parse(p, c.text()?))),
+                unchanged,
+            });
+        }
+        let deleted = base
+            .iter()
+            .filter(|(path, l)| !changes.head.contains_key(**path) && !head_ids.contains(&(l.folder, l.stem)))
+            .map(|(path, l)| (*path, *l))
+            .collect();
+        DecisionView { changes, decisions, unreadable, deleted, head_ids }
+    }
+
+    /// Decisions whose content the change wrote (not pure moves).
+    pub fn edited(&self) -> impl Iterator<Item = &Decision<'a>> {
+        self.decisions.iter().filter(|d| !d.unchanged)
+    }
+
+    /// Edited decisions whose manifest is a JSON document.
+    pub fn parsed(&self) -> impl Iterator<Item = &Decision<'a>> {
+        self.edited().filter(|d| d.head.root.is_ok())
+    }
+
+    /// True when decision `id` has a manifest on the head, in `folder` or in
+    /// the repository's file listing (sources that read only changed files).
+    pub fn exists(&self, folder: &str, id: &str) -> bool {
+        if self.head_ids.contains(&(folder, id)) {
+            return true;
+        }
+        let repo = self.changes.repo.as_deref().unwrap_or(crate::rules::brief::LOCAL_REPO);
+        self.changes.repos.tree(repo, None).is_some_and(|tree| {
+            tree.contains_file(&manifest_path(folder, id, false))
+                || tree.contains_file(&manifest_path(folder, id, true))
+        })
+    }
+
+    /// The check summary block: each decision's status change.
+    fn summary(&self) -> Option<String> {
+        let mut lines = Vec::new();
+        for d in &self.decisions {
+            let id = d.location.stem;
+            let head = d.head.status().map_or("(no valid status)", |(s, _)| s.name());
+            let moved = if d.moved() {
+                if d.location.archived { ", moved to `archive/`" } else { ", moved out of `archive/`" }
+            } else {
+                ""
+            };
+            let line = match (&d.base, d.statuses()) {
+                (None, _) => format!("- `{id}`: new → {head}"),
+                (Some(_), Some((from, to))) if from == to => format!("- `{id}`: {head} (status unchanged){moved}"),
+                (Some(_), Some((from, to))) => match lifecycle::shortest_path(from, to) {
+                    Some(path) if path.len() > 2 => {
+                        format!(
+                            "- `{id}`: {} → {} (via {}){moved}",
+                            from.name(),
+                            to.name(),
+                            lifecycle::show_path(&path[1..path.len() - 1])
+                        )
+                    }
+                    Some(_) => format!("- `{id}`: {} → {}{moved}", from.name(), to.name()),
+                    None => format!("- `{id}`: {} → {} — **not a legal move**{moved}", from.name(), to.name()),
+                },
+                (Some(base), None) => {
+                    let from = base.status().map_or("(no valid status)", |(s, _)| s.name());
+                    format!("- `{id}`: {from} → {head}{moved}")
+                }
+            };
+            lines.push(line);
+        }
+        for (path, location) in &self.deleted {
+            let was = self
+                .changes
+                .base
+                .get(*path)
+                .and_then(|c| c.text())
+                .and_then(|t| Manifest::parse(path, t).status().map(|(s, _)| s.name()));
+            lines.push(format!("- `{}`: **deleted** (was {})", location.stem, was.unwrap_or("unreadable")));
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        let mut out = String::from("**Decision status changes**\n\n");
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+use std::collections::BTreeMap;
+
+use super::SpecView;
+use crate::docs::spec::review::{self, AnswerKind, AnswerLine, Kind, ReviewFile};
+use crate::docs::spec::state::{Part, Topic};
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "spec/answer-coverage",
+    default_severity: Severity::Error,
+    summary: "an answer answers every finding of the review before it exactly once (only Nits declined)",
+    why: "fondue `spec` v9, Turns: the author's Answer turn is \"answer every finding of the newest review\". \
+With the engine's answer format (DESIGN §3.3) that is one line per finding: `- #N accepted, fixed in …`, \
+`- #N accepted, fixed differently in …: <why>`, `- #N challenged: …`, `- #N declined (Nit)` (Nits only), \
+`- #N deadlocked: …` or `- #N question: …`; in a lens topic also `- #N accepted, moved to \
+audit/findings.md#<id>`. Likewise the `audit-fixes` request \"lists every id as `#<id> fixed in <commit>`, \
+`#<id> challenged: <position>` or `#<id> declined (Nit)`\" of `audit/findings.md`. A finding left \
+unanswered, answered twice, or a Blocker declined is a finding the next review cannot check.",
+    bad: Example {
+        path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
+        text: include_str!(
+            "../../../fixtures/rules/spec/answer-coverage/fail/head/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
+        ),
+    },
+    good: Example {
+        path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
+        text: include_str!(
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<SpecView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &SpecView, sink: &mut Sink) {
+    for spec in &view.specs {
+        for files in spec.reviews.values() {
+            let by_number: BTreeMap<u32, (&str, &ReviewFile, Kind)> =
+                files.iter().filter_map(|e| e.numbered.map(|(n, k)| (n, (e.rel, &e.doc, k)))).collect();
+            for (&n, &(rel, answer, kind)) in &by_number {
+                if kind != Kind::Answer {
+                    continue;
+                }
+                let Some(&(review_rel, review, Kind::Review)) = n.checked_sub(1).and_then(|p| by_number.get(&p)) else {
+                    continue;
+                };
+                let name = review_rel.rsplit('/').next().unwrap_or(review_rel);
+                coverage(&spec.path(rel), answer, review, name, sink);
+            }
+        }
+        // The audit-fixes request answers audit/findings.md.
+        let (Some(findings), Some(request)) = (
+            spec.text("audit/findings.md"),
+            spec.review(Topic::Audit(Part::Fixes)).iter().find(|e| e.numbered == Some((0, Kind::Request))),
+        ) else {
+            continue;
+        };
+        coverage(&spec.path(request.rel), &request.doc, &review::parse(findings), "audit/findings.md", sink);
+    }
+}
+
+/// Checks that `answer` answers every finding of `review` (named `name`) once.
+fn coverage(path: &str, answer: &ReviewFile, review: &ReviewFile, name: &str, sink: &mut Sink) {
+    let findings: BTreeMap<u32, bool> = review.findings.iter().map(|f| (f.id, f.is_nit())).collect();
+    let mut answered = BTreeMap::new();
+    for a in &answer.answers {
+        let anchor = format!("#{}", a.id);
+        let Some(&nit) = findings.get(&a.id) else {
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:unknown"),
+                format!("#{} is not a finding of `{name}`", a.id),
+            )
+            .help(format!("answer only the findings of `{name}`"));
+            continue;
+        };
+        if answered.insert(a.id, a.line).is_some() {
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:twice"),
+                format!("finding #{} is answered twice", a.id),
+            )
+            .help("answer each finding exactly once");
+            continue;
+        }
+        shape(path, a, nit, sink);
+    }
+    let at = answer.verdict().map_or(answer.last_line, |v| v.line).max(1);
+    for &id in findings.keys().filter(|id| !answered.contains_key(*id)) {
+        sink.emit(path, Span::line(at), format!("#{id}:missing"), format!("finding #{id} of `{name}` has no answer"))
+            .help(format!("add `- #{id} accepted, fixed in …` (or challenged / declined (Nit) / deadlocked / question) before the verdict"));
+    }
+}
+
+fn shape(path: &str, a: &AnswerLine, nit: bool, sink: &mut Sink) {
+    let anchor = format!("#{}", a.id);
+    match a.kind {
+        None => {
+            sink.emit(path, Span::line(a.line), format!("{anchor}:shape"), format!("the answer to #{} is none of the engine's answers", a.id))
+                .help("write `- #N accepted, fixed in …`, `accepted, fixed differently in …: <why>`, `challenged: …`, `declined (Nit)`, `deadlocked: …` or `question: …`");
+        }
+        Some(AnswerKind::DeclinedNit) if !nit => {
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("{anchor}:declined"),
+                format!("#{} is declined, but it is not a Nit", a.id),
+            )
+            .help("only a Nit may be declined: accept, challenge or raise a question on a Blocker");
+        }
+        Some(_) => {}
+    }
+}

@@ -1,0 +1,104 @@
+use super::{Spec, SpecView};
+use crate::docs::spec::review::Kind;
+use crate::docs::spec::state::{Part, State, Step};
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "spec/artifact-required",
+    default_severity: Severity::Error,
+    summary: "the files the state needs exist (brief, drafts, plan, phase files, the review round)",
+    why: "fondue `spec` v9, Turns: each state is one role's turn on named files. `pre-plan:Review` reviews \
+\"the draft the newest file names\"; plan writes `plan/plan.md`, `plan/research.md` and \"`plan/phase-NN.md` \
+for every phase\" (v9 has no light mode, so research is always written); `implementation:NN:Draft` \
+implements `phase-NN.md`; `landed.md` is appended \"when the implementation of an attempt starts\"; a \
+`audit-fixes` runs \"with the findings file in place of a phase file\"; a \
+`<x>:Review` turn reviews the newest request or answer of `review/<topic>/`, and a `<x>:Answer` turn \
+answers its newest review. A state without the files its turn works on cannot be taken.",
+    bad: Example {
+        path: "fondue/specs/retry-queue/current-state.txt",
+        text: include_str!(
+            "../../../fixtures/rules/spec/artifact-required/fail/head/fondue/specs/retry-queue/current-state.txt"
+        ),
+    },
+    good: Example {
+        path: "fondue/specs/retry-queue/current-state.txt",
+        text: include_str!(
+            "../../../fixtures/rules/spec/artifact-required/pass/head/fondue/specs/retry-queue/current-state.txt"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<SpecView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &SpecView, sink: &mut Sink) {
+    for spec in &view.specs {
+        let Some(state) = spec.state() else { continue };
+        for (anchor, what) in needs(spec, state) {
+            sink.emit(&spec.path("current-state.txt"), Span::line(1), anchor, format!("`{state}` needs {what}"))
+                .help("add what the state's turn works on, or set the state the folder is really in");
+        }
+    }
+}
+
+/// The missing files `state` needs: (anchor, description).
+fn needs(spec: &Spec, state: State) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut file = |rel: &str| {
+        if !spec.has(rel) {
+            out.push((rel.to_string(), format!("`{rel}`")));
+        }
+    };
+    if matches!(state, State::Done | State::Abandoned) {
+        return out;
+    }
+    file("roster.md");
+    if state == State::Brief {
+        return out;
+    }
+    file("pre-plan/00-brief.md");
+    let planned = !matches!(state, State::PrePlan(_) | State::Plan(Step::Draft));
+    if planned {
+        file("plan/plan.md");
+        file("plan/research.md");
+    }
+    if let State::Implementation(nn, _) = state {
+        file(&format!("plan/phase-{nn:02}.md"));
+    }
+    if matches!(state, State::Implementation(..) | State::Audit(..) | State::HandoverUpdate(_) | State::Handover) {
+        file("landed.md");
+    }
+    if let State::Audit(Part::Fixes, _) = state {
+        file("audit/findings.md");
+    }
+    if planned && spec.last_phase.is_none() {
+        out.push(("plan/phase-NN.md".into(), "at least one `plan/phase-NN.md`".into()));
+    }
+    if matches!(state, State::PrePlan(Step::Review | Step::Answer)) && !spec.head.keys().any(|r| is_draft(r)) {
+        out.push(("pre-plan/NN-draft.md".into(), "a draft `pre-plan/NN-draft.md` (from `03`)".into()));
+    }
+    if let Some((topic, step @ (Step::Review | Step::Answer))) = state.topic() {
+        let dir = topic.dir();
+        let newest = spec.review(topic).iter().filter_map(|e| e.numbered).max_by_key(|n| n.0).map(|n| n.1);
+        let (ok, want) = match step {
+            Step::Review => (matches!(newest, Some(Kind::Request | Kind::Answer)), "a request or an answer"),
+            _ => (newest == Some(Kind::Review), "a review"),
+        };
+        if !ok {
+            out.push((format!("review/{dir}"), format!("`review/{dir}/` whose newest file is {want}")));
+        }
+    }
+    out
+}
+
+/// `pre-plan/NN-draft.md` with `NN` from `03`.
+pub fn is_draft(rel: &str) -> bool {
+    draft_number(rel).is_some_and(|n| n >= 3)
+}
+
+pub fn draft_number(rel: &str) -> Option<u32> {
+    let num = rel.strip_prefix("pre-plan/")?.strip_suffix("-draft.md")?;
+    (num.len() >= 2 && num.bytes().all(|b| b.is_ascii_digit())).then(|| num.parse().ok())?
+}

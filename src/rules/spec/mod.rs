@@ -1,0 +1,394 @@
+//! The `spec/*` rules (fondue `spec` protocol v9, seed 003; DESIGN §3.3).
+//! The family groups the files under `specs.paths` into spec folders, keeps
+//! those the change touches, parses each once into a [`Spec`] (state, review
+//! folders, stats, the legal path from the base state to the head state),
+//! and runs one small pure rule per id over them.
+
+mod answer_coverage;
+mod append_only;
+mod archive_state;
+mod artifact_required;
+mod attempts;
+mod brief_template;
+mod finding_format;
+mod gate_evidence;
+mod immutable;
+mod landed_format;
+mod plan_copy;
+mod request_fields;
+mod review_numbering;
+mod roster;
+mod state_grammar;
+mod state_missing;
+mod state_transition;
+mod user_log;
+mod verdict;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use crate::config::under;
+use crate::docs::spec::files::{Landed, LandedEvent, StatsRow, parse_landed, parse_stats};
+use crate::docs::spec::review::{self, Kind, ReviewFile};
+use crate::docs::spec::state::{self, Part, State, StateError, Step, Topic};
+use crate::docs::spec::transitions::{Row, shortest_path_by};
+use crate::model::{ChangeSet, Check, FileContent, PathLookup, Sink};
+
+fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
+    vec![
+        state_missing::rule(),
+        state_grammar::rule(),
+        state_transition::rule(),
+        gate_evidence::rule(),
+        artifact_required::rule(),
+        immutable::rule(),
+        append_only::rule(),
+        plan_copy::rule(),
+        review_numbering::rule(),
+        verdict::rule(),
+        finding_format::rule(),
+        answer_coverage::rule(),
+        request_fields::rule(),
+        landed_format::rule(),
+        roster::rule(),
+        brief_template::rule(),
+        attempts::rule(),
+        archive_state::rule(),
+        user_log::rule(),
+    ]
+}
+
+pub struct Specs;
+
+impl Family for Specs {
+    fn check(&self) -> Check {
+        Check::Specs
+    }
+
+    fn rules(&self) -> Vec<&'static RuleInfo> {
+        rules().iter().map(|r| r.info).collect()
+    }
+
+    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+        let mut run = FamilyRun::default();
+        let view = SpecView::new(changes);
+        let mut unreadable = Sink::default();
+        for (path, content) in changes.changed().filter(|(p, _)| under(p, &changes.config.specs.paths)) {
+            report_unreadable(path, content, &mut unreadable);
+        }
+        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        run.documents = view.specs.len();
+        if let Some(moves) = view.moves() {
+            run.details.push(moves);
+        }
+        run.run(&rules(), &view);
+        run
+    }
+}
+
+/// Files of one spec folder at one revision, by path relative to its root.
+pub type Folder<'a> = BTreeMap<&'a str, &'a FileContent>;
+
+/// One file of `review/<topic>/`, parsed.
+pub struct ReviewEntry<'a> {
+    /// Path relative to the spec root.
+    pub rel: &'a str,
+    pub name: &'a str,
+    /// Number and kind, when the name is `NN-<kind>.md`.
+    pub numbered: Option<(u32, Kind)>,
+    pub doc: ReviewFile,
+}
+
+/// A spec folder the change touches.
+pub struct Spec<'a> {
+    /// `fondue/specs/<spec>` or `fondue/specs/archive/<spec>` at the head.
+    pub root: String,
+    pub archived: bool,
+    /// Gone from the head without a move into `archive/`.
+    pub deleted: bool,
+    pub head: Folder<'a>,
+    /// The same spec at the base (at its live path when the change archives it).
+    pub base: Folder<'a>,
+    /// `None` when the head has no `current-state.txt`.
+    pub state: Option<Result<State, StateError>>,
+    /// The base state, when the base has a well-formed one.
+    pub base_state: Option<State>,
+    /// `review/<topic>/` folders of the live attempt: folder name → files by name.
+    pub reviews: BTreeMap<&'a str, Vec<ReviewEntry<'a>>>,
+    pub stats: Vec<StatsRow>,
+    /// The well-formed lines of `landed.md`.
+    pub landed: Vec<Landed>,
+    /// The live attempt's number: one more than the folders in `attempts/`.
+    pub attempt: u8,
+    /// The highest `NN` of `plan/phase-NN.md`.
+    pub last_phase: Option<u8>,
+    /// The change adds an `attempts/NN/` folder: a reopen or restart.
+    pub reopened: bool,
+    /// The state the move starts from: the base state, or `brief` (the
+    /// first state) for a new spec.
+    pub from: Option<State>,
+    /// The legal path `from` → head state, preferring one the disk allows.
+    pub path: Option<Vec<(State, &'static Row)>>,
+}
+
+pub struct SpecView<'a> {
+    pub changes: &'a ChangeSet,
+    pub specs: Vec<Spec<'a>>,
+    /// The project has a knowledge base (`fondue/kb/index.md`), so handover
+    /// requests and answers carry `KB:`.
+    pub has_kb: bool,
+}
+
+/// Where a path sits: (specs folder, archived, spec name, path in the spec).
+fn locate<'p>(path: &'p str, folders: &[String]) -> Option<(usize, bool, &'p str, &'p str)> {
+    folders.iter().enumerate().find_map(|(i, folder)| {
+        let rest = path.strip_prefix(folder.trim_end_matches('/'))?.strip_prefix('/')?;
+        let (first, rest) = rest.split_once('/')?;
+        if first == "archive" {
+            let (name, rel) = rest.split_once('/')?;
+            Some((i, true, name, rel))
+        } else {
+            Some((i, false, first, rest))
+        }
+    })
+}
+
+type Key<'a> = (usize, bool, &'a str);
+
+fn group<'a>(files: &'a crate::model::Files, folders: &[String]) -> BTreeMap<Key<'a>, Folder<'a>> {
+    let mut out: BTreeMap<Key<'a>, Folder<'a>> = BTreeMap::new();
+    for (path, content) in files {
+        if let Some((i, archived, name, rel)) = locate(path, folders) {
+            out.entry((i, archived, name)).or_default().insert(rel, content);
+        }
+    }
+    out
+}
+
+impl<'a> SpecView<'a> {
+    pub fn new(changes: &'a ChangeSet) -> SpecView<'a> {
+        let folders = &changes.config.specs.paths;
+        let mut head = group(&changes.head, folders);
+        let mut base = group(&changes.base, folders);
+        let mut specs = Vec::new();
+        let keys: BTreeSet<Key<'a>> = head.keys().chain(base.keys()).copied().collect();
+        for key in keys {
+            let (i, archived, name) = key;
+            let Some(head_files) = head.remove(&key) else {
+                // Gone from the head: archived when the archive has it.
+                if !archived && head.contains_key(&(i, true, name)) {
+                    continue;
+                }
+                let base_files = base.remove(&key).unwrap_or_default();
+                specs.push((key, Folder::new(), base_files));
+                continue;
+            };
+            // A spec the change moves into the archive is touched even when
+            // its files are unchanged.
+            let (base_files, moved) = match base.remove(&key) {
+                Some(files) => (files, false),
+                None if archived => match base.get(&(i, false, name)) {
+                    Some(files) => (files.clone(), true),
+                    None => (Folder::new(), false),
+                },
+                None => (Folder::new(), false),
+            };
+            let touched = moved
+                || head_files.len() != base_files.len()
+                || head_files.iter().any(|(rel, c)| base_files.get(rel) != Some(c));
+            if touched {
+                specs.push((key, head_files, base_files));
+            }
+        }
+        let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+        let has_kb = changes.repos.lookup(repo, None, "fondue/kb/index.md") == PathLookup::Exists
+            || changes.head.contains_key("fondue/kb/index.md");
+        let specs = specs
+            .into_iter()
+            .map(|((i, archived, name), head, base)| {
+                let folder = folders[i].trim_end_matches('/');
+                let root = if archived { format!("{folder}/archive/{name}") } else { format!("{folder}/{name}") };
+                Spec::new(root, archived, head, base)
+            })
+            .collect();
+        SpecView { changes, specs, has_kb }
+    }
+
+    /// The check summary's block: each spec's move and the legal path it took.
+    fn moves(&self) -> Option<String> {
+        let mut lines = Vec::new();
+        for spec in &self.specs {
+            let Some(Ok(to)) = &spec.state else { continue };
+            let from = match (spec.base_state, spec.base.contains_key("current-state.txt")) {
+                (Some(s), _) => format!("`{s}`"),
+                (None, true) => "a malformed state".to_string(),
+                (None, false) => "new".to_string(),
+            };
+            let via = match &spec.path {
+                Some(path) if path.is_empty() => "no move".to_string(),
+                Some(path) => {
+                    let start = spec.from.map_or(String::new(), |s| format!("`{s}` → "));
+                    let steps: Vec<String> = path.iter().map(|(s, _)| format!("`{s}`")).collect();
+                    format!("{start}{}", steps.join(" → "))
+                }
+                None if spec.from.is_none() => "not checked".to_string(),
+                None => "**no legal path**".to_string(),
+            };
+            lines.push(format!("- `{}`: {from} → `{to}` — {via}", spec.root));
+        }
+        (!lines.is_empty()).then(|| format!("**Spec moves**\n\n{}", lines.join("\n")))
+    }
+}
+
+impl<'a> Spec<'a> {
+    fn new(root: String, archived: bool, head: Folder<'a>, base: Folder<'a>) -> Spec<'a> {
+        let deleted = head.is_empty();
+        let text = |folder: &Folder<'a>, rel: &str| folder.get(rel).and_then(|c| c.text());
+        let state = text(&head, "current-state.txt").map(state::parse_file);
+        let base_state = text(&base, "current-state.txt").and_then(|t| state::parse_file(t).ok());
+        let mut reviews: BTreeMap<&'a str, Vec<ReviewEntry<'a>>> = BTreeMap::new();
+        for (rel, content) in &head {
+            let Some(rest) = rel.strip_prefix("review/") else { continue };
+            let Some((topic, name)) = rest.split_once('/') else { continue };
+            if name.contains('/') {
+                continue;
+            }
+            let doc = content.text().map(review::parse).unwrap_or_default();
+            reviews.entry(topic).or_default().push(ReviewEntry { rel, name, numbered: review::parse_name(name), doc });
+        }
+        let stats = text(&head, "stats.md").map(parse_stats).unwrap_or_default();
+        let landed = text(&head, "landed.md").map(|t| parse_landed(t).0).unwrap_or_default();
+        let last_phase = head
+            .keys()
+            .filter_map(|rel| rel.strip_prefix("plan/phase-")?.strip_suffix(".md").and_then(state::parse_nn))
+            .max();
+        let attempts = |f: &Folder<'a>| -> BTreeSet<&'a str> {
+            f.keys().filter_map(|r| r.strip_prefix("attempts/")?.split_once('/').map(|(n, _)| n)).collect()
+        };
+        let head_attempts = attempts(&head);
+        let reopened = !head_attempts.is_subset(&attempts(&base));
+        let attempt = u8::try_from(head_attempts.len() + 1).unwrap_or(u8::MAX);
+        let mut spec = Spec {
+            root,
+            archived,
+            deleted,
+            head,
+            base,
+            state,
+            base_state,
+            reviews,
+            stats,
+            landed,
+            attempt,
+            last_phase,
+            reopened,
+            from: None,
+            path: None,
+        };
+        spec.from = match (text(&spec.base, "current-state.txt"), spec.base_state) {
+            (Some(_), state) => state,
+            (None, _) => Some(State::Brief),
+        };
+        if let (Some(from), Some(Ok(to))) = (spec.from, spec.state.clone()) {
+            let reopen = spec.reopened;
+            let by_disk = |a: State, b: State, r: &Row| (reopen || !r.reopen) && spec.condition_fails(a, b).is_none();
+            let by_table = |_: State, _: State, r: &Row| reopen || !r.reopen;
+            spec.path = shortest_path_by(from, to, &by_disk).or_else(|| shortest_path_by(from, to, &by_table));
+        }
+        spec
+    }
+
+    /// The repo path of a file of this spec.
+    pub fn path(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.root)
+    }
+
+    pub fn text(&self, rel: &str) -> Option<&'a str> {
+        self.head.get(rel).and_then(|c| c.text())
+    }
+
+    pub fn base_text(&self, rel: &str) -> Option<&'a str> {
+        self.base.get(rel).and_then(|c| c.text())
+    }
+
+    pub fn has(&self, rel: &str) -> bool {
+        self.head.contains_key(rel)
+    }
+
+    /// The head state, when well-formed.
+    pub fn state(&self) -> Option<State> {
+        self.state.as_ref().and_then(|s| s.as_ref().ok()).copied()
+    }
+
+    /// The files of `review/<topic>/`, by name.
+    pub fn review(&self, topic: Topic) -> &[ReviewEntry<'a>] {
+        self.reviews.get(topic.dir().as_str()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The topic's newest file carries a closing verdict (`approved`, `closed`).
+    pub fn topic_closed(&self, topic: Topic) -> bool {
+        self.review(topic)
+            .iter()
+            .filter(|e| e.numbered.is_some())
+            .max_by_key(|e| e.numbered.map(|n| n.0))
+            .and_then(|e| e.doc.verdict())
+            .and_then(|v| v.kind)
+            .is_some_and(|k| k.closes())
+    }
+
+    /// `stats.md` records the reply `result` in `state`.
+    pub fn stats_say(&self, state: State, result: &str) -> bool {
+        let state = state.to_string();
+        self.stats.iter().any(|r| r.state.trim_matches('`') == state && r.result.contains(result))
+    }
+
+    /// `landed.md` has the live attempt's line for `event`.
+    pub fn landed(&self, event: LandedEvent) -> bool {
+        self.landed.iter().any(|l| l.attempt == self.attempt && l.event == event)
+    }
+
+    /// A hop the table allows but the disk rules out, and why.
+    pub fn condition_fails(&self, prev: State, next: State) -> Option<String> {
+        let findings = self.has("audit/findings.md");
+        match (prev, next) {
+            (State::Implementation(n, _), State::Implementation(_, Step::Draft)) => match self.last_phase {
+                Some(last) if n >= last => {
+                    Some(format!("phase-{n:02} is the last phase in plan/, so audit:tests:Draft follows it"))
+                }
+                _ => None,
+            },
+            (State::Implementation(n, _), State::Audit(Part::Tests, Step::Draft)) => match self.last_phase {
+                Some(last) if n < last => {
+                    Some(format!("phase-{n:02} is not the last phase: plan/ has phase-{last:02}.md"))
+                }
+                None => Some("plan/ has no phase-NN.md files".to_string()),
+                _ => None,
+            },
+            (_, State::Audit(Part::Fixes, Step::Draft)) if !findings => {
+                Some("audit/findings.md does not exist, and audit-fixes runs only when it does".to_string())
+            }
+            (State::Audit(Part::Conventions, _), State::HandoverUpdate(_) | State::Handover) if findings => {
+                Some("audit/findings.md exists, so audit-fixes runs before handover".to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// The review and answer files of the live attempt, with their topic.
+    pub fn review_files(&self) -> impl Iterator<Item = (Option<Topic>, &ReviewEntry<'a>)> {
+        self.reviews.iter().flat_map(|(dir, files)| files.iter().map(move |e| (Topic::parse_dir(dir), e)))
+    }
+}
+
+/// The first line where `head` departs from `base` (1-based), for an edit.
+pub fn first_difference(base: &str, head: &str) -> u32 {
+    let mut n = 0;
+    let mut b = base.lines();
+    for line in head.lines() {
+        n += 1;
+        if b.next() != Some(line) {
+            return n;
+        }
+    }
+    n.max(1)
+}

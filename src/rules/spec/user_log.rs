@@ -1,0 +1,52 @@
+use super::SpecView;
+use crate::docs::spec::files::parse_user_log;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "spec/user-log",
+    default_severity: Severity::Error,
+    summary: "99-user.md entries are `## <date> <state>[ | settles <file>#<id>]` with **Asked:** and **Ruling:**",
+    why: "fondue `spec` v9 keeps the User's rulings in `99-user.md`: an amended brief says \"ruling in \
+99-user.md\", a local ruling on a reopen moves the text of `reopen.md` \"into the ruling's **Evidence:** in \
+`99-user.md`\", and every role reads the file. With the engine (DESIGN §3.3) each entry is `## \
+<YYYY-MM-DD> <state>[ | settles <file>#<id>]` followed by `**Asked:**` and `**Ruling:**`, so a later \
+session can find when a ruling was made, in which state, and which finding it settles.",
+    bad: Example {
+        path: "fondue/specs/retry-queue/99-user.md",
+        text: include_str!("../../../fixtures/rules/spec/user-log/fail/head/fondue/specs/retry-queue/99-user.md"),
+    },
+    good: Example {
+        path: "fondue/specs/retry-queue/99-user.md",
+        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/99-user.md"),
+    },
+};
+
+pub fn rule<'a>() -> Rule<SpecView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &SpecView, sink: &mut Sink) {
+    for spec in &view.specs {
+        let Some(text) = spec.text("99-user.md") else { continue };
+        let path = spec.path("99-user.md");
+        let (rulings, problems) = parse_user_log(text);
+        for p in problems {
+            sink.emit(&path, Span::line(p.line), format!("heading:{}", p.line), p.message)
+                .help("write a ruling's heading as `## <YYYY-MM-DD> <state>`, with ` | settles <file>#<id>` when it settles a finding");
+        }
+        for r in rulings {
+            for (field, present) in [("Asked", r.asked), ("Ruling", r.ruling)] {
+                if !present {
+                    sink.emit(
+                        &path,
+                        Span::line(r.line),
+                        format!("{}:{field}", r.date),
+                        format!("the ruling of {} has no `**{field}:**` line", r.date),
+                    )
+                    .help("an entry carries `**Asked:**` (the question) and `**Ruling:**` (the User's answer)");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Building a ChangeSet from a checkout on disk for `gatehouse check`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+
+use super::Relevance;
+use super::git::{Checkout, Entry, listing};
+use crate::config::{CONFIG_PATH, Config};
+use crate::model::{ChangeSet, FileContent, Files, RepoIndex, RepoTree};
+use crate::rules::brief::{LOCAL_REPO, revisions_named};
+
+/// What `gatehouse check` was asked to compare.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// The checkout (or plain folder with `all`).
+    pub dir: PathBuf,
+    /// The base revision; default: merge-base of HEAD with the default branch.
+    pub base: Option<String>,
+    /// The head revision; default: the working tree with uncommitted edits.
+    pub head: Option<String>,
+    /// Treat every document as new (no base); works on plain folders.
+    pub all: bool,
+    pub pr_body: Option<String>,
+    /// `owner/name` of the checkout; default: from the `origin` remote.
+    pub repo_name: Option<String>,
+    /// Other repositories' checkouts, for path checks.
+    pub repo_roots: Vec<(String, PathBuf)>,
+}
+
+/// Reads what the request names into a ChangeSet.
+pub fn changeset(req: &Request) -> Result<ChangeSet> {
+    if !req.dir.is_dir() {
+        bail!("{} is not a folder", req.dir.display());
+    }
+    // With --all, a folder inside some other repository (a fixture, a vendored
+    // docs tree) is checked as the plain folder it is.
+    let dir = req.dir.canonicalize()?;
+    let checkout = Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path());
+    let repo = req.repo_name.clone().or_else(|| checkout.as_ref().and_then(Checkout::origin_name));
+    let mut diff = None;
+    let (config, base, head, head_tree) = match (&checkout, req.all) {
+        (None, false) => {
+            bail!("{} is not a git repository; pass --all to check every document in a plain folder", req.dir.display())
+        }
+        (None, true) => {
+            let (config, _) = super::fs::config(&req.dir)?;
+            let relevance = Relevance::new(&config);
+            let (head, tree) = super::fs::snapshot(&req.dir, &relevance, config.limits.max_file_bytes)?;
+            (config, Files::new(), head, tree)
+        }
+        (Some(git), all) => {
+            let base =
+                if all {
+                    None
+                } else {
+                    Some(git.resolve(
+                        req.base.as_deref().map_or_else(|| git.default_base(), |b| Ok(b.to_string()))?.as_str(),
+                    )?)
+                };
+            if let Some(base) = &base {
+                diff = Some(git.numstat(base, req.head.as_deref())?);
+            }
+            let base_tree = base.as_deref().map(|b| git.tree(b)).transpose()?;
+            let config = match &base_tree {
+                Some(tree) => config_at(git, tree)?,
+                None => match &req.head {
+                    Some(rev) => config_at(git, &git.tree(&git.resolve(rev)?)?)?,
+                    None => super::fs::config(git.root())?.0,
+                },
+            };
+            let relevance = Relevance::new(&config);
+            let limit = config.limits.max_file_bytes;
+            let base_files = match &base_tree {
+                Some(tree) => git.read(&wanted(tree, &relevance), limit)?,
+                None => Files::new(),
+            };
+            let (head_files, head_tree) = match &req.head {
+                Some(rev) => {
+                    let tree = git.tree(&git.resolve(rev)?)?;
+                    (git.read(&wanted(&tree, &relevance), limit)?, listing(&tree))
+                }
+                None => working_tree(git, &relevance, limit)?,
+            };
+            (config, base_files, head_files, head_tree)
+        }
+    };
+    let mut repos = RepoIndex::default();
+    repos.insert(repo.as_deref().unwrap_or(LOCAL_REPO), None, Arc::new(head_tree));
+    for (name, dir) in &req.repo_roots {
+        repos.insert(name, None, Arc::new(folder_listing(dir)?));
+    }
+    let mut changes = ChangeSet {
+        repo,
+        base,
+        head,
+        repos,
+        config,
+        history: checkout.as_ref().map(Checkout::history).transpose()?,
+        ..Default::default()
+    };
+    changes.pr.body = req.pr_body.clone();
+    changes.pr.files = diff;
+    load_named_revisions(&mut changes, checkout.as_ref(), &req.repo_roots)?;
+    Ok(changes)
+}
+
+fn wanted<'a>(tree: &'a [Entry], relevance: &Relevance) -> Vec<&'a Entry> {
+    tree.iter().filter(|e| relevance.wants(&e.path)).collect()
+}
+
+fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Config> {
+    let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(Config::default()) };
+    let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
+    Ok(match files.get(CONFIG_PATH) {
+        Some(FileContent::Text(text)) => Config::parse(text).0,
+        _ => Config::default(),
+    })
+}
+
+fn working_tree(git: &Checkout, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {
+    let paths = git.working_files()?;
+    let mut files = Files::new();
+    for path in paths.iter().filter(|p| relevance.wants(p)) {
+        files.insert(path.clone(), super::fs::read(&git.root().join(path), limit)?);
+    }
+    Ok((files, RepoTree::new(paths)))
+}
+
+/// A checkout's working files when it is a git repository, else every file.
+fn folder_listing(dir: &Path) -> Result<RepoTree> {
+    if !dir.is_dir() {
+        bail!("--repo-root: {} is not a folder", dir.display());
+    }
+    match Checkout::find(dir)? {
+        Some(git) if git.root() == dir.canonicalize()?.as_path() => Ok(RepoTree::new(git.working_files()?)),
+        _ => Ok(RepoTree::new(super::fs::list(dir)?)),
+    }
+}
+
+/// Loads the trees of `owner/repo@rev:path` revisions from the checkouts at hand.
+fn load_named_revisions(changes: &mut ChangeSet, own: Option<&Checkout>, roots: &[(String, PathBuf)]) -> Result<()> {
+    for (repo, rev) in revisions_named(changes) {
+        let checkout = match roots.iter().find(|(name, _)| name.eq_ignore_ascii_case(&repo)) {
+            Some((_, dir)) => Checkout::find(dir)?,
+            None if changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(&repo)) => own.cloned(),
+            None => None,
+        };
+        let Some(git) = checkout else { continue };
+        if let Ok(commit) = git.resolve(&rev) {
+            let tree = git.tree(&commit).with_context(|| format!("cannot list {repo}@{rev}"))?;
+            changes.repos.insert(&repo, Some(&rev), Arc::new(listing(&tree)));
+        }
+    }
+    Ok(())
+}

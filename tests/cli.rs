@@ -1,0 +1,284 @@
+//! `gatehouse check` end to end, on temporary git repositories built here:
+//! base/head commits, uncommitted edits, and `--all` on a plain folder.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const GOOD: &str = "---
+agent: SWARM-AR
+repos_touched: [gyrum-labs/infra]
+adrs_referenced: [ADR-095]
+success_criteria:
+  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"
+out_of_scope:
+  - a UI button for restores
+lines_estimate: 80
+---
+# Backups
+
+Implement ADR-095: extend `scripts/backup.sh`.
+";
+
+const ADR: &str = "# ADR-095: Backups are a host concern\n\nStatus: Accepted\n";
+const BRIEF: &str = "dark-factory/briefs/SWARM-AR-pg-backup.md";
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A repository whose `main` holds an ADR, a script and a good brief; HEAD is
+/// on a `feature` branch.
+fn repo() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    write(dir, "docs/adr/ADR-095-backups.md", ADR);
+    write(dir, "scripts/backup.sh", "#!/bin/sh\n");
+    write(dir, BRIEF, GOOD);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "base"]);
+    git(dir, &["checkout", "-qb", "feature"]);
+    tmp
+}
+
+fn gatehouse(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gatehouse")).arg("check").arg("--repo").arg(dir).args(args).output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn rules_at(v: &Value) -> Vec<(String, String, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().into(), f["path"].as_str().unwrap().into(), f["line"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn committed_head_against_base() {
+    let tmp = repo();
+    let dir = tmp.path();
+    write(
+        dir,
+        "dark-factory/briefs/SWARM-AS-restore.md",
+        &GOOD.replace("SWARM-AR", "SWARM-AS").replace("`scripts/backup.sh`.", "`scripts/restore.sh`."),
+    );
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "head"]);
+    let out = gatehouse(dir, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    assert_eq!(
+        rules_at(&v),
+        vec![("brief/path-missing".into(), "dark-factory/briefs/SWARM-AS-restore.md".into(), 13)],
+        "only the new brief is checked, and only its bad path fires"
+    );
+    assert_eq!(v["checks"][0]["name"], "gatehouse/briefs");
+    assert_eq!(v["checks"][0]["conclusion"], "failure");
+    assert_eq!(v["checks"][0]["documents"], 1);
+    let f = &v["findings"][0];
+    for key in ["severity", "end_line", "message", "help", "fingerprint"] {
+        assert!(!f[key].is_null(), "finding has {key}");
+    }
+    // The same comparison named explicitly.
+    let explicit = gatehouse(dir, &["--base", "main", "--head", "HEAD", "--format", "json"]);
+    assert_eq!(rules_at(&json(&explicit)), rules_at(&v));
+}
+
+#[test]
+fn uncommitted_edits_are_the_head() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let clean = gatehouse(dir, &["--format", "json"]);
+    assert_eq!(clean.status.code(), Some(0));
+    assert_eq!(json(&clean)["checks"][0]["conclusion"], "neutral", "nothing changed yet");
+
+    // Editing the merged brief in the working tree, without committing.
+    write(dir, BRIEF, &GOOD.replace("lines_estimate: 80", "lines_estimate: lots"));
+    let out = gatehouse(dir, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let mut found = rules_at(&json(&out));
+    found.sort();
+    assert_eq!(
+        found,
+        vec![("brief/edited-after-merge".into(), BRIEF.into(), 9), ("brief/field-type".into(), BRIEF.into(), 9),]
+    );
+
+    // An untracked new brief counts too.
+    write(dir, BRIEF, GOOD);
+    write(dir, "dark-factory/briefs/SWARM-AT-x.md", &GOOD.replace("SWARM-AR", "SWARM-AT").replace("80", "800"));
+    let out = gatehouse(dir, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "a notice does not fail: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        rules_at(&json(&out)),
+        vec![("brief/review-required".into(), "dark-factory/briefs/SWARM-AT-x.md".into(), 9)]
+    );
+}
+
+#[test]
+fn all_on_a_plain_folder_and_text_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "docs/adr/ADR-095-backups.md", ADR);
+    write(dir, "scripts/backup.sh", "#!/bin/sh\n");
+    write(
+        dir,
+        BRIEF,
+        &GOOD.replace("  - a UI button for restores\n", "").replace("out_of_scope:\n", "out_of_scope: []\n"),
+    );
+    let out = gatehouse(dir, &["--all"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("warning[brief/out-of-scope-empty]: `out_of_scope` is empty"), "{text}");
+    assert!(text.contains(&format!("--> {BRIEF}:7:15")), "{text}");
+    assert!(text.contains("7 | out_of_scope: []\n  |               ^^\n"), "{text}");
+    assert!(text.contains("= help: list what the agent must leave alone"), "{text}");
+    assert!(
+        text.contains("gatehouse/briefs       success  1 document checked; 0 errors, 1 warning, 0 notices"),
+        "{text}"
+    );
+
+    // Without --all a plain folder is a setup failure.
+    let out = gatehouse(dir, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository; pass --all"));
+}
+
+#[test]
+fn config_comes_from_the_base() {
+    let tmp = repo();
+    let dir = tmp.path();
+    write(dir, ".github/gatehouse.yml", "rules:\n  brief/review-required: off\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "config"]);
+    git(dir, &["branch", "-f", "main", "HEAD"]);
+    // The change turns the rule back on and adds a brief that would fire it.
+    write(dir, ".github/gatehouse.yml", "rules:\n  brief/review-required: error\n  brief/nope: off\n");
+    write(dir, "dark-factory/briefs/SWARM-AT-x.md", &GOOD.replace("SWARM-AR", "SWARM-AT").replace("80", "800"));
+    let out = gatehouse(dir, &["--format", "json"]);
+    let v = json(&out);
+    assert_eq!(
+        rules_at(&v),
+        vec![("config/invalid".into(), ".github/gatehouse.yml".into(), 3)],
+        "the base config's `off` wins; the head config is validated"
+    );
+    assert!(v["findings"][0]["check"].is_null());
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn pr_body_repo_roots_and_setup_errors() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let infra = tempfile::tempdir().unwrap();
+    write(infra.path(), "hosts/db.yml", "db: {}\n");
+    let brief = GOOD
+        .replace("[gyrum-labs/infra]", "[gyrum-labs/infra, gyrum-labs/hosts]")
+        .replace("SWARM-AR", "SWARM-AU")
+        .replace(
+            "`scripts/backup.sh`.",
+            "`scripts/backup.sh` and `gyrum-labs/hosts:hosts/db.yml` and `gyrum-labs/hosts:hosts/web.yml`.",
+        );
+    write(dir, "dark-factory/briefs/SWARM-AU-hosts.md", &brief);
+    let unverified = json(&gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--format", "json"]));
+    let rules: Vec<String> = rules_at(&unverified).into_iter().map(|(r, _, _)| r).collect();
+    assert_eq!(
+        rules,
+        vec!["brief/review-required", "brief/path-unverifiable", "brief/path-unverifiable"],
+        "two repos need review"
+    );
+    let root = format!("gyrum-labs/hosts={}", infra.path().display());
+    let out = gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--repo-root", &root, "--format", "json"]);
+    let rules: Vec<(String, String, u64)> = rules_at(&json(&out));
+    let brief = "dark-factory/briefs/SWARM-AU-hosts.md".to_string();
+    assert_eq!(
+        rules,
+        vec![("brief/review-required".into(), brief.clone(), 9), ("brief/path-missing".into(), brief, 13)]
+    );
+
+    let out = gatehouse(dir, &["--pr-body", "/nonexistent/body.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read --pr-body"));
+    let out = gatehouse(dir, &["--base", "no-such-rev"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = gatehouse(dir, &["--format", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).arg("rules").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("brief/path-missing") && l.contains("error")), "{text}");
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["explain", "brief/untestable-criterion"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ADR-099") && text.contains("Fails:") && text.contains("Passes:"), "{text}");
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["explain", "brief/nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn paths_at_a_named_revision() {
+    let tmp = repo();
+    let dir = tmp.path();
+    write(dir, "scripts/new.sh", "#!/bin/sh\n");
+    let brief = GOOD.replace("SWARM-AR", "SWARM-AV").replace(
+        "`scripts/backup.sh`.",
+        "`gyrum-labs/infra@main:scripts/backup.sh`, `gyrum-labs/infra@main:scripts/new.sh`, `scripts/new.sh`.",
+    );
+    write(dir, "dark-factory/briefs/SWARM-AV-rev.md", &brief);
+    let out = gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(rules_at(&v), vec![("brief/path-missing".into(), "dark-factory/briefs/SWARM-AV-rev.md".into(), 13)]);
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert_eq!(message, "path `scripts/new.sh` does not exist in gyrum-labs/infra@main");
+    assert_eq!(v["findings"][0]["column"], 70, "the second span on the line");
+}
+
+#[test]
+fn an_implementation_pr_citing_a_brief() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let outside = tempfile::tempdir().unwrap();
+    let body = outside.path().join("pr.md");
+    std::fs::write(&body, "Adds the upload.\n\nBrief: SWARM-AR-pg-backup\nBrief: SWARM-ZZ-missing\n").unwrap();
+    // 200 lines added and 1 deleted in a tracked file, 1 in an untracked one.
+    let big: String = (0..200).map(|i| format!("echo {i}\n")).collect();
+    write(dir, "scripts/backup.sh", &big);
+    write(dir, "scripts/upload.sh", "#!/bin/sh\n");
+    let out =
+        gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--pr-body", body.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(
+        rules_at(&v),
+        vec![
+            ("cite/brief-size".into(), "(pull request body)".into(), 3),
+            ("cite/brief".into(), "(pull request body)".into(), 4),
+        ]
+    );
+    assert_eq!(
+        v["findings"][0]["message"],
+        "this PR changes 202 lines, more than twice the brief's lines_estimate of 80"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -1,0 +1,306 @@
+//! The spec family end to end on in-memory ChangeSets: the bad inputs the
+//! issue names, several specs in one change, the history warning, and the
+//! summary's state moves.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use gatehouse::model::{ChangeSet, FileContent, Files, Report, Severity};
+use gatehouse::rules;
+
+const ROOT: &str = "fondue/specs/retry-queue";
+
+/// The shared fixture spec, as files under `fondue/specs/<name>/`.
+fn shared(name: &str) -> Files {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules/spec/_shared/fondue/specs/retry-queue");
+    let mut files = Files::new();
+    for rel in gatehouse::source::fs::list(&dir).unwrap() {
+        let text = std::fs::read_to_string(dir.join(&rel)).unwrap();
+        files.insert(format!("fondue/specs/{name}/{rel}"), FileContent::Text(text.into()));
+    }
+    files
+}
+
+fn set(files: &mut Files, path: &str, text: &str) {
+    files.insert(path.to_string(), FileContent::Text(text.into()));
+}
+
+fn evaluate(base: Files, head: Files) -> Report {
+    rules::evaluate(&ChangeSet { base, head, ..Default::default() })
+}
+
+/// (rule, path, line) of every finding of the spec check.
+fn fired(report: &Report) -> BTreeSet<(String, String, u32)> {
+    report
+        .findings()
+        .filter(|f| f.rule.starts_with("spec/"))
+        .map(|f| (f.rule.to_string(), f.path.clone(), f.span.line))
+        .collect()
+}
+
+fn has(report: &Report, rule: &str, path: &str, line: u32) -> bool {
+    fired(report).contains(&(rule.to_string(), path.to_string(), line))
+}
+
+#[test]
+fn the_shared_spec_is_valid_and_shows_its_path() {
+    let report = evaluate(Files::new(), shared("retry-queue"));
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    assert_eq!(specs.documents, 1);
+    let details = specs.details.join("\n");
+    assert!(details.contains("`fondue/specs/retry-queue`: new → `implementation:02:Review`"), "{details}");
+    assert!(details.contains("`brief` → `pre-plan:Draft` → `pre-plan:Review` → `plan:Draft`"), "{details}");
+}
+
+#[test]
+fn state_file_with_trailing_junk() {
+    let mut head = shared("retry-queue");
+    set(&mut head, &format!("{ROOT}/current-state.txt"), "implementation:02:Review\nimplementation:02:Answer\n");
+    let report = evaluate(Files::new(), head);
+    assert!(has(&report, "spec/state-grammar", &format!("{ROOT}/current-state.txt"), 2), "{:?}", fired(&report));
+}
+
+#[test]
+fn review_without_a_verdict() {
+    let mut head = shared("retry-queue");
+    set(
+        &mut head,
+        &format!("{ROOT}/review/pre-plan/03-review.md"),
+        "# Review of pre-plan/04-draft.md\n\nLooks fine to me.\n\n",
+    );
+    let report = evaluate(Files::new(), head);
+    let path = format!("{ROOT}/review/pre-plan/03-review.md");
+    assert!(has(&report, "spec/verdict", &path, 3), "{:?}", fired(&report));
+    // Without the closing verdict, pre-plan's gate has no evidence either.
+    assert!(has(&report, "spec/gate-evidence", &format!("{ROOT}/current-state.txt"), 1));
+}
+
+#[test]
+fn answer_that_skips_a_finding() {
+    let mut head = shared("retry-queue");
+    let path = format!("{ROOT}/review/pre-plan/02-answer.md");
+    set(
+        &mut head,
+        &path,
+        "# Answer\n\n- #2 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n",
+    );
+    let report = evaluate(Files::new(), head);
+    let lines: Vec<u32> = report.findings().filter(|f| f.rule == "spec/answer-coverage").map(|f| f.span.line).collect();
+    assert_eq!(lines, [4, 6], "{:?}", fired(&report));
+}
+
+#[test]
+fn declining_a_blocker_is_refused() {
+    let mut head = shared("retry-queue");
+    let path = format!("{ROOT}/review/pre-plan/02-answer.md");
+    set(
+        &mut head,
+        &path,
+        "# Answer\n\n- #1 declined (Nit)\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/04-draft.md\n",
+    );
+    let report = evaluate(Files::new(), head);
+    assert!(has(&report, "spec/answer-coverage", &path, 3));
+}
+
+#[test]
+fn jump_from_pre_plan_draft_to_implementation_02() {
+    let mut base = Files::new();
+    set(&mut base, &format!("{ROOT}/current-state.txt"), "pre-plan:Draft\n");
+    set(&mut base, &format!("{ROOT}/roster.md"), "# Roster\n");
+    let mut head = Files::new();
+    for (p, c) in shared("retry-queue") {
+        if !p.contains("/review/") && !p.contains("/plan/") {
+            head.insert(p, c);
+        }
+    }
+    set(&mut head, &format!("{ROOT}/current-state.txt"), "implementation:02:Draft\n");
+    let report = evaluate(base, head);
+    let state = format!("{ROOT}/current-state.txt");
+    assert!(has(&report, "spec/gate-evidence", &state, 1), "{:?}", fired(&report));
+    assert!(has(&report, "spec/artifact-required", &state, 1));
+    let messages: Vec<&str> =
+        report.findings().filter(|f| f.rule == "spec/gate-evidence").map(|f| f.message.as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("review/pre-plan/")), "{messages:?}");
+}
+
+#[test]
+fn several_specs_are_each_checked() {
+    let mut head = shared("retry-queue");
+    head.extend(shared("billing-export"));
+    set(&mut head, "fondue/specs/billing-export/current-state.txt", "implementation:02:Review junk\n");
+    set(&mut head, "fondue/specs/retry-queue/landed.md", "attempt-01 implementation starts at nope\n");
+    let report = evaluate(Files::new(), head);
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    assert_eq!(specs.documents, 2);
+    assert!(has(&report, "spec/state-grammar", "fondue/specs/billing-export/current-state.txt", 1));
+    assert!(has(&report, "spec/landed-format", "fondue/specs/retry-queue/landed.md", 1));
+}
+
+#[test]
+fn untouched_specs_are_not_checked() {
+    let files = shared("retry-queue");
+    let report = evaluate(files.clone(), files);
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    assert_eq!(specs.documents, 0);
+}
+
+#[test]
+fn landed_sha_outside_history_is_a_warning() {
+    let head = shared("retry-queue");
+    let history: BTreeSet<String> = ["3f9c2a1aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string()].into();
+    let report = rules::evaluate(&ChangeSet { head, history: Some(history), ..Default::default() });
+    let found: Vec<_> =
+        report.findings().filter(|f| f.rule == "spec/landed-format").map(|f| (f.span.line, f.severity)).collect();
+    assert_eq!(found, [(2, Severity::Warning)]);
+}
+
+#[test]
+fn reopen_moves_the_attempt_and_goes_back_to_brief() {
+    let base = shared("retry-queue");
+    let mut head = Files::new();
+    for (p, c) in &base {
+        let rel = &p[ROOT.len() + 1..];
+        let live = ["pre-plan/", "plan/", "review/", "audit/"].iter().any(|d| rel.starts_with(d));
+        if live {
+            head.insert(format!("{ROOT}/attempts/01/{rel}"), c.clone());
+        } else {
+            head.insert(p.clone(), c.clone());
+        }
+    }
+    set(&mut head, &format!("{ROOT}/attempts/01/reopen.md"), "# Reopen\n\nState: implementation:02:Review\n");
+    set(&mut head, &format!("{ROOT}/current-state.txt"), "brief\n");
+    let report = evaluate(base.clone(), head.clone());
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    // The same move without the attempt folder is an illegal step back.
+    let mut bare = base.clone();
+    set(&mut bare, &format!("{ROOT}/current-state.txt"), "brief\n");
+    let report = evaluate(base, bare);
+    assert!(has(&report, "spec/state-transition", &format!("{ROOT}/current-state.txt"), 1));
+}
+
+#[test]
+fn archiving_a_done_spec_and_deleting_one() {
+    let mut base = shared("retry-queue");
+    set(&mut base, &format!("{ROOT}/current-state.txt"), "handover\n");
+    let mut head = Files::new();
+    for (p, c) in &base {
+        head.insert(p.replace("fondue/specs/", "fondue/specs/archive/"), c.clone());
+    }
+    set(&mut head, "fondue/specs/archive/retry-queue/current-state.txt", "done\n");
+    let report = evaluate(base.clone(), head);
+    assert!(!fired(&report).iter().any(|f| f.0 == "spec/archive-state"), "{:?}", fired(&report));
+    let report = evaluate(base, Files::new());
+    assert!(has(&report, "spec/archive-state", &format!("{ROOT}/current-state.txt"), 1));
+}
+
+#[test]
+fn the_demo_specs_show_one_valid_folder_and_one_real_finding() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo");
+    let changes = gatehouse::source::fs::changeset(&dir, None, None, &[]).unwrap();
+    let report = rules::evaluate(&changes);
+    let answer = "fondue/specs/search-index/review/pre-plan/02-answer.md".to_string();
+    assert_eq!(fired(&report), [("spec/answer-coverage".to_string(), answer, 5)].into());
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    let details = specs.details.join("\n");
+    assert!(details.contains("`fondue/specs/csv-export`: new → `plan:Review`"), "{details}");
+    assert!(details.contains("`fondue/specs/search-index`: new → `pre-plan:Review`"), "{details}");
+}
+
+/// The shared spec carried on to `audit:fixes:Review`: phase 02 closed, the
+/// tests lens ended on `nothing to change`, the conventions lens approved,
+/// two audit findings and the audit-fixes request.
+fn at_audit_fixes(fixes_request: &str, since: &str) -> Files {
+    let mut head = shared("retry-queue");
+    let file = |rel: &str| format!("{ROOT}/{rel}");
+    let text = |files: &Files, rel: &str| files[&file(rel)].text().unwrap().to_string();
+    set(&mut head, &file("current-state.txt"), "audit:fixes:Review\n");
+    set(&mut head, &file("review/phase-02/01-review.md"), "# Review\n\nVerdict: approved 8b41d07..c0ffee1\n");
+    let landed = text(&head, "landed.md")
+        + "attempt-01 phase-02 closed at c0ffee1\nattempt-01 audit-conventions closed at d00d123\n";
+    set(&mut head, &file("landed.md"), &landed);
+    let stats = text(&head, "stats.md")
+        + "| 2026-03-06 | Tests Auditor | opus | audit:tests:Draft | nothing to change | - | 50k | 20m |\n";
+    set(&mut head, &file("stats.md"), &stats);
+    set(
+        &mut head,
+        &file("review/audit-conventions/00-request.md"),
+        &format!(
+            "# Request\n\n- **Subject:** c0ffee1..d00d123\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n- **Since:** {since} - the spec's code\n"
+        ),
+    );
+    set(&mut head, &file("review/audit-conventions/01-review.md"), "# Review\n\nVerdict: approved c0ffee1..d00d123\n");
+    set(
+        &mut head,
+        &file("audit/findings.md"),
+        "# Audit findings\n\n## #1 The dead-letter move logs nothing\n\n**Severity:** Nit\n\nNo log line.\n\n**Proposed solution:** log the job id.\n\n## #2 A payload over 1 MB fails the move\n\n**Severity:** Blocker\n\nThe column is `varchar(1048576)`.\n\n**Proposed solution:** use `bytea`.\n",
+    );
+    set(&mut head, &file("review/audit-fixes/00-request.md"), fixes_request);
+    head
+}
+
+#[test]
+fn audit_fixes_request_answers_every_audit_finding() {
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let report = evaluate(Files::new(), at_audit_fixes(full, "3f9c2a1"));
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let details = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap().details.join("\n");
+    assert!(details.contains("`audit:tests:Draft` → `audit:conventions:Draft`"), "{details}");
+
+    let partial = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n";
+    let report = evaluate(Files::new(), at_audit_fixes(partial, "3f9c2a1"));
+    let path = format!("{ROOT}/review/audit-fixes/00-request.md");
+    assert_eq!(fired(&report), [("spec/answer-coverage".to_string(), path, 7)].into());
+}
+
+#[test]
+fn since_is_the_first_landed_sha() {
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let report = evaluate(Files::new(), at_audit_fixes(full, "8b41d07"));
+    let path = format!("{ROOT}/review/audit-conventions/00-request.md");
+    assert_eq!(fired(&report), [("spec/request-fields".to_string(), path, 6)].into());
+}
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FILES: [&str; 10] = [
+        "current-state.txt",
+        "landed.md",
+        "roster.md",
+        "stats.md",
+        "99-user.md",
+        "pre-plan/00-brief.md",
+        "plan/plan.md",
+        "review/pre-plan/02-answer.md",
+        "review/phase-01/01-review.md",
+        "audit/findings.md",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "\\PC{0,80}",
+            "(implementation:|audit:|pre-plan:|handover|done|[0-9]{1,3}|Draft|Review|:|\n| )*",
+            "(## #|[0-9]{1,4}|- #| declined \\(Nit\\)|Verdict: |approved |closed |\\| |\\*\\*Severity:\\*\\* |Nit|\n)*",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any content in any of a spec's files, at the base and the head,
+        /// gives findings, never a panic.
+        #[test]
+        fn arbitrary_spec_files(edits in proptest::collection::vec((0..FILES.len(), text(), any::<bool>()), 1..6)) {
+            let base = shared("retry-queue");
+            let mut head = base.clone();
+            let mut base = base;
+            for (i, text, on_base) in edits {
+                let target = if on_base { &mut base } else { &mut head };
+                set(target, &format!("{ROOT}/{}", FILES[i]), &text);
+            }
+            let _ = evaluate(base, head);
+        }
+    }
+}
