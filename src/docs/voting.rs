@@ -6,6 +6,7 @@
 
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
+use super::timestamp;
 use super::yaml::{self, Yaml, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
@@ -327,87 +328,27 @@ pub fn is_persona_pin(s: &str) -> bool {
 
 /// A `YYYY-MM-DD` calendar date.
 pub fn is_date(s: &str) -> bool {
-    date_days(s).is_some()
-}
-
-/// Days since 1970-01-01 of a `YYYY-MM-DD` calendar date.
-fn date_days(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let year = digits(s.get(0..4)?)?;
-    let month = digits(s.get(5..7)?)?;
-    let day = digits(s.get(8..10)?)?;
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1..=12).contains(&month) || day < 1 || day > month_days[(month - 1) as usize] {
-        return None;
-    }
-    // Days from the civil calendar (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-fn digits(s: &str) -> Option<i64> {
-    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+    s.len() == 10 && timestamp::parse(&format!("{s}T00:00:00Z")).is_some()
 }
 
 /// Parses an RFC 3339 timestamp (`2026-05-06T09:42:11Z`,
 /// `2026-05-06T11:42:11.5+02:00`) to microseconds since 1970 UTC; the error
 /// says what is wrong.
 pub fn parse_timestamp(s: &str) -> Result<i64, &'static str> {
-    let shape = "not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`";
-    let (date, rest) = (s.get(..10).ok_or(shape)?, s.get(10..).ok_or(shape)?);
-    let days = date_days(date).ok_or("the date part is not a valid `YYYY-MM-DD` date")?;
-    let rest = rest.strip_prefix(['T', 't']).ok_or(shape)?;
-    let b = rest.as_bytes();
-    if b.len() < 8 || b[2] != b':' || b[5] != b':' {
-        return Err(shape);
+    if let Some(t) = timestamp::parse(s) {
+        return Ok(t.seconds.saturating_mul(1_000_000).saturating_add(i64::from(t.nanos / 1_000)));
     }
-    let field = |range: std::ops::Range<usize>| rest.get(range).and_then(digits).ok_or(shape);
-    let (hour, minute, second) = (field(0..2)?, field(3..5)?, field(6..8)?);
-    if hour > 23 || minute > 59 || second > 60 {
-        return Err("the time of day is out of range");
-    }
-    let mut zone = rest.get(8..).ok_or(shape)?;
-    let mut micros = 0;
-    if let Some(fraction) = zone.strip_prefix('.') {
-        let len = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        if len == 0 {
-            return Err(shape);
-        }
-        let kept = &fraction[..len.min(6)];
-        micros = digits(kept).ok_or(shape)? * 10_i64.pow(6 - kept.len() as u32);
-        zone = &fraction[len..];
-    }
-    let offset = match zone {
-        "" => return Err("the timestamp has no time zone; end it with `Z` or an offset like `+02:00`"),
-        "Z" | "z" => 0,
-        _ => {
-            let sign = match zone.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return Err(shape),
-            };
-            let z = &zone[1..];
-            if z.len() != 5 || z.as_bytes()[2] != b':' {
-                return Err("the time zone offset must look like `+02:00`");
-            }
-            let (h, m) = (digits(&z[0..2]).ok_or(shape)?, digits(&z[3..5]).ok_or(shape)?);
-            if h > 23 || m > 59 {
-                return Err("the time zone offset is out of range");
-            }
-            sign * (h * 3600 + m * 60)
-        }
-    };
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
-    Ok(seconds * 1_000_000 + micros)
+    Err(
+        if s.get(..10).is_some_and(|date| !is_date(date))
+            && s.as_bytes().get(10).is_some_and(|b| matches!(b, b'T' | b't'))
+        {
+            "the date part is not a valid `YYYY-MM-DD` date"
+        } else if timestamp::parse(&format!("{s}Z")).is_some() {
+            "the timestamp has no time zone; end it with `Z` or an offset like `+02:00`"
+        } else {
+            "not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"
+        },
+    )
 }
 
 /// A git commit id: 7 to 40 lower-case hex digits.
@@ -509,5 +450,6 @@ mod tests {
         assert!(parse_timestamp("2026-05-06T25:42:11Z").is_err());
         assert!(parse_timestamp("2026-05-06T09:42:11+2").is_err());
         assert!(parse_timestamp("2026-05-0€T09:42:11Z").is_err());
+        assert!(parse_timestamp("2026-02-30T09:42:11Z").unwrap_err().contains("date part"));
     }
 }
