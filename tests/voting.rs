@@ -164,6 +164,35 @@ fn a_hundred_thousand_vote_ledger_is_read_and_its_bad_vote_found() {
     assert!(tally.message.contains("A +24999.75; 24999.75 weighted votes"), "{}", tally.message);
 }
 
+/// `A`, `B`, …, `Z`, `AA`, `AB`, …: ids in submission order.
+fn id(mut n: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (n % 26) as u8);
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn twenty_thousand_arguments_cost_linear_time() {
+    let mut doc = base_doc();
+    doc.sections[1] = (0..20_000).map(|n| Argument { id: id(n), original: n == 0, votes: Vec::new() }).collect();
+    let text = doc.render().replace("    target: A\n", "    target: ZZZZ\n");
+    let all = findings(None, &text);
+    // Section 0's B and every modification in section 1 name a missing target.
+    assert_eq!(fired(&all, "voting/target").len(), 1 + 19_999);
+    assert!(
+        all.iter().any(|f| f.rule == "voting/target"
+            && f.message.contains("(it has A, B, C, D, E, F, G, H, I, J, and 19990 more)"))
+    );
+    assert!(fired(&all, "voting/argument-id").is_empty());
+}
+
 #[test]
 fn a_published_doc_that_changes_is_compared_in_full() {
     let base = base_doc();

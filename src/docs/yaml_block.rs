@@ -9,6 +9,9 @@
 
 use super::yaml::{Key, MAX_DEPTH, MAX_NODES, Scalar, Yaml, YamlKind};
 
+/// The most keys one mapping may have here.
+const MAX_KEYS: usize = 64;
+
 /// Parses `text` (whose first line is file line `first_line`) when it lies
 /// within the subset; `None` otherwise.
 pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
@@ -102,7 +105,9 @@ impl<'t> Reader<'t> {
                 break;
             }
             let (name, rest) = if col == indent { split_key(text)? } else { return None };
-            if entries.iter().any(|(k, _)| k.name == name) {
+            // Ledger entries have a handful of keys; a mapping with many is
+            // left to the full parser rather than searched for duplicates.
+            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.name == name) {
                 return None;
             }
             let key = Key { name: name.to_string(), line: self.first_line + index as u32, col: self.col(index, col) };

@@ -33,16 +33,12 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let Some(id) = node.scalar_text().filter(|_| !node.is_null()) else { continue };
             let key = format!("{}/active_argument", block.name());
             if block.argument(id).is_none() {
-                let ids: Vec<String> = block.arguments().map(|a| a.name()).collect();
+                let ids = super::listed(block.arguments().map(|a| a.name()));
                 sink.emit(
                     doc.path,
                     at(node),
                     key,
-                    format!(
-                        "active_argument `{id}` is not an argument of section `{}` (it has {})",
-                        block.name(),
-                        if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
-                    ),
+                    format!("active_argument `{id}` is not an argument of section `{}` (it has {})", block.name(), ids),
                 )
                 .help("name the argument with the highest weighted total");
                 continue;

@@ -51,6 +51,8 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Block) {
     let head: Vec<Argument> = block.arguments().collect();
+    let positions: HashMap<&str, usize> =
+        head.iter().enumerate().rev().filter_map(|(at, a)| Some((a.id()?, at))).collect();
     let list_line = block.root.key("arguments").map_or(block.fence_line, |k| k.line);
     for (position, old) in published.arguments().enumerate() {
         let Some(new) = head.get(position) else {
@@ -64,7 +66,7 @@ fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Bl
             continue;
         };
         if new.id() != old.id() {
-            let moved = head.iter().position(|a| a.id() == old.id());
+            let moved = old.id().and_then(|id| positions.get(id).copied());
             let message = match moved {
                 Some(at) => format!(
                     "published argument `{}` of section `{}` moved from position {} to {}",

@@ -189,3 +189,14 @@ pub fn at(node: &Yaml) -> Span {
 pub fn anchor(block: &Block, argument: &Argument, field: &str) -> String {
     format!("{}/{}/{field}", block.name(), argument.name())
 }
+
+/// Names for a message, the first ten of them: `A, B, C` or `none`.
+pub fn listed(names: impl Iterator<Item = String>) -> String {
+    let mut names = names.peekable();
+    if names.peek().is_none() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = names.by_ref().take(10).collect();
+    let more = names.count();
+    if more == 0 { shown.join(", ") } else { format!("{}, and {more} more", shown.join(", ")) }
+}
