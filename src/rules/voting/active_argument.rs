@@ -7,7 +7,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/active-argument",
     default_severity: Severity::Error,
     summary: "`active_argument` names an argument of the section (warning when it is not the top one)",
-    why: "ADR-140: \"Each section declares one active_argument (the highest-weighted at read time)\" and \"Brief generators read active_argument\". It must name an argument of its section (error). When it names one that does not have the highest weighted total (Σ vote × weight from the ledger), agents are handed a rule the votes do not back: a warning naming the top argument. Ties at the top accept any of the tied arguments.",
+    why: "ADR-140: \"Each section declares one active_argument (the highest-weighted at read time)\" and \
+\"Brief generators read active_argument\". It must name an argument of its section (error). When it names one \
+that does not have the highest weighted total (Σ vote × weight from the ledger), agents are handed a rule the \
+votes do not back: a warning naming the top argument. Ties at the top accept any of the tied arguments.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -10,7 +10,13 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/append-only",
     default_severity: Severity::Error,
     summary: "vs the base: no published argument or vote is edited, removed or reordered",
-    why: "ADR-140: each argument carries \"an append-only vote_ledger\"; \"The ledger is append-only. Phase 2 writes; Phase 3 reads\", and a published `@v<n>` is immutable: \"Hand-editing @v1 is not a path.\" The one legal edit to a published voting doc is appending: new vote entries at the end of a ledger, new arguments at the end of a section. Compared with the base, an existing argument whose fields changed, an argument or vote that is removed, or a ledger whose published order changed is an error; the finding names the argument or vote and shows what changed. `active_argument` may move to follow the votes (ADR-140: \"the highest-weighted at read time\"). To change anything else, mint `<doc>@v<n+1>.md`.",
+    why: "ADR-140: each argument carries \"an append-only vote_ledger\"; \"The ledger is append-only. Phase 2 \
+writes; Phase 3 reads\", and a published `@v<n>` is immutable: \"Hand-editing @v1 is not a path.\" The one \
+legal edit to a published voting doc is appending: new vote entries at the end of a ledger, new arguments at \
+the end of a section. Compared with the base, an existing argument whose fields changed, an argument or vote \
+that is removed, or a ledger whose published order changed is an error; the finding names the argument or vote \
+and shows what changed. `active_argument` may move to follow the votes (ADR-140: \"the highest-weighted at \
+read time\"). To change anything else, mint `<doc>@v<n+1>.md`.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

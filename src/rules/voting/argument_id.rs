@@ -8,7 +8,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/argument-id",
     default_severity: Severity::Error,
     summary: "argument ids are capital letters, unique in their section, in submission order",
-    why: "ADR-140: `id` is \"A/B/C/... Unique within the section. Lexicographic order = submission order.\" Modifications name their `target` by id and `active_argument` names the winner by id, so an id must be unique in its section and the list must run in submission order: A, B, C, … (after Z come AA, AB, …: shorter ids first). An id that is not capital letters, repeats, or sorts before the one above it is an error at the id.",
+    why: "ADR-140: `id` is \"A/B/C/... Unique within the section. Lexicographic order = submission order.\" \
+Modifications name their `target` by id and `active_argument` names the winner by id, so an id must be unique \
+in its section and the list must run in submission order: A, B, C, … (after Z come AA, AB, …: shorter ids \
+first). An id that is not capital letters, repeats, or sorts before the one above it is an error at the id.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

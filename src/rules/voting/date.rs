@@ -7,7 +7,8 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/date",
     default_severity: Severity::Error,
     summary: "`proposed_at` is a `YYYY-MM-DD` calendar date",
-    why: "ADR-140: `proposed_at` is an \"ISO date YYYY-MM-DD — Submission date. Decay (Phase 4) reads this.\" A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age.",
+    why: "ADR-140: `proposed_at` is an \"ISO date YYYY-MM-DD — Submission date. Decay (Phase 4) reads this.\" \
+A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

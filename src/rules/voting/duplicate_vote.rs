@@ -8,7 +8,9 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/duplicate-vote",
     default_severity: Severity::Warning,
     summary: "a voter votes at most once on one argument",
-    why: "ADR-140 weights each vote by the voter's power for the section's scope; a voter that votes twice on one argument counts twice. The curator (Phase 3) recomputes totals, but the ledger should not need deduplicating: the second vote by the same `voter` on the same argument is a warning naming both votes.",
+    why: "ADR-140 weights each vote by the voter's power for the section's scope; a voter that votes twice on \
+one argument counts twice. The curator (Phase 3) recomputes totals, but the ledger should not need \
+deduplicating: the second vote by the same `voter` on the same argument is a warning naming both votes.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -8,7 +8,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/evidence-refs",
     default_severity: Severity::Error,
     summary: "`evidence_pr_refs` entries are `owner/repo#N`; non-original arguments cite at least one",
-    why: "ADR-140: `evidence_pr_refs` is a \"List of <owner>/<repo>#<N> strings — At least zero entries (for original arguments seeding from operator authority). Phase 1+ arguments cite real PR evidence.\" and \"evidence_pr_refs for non-original kinds\" is part of the intended submission cost. Each entry is `owner/repo#N`; an example-patch, counter-example or counter-argument with an empty list is an error.",
+    why: "ADR-140: `evidence_pr_refs` is a \"List of <owner>/<repo>#<N> strings — At least zero entries (for \
+original arguments seeding from operator authority). Phase 1+ arguments cite real PR evidence.\" and \
+\"evidence_pr_refs for non-original kinds\" is part of the intended submission cost. Each entry is \
+`owner/repo#N`; an example-patch, counter-example or counter-argument with an empty list is an error.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -10,7 +10,14 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/example",
     default_severity: Severity::Error,
     summary: "the bound example has `artefact`, `diff_snapshot_ref` and `explanation`, and the artefact exists",
-    why: "ADR-140: `example` is an \"Object with artefact + diff_snapshot_ref + explanation (all required) — Hard schema gate. No example, no submission. Bind the rule to a concrete artefact at submission time so reviewers and voters can verify the argument lands somewhere real.\" The artefact is a repository path (`tests/e2e/login.spec.ts`, `owner/repo:path`, `owner/repo@ref:path`) that must exist: an unqualified path is looked up in the PR's own repository, a qualified one in its repository, the same way brief paths are (a repository that cannot be read here gives a notice, not an error). `diff_snapshot_ref` is `owner/repo#N`, `owner/repo@<sha>`, a commit sha or a repository path. Paths that climb out with `..` or are absolute are errors, never file reads.",
+    why: "ADR-140: `example` is an \"Object with artefact + diff_snapshot_ref + explanation (all required) — \
+Hard schema gate. No example, no submission. Bind the rule to a concrete artefact at submission time so \
+reviewers and voters can verify the argument lands somewhere real.\" The artefact is a repository path \
+(`tests/e2e/login.spec.ts`, `owner/repo:path`, `owner/repo@ref:path`) that must exist: an unqualified path is \
+looked up in the PR's own repository, a qualified one in its repository, the same way brief paths are (a \
+repository that cannot be read here gives a notice, not an error). `diff_snapshot_ref` is `owner/repo#N`, \
+`owner/repo@<sha>`, a commit sha or a repository path. Paths that climb out with `..` or are absolute are \
+errors, never file reads.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

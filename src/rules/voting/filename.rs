@@ -6,7 +6,11 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/filename",
     default_severity: Severity::Error,
     summary: "a voting doc is named `<doc>@v<n>.md` (or `<doc>.md@v<n>`)",
-    why: "ADR-140 places voting docs in the module-guidelines tier of ADR-117, `dark-factory/guidelines/<doc>@v<n>.md`, and says \"Each new doc is a new file at <topic>.md@v<n>; bumps mint immutable new files.\" The doc name and the version in the file name are what `Guideline: <name>@v<n>` cites and what `voting/immutable-version` counts on, so both spellings are accepted and anything else is an error: `<doc>` is kebab-case and `<n>` a whole number from 1.",
+    why: "ADR-140 places voting docs in the module-guidelines tier of ADR-117, \
+`dark-factory/guidelines/<doc>@v<n>.md`, and says \"Each new doc is a new file at <topic>.md@v<n>; bumps mint \
+immutable new files.\" The doc name and the version in the file name are what `Guideline: <name>@v<n>` cites \
+and what `voting/immutable-version` counts on, so both spellings are accepted and anything else is an error: \
+`<doc>` is kebab-case and `<n>` a whole number from 1.",
     bad: Example {
         path: "dark-factory/guidelines/Smoke-Spec-Path.md",
         text: include_str!(

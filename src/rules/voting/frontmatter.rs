@@ -9,7 +9,12 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/frontmatter",
     default_severity: Severity::Error,
     summary: "the frontmatter is valid and its `format`, `doc`, `version` and `scope` agree with the file name",
-    why: "ADR-140: \"Standards docs gain a fixed wire-shape that Phases 1/2/3/5 of warp#1392 can consume without per-doc parser variance … The format IS the protocol.\" Every voting doc opens with YAML frontmatter: `format: voting/v1` (the format version the PR body cites as `Voting-format: v1`), `doc` equal to the `<doc>` of the file name, `version` equal to its `<n>`, and optional `scope` tags (a list of strings). A missing or unterminated frontmatter, invalid YAML (anchors and aliases are refused) or a field that disagrees with the file name is an error at its line.",
+    why: "ADR-140: \"Standards docs gain a fixed wire-shape that Phases 1/2/3/5 of warp#1392 can consume \
+without per-doc parser variance … The format IS the protocol.\" Every voting doc opens with YAML frontmatter: \
+`format: voting/v1` (the format version the PR body cites as `Voting-format: v1`), `doc` equal to the `<doc>` \
+of the file name, `version` equal to its `<n>`, and optional `scope` tags (a list of strings). A missing or \
+unterminated frontmatter, invalid YAML (anchors and aliases are refused) or a field that disagrees with the \
+file name is an error at its line.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -7,7 +7,13 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/immutable-version",
     default_severity: Severity::Error,
     summary: "vs the base: a published version's prose and frontmatter are unchanged; a new version is the next one",
-    why: "ADR-140, \"Schema migration discipline\": \"@v1 → @v2 of a voting-format doc is a new immutable file; the previous version stays so in-flight cites and in-flight argument submissions resolve to the schema they were written against … Hand-editing @v1 is not a path.\" and \"Each new doc is a new file at <topic>.md@v<n>; bumps mint immutable new files.\" So a published version (on the base) keeps its frontmatter and prose (everything outside the `voting` blocks) byte for byte and is never deleted; only its ledgers grow (see `voting/append-only`). A new version of a doc is `@v<n+1>` of the highest published `@v<n>` (`@v1` for a new doc); one that skips a number or reuses one is an error.",
+    why: "ADR-140, \"Schema migration discipline\": \"@v1 → @v2 of a voting-format doc is a new immutable \
+file; the previous version stays so in-flight cites and in-flight argument submissions resolve to the schema \
+they were written against … Hand-editing @v1 is not a path.\" and \"Each new doc is a new file at \
+<topic>.md@v<n>; bumps mint immutable new files.\" So a published version (on the base) keeps its frontmatter \
+and prose (everything outside the `voting` blocks) byte for byte and is never deleted; only its ledgers grow \
+(see `voting/append-only`). A new version of a doc is `@v<n+1>` of the highest published `@v<n>` (`@v1` for a \
+new doc); one that skips a number or reuses one is an error.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

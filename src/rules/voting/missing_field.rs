@@ -7,7 +7,11 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/missing-field",
     default_severity: Severity::Error,
     summary: "every block has `section`, `active_argument`, `arguments`; every argument has ADR-140's fields",
-    why: "ADR-140: \"Every argument MUST declare these fields. Submission without any of them is gate-rejected by the validator\": `id`, `proposer`, `proposed_at`, `proposition`, `rationale`, `evidence_pr_refs`, `example`, `modification_kind` and `vote_ledger` (`target` too when the kind is not `original`; see `voting/target`). A section's block declares its `section` id, its `active_argument` and its `arguments`. Empty lists are written out: `evidence_pr_refs: []`, `vote_ledger: []`.",
+    why: "ADR-140: \"Every argument MUST declare these fields. Submission without any of them is gate-rejected \
+by the validator\": `id`, `proposer`, `proposed_at`, `proposition`, `rationale`, `evidence_pr_refs`, \
+`example`, `modification_kind` and `vote_ledger` (`target` too when the kind is not `original`; see \
+`voting/target`). A section's block declares its `section` id, its `active_argument` and its `arguments`. \
+Empty lists are written out: `evidence_pr_refs: []`, `vote_ledger: []`.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

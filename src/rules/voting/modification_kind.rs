@@ -7,7 +7,11 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/modification-kind",
     default_severity: Severity::Error,
     summary: "`modification_kind` is original, example-patch, counter-example or counter-argument",
-    why: "ADR-140 declares four modification kinds: `original` (the seed argument, the rule as first stated), `example-patch` (the rule is right, the bound example is wrong or stale), `counter-example` (the rule is right, this example applies it differently) and `counter-argument` (the rule itself is contested). \"The kind shapes vote routing because it shapes what the vote means\"; a three- or five-kind taxonomy was considered and rejected, so any other value is an error.",
+    why: "ADR-140 declares four modification kinds: `original` (the seed argument, the rule as first stated), \
+`example-patch` (the rule is right, the bound example is wrong or stale), `counter-example` (the rule is \
+right, this example applies it differently) and `counter-argument` (the rule itself is contested). \"The kind \
+shapes vote routing because it shapes what the vote means\"; a three- or five-kind taxonomy was considered and \
+rejected, so any other value is an error.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

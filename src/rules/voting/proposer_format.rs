@@ -7,7 +7,9 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/proposer-format",
     default_severity: Severity::Error,
     summary: "`proposer` is `<persona>/<model_pin>`",
-    why: "ADR-140: `proposer` is \"<persona>/<model_pin> E.g. lin/opus-4.7, jon-laptop/operator-seed. The validator checks the slash-shape; the power layer (Phase 4) reads this to apply weights.\" Both parts are non-empty and made of letters, digits, `.`, `_` and `-`; there is exactly one slash.",
+    why: "ADR-140: `proposer` is \"<persona>/<model_pin> E.g. lin/opus-4.7, jon-laptop/operator-seed. The \
+validator checks the slash-shape; the power layer (Phase 4) reads this to apply weights.\" Both parts are \
+non-empty and made of letters, digits, `.`, `_` and `-`; there is exactly one slash.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -6,7 +6,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/proposition",
     default_severity: Severity::Error,
     summary: "`proposition` is one declarative sentence",
-    why: "ADR-140: `proposition` is \"One sentence, declarative — The rule the argument advances. Present tense.\" The brief generator hands the active argument's proposition to agents as the rule, so it is one line ending in a full stop: not a question, not several sentences (the why goes in `rationale`), not empty. Abbreviations such as \"e.g.\" do not end a sentence.",
+    why: "ADR-140: `proposition` is \"One sentence, declarative — The rule the argument advances. Present \
+tense.\" The brief generator hands the active argument's proposition to agents as the rule, so it is one line \
+ending in a full stop: not a question, not several sentences (the why goes in `rationale`), not empty. \
+Abbreviations such as \"e.g.\" do not end a sentence.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

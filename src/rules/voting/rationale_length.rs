@@ -7,7 +7,9 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/rationale-length",
     default_severity: Severity::Error,
     summary: "an argument's `rationale` has at least 50 characters",
-    why: "ADR-140: \"Argument submission carries a non-trivial cost: rationale ≥50 chars, bound example … This is intentional — bluffed arguments are the failure mode.\" The rationale is the why: it cites evidence (PR refs, ADR refs, repo state). Fewer than 50 characters (surrounding whitespace not counted) is an error.",
+    why: "ADR-140: \"Argument submission carries a non-trivial cost: rationale ≥50 chars, bound example … This \
+is intentional — bluffed arguments are the failure mode.\" The rationale is the why: it cites evidence (PR \
+refs, ADR refs, repo state). Fewer than 50 characters (surrounding whitespace not counted) is an error.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -7,7 +7,12 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/section-block",
     default_severity: Severity::Error,
     summary: "each `## ` section carries exactly one readable ```voting block",
-    why: "ADR-140: standards docs \"carry sections with structured arguments. Each section declares one active_argument … and an array of arguments.\" Each `## ` heading is a section and carries exactly one fenced block whose info string is `voting`; consumers (the brief generator, the vote wrapper, the curator) read that block and nothing else. A section with no block or with two, a `voting` block outside any section, an unclosed fence, or YAML that does not parse (anchors, aliases and alias bombs are refused outright) is an error at its line. Prose that is not a section belongs before the first `## ` or under a `### ` heading.",
+    why: "ADR-140: standards docs \"carry sections with structured arguments. Each section declares one \
+active_argument … and an array of arguments.\" Each `## ` heading is a section and carries exactly one fenced \
+block whose info string is `voting`; consumers (the brief generator, the vote wrapper, the curator) read that \
+block and nothing else. A section with no block or with two, a `voting` block outside any section, an unclosed \
+fence, or YAML that does not parse (anchors, aliases and alias bombs are refused outright) is an error at its \
+line. Prose that is not a section belongs before the first `## ` or under a `### ` heading.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

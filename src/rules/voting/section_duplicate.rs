@@ -8,7 +8,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/section-duplicate",
     default_severity: Severity::Error,
     summary: "section ids (`section:`) are unique within a doc",
-    why: "ADR-140's curator computes weighted totals per section, and Phase 5 promotes a section's bound example under `examples/<rule-id>/`: the `section` id is the key every consumer uses to find a section's ledger. Two blocks with the same id would merge two rules' votes, so each `section:` value appears once per doc.",
+    why: "ADR-140's curator computes weighted totals per section, and Phase 5 promotes a section's bound \
+example under `examples/<rule-id>/`: the `section` id is the key every consumer uses to find a section's \
+ledger. Two blocks with the same id would merge two rules' votes, so each `section:` value appears once per \
+doc.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -7,7 +7,9 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/section-original",
     default_severity: Severity::Error,
     summary: "each section has an argument of kind `original`",
-    why: "ADR-140: `original` is \"The seed argument — the rule as first stated. One per section at minimum; usually operator-authored at v1.\" Every other kind targets an original, so a section without one has nothing to modify and no rule to state.",
+    why: "ADR-140: `original` is \"The seed argument — the rule as first stated. One per section at minimum; \
+usually operator-authored at v1.\" Every other kind targets an original, so a section without one has nothing \
+to modify and no rule to state.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

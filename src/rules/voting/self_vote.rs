@@ -6,7 +6,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/self-vote",
     default_severity: Severity::Warning,
     summary: "a proposer does not vote on its own argument",
-    why: "ADR-140 grounds vote weight in a persona's track record (\"vote_aligned_with_outcome events … accumulate per (persona, model_pin, scope) tuple\"); a proposer voting for its own argument adds weight without adding evidence, the recusal concern of warp#1392's Phase 6. The vote is a warning at its `voter` line (raise it to an error with `rules: { voting/self-vote: error }`).",
+    why: "ADR-140 grounds vote weight in a persona's track record (\"vote_aligned_with_outcome events … \
+accumulate per (persona, model_pin, scope) tuple\"); a proposer voting for its own argument adds weight \
+without adding evidence, the recusal concern of warp#1392's Phase 6. The vote is a warning at its `voter` line \
+(raise it to an error with `rules: { voting/self-vote: error }`).",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -7,7 +7,14 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/tally",
     default_severity: Severity::Notice,
     summary: "per section: weighted totals, quorum, margin and state",
-    why: "ADR-140 \"Retirement margin and quorum\": the curator \"retires losing arguments when both conditions hold for a section: Quorum: ≥10 weighted-vote total across all arguments in the section … Margin: ≥+5 between the top-1 and top-2 arguments by weighted total.\" and \"Sections with only one argument that hits ≥10 weighted votes ≥+5 enter 'consensus-locked' state\". For every section of a changed doc this notice reports, from the stored weights, each argument's total (Σ vote × weight), the section's weighted-vote total (Σ weight), the margin and the state: open, retirement-eligible (naming the losers) or consensus-locked. Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid bootstrap\"): gatehouse reports eligibility, it never retires. `gatehouse tally FILE` prints the same for one document.",
+    why: "ADR-140 \"Retirement margin and quorum\": the curator \"retires losing arguments when both \
+conditions hold for a section: Quorum: ≥10 weighted-vote total across all arguments in the section … Margin: \
+≥+5 between the top-1 and top-2 arguments by weighted total.\" and \"Sections with only one argument that hits \
+≥10 weighted votes ≥+5 enter 'consensus-locked' state\". For every section of a changed doc this notice \
+reports, from the stored weights, each argument's total (Σ vote × weight), the section's weighted-vote total \
+(Σ weight), the margin and the state: open, retirement-eligible (naming the losers) or consensus-locked. \
+Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid bootstrap\"): gatehouse reports \
+eligibility, it never retires. `gatehouse tally FILE` prints the same for one document.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -10,7 +10,10 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/target",
     default_severity: Severity::Error,
     summary: "a modification names an original sibling in `target`; an original names none",
-    why: "ADR-140: `target` is a \"Sibling argument id (e.g. A) — Required when modification_kind != original. Names the argument being modified.\" and each modification kind \"Targets: one original\". So an example-patch, counter-example or counter-argument names an existing argument of kind `original` in the same section (not itself), and an `original` argument has no target.",
+    why: "ADR-140: `target` is a \"Sibling argument id (e.g. A) — Required when modification_kind != original. \
+Names the argument being modified.\" and each modification kind \"Targets: one original\". So an \
+example-patch, counter-example or counter-argument names an existing argument of kind `original` in the same \
+section (not itself), and an `original` argument has no target.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

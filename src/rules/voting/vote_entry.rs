@@ -7,7 +7,11 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/vote-entry",
     default_severity: Severity::Error,
     summary: "each vote is `{voter, vote: ±1, weight > 0, ts: RFC 3339, rationale ≥ 50}`",
-    why: "ADR-140's vote ledger entry: `voter: <persona>/<model_pin>`, `vote: +1 # or -1`, `weight` (a snapshot of the voter's power, above zero), `ts` (a timestamp: RFC 3339, with its time zone, so ledgers from different machines order), `rationale: \"<≥50 chars; mandatory; why this vote>\"`, and optionally `scope_match` between 0 and 1. The tally reads these fields; a vote that breaks the shape (`vote: 2`, a timestamp without a zone, a short rationale) is an error at its line and is left out of the tally.",
+    why: "ADR-140's vote ledger entry: `voter: <persona>/<model_pin>`, `vote: +1 # or -1`, `weight` (a \
+snapshot of the voter's power, above zero), `ts` (a timestamp: RFC 3339, with its time zone, so ledgers from \
+different machines order), `rationale: \"<≥50 chars; mandatory; why this vote>\"`, and optionally \
+`scope_match` between 0 and 1. The tally reads these fields; a vote that breaks the shape (`vote: 2`, a \
+timestamp without a zone, a short rationale) is an error at its line and is left out of the tally.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

@@ -7,7 +7,9 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "voting/vote-order",
     default_severity: Severity::Error,
     summary: "within a vote ledger, timestamps never go backwards",
-    why: "ADR-140: \"The ledger is append-only. Phase 2 writes\" — each vote is appended when it is cast, so a ledger reads in time order. A vote whose `ts` is earlier than a vote above it was inserted or back-dated; the finding names both votes. Equal timestamps are fine; timestamps compare as instants, whatever their zones.",
+    why: "ADR-140: \"The ledger is append-only. Phase 2 writes\" — each vote is appended when it is cast, so a \
+ledger reads in time order. A vote whose `ts` is earlier than a vote above it was inserted or back-dated; the \
+finding names both votes. Equal timestamps are fine; timestamps compare as instants, whatever their zones.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
