@@ -14,7 +14,9 @@ conditions hold for a section: Quorum: ≥10 weighted-vote total across all argu
 reports, from the stored weights, each argument's total (Σ vote × weight), the section's weighted-vote total \
 (Σ weight), the margin and the state: open, retirement-eligible (naming the losers) or consensus-locked. \
 Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid bootstrap\"): gatehouse reports \
-eligibility, it never retires. `gatehouse tally FILE` prints the same for one document.",
+eligibility, it never retires. `gatehouse tally FILE` prints the same for one document. ADR-140's curator \
+recomputes totals with current power scores at run time; gatehouse sees only the weights the ledger stored, so \
+its tally is the snapshot view of the ledger as written.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
