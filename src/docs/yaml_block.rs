@@ -98,7 +98,8 @@ impl<'t> Reader<'t> {
         let (first, first_col) = self.peek()?;
         // The full parser marks a block mapping just after its first key.
         let mark = first_col + split_key(&self.lines[first][first_col..])?.0.len();
-        let mut entries: Vec<(Key, Yaml)> = Vec::new();
+        // Ledger entries have five or six keys: one allocation for them all.
+        let mut entries: Vec<(Key, Yaml)> = Vec::with_capacity(8);
         while let Some((index, col)) = self.peek() {
             let text = &self.lines[index][col..];
             if col < indent || (col == indent && is_dash(text)) {
@@ -350,6 +351,13 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
 /// A quoted scalar that closes on its line: its value and its length in bytes.
 fn quoted(text: &str) -> Option<(String, usize)> {
     let quote = text.chars().next()?;
+    // Most quoted values have no escapes: copy them whole.
+    if quote == '"'
+        && let Some(end) = text[1..].find(['"', '\\'])
+        && text.as_bytes()[end + 1] == b'"'
+    {
+        return Some((text[1..end + 1].to_string(), end + 2));
+    }
     let mut value = String::new();
     let mut chars = text.char_indices().skip(1);
     while let Some((at, c)) = chars.next() {
