@@ -6,7 +6,7 @@ mod corpus;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gatehouse::model::{ChangeSet, Files, RepoIndex, RepoTree};
+use gatehouse::model::{ChangeSet, Files, PrInfo, RepoIndex, RepoTree};
 
 fn corpus() -> (ChangeSet, usize) {
     let mut base = Files::new();
@@ -14,6 +14,7 @@ fn corpus() -> (ChangeSet, usize) {
     let mut tree = corpus::briefs::add(&mut base, &mut head);
     let decisions = corpus::decisions::add(&mut base, &mut head);
     corpus::specs::add(&mut base, &mut head);
+    tree.extend(corpus::voting::add(&mut base, &mut head));
     tree.extend(head.keys().cloned());
     let mut repos = RepoIndex::default();
     repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
@@ -30,6 +31,7 @@ fn validate(c: &mut Criterion) {
     assert_eq!(documents(&report, "gatehouse/briefs"), corpus::briefs::BRIEFS);
     assert_eq!(documents(&report, "gatehouse/decisions"), decisions);
     assert_eq!(documents(&report, "gatehouse/specs"), corpus::specs::SPECS);
+    assert_eq!(documents(&report, "gatehouse/voting"), corpus::voting::DOCS);
     assert!(!report.has_errors(), "the corpus is valid: {:?}", report.findings().next());
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
@@ -78,9 +80,24 @@ fn validate_specs(c: &mut Criterion) {
     c.bench_function("specs", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
+/// The voting docs alone, as a PR that appends a vote to every ledger
+/// (DESIGN §9's 100 docs × 20 sections × 5 arguments × 50 votes).
+fn voting(c: &mut Criterion) {
+    let (mut base, mut head) = (Files::new(), Files::new());
+    let tree = corpus::voting::add(&mut base, &mut head);
+    let mut repos = RepoIndex::default();
+    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+    let pr = PrInfo { body: Some("Appends votes.\n\nVoting-format: v1\n".into()), ..Default::default() };
+    let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, pr, repos, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert_eq!(documents(&report, "gatehouse/voting"), corpus::voting::DOCS);
+    assert!(!report.has_errors(), "the voting corpus is valid: {:?}", report.findings().next());
+    c.bench_function("voting", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate, pull_request, decisions, validate_specs
+    targets = validate, pull_request, decisions, validate_specs, voting
 }
 criterion_main!(benches);

@@ -282,3 +282,25 @@ fn an_implementation_pr_citing_a_brief() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn tally_one_voting_doc() {
+    let doc =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo/dark-factory/guidelines/backup-scripts@v1.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .arg("tally")
+        .arg(&doc)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    let states: Vec<&str> = v["sections"].as_array().unwrap().iter().map(|s| s["section"].as_str().unwrap()).collect();
+    assert_eq!(states, vec!["backup-dry-run", "restore-runbook", "backup-retention"]);
+    let text = Command::new(env!("CARGO_BIN_EXE_gatehouse")).arg("tally").arg(&doc).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("state            retirement-eligible (may retire: B)"), "{text}");
+    assert!(text.contains("state            consensus-locked"), "{text}");
+    let missing = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["tally", "/nonexistent.md"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}

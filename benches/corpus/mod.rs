@@ -4,3 +4,4 @@
 pub mod briefs;
 pub mod decisions;
 pub mod specs;
+pub mod voting;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
+use super::TextOrJson;
 use crate::config::Config;
 use crate::gate;
 
@@ -23,14 +24,8 @@ pub struct SimulateArgs {
     /// The PR's head commit [default: the last of --commits].
     #[arg(long, value_name = "SHA")]
     head: Option<String>,
-    #[arg(long, value_enum, default_value_t = GateFormat::Text)]
-    format: GateFormat,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GateFormat {
-    Text,
-    Json,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    format: TextOrJson,
 }
 
 fn read(path: &PathBuf, what: &str) -> Result<String> {
@@ -57,12 +52,12 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
     };
     let outcome = gate::evaluate(&config.review, &reviews, &authors, &head);
     match args.format {
-        GateFormat::Json => {
+        TextOrJson::Json => {
             let mut value = serde_json::to_value(&outcome).expect("plain data");
             value["missing_text"] = serde_json::json!(outcome.missing_lines());
             println!("{}", serde_json::to_string_pretty(&value).expect("plain data"));
         }
-        GateFormat::Text => println!("{}", outcome.summary()),
+        TextOrJson::Text => println!("{}", outcome.summary()),
     }
     Ok(if outcome.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

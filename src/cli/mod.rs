@@ -38,6 +38,15 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
+    ///
+    /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
+    Tally {
+        /// A voting doc, e.g. dark-factory/guidelines/smoke-spec-path@v1.md.
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,6 +85,13 @@ struct CheckArgs {
     format: Format,
 }
 
+/// `--format` for commands that print a human report or JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
 fn parse_repo_root(s: &str) -> Result<(String, PathBuf), String> {
     let (name, dir) = s.split_once('=').ok_or("expected OWNER/NAME=DIR")?;
     if !crate::docs::pathref::is_repo_name(name) {
@@ -106,6 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
+        Command::Tally { file, format } => tally(&file, format),
         Command::Rules => {
             print!("{}", explain::rules());
             Ok(ExitCode::SUCCESS)
@@ -118,6 +135,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let path = file.to_string_lossy();
+    let report = crate::rules::voting::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    match format {
+        TextOrJson::Text => print!("{}", crate::rules::voting::render_text(&report)),
+        TextOrJson::Json => println!("{}", serde_json::to_string_pretty(&report).expect("plain data")),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {

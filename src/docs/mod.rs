@@ -9,4 +9,6 @@ pub mod markdown;
 pub mod pathref;
 pub mod spec;
 pub mod timestamp;
+pub mod voting;
 pub mod yaml;
+pub mod yaml_block;

@@ -194,7 +194,13 @@ pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
 struct Frame {
     node: Yaml,
     pending_key: Option<Key>,
+    /// Key → index into the mapping's entries, once the mapping is big
+    /// enough that scanning its keys for duplicates would be quadratic.
+    index: Option<std::collections::HashMap<String, usize>>,
 }
+
+/// Mappings up to this size are checked for duplicate keys by scanning.
+const SCAN_KEYS: usize = 16;
 
 struct Builder {
     first_line: u32,
@@ -227,7 +233,7 @@ impl Builder {
             return Err(self.error(mark, DEPTH_MESSAGE));
         }
         let (line, col) = self.position(mark);
-        self.stack.push(Frame { node: Yaml { kind, line, col }, pending_key: None });
+        self.stack.push(Frame { node: Yaml { kind, line, col }, pending_key: None, index: None });
         Ok(())
     }
 
@@ -261,12 +267,22 @@ impl Builder {
                         let (line, col) = (node.line, node.col);
                         return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
                     };
-                    if let Some((previous, _)) = entries.iter().find(|(k, _)| k.name == scalar.value) {
+                    let previous = match &mut frame.index {
+                        Some(index) => index.get(&scalar.value).map(|i| &entries[*i].0),
+                        None => entries.iter().map(|(k, _)| k).find(|k| k.name == scalar.value),
+                    };
+                    if let Some(previous) = previous {
                         return Err(YamlError {
                             line: node.line,
                             col: node.col,
                             message: format!("duplicate key `{}` (first on line {})", scalar.value, previous.line),
                         });
+                    }
+                    if entries.len() >= SCAN_KEYS {
+                        let index = frame.index.get_or_insert_with(|| {
+                            entries.iter().enumerate().map(|(i, (k, _))| (k.name.clone(), i)).collect()
+                        });
+                        index.insert(scalar.value.clone(), entries.len());
                     }
                     frame.pending_key = Some(Key { name: scalar.value, line: node.line, col: node.col });
                 }
@@ -322,5 +338,14 @@ mod tests {
         assert_eq!(err.line, 4);
         assert!(err.message.contains("duplicate key `a` (first on line 2)"));
         assert!(parse("a: 1\n---\nb: 2\n", 1).is_err());
+    }
+
+    #[test]
+    fn big_mappings_stay_linear_and_still_catch_duplicates() {
+        let mut text: String = (0..50_000).map(|i| format!("k{i}: {i}\n")).collect();
+        assert_eq!(parse(&text, 1).unwrap().as_map().unwrap().len(), 50_000);
+        text.push_str("k20: again\n");
+        let err = parse(&text, 1).unwrap_err();
+        assert_eq!((err.line, err.message.as_str()), (50_001, "duplicate key `k20` (first on line 21)"));
     }
 }

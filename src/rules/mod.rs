@@ -7,7 +7,9 @@ pub mod brief;
 pub mod cite;
 mod common;
 pub mod decision;
+mod paths;
 pub mod spec;
+pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, Level};
 use crate::model::{
@@ -80,7 +82,7 @@ pub trait Family: Sync {
 
 /// The one registry of families.
 pub static FAMILIES: &[&dyn Family] =
-    &[&brief::Briefs, &cite::BriefCites, &cite::GuidelineCites, &spec::Specs, &decision::Decisions];
+    &[&brief::Briefs, &cite::BriefCites, &voting::Voting, &cite::GuidelineCites, &spec::Specs, &decision::Decisions];
 
 pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     id: "config/invalid",

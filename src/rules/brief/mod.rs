@@ -32,13 +32,12 @@ use crate::config::{Threshold, globset};
 use crate::docs::adr::Adr;
 use crate::docs::brief::Brief;
 use crate::docs::pathref::{PathRef, SpanKind, classify};
-use crate::model::{ChangeSet, Check, PathLookup, RepoIndex, Sink, Span};
+use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
+use crate::rules::paths::lookups;
 
 pub use review_required::reasons as review_reasons;
 
-/// The repo name under which a source registers a checkout whose
-/// `owner/name` it does not know.
-pub const LOCAL_REPO: &str = ".";
+pub use crate::rules::paths::LOCAL_REPO;
 
 fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
     vec![
@@ -310,30 +309,6 @@ pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
         .collect();
     out.sort();
     out.dedup();
-    out
-}
-
-/// Where a path is looked up: its own repo when qualified, else each repo of
-/// `repos_touched`. A checkout whose `owner/name` is unknown stands in for the
-/// one repo of the brief that cannot otherwise be read; when several cannot,
-/// it is one more place to look, and a path found nowhere stays unverifiable.
-fn lookups(index: &RepoIndex, own: Option<&str>, repos: &[&str], path: &PathRef) -> Vec<(String, PathLookup)> {
-    let unreadable: Vec<&str> = repos.iter().copied().filter(|r| index.tree(r, None).is_none()).collect();
-    let stand_in = (own.is_none() && unreadable.len() == 1).then(|| unreadable[0]);
-    let look = |repo: &str, rev: Option<&str>| {
-        if rev.is_none() && stand_in.is_some_and(|s| s.eq_ignore_ascii_case(repo)) {
-            index.lookup(LOCAL_REPO, None, &path.path)
-        } else {
-            index.lookup(repo, rev, &path.path)
-        }
-    };
-    if let Some(repo) = &path.repo {
-        return vec![(repo.clone(), look(repo, path.rev.as_deref()))];
-    }
-    let mut out: Vec<(String, PathLookup)> = repos.iter().map(|repo| (repo.to_string(), look(repo, None))).collect();
-    if own.is_none() && stand_in.is_none() && !unreadable.is_empty() && index.tree(LOCAL_REPO, None).is_some() {
-        out.push(("this checkout".to_string(), index.lookup(LOCAL_REPO, None, &path.path)));
-    }
     out
 }
 

@@ -35,7 +35,7 @@ pub struct CiteView<'a> {
 
 /// Finds `Key: value` lines (case-insensitive key, optional list marker or
 /// emphasis around the key).
-fn cites<'a>(body: &'a str, key: &str) -> Vec<Cite<'a>> {
+pub(crate) fn cites<'a>(body: &'a str, key: &str) -> Vec<Cite<'a>> {
     let mut out = Vec::new();
     for (i, line) in body.lines().enumerate() {
         let trimmed = line.trim_start().trim_start_matches(['-', '*', ' ']);

@@ -1,0 +1,455 @@
+//! Voting docs (ADR-140): `dark-factory/guidelines/<doc>@v<n>.md` (or
+//! `<doc>.md@v<n>`), frontmatter `format`/`doc`/`version`/`scope`, and one
+//! `## ` section per rule, each carrying one fenced `voting` block of
+//! arguments with append-only vote ledgers. Every node keeps its file line.
+//! Accessors return only well-typed values; the rules report the rest.
+
+use super::frontmatter::{self, FrontmatterError};
+use super::markdown;
+use super::timestamp;
+use super::yaml::{self, Yaml, YamlError};
+
+/// The fields ADR-140's argument schema requires of every argument
+/// (`target` is required only for non-original kinds).
+pub const ARGUMENT_FIELDS: [&str; 9] = [
+    "id",
+    "proposer",
+    "proposed_at",
+    "proposition",
+    "rationale",
+    "evidence_pr_refs",
+    "example",
+    "modification_kind",
+    "vote_ledger",
+];
+
+/// The fields of a section's `voting` block.
+pub const BLOCK_FIELDS: [&str; 3] = ["section", "active_argument", "arguments"];
+
+/// The fields of an argument's bound example, all required.
+pub const EXAMPLE_FIELDS: [&str; 3] = ["artefact", "diff_snapshot_ref", "explanation"];
+
+/// The four modification kinds.
+pub const KINDS: [&str; 4] = ["original", "example-patch", "counter-example", "counter-argument"];
+
+/// The fields of a vote entry; `scope_match` is optional.
+pub const VOTE_FIELDS: [&str; 5] = ["voter", "vote", "weight", "ts", "rationale"];
+
+/// A rationale (argument or vote) is at least this many characters.
+pub const MIN_RATIONALE: usize = 50;
+
+/// A parsed voting doc.
+#[derive(Clone, Debug)]
+pub struct VotingDoc<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+    pub frontmatter: Result<Yaml, FrontmatterError>,
+    pub sections: Vec<Section>,
+    /// Opening lines of `voting` fences that sit before the first `## `.
+    pub stray_blocks: Vec<u32>,
+    /// Every `voting` fence: its opening line, its closing (or last) line,
+    /// and whether it is closed.
+    pub voting_fences: Vec<(u32, u32, bool)>,
+}
+
+/// One `## ` section.
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub heading: String,
+    pub line: u32,
+    /// Opening lines of every `voting` fence in the section.
+    pub fences: Vec<u32>,
+    /// The first `voting` block, parsed; `None` when the section has none.
+    pub block: Option<Result<Block, BlockError>>,
+}
+
+/// Why a section's `voting` block could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    #[error("the `voting` block opened on line {line} is never closed")]
+    Unclosed { line: u32 },
+    #[error("invalid YAML in the `voting` block at {0}")]
+    Yaml(YamlError),
+    #[error("the `voting` block must be a mapping with `section`, `active_argument` and `arguments`, found {found}")]
+    NotMapping { line: u32, found: &'static str },
+}
+
+impl BlockError {
+    pub fn line(&self) -> u32 {
+        match self {
+            BlockError::Unclosed { line } | BlockError::NotMapping { line, .. } => *line,
+            BlockError::Yaml(e) => e.line,
+        }
+    }
+}
+
+/// A section's `voting` block: a mapping, its nodes on file lines.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The line of the opening fence.
+    pub fence_line: u32,
+    pub root: Yaml,
+}
+
+/// One argument of a block (a mapping in `arguments`).
+#[derive(Clone, Copy, Debug)]
+pub struct Argument<'y> {
+    pub index: usize,
+    pub node: &'y Yaml,
+}
+
+/// One vote entry of an argument's ledger.
+#[derive(Clone, Copy, Debug)]
+pub struct Vote<'y> {
+    pub index: usize,
+    pub node: &'y Yaml,
+}
+
+/// The parts of a voting doc's file name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileName<'a> {
+    pub doc: &'a str,
+    pub version: u32,
+}
+
+impl<'a> VotingDoc<'a> {
+    pub fn parse(path: &'a str, text: &'a str) -> VotingDoc<'a> {
+        let split = frontmatter::split(text);
+        let md = markdown::parse(split.body, split.body_line);
+        let mut sections: Vec<Section> = Vec::new();
+        let mut stray_blocks = Vec::new();
+        // Headings and fences come in line order; a `#` heading closes a section.
+        let mut headings = md.headings.iter().filter(|h| h.level <= 2).peekable();
+        let mut open: Option<usize> = None;
+        let mut voting_fences = Vec::new();
+        for fence in md.fences.iter().filter(|f| f.info == "voting") {
+            voting_fences.push((fence.line, fence.end_line, fence.closed));
+            while let Some(h) = headings.next_if(|h| h.line < fence.line) {
+                open = (h.level == 2).then(|| {
+                    sections.push(Section { heading: h.text.clone(), line: h.line, fences: Vec::new(), block: None });
+                    sections.len() - 1
+                });
+            }
+            let Some(at) = open else {
+                stray_blocks.push(fence.line);
+                continue;
+            };
+            let section = &mut sections[at];
+            section.fences.push(fence.line);
+            if section.block.is_none() {
+                section.block = Some(Block::parse(fence));
+            }
+        }
+        for h in headings.filter(|h| h.level == 2) {
+            sections.push(Section { heading: h.text.clone(), line: h.line, fences: Vec::new(), block: None });
+        }
+        VotingDoc { path, text, frontmatter: split.frontmatter, sections, stray_blocks, voting_fences }
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Yaml> {
+        self.frontmatter.as_ref().ok()?.get(name)
+    }
+
+    /// The file name's parts, or why the name is wrong.
+    pub fn file_name(&self) -> Result<FileName<'a>, String> {
+        parse_file_name(self.path.rsplit('/').next().unwrap_or(self.path))
+    }
+
+    /// The lines outside `voting` blocks' contents (frontmatter, prose,
+    /// headings, the fence lines themselves), with their line numbers: what a
+    /// published version never changes.
+    pub fn prose_lines(&self) -> Vec<(u32, &'a str)> {
+        let mut fences = self.voting_fences.iter().peekable();
+        let mut out = Vec::new();
+        for (index, line) in self.text.lines().enumerate() {
+            let n = index as u32 + 1;
+            while fences.next_if(|(_, end, _)| *end < n).is_some() {}
+            // Inside: after the opening fence, before the closing one (an
+            // unclosed fence's last line is content).
+            let inside =
+                fences.peek().is_some_and(|(open, end, closed)| *open < n && (n < *end || (n == *end && !closed)));
+            if !inside {
+                out.push((n, line));
+            }
+        }
+        out
+    }
+
+    /// The sections whose block parsed.
+    pub fn blocks(&self) -> impl Iterator<Item = (&Section, &Block)> {
+        self.sections.iter().filter_map(|s| match &s.block {
+            Some(Ok(block)) => Some((s, block)),
+            _ => None,
+        })
+    }
+}
+
+impl Block {
+    fn parse(fence: &markdown::Fence) -> Result<Block, BlockError> {
+        if !fence.closed {
+            return Err(BlockError::Unclosed { line: fence.line });
+        }
+        // Ledgers are long and plain: the fast reader takes them, and the
+        // full parser everything it declines (and every error).
+        let root = match super::yaml_block::parse(&fence.content, fence.line + 1) {
+            Some(root) => root,
+            None => yaml::parse(&fence.content, fence.line + 1).map_err(BlockError::Yaml)?,
+        };
+        if root.as_map().is_none() {
+            return Err(BlockError::NotMapping { line: root.line.max(fence.line), found: root.type_name() });
+        }
+        Ok(Block { fence_line: fence.line, root })
+    }
+
+    /// The `section` id, when it is a string.
+    pub fn section_id(&self) -> Option<&str> {
+        self.root.get("section")?.as_str()
+    }
+
+    /// The section id for messages: the `section` value, else the fence line.
+    pub fn name(&self) -> String {
+        self.section_id().map_or_else(|| format!("at line {}", self.fence_line), str::to_string)
+    }
+
+    pub fn active_argument(&self) -> Option<&Yaml> {
+        self.root.get("active_argument")
+    }
+
+    /// Every mapping in `arguments`, with its position.
+    pub fn arguments(&self) -> impl Iterator<Item = Argument<'_>> {
+        let items = self.root.get("arguments").and_then(Yaml::as_seq).unwrap_or(&[]);
+        items.iter().enumerate().filter(|(_, n)| n.as_map().is_some()).map(|(index, node)| Argument { index, node })
+    }
+
+    pub fn argument(&self, id: &str) -> Option<Argument<'_>> {
+        self.arguments().find(|a| a.id() == Some(id))
+    }
+}
+
+impl<'y> Argument<'y> {
+    pub fn field(&self, name: &str) -> Option<&'y Yaml> {
+        self.node.get(name)
+    }
+
+    pub fn id(&self) -> Option<&'y str> {
+        self.field("id")?.scalar_text()
+    }
+
+    /// The id for messages: the `id` value, else the position.
+    pub fn name(&self) -> String {
+        self.id().map_or_else(|| format!("#{}", self.index + 1), str::to_string)
+    }
+
+    pub fn kind(&self) -> Option<&'y str> {
+        self.field("modification_kind")?.as_str()
+    }
+
+    pub fn proposer(&self) -> Option<&'y str> {
+        self.field("proposer")?.as_str()
+    }
+
+    /// The ledger's entries (mappings or not), with their positions.
+    pub fn votes(&self) -> impl Iterator<Item = Vote<'y>> + use<'y> {
+        let items = self.field("vote_ledger").and_then(Yaml::as_seq).unwrap_or(&[]);
+        items.iter().enumerate().map(|(index, node)| Vote { index, node })
+    }
+}
+
+impl<'y> Vote<'y> {
+    pub fn field(&self, name: &str) -> Option<&'y Yaml> {
+        self.node.get(name)
+    }
+
+    pub fn voter(&self) -> Option<&'y str> {
+        self.field("voter")?.as_str()
+    }
+
+    /// `+1` or `-1`, else `None`.
+    pub fn value(&self) -> Option<i64> {
+        self.field("vote")?.as_i64().filter(|v| *v == 1 || *v == -1)
+    }
+
+    /// A finite weight above zero, else `None`.
+    pub fn weight(&self) -> Option<f64> {
+        self.field("weight")?.as_f64().filter(|w| w.is_finite() && *w > 0.0)
+    }
+
+    /// The instant of `ts` in microseconds since 1970 (UTC), when valid.
+    pub fn instant(&self) -> Option<i64> {
+        parse_timestamp(self.field("ts")?.scalar_text()?).ok()
+    }
+
+    /// How messages name the vote: `vote 3 (lin/opus-4.7)`.
+    pub fn name(&self) -> String {
+        match self.voter() {
+            Some(voter) => format!("vote {} ({voter})", self.index + 1),
+            None => format!("vote {}", self.index + 1),
+        }
+    }
+}
+
+/// Parses `<doc>@v<n>.md` or `<doc>.md@v<n>`: `<doc>` kebab-case, `<n>` a
+/// positive integer without leading zeros.
+pub fn parse_file_name(name: &str) -> Result<FileName<'_>, String> {
+    let expected = "name it `<doc>@v<n>.md` (or `<doc>.md@v<n>`)";
+    let (doc, version) = if let Some(stem) = name.strip_suffix(".md") {
+        stem.rsplit_once("@v").ok_or_else(|| format!("`{name}` has no `@v<n>` version; {expected}"))?
+    } else {
+        let (stem, version) =
+            name.rsplit_once("@v").ok_or_else(|| format!("`{name}` has no `@v<n>` version; {expected}"))?;
+        let doc = stem.strip_suffix(".md").ok_or_else(|| format!("`{name}` is not a markdown file; {expected}"))?;
+        (doc, version)
+    };
+    if !is_kebab(doc) {
+        return Err(format!("the doc name `{doc}` in `{name}` must be kebab-case (lower-case words joined by `-`)"));
+    }
+    let number = (!version.starts_with('0') && version.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| version.parse::<u32>().ok())
+        .flatten()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("the version `v{version}` in `{name}` must be a positive whole number, e.g. `v1`"))?;
+    Ok(FileName { doc, version: number })
+}
+
+pub fn is_kebab(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+/// `<persona>/<model_pin>`: two non-empty parts of letters, digits, `.`,
+/// `_` and `-`, the persona starting with a letter or digit.
+pub fn is_persona_pin(s: &str) -> bool {
+    let part = |p: &str| {
+        p.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    };
+    s.split_once('/').is_some_and(|(persona, pin)| part(persona) && part(pin))
+}
+
+/// A `YYYY-MM-DD` calendar date.
+pub fn is_date(s: &str) -> bool {
+    s.len() == 10 && timestamp::parse(&format!("{s}T00:00:00Z")).is_some()
+}
+
+/// Parses an RFC 3339 timestamp (`2026-05-06T09:42:11Z`,
+/// `2026-05-06T11:42:11.5+02:00`) to microseconds since 1970 UTC; the error
+/// says what is wrong.
+pub fn parse_timestamp(s: &str) -> Result<i64, &'static str> {
+    if let Some(t) = timestamp::parse(s) {
+        return Ok(t.seconds.saturating_mul(1_000_000).saturating_add(i64::from(t.nanos / 1_000)));
+    }
+    Err(
+        if s.get(..10).is_some_and(|date| !is_date(date))
+            && s.as_bytes().get(10).is_some_and(|b| matches!(b, b'T' | b't'))
+        {
+            "the date part is not a valid `YYYY-MM-DD` date"
+        } else if timestamp::parse(&format!("{s}Z")).is_some() {
+            "the timestamp has no time zone; end it with `Z` or an offset like `+02:00`"
+        } else {
+            "not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"
+        },
+    )
+}
+
+/// A git commit id: 7 to 40 lower-case hex digits.
+pub fn is_sha(s: &str) -> bool {
+    (7..=40).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// True when two YAML values are equal, wherever they sit in their files.
+pub fn same_value(a: &Yaml, b: &Yaml) -> bool {
+    use yaml::YamlKind::{Map, Scalar, Seq};
+    match (&a.kind, &b.kind) {
+        (Scalar(x), Scalar(y)) => x == y,
+        (Seq(x), Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q)),
+        (Map(x), Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((kp, p), (kq, q))| kp.name == kq.name && same_value(p, q))
+        }
+        _ => false,
+    }
+}
+
+/// A short rendering of a value for messages (`1.4`, `a list of 2`).
+pub fn show(node: &Yaml) -> String {
+    match &node.kind {
+        yaml::YamlKind::Scalar(s) => {
+            let text: String = s.value.chars().take(60).collect();
+            let cut = if s.value.chars().count() > 60 { "…" } else { "" };
+            format!("`{}{cut}`", text.replace('\n', " "))
+        }
+        yaml::YamlKind::Seq(items) => format!("a list of {}", items.len()),
+        yaml::YamlKind::Map(entries) => format!("a mapping of {} keys", entries.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "---\nformat: voting/v1\ndoc: smoke-spec-path\nversion: 1\n---\n# Smoke specs\n\nIntro.\n\n## Where smoke specs live\n\n```voting\nsection: smoke-spec-path\nactive_argument: A\narguments:\n  - id: A\n    proposer: jon-laptop/operator-seed\n    vote_ledger:\n      - voter: lin/opus-4.7\n        vote: +1\n        weight: 1.4\n        ts: 2026-05-06T09:42:11Z\n```\n\n## Empty\n\nNo block.\n";
+
+    #[test]
+    fn sections_blocks_and_lines() {
+        let doc = VotingDoc::parse("dark-factory/guidelines/smoke-spec-path@v1.md", DOC);
+        assert_eq!(doc.file_name(), Ok(FileName { doc: "smoke-spec-path", version: 1 }));
+        assert_eq!(doc.field("version").unwrap().as_i64(), Some(1));
+        assert_eq!(doc.sections.len(), 2);
+        let (section, block) = doc.blocks().next().unwrap();
+        assert_eq!((section.line, section.fences.as_slice()), (10, &[12][..]));
+        assert_eq!(block.section_id(), Some("smoke-spec-path"));
+        let arg = block.arguments().next().unwrap();
+        assert_eq!((arg.id(), arg.node.line), (Some("A"), 16));
+        let vote = arg.votes().next().unwrap();
+        assert_eq!(
+            (vote.voter(), vote.value(), vote.weight(), vote.node.line),
+            (Some("lin/opus-4.7"), Some(1), Some(1.4), 19)
+        );
+        assert_eq!(vote.field("ts").unwrap().line, 22);
+        assert!(doc.sections[1].block.is_none());
+        assert_eq!(doc.sections[1].line, 25);
+    }
+
+    #[test]
+    fn stray_and_second_blocks() {
+        let text = "```voting\na: 1\n```\n## S\n```voting\nsection: s\n```\n```voting\nsection: t\n```\n# Top\n```voting\nx: 1\n```\n";
+        let doc = VotingDoc::parse("x@v1.md", text);
+        assert_eq!(doc.stray_blocks, vec![1, 12]);
+        assert_eq!(doc.sections[0].fences, vec![5, 8]);
+        assert_eq!(doc.blocks().next().unwrap().1.section_id(), Some("s"));
+    }
+
+    #[test]
+    fn file_names() {
+        assert_eq!(parse_file_name("smoke-spec-path.md@v2"), Ok(FileName { doc: "smoke-spec-path", version: 2 }));
+        assert_eq!(parse_file_name("go-handler@v10.md"), Ok(FileName { doc: "go-handler", version: 10 }));
+        for bad in [
+            "smoke.md",
+            "Smoke@v1.md",
+            "smoke@v0.md",
+            "smoke@v01.md",
+            "smoke@vx.md",
+            "smoke.txt@v1",
+            "smoke@v1.txt",
+            "@v1.md",
+        ] {
+            assert!(parse_file_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        assert!(is_persona_pin("lin/opus-4.7") && is_persona_pin("jon-laptop/operator-seed"));
+        for bad in ["lin", "lin/", "/opus", "lin/opus/4", "lin opus/4", "-x/y"] {
+            assert!(!is_persona_pin(bad), "{bad}");
+        }
+        assert!(is_date("2024-02-29") && !is_date("2026-02-29") && !is_date("2026-13-01") && !is_date("2026-5-6"));
+        assert_eq!(parse_timestamp("1970-01-01T00:00:01Z"), Ok(1_000_000));
+        assert_eq!(parse_timestamp("1970-01-01T02:00:01.5+02:00"), Ok(1_500_000));
+        assert!(parse_timestamp("2026-05-06T09:42:11").unwrap_err().contains("no time zone"));
+        assert!(parse_timestamp("2026-05-06 09:42:11Z").is_err());
+        assert!(parse_timestamp("2026-05-06T25:42:11Z").is_err());
+        assert!(parse_timestamp("2026-05-06T09:42:11+2").is_err());
+        assert!(parse_timestamp("2026-05-0€T09:42:11Z").is_err());
+        assert!(parse_timestamp("2026-02-30T09:42:11Z").unwrap_err().contains("date part"));
+    }
+}

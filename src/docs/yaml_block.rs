@@ -1,0 +1,437 @@
+//! A fast reader for the plain block-style YAML that generated and
+//! hand-written ledgers use (`key: value` mappings, `- ` sequences, plain,
+//! quoted and `|`/`>` scalars, one-line `[a, b]` lists), building the same
+//! [`Yaml`] tree as [`super::yaml::parse`] several times faster. It answers
+//! `None` for anything outside that subset (anchors, tags, flow mappings,
+//! multi-line plain or quoted scalars, tabs, odd indentation, duplicate keys,
+//! errors); the caller then uses the full parser, which also reports errors.
+//! Equality with the full parser is a tested property.
+
+use super::yaml::{Key, MAX_DEPTH, MAX_NODES, Scalar, Yaml, YamlKind};
+
+/// The most keys one mapping may have here.
+const MAX_KEYS: usize = 64;
+
+/// Parses `text` (whose first line is file line `first_line`) when it lies
+/// within the subset; `None` otherwise.
+pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
+    if has_unusual_characters(text) {
+        return None;
+    }
+    let mut reader =
+        Reader { lines: text.split('\n').collect(), first_line, next: 0, pending: None, nodes: 0, depth: 0 };
+    let (_, col) = reader.peek()?;
+    let root = reader.node(col)?;
+    reader.peek().is_none().then_some(root)
+}
+
+struct Reader<'t> {
+    lines: Vec<&'t str>,
+    first_line: u32,
+    /// The next line to read.
+    next: usize,
+    /// A node that starts inside a line already begun (after `- `).
+    pending: Option<(usize, usize)>,
+    nodes: usize,
+    depth: usize,
+}
+
+impl<'t> Reader<'t> {
+    /// The next line with content and the byte column it starts at.
+    fn peek(&mut self) -> Option<(usize, usize)> {
+        if self.pending.is_some() {
+            return self.pending;
+        }
+        while self.next < self.lines.len() {
+            let line = self.lines[self.next];
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let rest = &line[indent..];
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Some((self.next, indent));
+            }
+            self.next += 1;
+        }
+        None
+    }
+
+    fn consume(&mut self, index: usize) {
+        self.pending = None;
+        self.next = index + 1;
+    }
+
+    fn make(&mut self, kind: YamlKind, index: usize, col: usize) -> Option<Yaml> {
+        self.nodes += 1;
+        (self.nodes <= MAX_NODES).then(|| Yaml {
+            kind,
+            line: self.first_line + index as u32,
+            col: self.col(index, col),
+        })
+    }
+
+    /// The 1-based character column of a byte offset.
+    fn col(&self, index: usize, byte: usize) -> u32 {
+        let line = self.lines[index];
+        let prefix = &line[..byte];
+        if prefix.is_ascii() { byte as u32 + 1 } else { prefix.chars().count() as u32 + 1 }
+    }
+
+    /// A block node whose first line starts at column `indent`.
+    fn node(&mut self, indent: usize) -> Option<Yaml> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        let (index, col) = self.peek()?;
+        let text = &self.lines[index][col..];
+        let node = if is_dash(text) {
+            self.sequence(indent)
+        } else if split_key(text).is_some() {
+            self.mapping(indent)
+        } else {
+            None
+        };
+        self.depth -= 1;
+        node
+    }
+
+    fn mapping(&mut self, indent: usize) -> Option<Yaml> {
+        let (first, first_col) = self.peek()?;
+        // The full parser marks a block mapping just after its first key.
+        let mark = first_col + split_key(&self.lines[first][first_col..])?.0.len();
+        // Ledger entries have five or six keys: one allocation for them all.
+        let mut entries: Vec<(Key, Yaml)> = Vec::with_capacity(8);
+        while let Some((index, col)) = self.peek() {
+            let text = &self.lines[index][col..];
+            if col < indent || (col == indent && is_dash(text)) {
+                break;
+            }
+            let (name, rest) = if col == indent { split_key(text)? } else { return None };
+            // Ledger entries have a handful of keys; a mapping with many is
+            // left to the full parser rather than searched for duplicates.
+            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.name == name) {
+                return None;
+            }
+            let key = Key { name: name.to_string(), line: self.first_line + index as u32, col: self.col(index, col) };
+            self.consume(index);
+            let value_col = col + (text.len() - rest.len());
+            let rest_trimmed = rest.trim_start_matches(' ');
+            let value = if rest_trimmed.is_empty() || rest_trimmed.starts_with('#') {
+                if rest_trimmed.starts_with('#') && !rest.starts_with(' ') {
+                    return None;
+                }
+                let (next, next_col) = self.peek()?;
+                let next_text = &self.lines[next][next_col..];
+                // A sequence at the key's own indentation is marked oddly by
+                // the full parser: leave it to that parser.
+                if next_col > indent && !next_text.is_empty() {
+                    self.node(next_col)?
+                } else {
+                    return None;
+                }
+            } else {
+                let at = value_col + (rest.len() - rest_trimmed.len());
+                self.inline(index, at, indent)?
+            };
+            entries.push((key, value));
+        }
+        self.make(YamlKind::Map(entries), first, mark)
+    }
+
+    fn sequence(&mut self, indent: usize) -> Option<Yaml> {
+        let (first, first_col) = self.peek()?;
+        let mut items = Vec::new();
+        while let Some((index, col)) = self.peek() {
+            let text = &self.lines[index][col..];
+            if col < indent || (col == indent && !is_dash(text)) {
+                break;
+            }
+            if col > indent || text == "-" {
+                return None;
+            }
+            let after = text[1..].trim_start_matches(' ');
+            let item_col = col + (text.len() - after.len());
+            if after.is_empty() || after.starts_with('#') || is_dash(after) {
+                return None;
+            }
+            let item = if split_key(after).is_some() {
+                self.pending = Some((index, item_col));
+                self.node(item_col)?
+            } else {
+                self.inline(index, item_col, indent)?
+            };
+            items.push(item);
+        }
+        self.make(YamlKind::Seq(items), first, first_col)
+    }
+
+    /// A value that starts on line `index` at byte `col`, inside a node
+    /// indented `indent`.
+    fn inline(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
+        let line = self.lines[index];
+        let text = &line[col..];
+        self.consume(index);
+        let node = match text.as_bytes()[0] {
+            b'|' | b'>' => return self.block_scalar(index, col, indent),
+            b'[' => self.flow_sequence(index, col)?,
+            b'"' | b'\'' => {
+                let (value, len) = quoted(text)?;
+                if !is_comment_or_empty(&text[len..]) {
+                    return None;
+                }
+                self.make(YamlKind::Scalar(Scalar { value, plain: false }), index, col)?
+            }
+            _ => {
+                let value = plain(text, false)?;
+                self.make(YamlKind::Scalar(Scalar { value: value.to_string(), plain: true }), index, col)?
+            }
+        };
+        // A deeper line after a one-line value would continue it.
+        match self.peek() {
+            Some((_, next_col)) if next_col > indent => None,
+            _ => Some(node),
+        }
+    }
+
+    fn flow_sequence(&mut self, index: usize, col: usize) -> Option<Yaml> {
+        let line = self.lines[index];
+        let mut at = col + 1;
+        let mut items = Vec::new();
+        loop {
+            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            let rest = &line[at..];
+            if rest.starts_with(']') && items.is_empty() {
+                at += 1;
+                break;
+            }
+            let (item, len) = match rest.as_bytes().first()? {
+                b'"' | b'\'' => {
+                    let (value, len) = quoted(rest)?;
+                    (Scalar { value, plain: false }, len)
+                }
+                _ => {
+                    let len = rest.find([',', ']'])?;
+                    let value = plain(&rest[..len], true)?;
+                    (Scalar { value: value.to_string(), plain: true }, len)
+                }
+            };
+            items.push(self.make(YamlKind::Scalar(item), index, at)?);
+            at += len;
+            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            match line.as_bytes().get(at)? {
+                b',' => at += 1,
+                b']' => {
+                    at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        if !is_comment_or_empty(&line[at..]) {
+            return None;
+        }
+        self.make(YamlKind::Seq(items), index, col)
+    }
+
+    /// `|` and `>` scalars with clip or strip chomping; `>` only when no line
+    /// is blank or indented further (nothing to fold but line breaks).
+    fn block_scalar(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
+        let header = &self.lines[index][col..];
+        let (style, rest) = header.split_at(1);
+        let (strip, rest) = match rest.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        if !is_comment_or_empty(rest) {
+            return None;
+        }
+        let mut body: Vec<&str> = Vec::new();
+        let mut content_indent = None;
+        let mut end = index + 1;
+        // The full parser marks a block scalar at its first content line.
+        if self.lines.get(end).is_none_or(|l| l.trim().is_empty()) {
+            return None;
+        }
+        while end < self.lines.len() {
+            let line = self.lines[end];
+            let spaces = line.len() - line.trim_start_matches(' ').len();
+            if spaces == line.len() {
+                // A blank line; more spaces than the content indent would be content.
+                if content_indent.is_none_or(|m| spaces > m) && spaces > 0 {
+                    return None;
+                }
+                body.push("");
+            } else {
+                let m = *content_indent.get_or_insert(spaces);
+                if spaces <= indent || spaces < m {
+                    break;
+                }
+                body.push(&line[m..]);
+            }
+            end += 1;
+        }
+        let m = content_indent?;
+        if m <= indent {
+            return None;
+        }
+        while body.last() == Some(&"") {
+            body.pop();
+        }
+        let value = if style == ">" {
+            if body.iter().any(|l| l.is_empty() || l.starts_with(' ')) {
+                return None;
+            }
+            body.join(" ")
+        } else {
+            body.join("\n")
+        };
+        let value = if strip || value.is_empty() { value } else { value + "\n" };
+        self.next = end;
+        self.pending = None;
+        self.make(YamlKind::Scalar(Scalar { value, plain: false }), index + 1, m)
+    }
+}
+
+/// Tabs, carriage returns, control characters, NEL, line and paragraph
+/// separators and byte-order marks: YAML gives them meanings this reader
+/// leaves to the full parser.
+fn has_unusual_characters(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| match b {
+        b'\n' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => bytes.get(at + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
+        0xe2 => bytes.get(at + 1) == Some(&0x80) && bytes.get(at + 2).is_some_and(|n| matches!(n, 0xa8 | 0xa9)),
+        0xef => bytes.get(at + 1) == Some(&0xbb) && bytes.get(at + 2) == Some(&0xbf),
+        _ => false,
+    })
+}
+
+fn is_dash(text: &str) -> bool {
+    text == "-" || text.starts_with("- ")
+}
+
+/// `key: rest` or `key:` with a plain key of word characters.
+fn split_key(text: &str) -> Option<(&str, &str)> {
+    let colon = text.find(':')?;
+    let (key, rest) = (&text[..colon], &text[colon + 1..]);
+    let word = !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && !key.starts_with('-');
+    (word && (rest.is_empty() || rest.starts_with(' '))).then_some((key, rest))
+}
+
+fn is_comment_or_empty(rest: &str) -> bool {
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+/// A one-line plain scalar, its trailing comment removed; `None` when YAML
+/// would read it otherwise (indicators, `: `, a flow character in a list).
+fn plain(text: &str, in_flow: bool) -> Option<&str> {
+    if in_flow && text.contains(" #") {
+        return None;
+    }
+    let value = match text.find(" #") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    let value = value.trim_end_matches(' ');
+    let first = value.bytes().next()?;
+    let indicator = matches!(
+        first,
+        b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'{' | b'}' | b'[' | b']' | b',' | b'#' | b'|' | b'>' | b'"' | b'\''
+    ) || (matches!(first, b'-' | b'?' | b':') && value.len() == 1)
+        || value.starts_with("- ")
+        || value.starts_with("? ")
+        || value.starts_with(": ");
+    let breaks = value.contains(": ") || value.ends_with(':') || (in_flow && value.contains(['{', '}', '[', ']', ':']));
+    (!indicator && !breaks).then_some(value)
+}
+
+/// A quoted scalar that closes on its line: its value and its length in bytes.
+fn quoted(text: &str) -> Option<(String, usize)> {
+    let quote = text.chars().next()?;
+    // Most quoted values have no escapes: copy them whole.
+    if quote == '"'
+        && let Some(end) = text[1..].find(['"', '\\'])
+        && text.as_bytes()[end + 1] == b'"'
+    {
+        return Some((text[1..end + 1].to_string(), end + 2));
+    }
+    let mut value = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\'' if quote == '\'' => {
+                if text[at + 1..].starts_with('\'') {
+                    chars.next();
+                    value.push('\'');
+                } else {
+                    return Some((value, at + 1));
+                }
+            }
+            '"' if quote == '"' => return Some((value, at + 1)),
+            '\\' if quote == '"' => {
+                let (_, escaped) = chars.next()?;
+                value.push(match escaped {
+                    '\\' => '\\',
+                    '"' => '"',
+                    '/' => '/',
+                    'n' => '\n',
+                    't' => '\t',
+                    _ => return None,
+                });
+            }
+            c => value.push(c),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::yaml;
+    use super::*;
+
+    /// The fast reader either declines or agrees with the full parser.
+    fn agrees(text: &str) -> bool {
+        match parse(text, 7) {
+            Some(fast) => {
+                assert_eq!(Ok(fast), yaml::parse(text, 7), "{text}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn reads_ledgers_exactly_as_the_full_parser() {
+        let text = "section: s\nactive_argument: A\narguments:\n  - id: A\n    proposed_at: 2026-05-06\n    evidence_pr_refs: [a/b#1, \"c/d#2\"]\n    empty: []\n    rationale: |\n      two lines\n\n      with a gap\n\n    folded: >-\n      one\n      two\n    example:\n      artefact: tests/e2e/login.spec.ts # a comment\n    vote_ledger:\n      - voter: lin/opus-4.7\n        vote: +1\n        weight: 1.4\n        ts: 2026-05-06T09:42:11Z\n        rationale: \"quoted: with \\\"escapes\\\" and ü\"\n        note: 'it''s'\n\n      # a comment line\n      - voter: b/c\n        vote: -1\nlist:\n  - x\n  - 'y'\n";
+        assert!(agrees(text));
+    }
+
+    #[test]
+    fn declines_what_it_does_not_read() {
+        for text in [
+            "a: &x 1\nb: *x\n",
+            "a: !tag 1\n",
+            "a: {b: 1}\n",
+            "a: multi\n  line\n",
+            "a: \"open\n  quote\"\n",
+            "a:\tb\n",
+            "a: 1\na: 2\n",
+            "a:\n",
+            "a: |+\n  keep\n",
+            "- - x\n",
+            "list:\n- x\n",
+            "a: |\n\n  late\n",
+            "scalar\n",
+            "a: b: c\n",
+            "a: [x, [y]]\n",
+            "  a: 1\n b: 2\n",
+            "",
+        ] {
+            assert!(!agrees(text), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,44 @@
+use super::{VotingView, anchor, at};
+use crate::docs::voting::{is_date, show};
+use crate::model::{Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/date",
+    default_severity: Severity::Error,
+    summary: "`proposed_at` is a `YYYY-MM-DD` calendar date",
+    why: "ADR-140: `proposed_at` is an \"ISO date YYYY-MM-DD — Submission date. Decay (Phase 4) reads this.\" \
+A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/date/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/date/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for (doc, block, argument) in view.arguments() {
+        let Some(node) = argument.field("proposed_at") else { continue };
+        let Some(date) = node.scalar_text().filter(|_| !node.is_null()) else { continue };
+        if !is_date(date) {
+            sink.emit(
+                doc.path,
+                at(node),
+                anchor(block, &argument, "proposed_at"),
+                format!("`proposed_at` of argument `{}` is {}, not a `YYYY-MM-DD` date", argument.name(), show(node)),
+            )
+            .help("write the submission date as e.g. `proposed_at: 2026-05-06`");
+        }
+    }
+}

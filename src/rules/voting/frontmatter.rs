@@ -1,0 +1,159 @@
+use super::{VotingView, at};
+use crate::docs::frontmatter::FrontmatterError;
+use crate::docs::voting::{VotingDoc, is_kebab, show};
+use crate::docs::yaml::Yaml;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/frontmatter",
+    default_severity: Severity::Error,
+    summary: "the frontmatter is valid and its `format`, `doc`, `version` and `scope` agree with the file name",
+    why: "ADR-140: \"Standards docs gain a fixed wire-shape that Phases 1/2/3/5 of warp#1392 can consume \
+without per-doc parser variance … The format IS the protocol.\" Every voting doc opens with YAML frontmatter: \
+`format: voting/v1` (the format version the PR body cites as `Voting-format: v1`), `doc` equal to the `<doc>` \
+of the file name, `version` equal to its `<n>`, and optional `scope` tags (a list of strings). A missing or \
+unterminated frontmatter, invalid YAML (anchors and aliases are refused) or a field that disagrees with the \
+file name is an error at its line.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/frontmatter/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../fixtures/rules/voting/frontmatter/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+/// The format this version of gatehouse reads.
+pub const FORMAT: &str = "voting/v1";
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for doc in &view.docs {
+        let frontmatter = match &doc.frontmatter {
+            Ok(frontmatter) => frontmatter,
+            Err(error) => {
+                let (span, help) = match error {
+                    FrontmatterError::Missing => (
+                        Span::line(1),
+                        "start the file with `---`, `format: voting/v1`, `doc:`, `version:`, then `---`",
+                    ),
+                    FrontmatterError::Unterminated { open } => {
+                        (Span::line(*open), "add a `---` line after the last frontmatter field")
+                    }
+                    FrontmatterError::Yaml(e) => {
+                        (Span::at(e.line, e.col, 1), "fix the YAML at this line; anchors and aliases are not allowed")
+                    }
+                    FrontmatterError::NotMapping { line, .. } => {
+                        (Span::line(*line), "write the frontmatter as `key: value` lines")
+                    }
+                };
+                sink.emit(doc.path, span, "frontmatter", error.to_string()).help(help);
+                continue;
+            }
+        };
+        let name = doc.file_name().ok();
+        match frontmatter.get("format") {
+            None => missing(sink, doc, "format"),
+            Some(node) if node.as_str() == Some(FORMAT) => {}
+            Some(node) => field(
+                sink,
+                doc,
+                "format",
+                node,
+                format!("`format` is {}, not `{FORMAT}`", show(node)),
+                "write `format: voting/v1`, the format ADR-140 defines",
+            ),
+        }
+        match frontmatter.get("doc") {
+            None => missing(sink, doc, "doc"),
+            Some(node) => match node.as_str() {
+                Some(d) if !is_kebab(d) => field(
+                    sink,
+                    doc,
+                    "doc",
+                    node,
+                    format!("`doc` is `{d}`; a doc name is kebab-case"),
+                    "write lower-case words joined by `-`, as in the file name",
+                ),
+                Some(d) => {
+                    if let Some(name) = name.filter(|n| n.doc != d) {
+                        field(
+                            sink,
+                            doc,
+                            "doc",
+                            node,
+                            format!("`doc` is `{d}` but the file name says `{}`", name.doc),
+                            "make `doc` and the file name's `<doc>` the same",
+                        );
+                    }
+                }
+                None => field(
+                    sink,
+                    doc,
+                    "doc",
+                    node,
+                    format!("`doc` must be a string, found {}", node.type_name()),
+                    "write e.g. `doc: smoke-spec-path`",
+                ),
+            },
+        }
+        match frontmatter.get("version") {
+            None => missing(sink, doc, "version"),
+            Some(node) => match node.as_i64() {
+                Some(v) if v > 0 => {
+                    if let Some(name) = name.filter(|n| i64::from(n.version) != v) {
+                        field(
+                            sink,
+                            doc,
+                            "version",
+                            node,
+                            format!("`version` is {v} but the file name says `@v{}`", name.version),
+                            "make `version` and the file name's `@v<n>` the same",
+                        );
+                    }
+                }
+                _ => field(
+                    sink,
+                    doc,
+                    "version",
+                    node,
+                    format!("`version` must be a whole number from 1, found {}", show(node)),
+                    "write e.g. `version: 1`",
+                ),
+            },
+        }
+        if let Some(node) = frontmatter.get("scope") {
+            let strings = node
+                .as_seq()
+                .is_some_and(|items| items.iter().all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())));
+            if !strings {
+                field(
+                    sink,
+                    doc,
+                    "scope",
+                    node,
+                    format!("`scope` must be a list of tags, found {}", show(node)),
+                    "write e.g. `scope: [e2e, tests]`, or leave `scope` out",
+                );
+            }
+        }
+    }
+}
+
+fn missing(sink: &mut Sink, doc: &VotingDoc, name: &str) {
+    sink.emit(doc.path, Span::line(1), name, format!("the frontmatter has no `{name}` field"))
+        .help("a voting doc's frontmatter has `format: voting/v1`, `doc: <doc>` and `version: <n>`, optionally `scope: [...]`");
+}
+
+fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: &Yaml, message: String, help: &str) {
+    sink.emit(doc.path, at(node), name, message).help(help);
+}

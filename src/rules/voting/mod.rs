@@ -1,0 +1,202 @@
+//! The `voting/*` rules (ADR-140). The family reads every voting doc the
+//! change adds or modifies once into a [`VotingView`] (with its published
+//! base version and its tally); each rule is one small pure function over it.
+
+mod active_argument;
+mod append_only;
+mod appended;
+mod argument_id;
+mod date;
+mod duplicate_vote;
+mod evidence_refs;
+mod example;
+mod field_type;
+mod filename;
+mod format_cite;
+mod frontmatter;
+mod immutable_version;
+mod missing_field;
+mod modification_kind;
+mod proposer_format;
+mod proposition;
+mod rationale_length;
+mod section_block;
+mod section_duplicate;
+mod section_original;
+mod self_vote;
+mod tally;
+mod tally_notice;
+mod target;
+mod vote_entry;
+mod vote_order;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use tally::{ArgumentTally, SectionTally, State, TallyError, TallyReport, render_text, tally_document};
+
+use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use crate::config::globset;
+use crate::docs::voting::{Argument, Block, Section, VotingDoc};
+use crate::docs::yaml::Yaml;
+use crate::model::{ChangeSet, Check, Sink, Span};
+
+fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
+    vec![
+        filename::rule(),
+        frontmatter::rule(),
+        section_block::rule(),
+        section_duplicate::rule(),
+        missing_field::rule(),
+        field_type::rule(),
+        argument_id::rule(),
+        proposer_format::rule(),
+        date::rule(),
+        proposition::rule(),
+        rationale_length::rule(),
+        evidence_refs::rule(),
+        example::rule(),
+        modification_kind::rule(),
+        target::rule(),
+        section_original::rule(),
+        vote_entry::rule(),
+        vote_order::rule(),
+        duplicate_vote::rule(),
+        self_vote::rule(),
+        active_argument::rule(),
+        append_only::rule(),
+        immutable_version::rule(),
+        format_cite::rule(),
+        tally_notice::rule(),
+    ]
+}
+
+pub struct Voting;
+
+impl Family for Voting {
+    fn check(&self) -> Check {
+        Check::Voting
+    }
+
+    fn rules(&self) -> Vec<&'static RuleInfo> {
+        rules().iter().map(|r| r.info).collect()
+    }
+
+    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+        let mut run = FamilyRun::default();
+        let view = VotingView::new(changes);
+        let mut unreadable = Sink::default();
+        for (path, content) in changes.changed().filter(|(p, _)| view.is_voting_doc(p)) {
+            report_unreadable(path, content, &mut unreadable);
+        }
+        run.documents = view.docs.len() + unreadable.len() + view.deleted.len();
+        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
+            if !tallies.is_empty() {
+                run.details.push(tally::markdown(doc.path, tallies));
+            }
+        }
+        run.run(&rules(), &view);
+        run
+    }
+}
+
+/// Every voting doc the change adds or modifies, parsed once, with what the
+/// rules share: the published (base) version of each, the versions of every
+/// doc, and the tallies.
+pub struct VotingView<'a> {
+    pub changes: &'a ChangeSet,
+    matcher: globset::GlobSet,
+    /// Added or modified voting docs that are text, in path order.
+    pub docs: Vec<VotingDoc<'a>>,
+    /// For each of `docs`, its published version: the same path on the base.
+    pub bases: Vec<Option<Published<'a>>>,
+    /// For each of `docs`, the tally of each section with a readable block.
+    pub tallies: Vec<Vec<SectionTally>>,
+    /// Voting docs on the base that the change deletes.
+    pub deleted: Vec<&'a str>,
+    /// Versions on the base, by doc name (from file names).
+    pub published: BTreeMap<&'a str, BTreeSet<u32>>,
+    /// Versions on the head, by doc name (from file names).
+    pub head_versions: BTreeMap<&'a str, BTreeSet<u32>>,
+}
+
+impl<'a> VotingView<'a> {
+    pub fn new(changes: &'a ChangeSet) -> VotingView<'a> {
+        let matcher = globset(&changes.config.voting.paths);
+        let docs: Vec<VotingDoc<'a>> = changes
+            .changed()
+            .filter(|(p, _)| matcher.is_match(p))
+            .filter_map(|(p, c)| c.text().map(|t| VotingDoc::parse(p, t)))
+            .collect();
+        let bases = docs
+            .iter()
+            .map(|doc| {
+                let (path, text) = changes.base.get_key_value(doc.path)?;
+                let text = text.text()?;
+                Some(if appended::only_appends(text, doc.text, doc) {
+                    Published::Appended
+                } else {
+                    Published::Changed(VotingDoc::parse(path, text))
+                })
+            })
+            .collect();
+        let tallies = docs.iter().map(tally::tally_doc).collect();
+        let deleted = changes.deleted().filter(|p| matcher.is_match(p)).collect();
+        let versions = |files: &'a crate::model::Files| {
+            let mut out: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
+            for path in files.keys().filter(|p| matcher.is_match(p)) {
+                if let Ok(name) = crate::docs::voting::parse_file_name(path.rsplit('/').next().unwrap_or(path)) {
+                    out.entry(name.doc).or_default().insert(name.version);
+                }
+            }
+            out
+        };
+        let published = versions(&changes.base);
+        let head_versions = versions(&changes.head);
+        VotingView { changes, matcher, docs, bases, tallies, deleted, published, head_versions }
+    }
+
+    pub fn is_voting_doc(&self, path: &str) -> bool {
+        self.matcher.is_match(path)
+    }
+
+    /// Every readable block of every doc: (doc, section, block).
+    pub fn blocks(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Section, &Block)> {
+        self.docs.iter().flat_map(|doc| doc.blocks().map(move |(s, b)| (doc, s, b)))
+    }
+
+    /// Every argument of every readable block: (doc, block, argument).
+    pub fn arguments(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Block, Argument<'_>)> {
+        self.blocks().flat_map(|(doc, _, block)| block.arguments().map(move |a| (doc, block, a)))
+    }
+}
+
+/// A published doc (on the base) that the change modifies.
+pub enum Published<'a> {
+    /// The head is the base plus appended votes and arguments, nothing else
+    /// (decided from the lines, without parsing the base).
+    Appended,
+    /// Anything else: the base, parsed, for the rules to compare.
+    Changed(VotingDoc<'a>),
+}
+
+/// A one-character span at a node.
+pub fn at(node: &Yaml) -> Span {
+    Span::at(node.line, node.col, 1)
+}
+
+/// The stable anchor of an argument's field: `section/A/field`.
+pub fn anchor(block: &Block, argument: &Argument, field: &str) -> String {
+    format!("{}/{}/{field}", block.name(), argument.name())
+}
+
+/// Names for a message, the first ten of them: `A, B, C` or `none`.
+pub fn listed(names: impl Iterator<Item = String>) -> String {
+    let mut names = names.peekable();
+    if names.peek().is_none() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = names.by_ref().take(10).collect();
+    let more = names.count();
+    if more == 0 { shown.join(", ") } else { format!("{}, and {more} more", shown.join(", ")) }
+}

@@ -1,0 +1,394 @@
+//! The tally of ADR-140 "Retirement margin and quorum", as pure functions:
+//! per section the weighted totals from the stored weights, the weighted-vote
+//! total against the quorum of 10, the margin against +5, and the state.
+//! Weights are summed in millionths so totals are exact and hand-checkable.
+
+use serde::Serialize;
+
+use crate::docs::voting::{Block, Section, VotingDoc};
+
+/// ADR-140: "≥10 weighted-vote total across all arguments in the section".
+pub const QUORUM: f64 = 10.0;
+/// ADR-140: "≥+5 between the top-1 and top-2 arguments by weighted total".
+pub const MARGIN: f64 = 5.0;
+
+const MICRO: f64 = 1_000_000.0;
+const QUORUM_MICROS: i128 = 10_000_000;
+const MARGIN_MICROS: i128 = 5_000_000;
+
+/// Where a section stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum State {
+    /// Below quorum, or within the margin.
+    Open,
+    /// Quorum and margin hold: every argument but the top one may retire
+    /// (once the bootstrap unlock of ADR-140 "Hybrid bootstrap" is met;
+    /// gatehouse reports eligibility, it never retires).
+    RetirementEligible,
+    /// A one-argument section with quorum and a total of at least +5.
+    ConsensusLocked,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Open => "open",
+            State::RetirementEligible => "retirement-eligible",
+            State::ConsensusLocked => "consensus-locked",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArgumentTally {
+    pub id: String,
+    pub kind: Option<String>,
+    /// Σ vote × weight.
+    pub total: f64,
+    /// Valid votes counted.
+    pub votes: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SectionTally {
+    /// The block's `section` id (or where the block is, when it has none).
+    pub section: String,
+    pub heading: String,
+    /// The heading's line.
+    pub line: u32,
+    pub arguments: Vec<ArgumentTally>,
+    /// Σ weight over every valid vote in the section.
+    pub weighted_votes: f64,
+    pub quorum: f64,
+    pub quorum_met: bool,
+    /// Top-1 total − top-2 total; `None` with fewer than two arguments.
+    pub margin: Option<f64>,
+    pub state: State,
+    /// The arguments sharing the highest total (several when tied).
+    pub leaders: Vec<String>,
+    /// The arguments that may retire (state `retirement-eligible`).
+    pub losers: Vec<String>,
+    pub active_argument: Option<String>,
+    /// Votes left out because their `vote` or `weight` is invalid.
+    pub ignored_votes: usize,
+}
+
+/// The tally of one voting doc, as `gatehouse tally FILE` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TallyReport {
+    pub path: String,
+    pub doc: Option<String>,
+    pub version: Option<i64>,
+    pub sections: Vec<SectionTally>,
+}
+
+/// Why a document cannot be tallied, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{path}:{line}: {message}")]
+pub struct TallyError {
+    pub path: String,
+    pub line: u32,
+    pub message: String,
+}
+
+/// Tallies one section's block.
+pub fn tally(section: &Section, block: &Block) -> SectionTally {
+    let mut arguments = Vec::new();
+    let mut totals: Vec<i128> = Vec::new();
+    let mut weighted: i128 = 0;
+    let mut ignored = 0;
+    for argument in block.arguments() {
+        let mut total: i128 = 0;
+        let mut votes = 0;
+        for vote in argument.votes() {
+            match (vote.value(), vote.weight()) {
+                (Some(value), Some(weight)) => {
+                    let micros = (weight * MICRO).round() as i128;
+                    total += i128::from(value) * micros;
+                    weighted += micros;
+                    votes += 1;
+                }
+                _ => ignored += 1,
+            }
+        }
+        totals.push(total);
+        arguments.push(ArgumentTally {
+            id: argument.name(),
+            kind: argument.kind().map(str::to_string),
+            total: total as f64 / MICRO,
+            votes,
+        });
+    }
+    let mut ranked: Vec<i128> = totals.clone();
+    ranked.sort_unstable_by(|a, b| b.cmp(a));
+    let top = ranked.first().copied();
+    let margin = (ranked.len() >= 2).then(|| ranked[0] - ranked[1]);
+    let quorum_met = weighted >= QUORUM_MICROS;
+    let state = match (arguments.len(), top, margin) {
+        (1, Some(total), _) if quorum_met && total >= MARGIN_MICROS => State::ConsensusLocked,
+        (_, _, Some(margin)) if quorum_met && margin >= MARGIN_MICROS => State::RetirementEligible,
+        _ => State::Open,
+    };
+    let leaders: Vec<String> =
+        arguments.iter().zip(&totals).filter(|(_, t)| Some(**t) == top).map(|(a, _)| a.id.clone()).collect();
+    let losers = match state {
+        State::RetirementEligible => {
+            arguments.iter().zip(&totals).filter(|(_, t)| Some(**t) != top).map(|(a, _)| a.id.clone()).collect()
+        }
+        _ => Vec::new(),
+    };
+    SectionTally {
+        section: block.name(),
+        heading: section.heading.clone(),
+        line: section.line,
+        arguments,
+        weighted_votes: weighted as f64 / MICRO,
+        quorum: QUORUM,
+        quorum_met,
+        margin: margin.map(|m| m as f64 / MICRO),
+        state,
+        leaders,
+        losers,
+        active_argument: block.active_argument().and_then(|a| a.scalar_text()).map(str::to_string),
+        ignored_votes: ignored,
+    }
+}
+
+/// Tallies every section of a parsed doc that has a readable block.
+pub fn tally_doc(doc: &VotingDoc) -> Vec<SectionTally> {
+    doc.blocks().map(|(section, block)| tally(section, block)).collect()
+}
+
+/// Tallies one voting doc's text: the library side of `gatehouse tally FILE`.
+/// Fails, with the line, when a section's block cannot be read or the doc
+/// has no `voting` block at all.
+pub fn tally_document(path: &str, text: &str) -> Result<TallyReport, TallyError> {
+    let doc = VotingDoc::parse(path, text);
+    let error = |line: u32, message: String| TallyError { path: path.to_string(), line, message };
+    for section in &doc.sections {
+        if let Some(Err(e)) = &section.block {
+            return Err(error(e.line(), e.to_string()));
+        }
+    }
+    let sections = tally_doc(&doc);
+    if sections.is_empty() {
+        return Err(error(1, "no `## ` section carries a `voting` block, so there is nothing to tally".into()));
+    }
+    Ok(TallyReport {
+        path: path.to_string(),
+        doc: doc.field("doc").and_then(|d| d.scalar_text()).map(str::to_string),
+        version: doc.field("version").and_then(|v| v.as_i64()),
+        sections,
+    })
+}
+
+/// `+12.4`, `-3`, `0`: a signed total as people write it.
+pub fn signed(value: f64) -> String {
+    let text = number(value);
+    if value > 0.0 { format!("+{text}") } else { text }
+}
+
+/// A weight or total with at most six decimals, trailing zeros dropped.
+pub fn number(value: f64) -> String {
+    let text = format!("{value:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" { "0".to_string() } else { text.to_string() }
+}
+
+/// One line describing a section's tally, for the `voting/tally` notice.
+pub fn describe(t: &SectionTally) -> String {
+    let totals: Vec<String> = t.arguments.iter().map(|a| format!("{} {}", a.id, signed(a.total))).collect();
+    let quorum = if t.quorum_met { "quorum met" } else { "below quorum" };
+    let margin = match t.margin {
+        Some(m) => format!("; margin {} (needs +{})", signed(m), number(MARGIN)),
+        None => String::new(),
+    };
+    let state = match t.state {
+        State::RetirementEligible => format!("retirement-eligible: {}", t.losers.join(", ")),
+        state => state.as_str().to_string(),
+    };
+    let totals = if totals.is_empty() { "no arguments".to_string() } else { totals.join(", ") };
+    format!(
+        "section `{}`: {totals}; {} weighted votes, {quorum} (needs {}){margin}; {state}",
+        t.section,
+        number(t.weighted_votes),
+        number(QUORUM)
+    )
+}
+
+/// The markdown table for the check summary.
+pub fn markdown(path: &str, sections: &[SectionTally]) -> String {
+    let mut out = format!(
+        "**Tally** `{path}`\n\n| Section | Weighted totals | Weighted votes (quorum {}) | Margin (needs +{}) | State |\n|---|---|---|---|---|\n",
+        number(QUORUM),
+        number(MARGIN)
+    );
+    for t in sections {
+        let totals: Vec<String> = t
+            .arguments
+            .iter()
+            .map(|a| {
+                if t.leaders.contains(&a.id) {
+                    format!("**{}** {}", a.id, signed(a.total))
+                } else {
+                    format!("{} {}", a.id, signed(a.total))
+                }
+            })
+            .collect();
+        let quorum = if t.quorum_met { "met" } else { "not met" };
+        let margin = t.margin.map_or("—".to_string(), signed);
+        let state = match t.state {
+            State::RetirementEligible => format!("retirement-eligible: {}", t.losers.join(", ")),
+            state => state.as_str().to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} ({quorum}) | {margin} | {state} |\n",
+            t.section.replace('|', "\\|"),
+            totals.join(" · "),
+            number(t.weighted_votes)
+        ));
+    }
+    out
+}
+
+/// The plain-text rendering of `gatehouse tally FILE`.
+pub fn render_text(report: &TallyReport) -> String {
+    let mut out = report.path.clone();
+    if let (Some(doc), Some(version)) = (&report.doc, report.version) {
+        out.push_str(&format!(" ({doc}@v{version})"));
+    }
+    out.push('\n');
+    for t in &report.sections {
+        out.push_str(&format!("\n## {} (line {})\n", t.heading, t.line));
+        out.push_str(&format!("  section          {}\n", t.section));
+        for a in &t.arguments {
+            let kind = a.kind.as_deref().unwrap_or("?");
+            let lead = if t.leaders.contains(&a.id) { "  <- top" } else { "" };
+            let votes = if a.votes == 1 { "1 vote".to_string() } else { format!("{} votes", a.votes) };
+            out.push_str(&format!("  argument {:<8}{:>10}  {votes}, {kind}{lead}\n", a.id, signed(a.total)));
+        }
+        let quorum = if t.quorum_met { "met" } else { "not met" };
+        out.push_str(&format!(
+            "  weighted votes   {} (quorum {}: {quorum})\n",
+            number(t.weighted_votes),
+            number(QUORUM)
+        ));
+        if let Some(m) = t.margin {
+            let ok = if m >= MARGIN { "met" } else { "not met" };
+            out.push_str(&format!("  margin           {} (needs +{}: {ok})\n", signed(m), number(MARGIN)));
+        }
+        let state = match t.state {
+            State::RetirementEligible => format!("retirement-eligible (may retire: {})", t.losers.join(", ")),
+            state => state.as_str().to_string(),
+        };
+        out.push_str(&format!("  state            {state}\n"));
+        if t.ignored_votes > 0 {
+            out.push_str(&format!("  ignored          {} invalid votes\n", t.ignored_votes));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-section doc: per argument its kind and (vote, weight) pairs.
+    fn doc(arguments: &[(&str, &[(i32, &str)])]) -> String {
+        let mut text = "---\nformat: voting/v1\ndoc: t\nversion: 1\n---\n## S\n\n```voting\nsection: s\nactive_argument: A\narguments:\n".to_string();
+        for (index, (id, votes)) in arguments.iter().enumerate() {
+            let kind = if index == 0 { "original" } else { "counter-argument" };
+            text.push_str(&format!("  - id: {id}\n    modification_kind: {kind}\n    vote_ledger:\n"));
+            for (n, (vote, weight)) in votes.iter().enumerate() {
+                text.push_str(&format!("      - voter: p{n}/m\n        vote: {vote:+}\n        weight: {weight}\n"));
+            }
+        }
+        text.push_str("```\n");
+        text
+    }
+
+    fn section(arguments: &[(&str, &[(i32, &str)])]) -> SectionTally {
+        let report = tally_document("g/t@v1.md", &doc(arguments)).unwrap();
+        report.sections.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_tie_at_the_top_stays_open_with_both_leading() {
+        let t = section(&[("A", &[(1, "4"), (1, "2")]), ("B", &[(1, "3"), (1, "3")])]);
+        assert_eq!((t.weighted_votes, t.quorum_met, t.margin), (12.0, true, Some(0.0)));
+        assert_eq!(t.state, State::Open);
+        assert_eq!(t.leaders, vec!["A", "B"]);
+        assert!(t.losers.is_empty());
+    }
+
+    #[test]
+    fn negative_totals_rank_and_retire_the_lowest() {
+        // A: -1×2 = -2; B: -1×5 + -1×3 = -8; weighted 2+5+3 = 10; margin -2 - -8 = 6.
+        let t = section(&[("A", &[(-1, "2")]), ("B", &[(-1, "5"), (-1, "3")])]);
+        assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![-2.0, -8.0]);
+        assert_eq!((t.weighted_votes, t.margin), (10.0, Some(6.0)));
+        assert_eq!(t.state, State::RetirementEligible);
+        assert_eq!((t.leaders.clone(), t.losers.clone()), (vec!["A".to_string()], vec!["B".to_string()]));
+    }
+
+    #[test]
+    fn one_argument_locks_at_quorum_and_plus_five() {
+        // +8 - 2 = +6 over 10 weighted votes: consensus-locked.
+        let t = section(&[("A", &[(1, "8"), (-1, "2")])]);
+        assert_eq!((t.arguments[0].total, t.weighted_votes, t.margin), (6.0, 10.0, None));
+        assert_eq!(t.state, State::ConsensusLocked);
+        // +7.45 - 2.55 = +4.9 over 10: below the margin, open.
+        let t = section(&[("A", &[(1, "7.45"), (-1, "2.55")])]);
+        assert_eq!((t.arguments[0].total, t.weighted_votes), (4.9, 10.0));
+        assert_eq!(t.state, State::Open);
+        // +9.9 over 9.9: below quorum, open.
+        assert_eq!(section(&[("A", &[(1, "9.9")])]).state, State::Open);
+    }
+
+    #[test]
+    fn sums_are_exact_at_the_thresholds() {
+        // 100 × 0.1 is exactly 10 (a float sum would be 9.99…): quorum met,
+        // margin +10 over the vote-less B.
+        let votes: Vec<(i32, &str)> = (0..100).map(|_| (1, "0.1")).collect();
+        let t = section(&[("A", &votes), ("B", &[])]);
+        assert_eq!((t.weighted_votes, t.quorum_met, t.margin), (10.0, true, Some(10.0)));
+        assert_eq!(t.state, State::RetirementEligible);
+        assert_eq!(t.losers, vec!["B"]);
+    }
+
+    #[test]
+    fn the_margin_is_between_the_top_two_and_invalid_votes_are_left_out() {
+        // A +9, B +5, C -1: weighted 15, margin 4: open. The `vote: 2` and the
+        // zero weight are ignored.
+        let t = section(&[("A", &[(1, "9"), (2, "7")]), ("B", &[(1, "5"), (1, "0")]), ("C", &[(-1, "1")])]);
+        assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![9.0, 5.0, -1.0]);
+        assert_eq!((t.weighted_votes, t.margin, t.ignored_votes), (15.0, Some(4.0), 2));
+        assert_eq!(t.state, State::Open);
+    }
+
+    #[test]
+    fn documents_render_as_text_json_and_markdown() {
+        let report = tally_document("g/t@v1.md", &doc(&[("A", &[(1, "8"), (-1, "2")])])).unwrap();
+        let text = render_text(&report);
+        assert!(text.contains("g/t@v1.md (t@v1)"), "{text}");
+        assert!(text.contains("state            consensus-locked"), "{text}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sections"][0]["state"], "consensus-locked");
+        assert_eq!(json["sections"][0]["arguments"][0]["total"], 6.0);
+        let table = markdown(&report.path, &report.sections);
+        assert!(table.contains("| s | **A** +6 | 10 (met) | — | consensus-locked |"), "{table}");
+        assert_eq!(
+            describe(&report.sections[0]),
+            "section `s`: A +6; 10 weighted votes, quorum met (needs 10); consensus-locked"
+        );
+    }
+
+    #[test]
+    fn unreadable_blocks_and_empty_docs_are_errors_with_lines() {
+        let err = tally_document("g/t@v1.md", "## S\n\n```voting\nsection: [\n```\n").unwrap_err();
+        assert_eq!(err.line, 5, "{err}");
+        let err = tally_document("g/t@v1.md", "# Nothing\n").unwrap_err();
+        assert_eq!(err.line, 1);
+    }
+}

@@ -1,0 +1,364 @@
+//! Voting docs end to end: bad input as precise findings, and the properties
+//! of ADR-140's append-only ledgers.
+
+use gatehouse::docs::voting::VotingDoc;
+use gatehouse::model::{ChangeSet, FileContent, Finding, PrInfo};
+use gatehouse::rules::evaluate;
+use proptest::prelude::*;
+
+const PATH: &str = "dark-factory/guidelines/smoke-spec-path@v1.md";
+
+#[derive(Clone, Debug)]
+struct Vote {
+    voter: String,
+    vote: i8,
+    weight: String,
+    ts: String,
+    rationale: String,
+}
+
+#[derive(Clone, Debug)]
+struct Argument {
+    id: String,
+    original: bool,
+    votes: Vec<Vote>,
+}
+
+/// A doc as data, rendered the way people write voting docs.
+#[derive(Clone, Debug)]
+struct Doc {
+    intro: String,
+    sections: Vec<Vec<Argument>>,
+}
+
+impl Doc {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "---\nformat: voting/v1\ndoc: smoke-spec-path\nversion: 1\n---\n# Smoke spec path\n\n{}\n",
+            self.intro
+        );
+        for (s, arguments) in self.sections.iter().enumerate() {
+            text.push_str(&format!(
+                "\n## Section {s}\n\n```voting\nsection: section-{s}\nactive_argument: A\narguments:\n"
+            ));
+            for a in arguments {
+                let (kind, target, refs) = if a.original {
+                    ("original", "", "[]")
+                } else {
+                    ("counter-example", "    target: A\n", "[gyrum-labs/ai-frontend#430]")
+                };
+                text.push_str(&format!(
+                    "  - id: {}\n    proposer: author-{}/opus-4.7\n    proposed_at: 2026-05-06\n    proposition: Smoke specs live under tests/e2e/ in form {}.\n    rationale: |\n      The CI smoke job globs tests/e2e/ and every reviewed repository agrees.\n    evidence_pr_refs: {refs}\n    example:\n      artefact: tests/e2e/login.spec.ts\n      diff_snapshot_ref: gyrum-labs/ai-frontend#412\n      explanation: The login smoke spec.\n    modification_kind: {kind}\n{target}    vote_ledger:{}\n",
+                    a.id,
+                    a.id.to_lowercase(),
+                    a.id,
+                    if a.votes.is_empty() { " []" } else { "" }
+                ));
+                for v in &a.votes {
+                    text.push_str(&format!(
+                        "      - voter: {}\n        vote: {:+}\n        weight: {}\n        ts: {}\n        rationale: \"{}\"\n",
+                        v.voter, v.vote, v.weight, v.ts, v.rationale
+                    ));
+                }
+            }
+            text.push_str("```\n");
+        }
+        text
+    }
+}
+
+fn vote(n: usize, vote: i8, weight: &str) -> Vote {
+    Vote {
+        voter: format!("voter{n}/opus-4.7"),
+        vote,
+        weight: weight.to_string(),
+        ts: format!("2026-05-{:02}T{:02}:00:00Z", 7 + n / 24, n % 24),
+        rationale: format!("Vote {n}: the rule matched the repository state in every review."),
+    }
+}
+
+fn base_doc() -> Doc {
+    let a = Argument { id: "A".into(), original: true, votes: (0..4).map(|n| vote(n, 1, "1.5")).collect() };
+    let b = Argument { id: "B".into(), original: false, votes: (4..6).map(|n| vote(n, -1, "0.5")).collect() };
+    let c = Argument { id: "A".into(), original: true, votes: vec![vote(6, 1, "2")] };
+    Doc { intro: "Where smoke specs live.".into(), sections: vec![vec![a, b], vec![c]] }
+}
+
+fn changes(base: Option<&str>, head: &str, body: Option<&str>) -> ChangeSet {
+    let mut changes =
+        ChangeSet { pr: PrInfo { body: body.map(str::to_string), ..Default::default() }, ..Default::default() };
+    if let Some(base) = base {
+        changes.base.insert(PATH.into(), FileContent::Text(base.into()));
+    }
+    changes.head.insert(PATH.into(), FileContent::Text(head.into()));
+    changes
+}
+
+fn findings(base: Option<&str>, head: &str) -> Vec<Finding> {
+    evaluate(&changes(base, head, Some("Voting-format: v1"))).findings().cloned().collect()
+}
+
+fn fired(findings: &[Finding], rule: &str) -> Vec<u32> {
+    findings.iter().filter(|f| f.rule == rule).map(|f| f.span.line).collect()
+}
+
+fn line_of(text: &str, needle: &str) -> u32 {
+    text.lines().position(|l| l.contains(needle)).expect(needle) as u32 + 1
+}
+
+#[test]
+fn the_generated_doc_is_valid() {
+    let text = base_doc().render();
+    let all = findings(None, &text);
+    assert!(all.iter().all(|f| f.severity != gatehouse::model::Severity::Error), "{all:#?}");
+}
+
+#[test]
+fn an_alias_bomb_is_one_finding_at_its_line() {
+    let text = base_doc().render().replace("section: section-1\n", "section: section-1\nbomb: &a [x, x, x, x, x, x, x, x, x]\nb2: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nb3: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+    let all = findings(None, &text);
+    assert_eq!(fired(&all, "voting/section-block"), vec![line_of(&text, "bomb: &a")], "{all:#?}");
+    assert!(all.iter().find(|f| f.rule == "voting/section-block").unwrap().message.contains("anchors"));
+}
+
+#[test]
+fn vote_two_and_a_zoneless_timestamp_are_found_at_their_lines() {
+    let mut doc = base_doc();
+    doc.sections[0][0].votes[1].vote = 2;
+    doc.sections[0][1].votes[0].ts = "2026-05-08T14:00:00".into();
+    let text = doc.render();
+    let all = findings(None, &text);
+    let two = line_of(&text, "vote: +2");
+    let zoneless = line_of(&text, "ts: 2026-05-08T14:00:00");
+    assert_eq!(fired(&all, "voting/vote-entry"), vec![two, zoneless]);
+    assert!(all.iter().any(|f| f.message.contains("a vote is +1 or -1")));
+    assert!(all.iter().any(|f| f.message.contains("no time zone")));
+}
+
+#[test]
+fn sections_with_two_blocks_or_none_and_duplicate_ids_are_found_at_their_lines() {
+    let text = base_doc().render();
+    let text = text.replace("## Section 1\n", "## No block here\n\nProse.\n\n## Section 1\n");
+    let text = format!("{text}\n```voting\nsection: again\n```\n");
+    let text = text.replacen("  - id: B\n", "  - id: A\n", 1);
+    let all = findings(None, &text);
+    let second_block = text.lines().collect::<Vec<_>>().iter().rposition(|l| *l == "```voting").unwrap() as u32 + 1;
+    assert_eq!(fired(&all, "voting/section-block"), vec![line_of(&text, "## No block here"), second_block]);
+    let duplicate = text.lines().enumerate().filter(|(_, l)| *l == "  - id: A").nth(1).unwrap().0 as u32 + 1;
+    assert_eq!(fired(&all, "voting/argument-id"), vec![duplicate]);
+}
+
+#[test]
+fn a_hundred_thousand_vote_ledger_is_read_and_its_bad_vote_found() {
+    let mut doc = base_doc();
+    doc.sections[1][0].votes = (0..100_000).map(|n| vote(n, 1, "0.25")).collect();
+    for (n, v) in doc.sections[1][0].votes.iter_mut().enumerate() {
+        // Keep time moving forward across the 100,000 votes.
+        v.ts = format!("2026-05-07T00:00:00.{n:06}Z");
+    }
+    doc.sections[1][0].votes[99_999].weight = "-3".into();
+    let text = doc.render();
+    let all = findings(None, &text);
+    assert_eq!(fired(&all, "voting/vote-entry"), vec![line_of(&text, "weight: -3")]);
+    let tally = all.iter().find(|f| f.rule == "voting/tally" && f.message.contains("section-1")).unwrap();
+    assert!(tally.message.contains("A +24999.75; 24999.75 weighted votes"), "{}", tally.message);
+}
+
+/// `A`, `B`, …, `Z`, `AA`, `AB`, …: ids in submission order.
+fn id(mut n: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (n % 26) as u8);
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn twenty_thousand_arguments_cost_linear_time() {
+    let mut doc = base_doc();
+    doc.sections[1] = (0..20_000).map(|n| Argument { id: id(n), original: n == 0, votes: Vec::new() }).collect();
+    let text = doc.render().replace("    target: A\n", "    target: ZZZZ\n");
+    let all = findings(None, &text);
+    // Section 0's B and every modification in section 1 name a missing target.
+    assert_eq!(fired(&all, "voting/target").len(), 1 + 19_999);
+    assert!(
+        all.iter().any(|f| f.rule == "voting/target"
+            && f.message.contains("(it has A, B, C, D, E, F, G, H, I, J, and 19990 more)"))
+    );
+    assert!(fired(&all, "voting/argument-id").is_empty());
+}
+
+#[test]
+fn a_published_doc_that_changes_is_compared_in_full() {
+    let base = base_doc();
+    let mut head = base.clone();
+    head.intro = "Where smoke specs live, amended.".into();
+    head.sections[0][0].votes[2].weight = "9".into();
+    let (base, head) = (base.render(), head.render());
+    let all = findings(Some(&base), &head);
+    assert_eq!(fired(&all, "voting/immutable-version"), vec![line_of(&head, "amended")]);
+    assert_eq!(fired(&all, "voting/append-only"), vec![line_of(&head, "weight: 9")]);
+    let edit = all.iter().find(|f| f.rule == "voting/append-only").unwrap();
+    assert!(
+        edit.message.contains("vote 3 (voter2/opus-4.7) on argument `A` is edited: `weight` `1.5` → `9`"),
+        "{}",
+        edit.message
+    );
+}
+
+/// Appends to a doc: votes at the ends of ledgers, then maybe a new argument.
+fn appended() -> impl Strategy<Value = (Doc, bool)> {
+    let votes = prop::collection::vec((0usize..3, any::<bool>(), 1u32..400, 20usize..90), 1..6);
+    (votes, any::<bool>(), any::<bool>()).prop_map(|(votes, new_argument, prose_too)| {
+        let mut doc = base_doc();
+        for (i, (target, up, weight, len)) in votes.into_iter().enumerate() {
+            let argument = match target {
+                0 => &mut doc.sections[0][0],
+                1 => &mut doc.sections[0][1],
+                _ => &mut doc.sections[1][0],
+            };
+            let mut v = vote(100 + i, if up { 1 } else { -1 }, &format!("{}.{}", weight / 10, weight % 10));
+            v.rationale = "r".repeat(len);
+            argument.votes.push(v);
+        }
+        if new_argument {
+            doc.sections[0].push(Argument { id: "C".into(), original: false, votes: vec![vote(200, 1, "1")] });
+        }
+        if prose_too {
+            doc.intro.push_str(" Amended.");
+        }
+        (doc, prose_too)
+    })
+}
+
+/// One edit of a published vote: change a field, remove it, or swap it with
+/// its neighbour.
+fn edited() -> impl Strategy<Value = Doc> {
+    (0usize..3, 0usize..6, 0usize..4).prop_map(|(target, index, edit)| {
+        let mut doc = base_doc();
+        let argument = match target {
+            0 => &mut doc.sections[0][0],
+            1 => &mut doc.sections[0][1],
+            _ => &mut doc.sections[1][0],
+        };
+        let len = argument.votes.len();
+        let index = index % len;
+        match edit {
+            0 => argument.votes[index].weight.push('5'),
+            1 => argument.votes[index].vote = -argument.votes[index].vote,
+            2 => {
+                argument.votes.remove(index);
+            }
+            _ if len >= 2 => argument.votes.swap(index, (index + 1) % len),
+            _ => argument.votes[index].rationale.push_str(" Edited."),
+        }
+        doc
+    })
+}
+
+/// Lines of plausible and implausible block YAML, at random indentation.
+fn line_soup() -> impl Strategy<Value = String> {
+    const VALUES: &[&str] = &[
+        "A",
+        "+1",
+        "-1",
+        "1.4",
+        "2026-05-06T09:42:11Z",
+        "\"q: x\"",
+        "'it''s'",
+        "a #c",
+        "x: y",
+        "[a, b]",
+        "[]",
+        "[a/b#1, \"c\"]",
+        "&a x",
+        "*a",
+        "|",
+        ">-",
+        "|+",
+        "",
+        "- x",
+        "null",
+        "~",
+        "ü x",
+        "a:b",
+        "#c",
+        "{a: 1}",
+        "\"open",
+        "[a,",
+        "-",
+        "'",
+        "\"\\u00e9\"",
+        "lin/opus-4.7",
+    ];
+    let line = (0usize..7, 0usize..8, 0usize..4, 0usize..VALUES.len()).prop_map(|(indent, shape, key, value)| {
+        let value = VALUES[value];
+        let body = match shape {
+            0 => format!("key{key}: {value}"),
+            1 => format!("- {value}"),
+            2 => format!("- key{key}: {value}"),
+            3 => format!("key{key}:"),
+            4 => format!("text {value}"),
+            5 => String::new(),
+            6 => "# comment".to_string(),
+            _ => value.to_string(),
+        };
+        format!("{}{body}", " ".repeat(indent))
+    });
+    prop::collection::vec(line, 1..14).prop_map(|lines| lines.join("\n") + "\n")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_fast_yaml_reader_agrees_with_the_full_parser_or_declines(text in line_soup()) {
+        if let Some(fast) = gatehouse::docs::yaml_block::parse(&text, 3) {
+            prop_assert_eq!(Ok(fast), gatehouse::docs::yaml::parse(&text, 3), "{}", text);
+        }
+    }
+
+    #[test]
+    fn appending_votes_and_arguments_never_breaks_append_only((head, prose_changed) in appended()) {
+        let base = base_doc().render();
+        let all = findings(Some(&base), &head.render());
+        prop_assert!(fired(&all, "voting/append-only").is_empty(), "{:#?}", all);
+        prop_assert_eq!(fired(&all, "voting/immutable-version").is_empty(), !prose_changed);
+    }
+
+    #[test]
+    fn editing_removing_or_reordering_a_published_vote_always_breaks_it(head in edited()) {
+        let base = base_doc().render();
+        let all = findings(Some(&base), &head.render());
+        prop_assert_eq!(fired(&all, "voting/append-only").len(), 1, "{:#?}", all);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in any::<String>()) {
+        let _ = VotingDoc::parse(PATH, &text);
+        let _ = evaluate(&changes(Some(&base_doc().render()), &text, None));
+    }
+
+    #[test]
+    fn spliced_docs_never_panic(cuts in prop::collection::vec((0usize..200, 0usize..200), 1..6)) {
+        // Lines of a valid doc, duplicated, dropped and shuffled.
+        let text = base_doc().render();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut out: Vec<&str> = lines.clone();
+        for (from, to) in cuts {
+            let (from, to) = (from % lines.len(), to % (out.len() + 1));
+            out.insert(to, lines[from]);
+            if to % 3 == 0 && !out.is_empty() {
+                out.remove(from % out.len());
+            }
+        }
+        let head = out.join("\n");
+        let _ = gatehouse::rules::voting::tally_document(PATH, &head);
+        let _ = evaluate(&changes(Some(&text), &head, None));
+    }
+}
