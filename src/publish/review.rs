@@ -189,3 +189,25 @@ pub async fn publish(
     published.in_body = body_findings.len();
     Ok(published)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Span;
+
+    #[test]
+    fn a_comment_names_the_rule_says_how_to_fix_and_hides_its_fingerprint() {
+        let finding = Finding {
+            rule: "brief/adr-missing",
+            severity: Severity::Error,
+            path: "dark-factory/briefs/SWARM-GW-gateway.md".into(),
+            span: Span::at(4, 27, 7),
+            message: "ADR-321 is not among the repository's ADRs".into(),
+            help: Some("fix the id, or add the ADR under docs/adr/**/*.md".into()),
+            fingerprint: "3f2a9c0d11e4b7a8".into(),
+        };
+        let body = comment_body(&finding);
+        insta::assert_snapshot!(body);
+        assert_eq!(fingerprints_in(&body).collect::<Vec<_>>(), vec!["3f2a9c0d11e4b7a8"]);
+    }
+}

@@ -46,17 +46,15 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
     let findings: Vec<&Finding> = general.iter().chain(&check.findings).collect();
     let (conclusion, title) = match check.conclusion {
         Conclusion::Neutral => ("neutral", format!("No {noun} changed")),
-        Conclusion::Success => {
-            ("success", format!("{} pass ({})", plural(check.documents, noun_one(noun), noun), counts(&findings)))
-        }
+        Conclusion::Success => ("success", format!("{} ({})", passing(check.documents, noun), counts(&findings))),
         Conclusion::Failure => ("failure", counts(&findings)),
     };
     let mut summary = String::new();
     match check.conclusion {
         Conclusion::Neutral => summary.push_str(&format!("This pull request changes no {noun}: nothing to check.\n")),
         Conclusion::Success => summary.push_str(&format!(
-            "**All {} pass.** {}\n",
-            plural(check.documents, noun_one(noun), noun),
+            "**{}.** {}\n",
+            passing(check.documents, noun),
             if findings.is_empty() {
                 "Nothing to fix.".to_string()
             } else {
@@ -135,6 +133,11 @@ pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
     }
 }
 
+/// "1 agent brief passes", "3 agent briefs pass".
+fn passing(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {} passes", noun_one(noun)) } else { format!("{n} {noun} pass") }
+}
+
 fn noun_one(noun: &str) -> &str {
     match noun {
         "agent briefs" => "agent brief",
@@ -196,6 +199,27 @@ mod tests {
         assert_eq!(out.conclusion, "failure");
         assert_eq!(out.title, "1 error, 1 warning");
         insta::assert_snapshot!(out.summary);
+    }
+
+    #[test]
+    fn the_review_gate_lists_what_is_missing_and_why_it_applies() {
+        let policy = crate::config::Config::default().review;
+        let reviews = vec![crate::gate::Review {
+            login: "gyrum-marcus".into(),
+            state: crate::gate::ReviewState::Approved,
+            commit: Some("abc1234def".into()),
+            submitted_at: Some("2026-11-29T10:00:00Z".into()),
+        }];
+        let outcome = crate::gate::evaluate(&policy, &reviews, &["author".into()], "abc1234def");
+        let applies = Applicability {
+            applies: true,
+            reasons: vec!["`dark-factory/briefs/SWARM-AR-pg-backup.md`: lines_estimate 400 > 100".into()],
+        };
+        let out = review_gate(&applies, Some(&outcome));
+        assert_eq!((out.conclusion, out.title.as_str()), ("failure", "Review gate: 2 items still missing"));
+        insta::assert_snapshot!(out.summary);
+        let exempt = Applicability { applies: false, reasons: vec!["brief under threshold: operator's call".into()] };
+        assert_eq!(review_gate(&exempt, None).conclusion, "neutral");
     }
 
     #[test]
