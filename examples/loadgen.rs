@@ -69,11 +69,11 @@ fn args() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = args()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if args.serve {
         // The child: `gatehouse serve` from the environment.
-        return runtime.block_on(app::serve(AppConfig::from_env()?));
+        return app::serve(AppConfig::from_env()?);
     }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if args.only.as_deref() != Some("e2e") {
         runtime.block_on(ack(&args))?;
     }

@@ -1,6 +1,6 @@
 //! The App service: the webhook receiver and the workers, sharing one store.
-//! `serve` runs it until SIGINT/SIGTERM; `start` runs it in the background
-//! (tests, the demo).
+//! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
+//! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod metrics;
 mod worker;
@@ -178,9 +178,15 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     Ok(Running { addr, store, metrics, stop, server, workers })
 }
 
-/// Runs the App until SIGINT or SIGTERM. Logs go to stderr, filtered by
-/// `RUST_LOG` (default `gatehouse=info`), unless the caller set up tracing.
-pub async fn serve(config: AppConfig) -> Result<()> {
+/// `gatehouse serve`: runs the App on its own runtime until SIGINT or SIGTERM.
+pub fn serve(config: AppConfig) -> Result<()> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve_async(config))
+}
+
+/// Runs the App on the caller's runtime until SIGINT or SIGTERM. Logs go to
+/// stderr, filtered by `RUST_LOG` (default `gatehouse=info`), unless the
+/// caller set up tracing.
+pub async fn serve_async(config: AppConfig) -> Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("gatehouse=info"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
