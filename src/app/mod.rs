@@ -77,7 +77,13 @@ impl AppConfig {
     /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
     /// `GATEHOUSE_WORKERS`.
     pub fn from_env() -> Result<AppConfig> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        AppConfig::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Like [`AppConfig::from_env`], with `lookup` answering for the
+    /// environment (the CLI puts its flags in front of it).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<AppConfig> {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let app_id = var("GATEHOUSE_APP_ID")
             .context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?
             .trim()

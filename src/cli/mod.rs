@@ -38,6 +38,15 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// Run the GitHub App: receive webhooks, check pull requests, post check runs.
+    ///
+    /// Secrets come from the environment only: GATEHOUSE_PRIVATE_KEY (or a
+    /// key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
+    /// Each flag falls back to its environment variable.
+    Serve(ServeArgs),
+    /// Show the App at work on a simulated GitHub: a demo pull request's check
+    /// runs and review comments, as its author would see them.
+    Demo,
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -85,6 +94,43 @@ struct CheckArgs {
     format: Format,
 }
 
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// The App's numeric id [env: GATEHOUSE_APP_ID].
+    #[arg(long)]
+    app_id: Option<u64>,
+    /// A file holding the App's private key, PEM [env: GATEHOUSE_PRIVATE_KEY_PATH].
+    #[arg(long, value_name = "FILE")]
+    private_key_path: Option<PathBuf>,
+    /// `sqlite://PATH` (default `sqlite://gatehouse.db`) or `postgres://…` [env: GATEHOUSE_DATABASE_URL].
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+    /// Where to listen (default 0.0.0.0:3000) [env: GATEHOUSE_BIND].
+    #[arg(long, value_name = "HOST:PORT")]
+    bind: Option<String>,
+    /// The GitHub API, for GitHub Enterprise (default https://api.github.com) [env: GATEHOUSE_GITHUB_API_URL].
+    #[arg(long, value_name = "URL")]
+    github_api_url: Option<String>,
+    /// Worker tasks (default 4) [env: GATEHOUSE_WORKERS].
+    #[arg(long)]
+    workers: Option<usize>,
+}
+
+impl ServeArgs {
+    /// The flag standing in for an environment variable, if given.
+    fn flag(&self, name: &str) -> Option<String> {
+        match name {
+            "GATEHOUSE_APP_ID" => self.app_id.map(|id| id.to_string()),
+            "GATEHOUSE_PRIVATE_KEY_PATH" => self.private_key_path.as_ref().map(|p| p.display().to_string()),
+            "GATEHOUSE_DATABASE_URL" => self.database_url.clone(),
+            "GATEHOUSE_BIND" => self.bind.clone(),
+            "GATEHOUSE_GITHUB_API_URL" => self.github_api_url.clone(),
+            "GATEHOUSE_WORKERS" => self.workers.map(|n| n.to_string()),
+            _ => None,
+        }
+    }
+}
+
 /// `--format` for commands that print a human report or JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TextOrJson {
@@ -123,6 +169,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Serve(args) => {
+            // A key given as a file wins over one in the environment.
+            let config = crate::app::AppConfig::from_lookup(|name| match name {
+                "GATEHOUSE_PRIVATE_KEY" if args.private_key_path.is_some() => None,
+                _ => args.flag(name).or_else(|| std::env::var(name).ok()),
+            })?;
+            crate::app::serve(config)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo => {
+            crate::demo::run()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Rules => {
             print!("{}", explain::rules());
             Ok(ExitCode::SUCCESS)
