@@ -135,6 +135,29 @@ async fn the_review_gate_follows_the_reviews() {
     let briefs = sim.check_runs(REPO, &head).into_iter().filter(|r| r.name == "gatehouse/briefs").count();
     assert_eq!(briefs, 1, "a review re-evaluates the gate only");
     assert_eq!(app.store.reviews(REPO, 1).await.unwrap().len(), 3, "reviews are recorded");
+
+    // A new push: with stale_on_push (the default) the approvals no longer count.
+    let mut pushed = base();
+    pushed.insert(BRIEF.into(), brief("AR", 401).into_bytes());
+    let new_head = sim.push(REPO, 1, pushed);
+    let payload = sim.pull_request_event(REPO, 1, "synchronize");
+    assert_eq!(deliver(app.addr, "pull_request", "gate-push", &payload).await, 202);
+    all_completed(&sim, &new_head, gatehouse::publish::check_names().len()).await;
+    let after_push = sim.check_runs(REPO, &new_head).into_iter().find(|r| r.name == "gatehouse/review").unwrap();
+    assert_eq!(after_push.conclusion.as_deref(), Some("failure"), "{}", after_push.summary);
+    let short: String = new_head.chars().take(7).collect();
+    assert!(
+        after_push
+            .summary
+            .contains(&format!("2 more approvals from gyrum-marcus, gyrum-priya or gyrum-lin on {short}")),
+        "{}",
+        after_push.summary
+    );
+    assert!(
+        after_push.summary.contains("Approvals on an older commit no longer count: gyrum-marcus, gyrum-priya."),
+        "{}",
+        after_push.summary
+    );
     app.kill();
 }
 

@@ -1,10 +1,13 @@
 //! When the review gate applies to a pull request (issue 6, DESIGN §5): a
-//! brief over ADR-099's threshold added or changed, or a path the policy
-//! names touched. Elsewhere the `gatehouse/review` check is neutral and says
+//! brief over ADR-099's threshold added or changed, a decision moving to
+//! `enacted` at tier 2 (ADR 0007: tier 2 is "where a human sees them before
+//! enactment"), or a path the policy names touched. Elsewhere the `gatehouse/review` check is neutral and says
 //! why.
 
 use crate::config::globset;
 use crate::docs::brief::Brief;
+use crate::docs::decision::lifecycle::Status;
+use crate::docs::decision::{Manifest, locate};
 use crate::model::ChangeSet;
 use crate::rules::brief::review_reasons;
 
@@ -31,6 +34,24 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
             Some(r) => reasons.push(format!("`{path}`: {}", r.join(" and "))),
             None => reasons
                 .push(format!("`{path}` has no valid lines_estimate or repos_touched, so its threshold is unknown")),
+        }
+    }
+    for (path, content) in changes.changed() {
+        if locate(path, &config.decisions.paths).is_none() {
+            continue;
+        }
+        let Some(manifest) = content.text().map(|t| Manifest::parse(path, t)) else { continue };
+        let enacted = manifest.status().is_some_and(|(s, _)| s == Status::Enacted);
+        let tier_2 = manifest.get("tier").and_then(|t| t.as_i64()) == Some(2);
+        let was_enacted = changes
+            .base
+            .get(path)
+            .and_then(|c| c.text())
+            .is_some_and(|t| Manifest::parse(path, t).status().is_some_and(|(s, _)| s == Status::Enacted));
+        if enacted && tier_2 && !was_enacted {
+            reasons.push(format!(
+                "`{path}`: a tier-2 decision moves to enacted; a human sees it before enactment (ADR 0007)"
+            ));
         }
     }
     let named = globset(&config.review.paths);
@@ -87,6 +108,22 @@ mod tests {
 
         let mut changes = ChangeSet::default();
         assert!(!applicability(&changes).applies);
+        let manifest = |status: &str, tier: u8| {
+            FileContent::Text(format!("{{\"status\": \"{status}\", \"tier\": {tier}}}").into())
+        };
+        let decision = ".harnery/decisions/db-2026-07-06-a1b2.json";
+        changes.base.insert(decision.into(), manifest("resolved", 2));
+        changes.head.insert(decision.into(), manifest("enacted", 2));
+        assert_eq!(
+            applicability(&changes).reasons,
+            vec![format!(
+                "`{decision}`: a tier-2 decision moves to enacted; a human sees it before enactment (ADR 0007)"
+            )]
+        );
+        changes.head.insert(decision.into(), manifest("enacted", 1));
+        assert!(!applicability(&changes).applies, "tier 1 enacts without the gate");
+        changes.head.clear();
+        changes.base.clear();
         changes.config.review.paths = vec!["infra/**".into()];
         changes.pr.files =
             Some(vec![crate::model::ChangedFile { path: "infra/db/main.tf".into(), additions: 1, deletions: 0 }]);
