@@ -8,6 +8,7 @@ pub mod json;
 pub mod markdown;
 pub mod pathref;
 pub mod spec;
+pub mod text;
 pub mod timestamp;
 pub mod voting;
 pub mod yaml;
