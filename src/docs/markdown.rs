@@ -65,7 +65,7 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     let mut open: Option<OpenFence> = None;
     let mut quote: Option<Blockquote> = None;
     let mut line_no = first_line.saturating_sub(1);
-    for raw in text.lines() {
+    for raw in super::lines::lines(text) {
         line_no += 1;
         let indent = raw.len() - raw.trim_start_matches(' ').len();
         let trimmed = raw.trim_start_matches(' ');

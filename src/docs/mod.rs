@@ -5,6 +5,7 @@ pub mod brief;
 pub mod decision;
 pub mod frontmatter;
 pub mod json;
+pub mod lines;
 pub mod markdown;
 pub mod pathref;
 pub mod spec;

@@ -24,8 +24,14 @@ enum Repr {
 impl Text {
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            // Built from a `&str` of `len` bytes, so always valid UTF-8.
-            Repr::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Repr::Inline { len, bytes } => {
+                let bytes = &bytes[..usize::from(*len)];
+                debug_assert!(std::str::from_utf8(bytes).is_ok());
+                // SAFETY: `Inline` is only built by `From<&str>`, which copies
+                // a whole `&str` of `len` bytes, so they are valid UTF-8.
+                // Validating on every read cost ~6% of the voting bench.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            }
             Repr::Heap(text) => text,
         }
     }

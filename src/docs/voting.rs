@@ -249,7 +249,7 @@ impl<'y> Argument<'y> {
     }
 
     /// The ledger's entries (mappings or not), with their positions.
-    pub fn votes(&self) -> impl Iterator<Item = Vote<'y>> + use<'y> {
+    pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
         let items = self.field("vote_ledger").and_then(Yaml::as_seq).unwrap_or(&[]);
         items.iter().enumerate().map(|(index, node)| Vote { index, node })
     }

@@ -19,7 +19,7 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
         return None;
     }
     let mut reader = Reader {
-        lines: text.split('\n').collect(),
+        lines: super::lines::split(text),
         first_line,
         next: 0,
         pending: None,
@@ -336,7 +336,7 @@ fn is_dash(text: &str) -> bool {
 
 /// `key: rest` or `key:` with a plain key of word characters.
 fn split_key(text: &str) -> Option<(&str, &str)> {
-    let colon = text.find(':')?;
+    let colon = text.bytes().position(|b| b == b':')?;
     let (key, rest) = (&text[..colon], &text[colon + 1..]);
     let word = !key.is_empty()
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
