@@ -387,7 +387,7 @@ fn quoted(text: &str) -> Option<(Text, usize)> {
     let quote = text.chars().next()?;
     // Most quoted values have no escapes: copy them whole.
     if quote == '"'
-        && let Some(end) = text[1..].find(['"', '\\'])
+        && let Some(end) = memchr::memchr2(b'"', b'\\', &text.as_bytes()[1..])
         && text.as_bytes()[end + 1] == b'"'
     {
         return Some((Text::from(&text[1..end + 1]), end + 2));

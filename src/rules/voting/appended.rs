@@ -39,8 +39,8 @@ fn inserted_runs(base: &str, head: &str) -> Option<Vec<(u32, u32)>> {
     let mut runs: Vec<(u32, u32)> = Vec::new();
     while h < head.len() {
         let same = common_prefix(&base.as_bytes()[b..], &head.as_bytes()[h..]);
-        if let Some(last) = head.as_bytes()[h..h + same].iter().rposition(|&c| c == b'\n') {
-            n += head.as_bytes()[h..=h + last].iter().filter(|&&c| c == b'\n').count() as u32;
+        if let Some(last) = memchr::memrchr(b'\n', &head.as_bytes()[h..h + same]) {
+            n += memchr::memchr_iter(b'\n', &head.as_bytes()[h..=h + last]).count() as u32;
             (b, h) = (b + last + 1, h + last + 1);
         }
         if h >= head.len() {
@@ -79,7 +79,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// `\n` or `\r\n`), and where the next line starts.
 fn next_line(text: &str, at: usize) -> (&str, usize) {
     let rest = &text[at..];
-    match rest.bytes().position(|b| b == b'\n') {
+    match memchr::memchr(b'\n', rest.as_bytes()) {
         Some(end) => {
             let line = &rest[..end];
             (line.strip_suffix('\r').unwrap_or(line), at + end + 1)
