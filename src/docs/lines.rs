@@ -25,6 +25,13 @@ pub struct Lines<'t> {
     rest: &'t str,
 }
 
+impl<'t> Lines<'t> {
+    /// The text not yet split.
+    pub fn rest(&self) -> &'t str {
+        self.rest
+    }
+}
+
 impl<'t> Iterator for Lines<'t> {
     type Item = &'t str;
 
