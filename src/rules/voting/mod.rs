@@ -1,6 +1,7 @@
 //! The `voting/*` rules (ADR-140). The family reads every voting doc the
-//! change adds or modifies once into a [`VotingView`] (with its published
-//! base version and its tally); each rule is one small pure function over it.
+//! change adds or modifies once, one at a time, into a [`VotingView`] (with
+//! its published base version and its tally); each rule is one small pure
+//! function over it.
 
 mod active_argument;
 mod append_only;
