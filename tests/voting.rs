@@ -362,3 +362,30 @@ proptest! {
         let _ = evaluate(&changes(Some(&text), &head, None));
     }
 }
+
+/// The rules see one doc at a time; what concerns the change as a whole (the
+/// PR body's cite, deleted docs) is still reported once.
+#[test]
+fn change_wide_findings_are_made_once_for_many_docs() {
+    let text =
+        include_str!("../fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md");
+    let mut changes = changes(None, text, None);
+    for name in ["a-rule", "b-rule"] {
+        changes.head.insert(format!("dark-factory/guidelines/{name}@v1.md"), FileContent::Text(text.into()));
+    }
+    changes.base.insert("dark-factory/guidelines/gone@v1.md".into(), FileContent::Text(text.into()));
+    let report = evaluate(&changes);
+    let all: Vec<&Finding> = report.findings().collect();
+    let cite: Vec<&&Finding> = all.iter().filter(|f| f.rule == "voting/format-cite").collect();
+    assert_eq!(cite.len(), 1, "{all:#?}");
+    assert_eq!(cite[0].path, "dark-factory/guidelines/a-rule@v1.md");
+    assert!(cite[0].message.contains("touches 3 voting docs"), "{}", cite[0].message);
+    let deleted: Vec<(&str, u32)> = all
+        .iter()
+        .filter(|f| f.rule == "voting/immutable-version" && f.path.ends_with("gone@v1.md"))
+        .map(|f| (f.path.as_str(), f.span.line))
+        .collect();
+    assert_eq!(deleted, vec![("dark-factory/guidelines/gone@v1.md", 1)]);
+    let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("the voting check");
+    assert_eq!(voting.documents, 4);
+}

@@ -315,7 +315,7 @@ impl Reader<'_> {
                     continue;
                 }
             };
-            out.insert(key.name.clone(), level);
+            out.insert(key.name.to_string(), level);
         }
         true
     }

@@ -57,6 +57,23 @@ struct OpenFence {
     marker: char,
     len: usize,
     fence: Fence,
+    /// Where its content starts in the text: the content is copied once,
+    /// when the fence ends.
+    start: usize,
+}
+
+/// A fence's content: its lines (as `str::lines` gives them) each followed
+/// by `\n`. Most often that is the text itself, copied whole.
+fn fence_content(text: &str) -> String {
+    if text.ends_with('\n') && !text.contains('\r') {
+        return text.to_string();
+    }
+    let mut content = String::with_capacity(text.len() + 1);
+    for line in super::lines::lines(text) {
+        content.push_str(line);
+        content.push('\n');
+    }
+    content
 }
 
 /// Parses `text`, whose first line is file line `first_line`.
@@ -65,7 +82,10 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     let mut open: Option<OpenFence> = None;
     let mut quote: Option<Blockquote> = None;
     let mut line_no = first_line.saturating_sub(1);
-    for raw in text.lines() {
+    let mut lines = super::lines::lines(text);
+    loop {
+        let at = text.len() - lines.rest().len();
+        let Some(raw) = lines.next() else { break };
         line_no += 1;
         let indent = raw.len() - raw.trim_start_matches(' ').len();
         let trimmed = raw.trim_start_matches(' ');
@@ -75,10 +95,9 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
                 let mut of = open.take().expect("checked");
                 of.fence.end_line = line_no;
                 of.fence.closed = true;
+                of.fence.content = fence_content(&text[of.start..at]);
                 md.fences.push(of.fence);
             } else {
-                of.fence.content.push_str(raw);
-                of.fence.content.push('\n');
                 of.fence.end_line = line_no;
             }
             continue;
@@ -92,6 +111,7 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
                 marker,
                 len,
                 fence: Fence { info, line: line_no, end_line: line_no, closed: false, content: String::new() },
+                start: text.len() - lines.rest().len(),
             });
             continue;
         }
@@ -114,7 +134,8 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
         code_spans(raw, line_no, &mut md.code_spans);
     }
     finish_quote(&mut md, &mut quote);
-    if let Some(of) = open {
+    if let Some(mut of) = open {
+        of.fence.content = fence_content(&text[of.start..]);
         md.fences.push(of.fence);
     }
     md
@@ -191,6 +212,27 @@ fn code_spans(line: &str, line_no: u32, out: &mut Vec<CodeSpan>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A fence's content is its lines, each followed by `\n`, however
+        /// the text's lines end.
+        #[test]
+        fn fence_content_is_its_lines(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec!["```", "```voting", "~~~", "a: 1", "", " x", "\r", "\n", "\r\n"]),
+                0..24,
+            )
+        ) {
+            let text: String = parts.concat();
+            let lines: Vec<&str> = text.lines().collect();
+            for fence in parse(&text, 1).fences {
+                let last = if fence.closed { fence.end_line - 1 } else { fence.end_line };
+                let expected: String =
+                    lines[fence.line as usize..last as usize].iter().map(|l| format!("{l}\n")).collect();
+                proptest::prop_assert_eq!(fence.content, expected);
+            }
+        }
+    }
 
     #[test]
     fn finds_structure_with_lines() {

@@ -103,6 +103,9 @@ pub struct Argument<'y> {
 pub struct Vote<'y> {
     pub index: usize,
     pub node: &'y Yaml,
+    /// The values of [`VOTE_FIELDS`], found in one pass over the entry: every
+    /// rule reads them, for every vote of every ledger.
+    fields: [Option<&'y Yaml>; VOTE_FIELDS.len()],
 }
 
 /// The parts of a voting doc's file name.
@@ -249,15 +252,29 @@ impl<'y> Argument<'y> {
     }
 
     /// The ledger's entries (mappings or not), with their positions.
-    pub fn votes(&self) -> impl Iterator<Item = Vote<'y>> + use<'y> {
+    pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
         let items = self.field("vote_ledger").and_then(Yaml::as_seq).unwrap_or(&[]);
-        items.iter().enumerate().map(|(index, node)| Vote { index, node })
+        items.iter().enumerate().map(|(index, node)| Vote::new(index, node))
     }
 }
 
 impl<'y> Vote<'y> {
+    fn new(index: usize, node: &'y Yaml) -> Vote<'y> {
+        let mut fields = [None; VOTE_FIELDS.len()];
+        for (key, value) in node.as_map().unwrap_or(&[]) {
+            // The first entry with a name, as `Yaml::get` finds it.
+            if let Some(at) = vote_field(&key.name) {
+                fields[at].get_or_insert(value);
+            }
+        }
+        Vote { index, node, fields }
+    }
+
     pub fn field(&self, name: &str) -> Option<&'y Yaml> {
-        self.node.get(name)
+        match vote_field(name) {
+            Some(at) => self.fields[at],
+            None => self.node.get(name),
+        }
     }
 
     pub fn voter(&self) -> Option<&'y str> {
@@ -286,6 +303,21 @@ impl<'y> Vote<'y> {
             None => format!("vote {}", self.index + 1),
         }
     }
+}
+
+/// The position of a name in [`VOTE_FIELDS`] (a `match`: compared as
+/// constants, not searched).
+fn vote_field(name: &str) -> Option<usize> {
+    let at = match name {
+        "voter" => 0,
+        "vote" => 1,
+        "weight" => 2,
+        "ts" => 3,
+        "rationale" => 4,
+        _ => return None,
+    };
+    debug_assert_eq!(VOTE_FIELDS[at], name);
+    Some(at)
 }
 
 /// Parses `<doc>@v<n>.md` or `<doc>.md@v<n>`: `<doc>` kebab-case, `<n>` a

@@ -6,6 +6,8 @@
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+pub use super::text::Text;
+
 /// The deepest nesting a document may use. Real frontmatter uses three or four.
 pub const MAX_DEPTH: usize = 32;
 const DEPTH_MESSAGE: &str = "YAML nested deeper than 32 levels; no gatehouse document needs that";
@@ -31,7 +33,7 @@ pub enum YamlKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
-    pub value: String,
+    pub value: Text,
     /// Plain (unquoted) scalars may be numbers, booleans or null; quoted ones
     /// are always strings.
     pub plain: bool,
@@ -39,7 +41,7 @@ pub struct Scalar {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Key {
-    pub name: String,
+    pub name: Text,
     pub line: u32,
     pub col: u32,
 }
@@ -80,7 +82,7 @@ impl Yaml {
         if s.plain && (self.is_null() || self.as_f64().is_some() || self.as_bool().is_some()) {
             return None;
         }
-        Some(&s.value)
+        Some(s.value.as_str())
     }
 
     /// The raw text of any scalar, whatever YAML would type it as.
@@ -94,13 +96,13 @@ impl Yaml {
 
     pub fn as_i64(&self) -> Option<i64> {
         let s = self.scalar().filter(|s| s.plain)?;
-        let v = s.value.strip_prefix('+').unwrap_or(&s.value);
+        let v = s.value.strip_prefix('+').unwrap_or(s.value.as_str());
         v.parse().ok()
     }
 
     pub fn as_f64(&self) -> Option<f64> {
         let s = self.scalar().filter(|s| s.plain)?;
-        let v = s.value.strip_prefix('+').unwrap_or(&s.value);
+        let v = s.value.strip_prefix('+').unwrap_or(s.value.as_str());
         if v.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
             && v.chars().any(|c| c.is_ascii_digit())
         {
@@ -168,7 +170,10 @@ pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
             Event::Scalar(value, style, anchor, _) => {
                 builder.refuse_anchor(anchor, &mark)?;
                 let plain = matches!(style, TScalarStyle::Plain);
-                builder.push(Yaml { kind: YamlKind::Scalar(Scalar { value, plain }), line: 0, col: 0 }, &mark)?;
+                builder.push(
+                    Yaml { kind: YamlKind::Scalar(Scalar { value: value.into(), plain }), line: 0, col: 0 },
+                    &mark,
+                )?;
             }
             Event::SequenceStart(anchor, _) => {
                 builder.refuse_anchor(anchor, &mark)?;
@@ -183,7 +188,7 @@ pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
         }
     }
     Ok(builder.root.unwrap_or(Yaml {
-        kind: YamlKind::Scalar(Scalar { value: String::new(), plain: true }),
+        kind: YamlKind::Scalar(Scalar { value: Text::default(), plain: true }),
         line: first_line,
         col: 1,
     }))
@@ -196,7 +201,7 @@ struct Frame {
     pending_key: Option<Key>,
     /// Key → index into the mapping's entries, once the mapping is big
     /// enough that scanning its keys for duplicates would be quadratic.
-    index: Option<std::collections::HashMap<String, usize>>,
+    index: Option<std::collections::HashMap<Text, usize>>,
 }
 
 /// Mappings up to this size are checked for duplicate keys by scanning.
@@ -268,7 +273,7 @@ impl Builder {
                         return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
                     };
                     let previous = match &mut frame.index {
-                        Some(index) => index.get(&scalar.value).map(|i| &entries[*i].0),
+                        Some(index) => index.get(scalar.value.as_str()).map(|i| &entries[*i].0),
                         None => entries.iter().map(|(k, _)| k).find(|k| k.name == scalar.value),
                     };
                     if let Some(previous) = previous {

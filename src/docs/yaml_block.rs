@@ -7,7 +7,7 @@
 //! errors); the caller then uses the full parser, which also reports errors.
 //! Equality with the full parser is a tested property.
 
-use super::yaml::{Key, MAX_DEPTH, MAX_NODES, Scalar, Yaml, YamlKind};
+use super::yaml::{Key, MAX_DEPTH, MAX_NODES, Scalar, Text, Yaml, YamlKind};
 
 /// The most keys one mapping may have here.
 const MAX_KEYS: usize = 64;
@@ -18,8 +18,16 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
     if has_unusual_characters(text) {
         return None;
     }
-    let mut reader =
-        Reader { lines: text.split('\n').collect(), first_line, next: 0, pending: None, nodes: 0, depth: 0 };
+    let mut reader = Reader {
+        lines: super::lines::split(text),
+        first_line,
+        next: 0,
+        pending: None,
+        nodes: 0,
+        depth: 0,
+        entries: Vec::new(),
+        items: Vec::new(),
+    };
     let (_, col) = reader.peek()?;
     let root = reader.node(col)?;
     reader.peek().is_none().then_some(root)
@@ -34,6 +42,11 @@ struct Reader<'t> {
     pending: Option<(usize, usize)>,
     nodes: usize,
     depth: usize,
+    /// The entries of the mappings being read, innermost last: each mapping
+    /// is then moved into one allocation of its exact size.
+    entries: Vec<(Key, Yaml)>,
+    /// The same for block sequences' items.
+    items: Vec<Yaml>,
 }
 
 impl<'t> Reader<'t> {
@@ -98,8 +111,7 @@ impl<'t> Reader<'t> {
         let (first, first_col) = self.peek()?;
         // The full parser marks a block mapping just after its first key.
         let mark = first_col + split_key(&self.lines[first][first_col..])?.0.len();
-        // Ledger entries have five or six keys: one allocation for them all.
-        let mut entries: Vec<(Key, Yaml)> = Vec::with_capacity(8);
+        let start = self.entries.len();
         while let Some((index, col)) = self.peek() {
             let text = &self.lines[index][col..];
             if col < indent || (col == indent && is_dash(text)) {
@@ -108,10 +120,11 @@ impl<'t> Reader<'t> {
             let (name, rest) = if col == indent { split_key(text)? } else { return None };
             // Ledger entries have a handful of keys; a mapping with many is
             // left to the full parser rather than searched for duplicates.
+            let entries = &self.entries[start..];
             if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.name == name) {
                 return None;
             }
-            let key = Key { name: name.to_string(), line: self.first_line + index as u32, col: self.col(index, col) };
+            let key = Key { name: Text::from(name), line: self.first_line + index as u32, col: self.col(index, col) };
             self.consume(index);
             let value_col = col + (text.len() - rest.len());
             let rest_trimmed = rest.trim_start_matches(' ');
@@ -132,14 +145,15 @@ impl<'t> Reader<'t> {
                 let at = value_col + (rest.len() - rest_trimmed.len());
                 self.inline(index, at, indent)?
             };
-            entries.push((key, value));
+            self.entries.push((key, value));
         }
+        let entries = self.entries.drain(start..).collect();
         self.make(YamlKind::Map(entries), first, mark)
     }
 
     fn sequence(&mut self, indent: usize) -> Option<Yaml> {
         let (first, first_col) = self.peek()?;
-        let mut items = Vec::new();
+        let start = self.items.len();
         while let Some((index, col)) = self.peek() {
             let text = &self.lines[index][col..];
             if col < indent || (col == indent && !is_dash(text)) {
@@ -159,8 +173,9 @@ impl<'t> Reader<'t> {
             } else {
                 self.inline(index, item_col, indent)?
             };
-            items.push(item);
+            self.items.push(item);
         }
+        let items = self.items.drain(start..).collect();
         self.make(YamlKind::Seq(items), first, first_col)
     }
 
@@ -182,7 +197,7 @@ impl<'t> Reader<'t> {
             }
             _ => {
                 let value = plain(text, false)?;
-                self.make(YamlKind::Scalar(Scalar { value: value.to_string(), plain: true }), index, col)?
+                self.make(YamlKind::Scalar(Scalar { value: Text::from(value), plain: true }), index, col)?
             }
         };
         // A deeper line after a one-line value would continue it.
@@ -211,7 +226,7 @@ impl<'t> Reader<'t> {
                 _ => {
                     let len = rest.find([',', ']'])?;
                     let value = plain(&rest[..len], true)?;
-                    (Scalar { value: value.to_string(), plain: true }, len)
+                    (Scalar { value: Text::from(value), plain: true }, len)
                 }
             };
             items.push(self.make(YamlKind::Scalar(item), index, at)?);
@@ -284,7 +299,7 @@ impl<'t> Reader<'t> {
         } else {
             body.join("\n")
         };
-        let value = if strip || value.is_empty() { value } else { value + "\n" };
+        let value = Text::from(if strip || value.is_empty() { value } else { value + "\n" });
         self.next = end;
         self.pending = None;
         self.make(YamlKind::Scalar(Scalar { value, plain: false }), index + 1, m)
@@ -296,14 +311,23 @@ impl<'t> Reader<'t> {
 /// leaves to the full parser.
 fn has_unusual_characters(text: &str) -> bool {
     let bytes = text.as_bytes();
-    bytes.iter().enumerate().any(|(at, &b)| match b {
+    // Most texts are printable ASCII: check 64 bytes at a time without
+    // branching, and look closer only at the chunks that are not.
+    bytes.chunks(64).enumerate().any(|(chunk, part)| {
+        let printable = part.iter().fold(true, |ok, &b| ok & ((0x20..0x7f).contains(&b) | (b == b'\n')));
+        !printable && (chunk * 64..chunk * 64 + part.len()).any(|at| is_unusual(bytes, at))
+    })
+}
+
+fn is_unusual(bytes: &[u8], at: usize) -> bool {
+    match bytes[at] {
         b'\n' => false,
         0..=0x1f | 0x7f => true,
         0xc2 => bytes.get(at + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
         0xe2 => bytes.get(at + 1) == Some(&0x80) && bytes.get(at + 2).is_some_and(|n| matches!(n, 0xa8 | 0xa9)),
         0xef => bytes.get(at + 1) == Some(&0xbb) && bytes.get(at + 2) == Some(&0xbf),
         _ => false,
-    })
+    }
 }
 
 fn is_dash(text: &str) -> bool {
@@ -312,7 +336,7 @@ fn is_dash(text: &str) -> bool {
 
 /// `key: rest` or `key:` with a plain key of word characters.
 fn split_key(text: &str) -> Option<(&str, &str)> {
-    let colon = text.find(':')?;
+    let colon = text.bytes().position(|b| b == b':')?;
     let (key, rest) = (&text[..colon], &text[colon + 1..]);
     let word = !key.is_empty()
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
@@ -328,10 +352,11 @@ fn is_comment_or_empty(rest: &str) -> bool {
 /// A one-line plain scalar, its trailing comment removed; `None` when YAML
 /// would read it otherwise (indicators, `: `, a flow character in a list).
 fn plain(text: &str, in_flow: bool) -> Option<&str> {
-    if in_flow && text.contains(" #") {
+    let comment = find_pair(text, b' ', b'#');
+    if in_flow && comment.is_some() {
         return None;
     }
-    let value = match text.find(" #") {
+    let value = match comment {
         Some(at) => &text[..at],
         None => text,
     };
@@ -344,19 +369,28 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         || value.starts_with("- ")
         || value.starts_with("? ")
         || value.starts_with(": ");
-    let breaks = value.contains(": ") || value.ends_with(':') || (in_flow && value.contains(['{', '}', '[', ']', ':']));
+    let breaks = find_pair(value, b':', b' ').is_some()
+        || value.ends_with(':')
+        || (in_flow && value.contains(['{', '}', '[', ']', ':']));
     (!indicator && !breaks).then_some(value)
 }
 
+/// Where the two bytes `first second` first occur (what `find(" #")` says,
+/// without building a substring searcher per scalar).
+fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    bytes.windows(2).position(|pair| pair[0] == first && pair[1] == second)
+}
+
 /// A quoted scalar that closes on its line: its value and its length in bytes.
-fn quoted(text: &str) -> Option<(String, usize)> {
+fn quoted(text: &str) -> Option<(Text, usize)> {
     let quote = text.chars().next()?;
     // Most quoted values have no escapes: copy them whole.
     if quote == '"'
-        && let Some(end) = text[1..].find(['"', '\\'])
+        && let Some(end) = memchr::memchr2(b'"', b'\\', &text.as_bytes()[1..])
         && text.as_bytes()[end + 1] == b'"'
     {
-        return Some((text[1..end + 1].to_string(), end + 2));
+        return Some((Text::from(&text[1..end + 1]), end + 2));
     }
     let mut value = String::new();
     let mut chars = text.char_indices().skip(1);
@@ -367,10 +401,10 @@ fn quoted(text: &str) -> Option<(String, usize)> {
                     chars.next();
                     value.push('\'');
                 } else {
-                    return Some((value, at + 1));
+                    return Some((value.into(), at + 1));
                 }
             }
-            '"' if quote == '"' => return Some((value, at + 1)),
+            '"' if quote == '"' => return Some((value.into(), at + 1)),
             '\\' if quote == '"' => {
                 let (_, escaped) = chars.next()?;
                 value.push(match escaped {

@@ -40,7 +40,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             sink.emit(
                 brief.path,
                 Span::at(key.line, key.col, key.name.chars().count() as u32),
-                &key.name,
+                key.name.as_str(),
                 format!("`{}` is not a brief field", key.name),
             )
             .help(help);

@@ -4,8 +4,6 @@
 //! appended entries from the head gives the base text exactly, so nothing
 //! published changed. When it says no, the rules compare the parsed base.
 
-use std::collections::HashMap;
-
 use crate::docs::voting::{Block, VotingDoc};
 use crate::docs::yaml::Yaml;
 
@@ -23,47 +21,80 @@ pub fn only_appends(base: &str, head: &str, doc: &VotingDoc) -> bool {
     if inserted.is_empty() {
         return true;
     }
-    let lines: Vec<&str> = head.lines().collect();
+    let lines: Vec<&str> = crate::docs::lines::lines(head).collect();
     let lists = lists(doc);
-    let by_start: HashMap<u32, (usize, usize)> = lists
-        .iter()
-        .enumerate()
-        .flat_map(|(l, list)| list.starts.iter().enumerate().map(move |(k, s)| (*s, (l, k))))
-        .collect();
+    let by_start = EntryIndex::new(&lists);
     inserted.iter().all(|&(first, last)| run_is_appended(first, last, &lists, &by_start, &lines))
 }
 
 /// Runs of head lines (first, last; 1-based) not matched to base lines, when
 /// the base's lines appear in the head in order; `None` when they do not.
+/// Greedy, line by line: a head line that equals the next base line matches
+/// it. Stretches the two texts share byte for byte are whole matched lines,
+/// so they are skipped with one comparison (a PR that appends votes to a big
+/// doc leaves almost all of it so).
 fn inserted_runs(base: &str, head: &str) -> Option<Vec<(u32, u32)>> {
-    let mut base_lines = base.lines().peekable();
+    let (mut b, mut h) = (0, 0);
+    let mut n: u32 = 0;
     let mut runs: Vec<(u32, u32)> = Vec::new();
-    for (index, line) in head.lines().enumerate() {
-        let n = index as u32 + 1;
-        if base_lines.next_if_eq(&line).is_some() {
-            continue;
+    while h < head.len() {
+        let same = common_prefix(&base.as_bytes()[b..], &head.as_bytes()[h..]);
+        if let Some(last) = memchr::memrchr(b'\n', &head.as_bytes()[h..h + same]) {
+            n += memchr::memchr_iter(b'\n', &head.as_bytes()[h..=h + last]).count() as u32;
+            (b, h) = (b + last + 1, h + last + 1);
+        }
+        if h >= head.len() {
+            break;
+        }
+        let (line, after) = next_line(head, h);
+        h = after;
+        n += 1;
+        if b < base.len() {
+            let (base_line, base_after) = next_line(base, b);
+            if base_line == line {
+                b = base_after;
+                continue;
+            }
         }
         match runs.last_mut() {
             Some((_, last)) if *last + 1 == n => *last = n,
             _ => runs.push((n, n)),
         }
     }
-    base_lines.peek().is_none().then_some(runs)
+    (b >= base.len()).then_some(runs)
+}
+
+/// How many leading bytes two texts share.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 256;
+    let max = a.len().min(b.len());
+    let mut at = 0;
+    while at + CHUNK <= max && a[at..at + CHUNK] == b[at..at + CHUNK] {
+        at += CHUNK;
+    }
+    at + a[at..max].iter().zip(&b[at..max]).take_while(|(x, y)| x == y).count()
+}
+
+/// The line starting at byte `at`, as `str::lines` gives it (without its
+/// `\n` or `\r\n`), and where the next line starts.
+fn next_line(text: &str, at: usize) -> (&str, usize) {
+    let rest = &text[at..];
+    match memchr::memchr(b'\n', rest.as_bytes()) {
+        Some(end) => {
+            let line = &rest[..end];
+            (line.strip_suffix('\r').unwrap_or(line), at + end + 1)
+        }
+        None => (rest, text.len()),
+    }
 }
 
 /// An inserted run must be whole entries at the tail of one list, possibly
 /// followed by whole entries at the tail of the list that comes next (new
 /// votes on the last argument, then new arguments).
-fn run_is_appended(
-    first: u32,
-    last: u32,
-    lists: &[List],
-    by_start: &HashMap<u32, (usize, usize)>,
-    lines: &[&str],
-) -> bool {
+fn run_is_appended(first: u32, last: u32, lists: &[List], by_start: &EntryIndex, lines: &[&str]) -> bool {
     let mut start = first;
     loop {
-        let Some(&(l, k)) = by_start.get(&start) else { return false };
+        let Some((l, k)) = by_start.get(start) else { return false };
         let list = &lists[l];
         if list.starts[k..].iter().any(|s| *s > last) {
             return false;
@@ -76,6 +107,30 @@ fn run_is_appended(
             });
         }
         start = list.after;
+    }
+}
+
+/// Which list, and which entry of it, starts on a line: sorted by line (a
+/// hash map of every entry cost more than the rest of the check).
+struct EntryIndex(Vec<(u32, usize, usize)>);
+
+impl EntryIndex {
+    fn new(lists: &[List]) -> EntryIndex {
+        let mut starts: Vec<(u32, usize, usize)> = lists
+            .iter()
+            .enumerate()
+            .flat_map(|(l, list)| list.starts.iter().enumerate().map(move |(k, s)| (*s, l, k)))
+            .collect();
+        // Stable: of entries starting on one line (flow style), the last
+        // listed is found, as before.
+        starts.sort_by_key(|(s, _, _)| *s);
+        EntryIndex(starts)
+    }
+
+    fn get(&self, line: u32) -> Option<(usize, usize)> {
+        let at = self.0.partition_point(|(s, _, _)| *s <= line).checked_sub(1)?;
+        let (s, l, k) = self.0[at];
+        (s == line).then_some((l, k))
     }
 }
 
@@ -127,6 +182,49 @@ mod tests {
         assert!(check(&BASE.replace("        vote: +1\n", &format!("        vote: +1\n{vote}"))));
         let argument = "  - id: C\n    vote_ledger: []\n";
         assert!(check(&BASE.replace("    target: A\n", &format!("    target: A\n{argument}"))));
+    }
+
+    /// The plain line-by-line matching that `inserted_runs` skips ahead of.
+    fn inserted_runs_by_lines(base: &str, head: &str) -> Option<Vec<(u32, u32)>> {
+        let mut base_lines = base.lines().peekable();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for (index, line) in head.lines().enumerate() {
+            let n = index as u32 + 1;
+            if base_lines.next_if_eq(&line).is_some() {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((_, last)) if *last + 1 == n => *last = n,
+                _ => runs.push((n, n)),
+            }
+        }
+        base_lines.peek().is_none().then_some(runs)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skipping_shared_text_matches_line_by_line(
+            base in "[ab\\r\\n]{0,40}",
+            edits in proptest::collection::vec((0usize..60, "[ab\\r\\n]{0,6}"), 0..4),
+        ) {
+            let mut head = base.clone();
+            for (at, insert) in edits {
+                let at = at.min(head.len());
+                head.insert_str(at, &insert);
+            }
+            proptest::prop_assert_eq!(inserted_runs(&base, &head), inserted_runs_by_lines(&base, &head));
+            proptest::prop_assert_eq!(inserted_runs(&head, &base), inserted_runs_by_lines(&head, &base));
+        }
+    }
+
+    #[test]
+    fn long_shared_stretches_are_skipped_exactly() {
+        let base: String = (0..300).map(|i| format!("line {i}\n")).collect();
+        let head = base.replace("line 150\n", "line 150\nnew\r\nnewer\n") + "tail";
+        assert_eq!(inserted_runs(&base, &head), Some(vec![(152, 153), (303, 303)]));
+        assert_eq!(inserted_runs(&base, &head), inserted_runs_by_lines(&base, &head));
+        assert_eq!(inserted_runs(&head, &base), None);
+        assert_eq!(inserted_runs(&base.replace('\n', "\r\n"), &base), Some(vec![]));
     }
 
     #[test]

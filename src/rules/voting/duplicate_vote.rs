@@ -31,8 +31,9 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
-        let mut first: HashMap<&str, usize> = HashMap::new();
-        for vote in argument.votes() {
+        let votes = argument.votes();
+        let mut first: HashMap<&str, usize> = HashMap::with_capacity(votes.len());
+        for vote in votes {
             let Some(voter) = vote.voter() else { continue };
             match first.get(voter) {
                 Some(index) => {

@@ -34,11 +34,12 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 const CITE: &str = "v1";
 
 fn check(view: &VotingView, sink: &mut Sink) {
-    let Some(first) = view.docs.first() else { return };
-    let count = view.docs.len();
+    // Once per change, with its first doc.
+    let Some(&(first, _)) = view.changed.first().filter(|_| view.first) else { return };
+    let count = view.changed.len();
     let docs = if count == 1 { "a voting doc".to_string() } else { format!("{count} voting docs") };
     let Some(body) = &view.changes.pr.body else {
-        sink.emit(first.path, Span::line(1), "format-cite", format!("the change touches {docs}, and the PR body was not given, so its `Voting-format: v1` line was not checked"))
+        sink.emit(first, Span::line(1), "format-cite", format!("the change touches {docs}, and the PR body was not given, so its `Voting-format: v1` line was not checked"))
             .help("pass the PR body with `--pr-body FILE` to check the cite")
             .severity(Severity::Notice);
         return;

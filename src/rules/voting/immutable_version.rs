@@ -41,7 +41,8 @@ fn check(view: &VotingView, sink: &mut Sink) {
             None => new_version(view, sink, doc),
         }
     }
-    for &path in &view.deleted {
+    // Once per change, with its first doc.
+    for &path in view.deleted.iter().filter(|_| view.first) {
         sink.emit(path, Span::line(1), "deleted", "this published voting doc is deleted").help(
             "keep published versions: in-flight cites resolve to them; mint the next version as a new file instead",
         );

@@ -1,6 +1,7 @@
 //! The `voting/*` rules (ADR-140). The family reads every voting doc the
-//! change adds or modifies once into a [`VotingView`] (with its published
-//! base version and its tally); each rule is one small pure function over it.
+//! change adds or modifies once, one at a time, into a [`VotingView`] (with
+//! its published base version and its tally); each rule is one small pure
+//! function over it.
 
 mod active_argument;
 mod append_only;
@@ -83,30 +84,44 @@ impl Family for Voting {
 
     fn run(&self, changes: &ChangeSet) -> FamilyRun {
         let mut run = FamilyRun::default();
-        let view = VotingView::new(changes);
+        let mut view = VotingView::new(changes);
         let mut unreadable = Sink::default();
         for (path, content) in changes.changed().filter(|(p, _)| view.is_voting_doc(p)) {
             report_unreadable(path, content, &mut unreadable);
         }
-        run.documents = view.docs.len() + unreadable.len() + view.deleted.len();
+        run.documents = view.changed.len() + unreadable.len() + view.deleted.len();
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
-        for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
-            if !tallies.is_empty() {
-                run.details.push(tally::markdown(doc.path, tallies));
+        // One document at a time: a big PR's parsed trees never all sit in
+        // memory, and each rule walks a tree still in cache. Findings are
+        // sorted by path and line afterwards, so the order they are found
+        // in does not show.
+        let rules = rules();
+        for at in 0..view.changed.len().max(1) {
+            view.load(at);
+            for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
+                if !tallies.is_empty() {
+                    run.details.push(tally::markdown(doc.path, tallies));
+                }
             }
+            run.run(&rules, &view);
         }
-        run.run(&rules(), &view);
         run
     }
 }
 
-/// Every voting doc the change adds or modifies, parsed once, with what the
-/// rules share: the published (base) version of each, the versions of every
-/// doc, and the tallies.
+/// The voting docs the change adds or modifies, parsed, with what the rules
+/// share: the published (base) version of each, the versions of every doc,
+/// and the tallies. The rules see one document at a time ([`Self::load`]);
+/// what concerns the change as a whole is given with the first.
 pub struct VotingView<'a> {
     pub changes: &'a ChangeSet,
     matcher: globset::GlobSet,
-    /// Added or modified voting docs that are text, in path order.
+    /// Every added or modified voting doc that is text, in path order.
+    pub changed: Vec<(&'a str, &'a str)>,
+    /// Whether the loaded docs are the first: the change-wide findings
+    /// (deleted docs, the PR body's cite) are made once, with them.
+    pub first: bool,
+    /// The loaded docs (one of `changed`), parsed.
     pub docs: Vec<VotingDoc<'a>>,
     /// For each of `docs`, its published version: the same path on the base.
     pub bases: Vec<Option<Published<'a>>>,
@@ -121,26 +136,14 @@ pub struct VotingView<'a> {
 }
 
 impl<'a> VotingView<'a> {
+    /// The view with no document loaded yet.
     pub fn new(changes: &'a ChangeSet) -> VotingView<'a> {
         let matcher = globset(&changes.config.voting.paths);
-        let docs: Vec<VotingDoc<'a>> = changes
+        let changed = changes
             .changed()
             .filter(|(p, _)| matcher.is_match(p))
-            .filter_map(|(p, c)| c.text().map(|t| VotingDoc::parse(p, t)))
+            .filter_map(|(p, c)| c.text().map(|t| (p, t)))
             .collect();
-        let bases = docs
-            .iter()
-            .map(|doc| {
-                let (path, text) = changes.base.get_key_value(doc.path)?;
-                let text = text.text()?;
-                Some(if appended::only_appends(text, doc.text, doc) {
-                    Published::Appended
-                } else {
-                    Published::Changed(VotingDoc::parse(path, text))
-                })
-            })
-            .collect();
-        let tallies = docs.iter().map(tally::tally_doc).collect();
         let deleted = changes.deleted().filter(|p| matcher.is_match(p)).collect();
         let versions = |files: &'a crate::model::Files| {
             let mut out: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
@@ -153,7 +156,40 @@ impl<'a> VotingView<'a> {
         };
         let published = versions(&changes.base);
         let head_versions = versions(&changes.head);
-        VotingView { changes, matcher, docs, bases, tallies, deleted, published, head_versions }
+        VotingView {
+            changes,
+            matcher,
+            changed,
+            first: true,
+            docs: Vec::new(),
+            bases: Vec::new(),
+            tallies: Vec::new(),
+            deleted,
+            published,
+            head_versions,
+        }
+    }
+
+    /// Parses the `at`th changed doc (none past the end), with its base and
+    /// tallies, in place of the docs loaded before.
+    pub fn load(&mut self, at: usize) {
+        let changes = self.changes;
+        self.first = at == 0;
+        self.docs = self.changed.get(at).map(|&(p, t)| VotingDoc::parse(p, t)).into_iter().collect();
+        self.bases = self
+            .docs
+            .iter()
+            .map(|doc| {
+                let (path, text) = changes.base.get_key_value(doc.path)?;
+                let text = text.text()?;
+                Some(if appended::only_appends(text, doc.text, doc) {
+                    Published::Appended
+                } else {
+                    Published::Changed(VotingDoc::parse(path, text))
+                })
+            })
+            .collect();
+        self.tallies = self.docs.iter().map(tally::tally_doc).collect();
     }
 
     pub fn is_voting_doc(&self, path: &str) -> bool {
