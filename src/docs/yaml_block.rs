@@ -19,7 +19,8 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
         return None;
     }
     let mut reader = Reader {
-        lines: super::lines::split(text),
+        lines: super::lines::split(text).into_iter().map(Line::new).collect(),
+        ascii: text.is_ascii(),
         first_line,
         next: 0,
         pending: None,
@@ -33,8 +34,28 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
     reader.peek().is_none().then_some(root)
 }
 
+/// A line with its indentation measured once (the reader looks at most
+/// lines several times).
+#[derive(Clone, Copy)]
+struct Line<'t> {
+    text: &'t str,
+    indent: usize,
+    /// Neither blank nor a comment.
+    content: bool,
+}
+
+impl<'t> Line<'t> {
+    fn new(text: &'t str) -> Line<'t> {
+        let indent = text.bytes().position(|b| b != b' ').unwrap_or(text.len());
+        let content = text.as_bytes().get(indent).is_some_and(|&b| b != b'#');
+        Line { text, indent, content }
+    }
+}
+
 struct Reader<'t> {
-    lines: Vec<&'t str>,
+    lines: Vec<Line<'t>>,
+    /// Whether the whole text is ASCII: byte columns are then character columns.
+    ascii: bool,
     first_line: u32,
     /// The next line to read.
     next: usize,
@@ -55,12 +76,9 @@ impl<'t> Reader<'t> {
         if self.pending.is_some() {
             return self.pending;
         }
-        while self.next < self.lines.len() {
-            let line = self.lines[self.next];
-            let indent = line.len() - line.trim_start_matches(' ').len();
-            let rest = &line[indent..];
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Some((self.next, indent));
+        while let Some(line) = self.lines.get(self.next) {
+            if line.content {
+                return Some((self.next, line.indent));
             }
             self.next += 1;
         }
@@ -83,8 +101,10 @@ impl<'t> Reader<'t> {
 
     /// The 1-based character column of a byte offset.
     fn col(&self, index: usize, byte: usize) -> u32 {
-        let line = self.lines[index];
-        let prefix = &line[..byte];
+        if self.ascii {
+            return byte as u32 + 1;
+        }
+        let prefix = &self.lines[index].text[..byte];
         if prefix.is_ascii() { byte as u32 + 1 } else { prefix.chars().count() as u32 + 1 }
     }
 
@@ -95,29 +115,25 @@ impl<'t> Reader<'t> {
             return None;
         }
         let (index, col) = self.peek()?;
-        let text = &self.lines[index][col..];
-        let node = if is_dash(text) {
-            self.sequence(indent)
-        } else if split_key(text).is_some() {
-            self.mapping(indent)
-        } else {
-            None
-        };
+        // Anything else than a sequence is read as a mapping, which declines
+        // a first line that is not `key:`.
+        let node = if is_dash(&self.lines[index].text[col..]) { self.sequence(indent) } else { self.mapping(indent) };
         self.depth -= 1;
         node
     }
 
     fn mapping(&mut self, indent: usize) -> Option<Yaml> {
-        let (first, first_col) = self.peek()?;
+        let (first, _) = self.peek()?;
         // The full parser marks a block mapping just after its first key.
-        let mark = first_col + split_key(&self.lines[first][first_col..])?.0.len();
+        let mut mark = None;
         let start = self.entries.len();
         while let Some((index, col)) = self.peek() {
-            let text = &self.lines[index][col..];
+            let text = &self.lines[index].text[col..];
             if col < indent || (col == indent && is_dash(text)) {
                 break;
             }
             let (name, rest) = if col == indent { split_key(text)? } else { return None };
+            mark.get_or_insert(col + name.len());
             // Ledger entries have a handful of keys; a mapping with many is
             // left to the full parser rather than searched for duplicates.
             let entries = &self.entries[start..];
@@ -133,7 +149,7 @@ impl<'t> Reader<'t> {
                     return None;
                 }
                 let (next, next_col) = self.peek()?;
-                let next_text = &self.lines[next][next_col..];
+                let next_text = &self.lines[next].text[next_col..];
                 // A sequence at the key's own indentation is marked oddly by
                 // the full parser: leave it to that parser.
                 if next_col > indent && !next_text.is_empty() {
@@ -148,14 +164,14 @@ impl<'t> Reader<'t> {
             self.entries.push((key, value));
         }
         let entries = self.entries.drain(start..).collect();
-        self.make(YamlKind::Map(entries), first, mark)
+        self.make(YamlKind::Map(entries), first, mark?)
     }
 
     fn sequence(&mut self, indent: usize) -> Option<Yaml> {
         let (first, first_col) = self.peek()?;
         let start = self.items.len();
         while let Some((index, col)) = self.peek() {
-            let text = &self.lines[index][col..];
+            let text = &self.lines[index].text[col..];
             if col < indent || (col == indent && !is_dash(text)) {
                 break;
             }
@@ -182,8 +198,7 @@ impl<'t> Reader<'t> {
     /// A value that starts on line `index` at byte `col`, inside a node
     /// indented `indent`.
     fn inline(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
-        let line = self.lines[index];
-        let text = &line[col..];
+        let text = &self.lines[index].text[col..];
         self.consume(index);
         let node = match text.as_bytes()[0] {
             b'|' | b'>' => return self.block_scalar(index, col, indent),
@@ -208,7 +223,7 @@ impl<'t> Reader<'t> {
     }
 
     fn flow_sequence(&mut self, index: usize, col: usize) -> Option<Yaml> {
-        let line = self.lines[index];
+        let line = self.lines[index].text;
         let mut at = col + 1;
         let mut items = Vec::new();
         loop {
@@ -250,7 +265,7 @@ impl<'t> Reader<'t> {
     /// `|` and `>` scalars with clip or strip chomping; `>` only when no line
     /// is blank or indented further (nothing to fold but line breaks).
     fn block_scalar(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
-        let header = &self.lines[index][col..];
+        let header = &self.lines[index].text[col..];
         let (style, rest) = header.split_at(1);
         let (strip, rest) = match rest.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -263,12 +278,11 @@ impl<'t> Reader<'t> {
         let mut content_indent = None;
         let mut end = index + 1;
         // The full parser marks a block scalar at its first content line.
-        if self.lines.get(end).is_none_or(|l| l.trim().is_empty()) {
+        if self.lines.get(end).is_none_or(|l| l.text.trim().is_empty()) {
             return None;
         }
         while end < self.lines.len() {
-            let line = self.lines[end];
-            let spaces = line.len() - line.trim_start_matches(' ').len();
+            let Line { text: line, indent: spaces, .. } = self.lines[end];
             if spaces == line.len() {
                 // A blank line; more spaces than the content indent would be content.
                 if content_indent.is_none_or(|m| spaces > m) && spaces > 0 {
