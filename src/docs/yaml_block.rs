@@ -46,7 +46,7 @@ struct Line<'t> {
 
 impl<'t> Line<'t> {
     fn new(text: &'t str) -> Line<'t> {
-        let indent = text.bytes().position(|b| b != b' ').unwrap_or(text.len());
+        let indent = spaces(text);
         let content = text.as_bytes().get(indent).is_some_and(|&b| b != b'#');
         Line { text, indent, content }
     }
@@ -143,7 +143,7 @@ impl<'t> Reader<'t> {
             let key = Key { name: Text::from(name), line: self.first_line + index as u32, col: self.col(index, col) };
             self.consume(index);
             let value_col = col + (text.len() - rest.len());
-            let rest_trimmed = rest.trim_start_matches(' ');
+            let rest_trimmed = skip_spaces(rest);
             let value = if rest_trimmed.is_empty() || rest_trimmed.starts_with('#') {
                 if rest_trimmed.starts_with('#') && !rest.starts_with(' ') {
                     return None;
@@ -178,7 +178,7 @@ impl<'t> Reader<'t> {
             if col > indent || text == "-" {
                 return None;
             }
-            let after = text[1..].trim_start_matches(' ');
+            let after = skip_spaces(&text[1..]);
             let item_col = col + (text.len() - after.len());
             if after.is_empty() || after.starts_with('#') || is_dash(after) {
                 return None;
@@ -227,7 +227,7 @@ impl<'t> Reader<'t> {
         let mut at = col + 1;
         let mut items = Vec::new();
         loop {
-            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            at += spaces(&line[at..]);
             let rest = &line[at..];
             if rest.starts_with(']') && items.is_empty() {
                 at += 1;
@@ -246,7 +246,7 @@ impl<'t> Reader<'t> {
             };
             items.push(self.make(YamlKind::Scalar(item), index, at)?);
             at += len;
-            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            at += spaces(&line[at..]);
             match line.as_bytes().get(at)? {
                 b',' => at += 1,
                 b']' => {
@@ -344,6 +344,17 @@ fn is_unusual(bytes: &[u8], at: usize) -> bool {
     }
 }
 
+/// How many spaces `text` starts with (by bytes: `trim_start_matches(' ')`
+/// goes through the standard char searcher, a cost on every line).
+fn spaces(text: &str) -> usize {
+    text.bytes().position(|b| b != b' ').unwrap_or(text.len())
+}
+
+/// `text` after its leading spaces.
+fn skip_spaces(text: &str) -> &str {
+    &text[spaces(text)..]
+}
+
 fn is_dash(text: &str) -> bool {
     text == "-" || text.starts_with("- ")
 }
@@ -359,7 +370,7 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
 }
 
 fn is_comment_or_empty(rest: &str) -> bool {
-    let trimmed = rest.trim_start_matches(' ');
+    let trimmed = skip_spaces(rest);
     trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
 }
 
@@ -374,7 +385,7 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         Some(at) => &text[..at],
         None => text,
     };
-    let value = value.trim_end_matches(' ');
+    let value = &value[..value.bytes().rposition(|b| b != b' ').map_or(0, |at| at + 1)];
     let first = value.bytes().next()?;
     let indicator = matches!(
         first,
