@@ -87,9 +87,14 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
         let at = text.len() - lines.rest().len();
         let Some(raw) = lines.next() else { break };
         line_no += 1;
-        let indent = raw.len() - raw.trim_start_matches(' ').len();
-        let trimmed = raw.trim_start_matches(' ');
+        let indent = raw.bytes().position(|b| b != b' ').unwrap_or(raw.len());
+        let trimmed = &raw[indent..];
         if let Some(of) = open.as_mut() {
+            // Most content lines do not start with the marker: no closing run.
+            if trimmed.as_bytes().first() != Some(&(of.marker as u8)) {
+                of.fence.end_line = line_no;
+                continue;
+            }
             let run = trimmed.chars().take_while(|c| *c == of.marker).count();
             if indent < 4 && run >= of.len && trimmed[run..].trim().is_empty() {
                 let mut of = open.take().expect("checked");

@@ -19,7 +19,8 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
         return None;
     }
     let mut reader = Reader {
-        lines: super::lines::split(text),
+        lines: super::lines::split(text).into_iter().map(Line::new).collect(),
+        ascii: text.is_ascii(),
         first_line,
         next: 0,
         pending: None,
@@ -33,8 +34,28 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
     reader.peek().is_none().then_some(root)
 }
 
+/// A line with its indentation measured once (the reader looks at most
+/// lines several times).
+#[derive(Clone, Copy)]
+struct Line<'t> {
+    text: &'t str,
+    indent: usize,
+    /// Neither blank nor a comment.
+    content: bool,
+}
+
+impl<'t> Line<'t> {
+    fn new(text: &'t str) -> Line<'t> {
+        let indent = spaces(text);
+        let content = text.as_bytes().get(indent).is_some_and(|&b| b != b'#');
+        Line { text, indent, content }
+    }
+}
+
 struct Reader<'t> {
-    lines: Vec<&'t str>,
+    lines: Vec<Line<'t>>,
+    /// Whether the whole text is ASCII: byte columns are then character columns.
+    ascii: bool,
     first_line: u32,
     /// The next line to read.
     next: usize,
@@ -55,12 +76,9 @@ impl<'t> Reader<'t> {
         if self.pending.is_some() {
             return self.pending;
         }
-        while self.next < self.lines.len() {
-            let line = self.lines[self.next];
-            let indent = line.len() - line.trim_start_matches(' ').len();
-            let rest = &line[indent..];
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Some((self.next, indent));
+        while let Some(line) = self.lines.get(self.next) {
+            if line.content {
+                return Some((self.next, line.indent));
             }
             self.next += 1;
         }
@@ -83,8 +101,10 @@ impl<'t> Reader<'t> {
 
     /// The 1-based character column of a byte offset.
     fn col(&self, index: usize, byte: usize) -> u32 {
-        let line = self.lines[index];
-        let prefix = &line[..byte];
+        if self.ascii {
+            return byte as u32 + 1;
+        }
+        let prefix = &self.lines[index].text[..byte];
         if prefix.is_ascii() { byte as u32 + 1 } else { prefix.chars().count() as u32 + 1 }
     }
 
@@ -95,29 +115,25 @@ impl<'t> Reader<'t> {
             return None;
         }
         let (index, col) = self.peek()?;
-        let text = &self.lines[index][col..];
-        let node = if is_dash(text) {
-            self.sequence(indent)
-        } else if split_key(text).is_some() {
-            self.mapping(indent)
-        } else {
-            None
-        };
+        // Anything else than a sequence is read as a mapping, which declines
+        // a first line that is not `key:`.
+        let node = if is_dash(&self.lines[index].text[col..]) { self.sequence(indent) } else { self.mapping(indent) };
         self.depth -= 1;
         node
     }
 
     fn mapping(&mut self, indent: usize) -> Option<Yaml> {
-        let (first, first_col) = self.peek()?;
+        let (first, _) = self.peek()?;
         // The full parser marks a block mapping just after its first key.
-        let mark = first_col + split_key(&self.lines[first][first_col..])?.0.len();
+        let mut mark = None;
         let start = self.entries.len();
         while let Some((index, col)) = self.peek() {
-            let text = &self.lines[index][col..];
+            let text = &self.lines[index].text[col..];
             if col < indent || (col == indent && is_dash(text)) {
                 break;
             }
             let (name, rest) = if col == indent { split_key(text)? } else { return None };
+            mark.get_or_insert(col + name.len());
             // Ledger entries have a handful of keys; a mapping with many is
             // left to the full parser rather than searched for duplicates.
             let entries = &self.entries[start..];
@@ -127,13 +143,13 @@ impl<'t> Reader<'t> {
             let key = Key { name: Text::from(name), line: self.first_line + index as u32, col: self.col(index, col) };
             self.consume(index);
             let value_col = col + (text.len() - rest.len());
-            let rest_trimmed = rest.trim_start_matches(' ');
+            let rest_trimmed = skip_spaces(rest);
             let value = if rest_trimmed.is_empty() || rest_trimmed.starts_with('#') {
                 if rest_trimmed.starts_with('#') && !rest.starts_with(' ') {
                     return None;
                 }
                 let (next, next_col) = self.peek()?;
-                let next_text = &self.lines[next][next_col..];
+                let next_text = &self.lines[next].text[next_col..];
                 // A sequence at the key's own indentation is marked oddly by
                 // the full parser: leave it to that parser.
                 if next_col > indent && !next_text.is_empty() {
@@ -148,21 +164,21 @@ impl<'t> Reader<'t> {
             self.entries.push((key, value));
         }
         let entries = self.entries.drain(start..).collect();
-        self.make(YamlKind::Map(entries), first, mark)
+        self.make(YamlKind::Map(entries), first, mark?)
     }
 
     fn sequence(&mut self, indent: usize) -> Option<Yaml> {
         let (first, first_col) = self.peek()?;
         let start = self.items.len();
         while let Some((index, col)) = self.peek() {
-            let text = &self.lines[index][col..];
+            let text = &self.lines[index].text[col..];
             if col < indent || (col == indent && !is_dash(text)) {
                 break;
             }
             if col > indent || text == "-" {
                 return None;
             }
-            let after = text[1..].trim_start_matches(' ');
+            let after = skip_spaces(&text[1..]);
             let item_col = col + (text.len() - after.len());
             if after.is_empty() || after.starts_with('#') || is_dash(after) {
                 return None;
@@ -182,8 +198,7 @@ impl<'t> Reader<'t> {
     /// A value that starts on line `index` at byte `col`, inside a node
     /// indented `indent`.
     fn inline(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
-        let line = self.lines[index];
-        let text = &line[col..];
+        let text = &self.lines[index].text[col..];
         self.consume(index);
         let node = match text.as_bytes()[0] {
             b'|' | b'>' => return self.block_scalar(index, col, indent),
@@ -208,11 +223,11 @@ impl<'t> Reader<'t> {
     }
 
     fn flow_sequence(&mut self, index: usize, col: usize) -> Option<Yaml> {
-        let line = self.lines[index];
+        let line = self.lines[index].text;
         let mut at = col + 1;
         let mut items = Vec::new();
         loop {
-            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            at += spaces(&line[at..]);
             let rest = &line[at..];
             if rest.starts_with(']') && items.is_empty() {
                 at += 1;
@@ -231,7 +246,7 @@ impl<'t> Reader<'t> {
             };
             items.push(self.make(YamlKind::Scalar(item), index, at)?);
             at += len;
-            at += line[at..].len() - line[at..].trim_start_matches(' ').len();
+            at += spaces(&line[at..]);
             match line.as_bytes().get(at)? {
                 b',' => at += 1,
                 b']' => {
@@ -250,7 +265,7 @@ impl<'t> Reader<'t> {
     /// `|` and `>` scalars with clip or strip chomping; `>` only when no line
     /// is blank or indented further (nothing to fold but line breaks).
     fn block_scalar(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
-        let header = &self.lines[index][col..];
+        let header = &self.lines[index].text[col..];
         let (style, rest) = header.split_at(1);
         let (strip, rest) = match rest.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -263,12 +278,11 @@ impl<'t> Reader<'t> {
         let mut content_indent = None;
         let mut end = index + 1;
         // The full parser marks a block scalar at its first content line.
-        if self.lines.get(end).is_none_or(|l| l.trim().is_empty()) {
+        if self.lines.get(end).is_none_or(|l| l.text.trim().is_empty()) {
             return None;
         }
         while end < self.lines.len() {
-            let line = self.lines[end];
-            let spaces = line.len() - line.trim_start_matches(' ').len();
+            let Line { text: line, indent: spaces, .. } = self.lines[end];
             if spaces == line.len() {
                 // A blank line; more spaces than the content indent would be content.
                 if content_indent.is_none_or(|m| spaces > m) && spaces > 0 {
@@ -330,6 +344,17 @@ fn is_unusual(bytes: &[u8], at: usize) -> bool {
     }
 }
 
+/// How many spaces `text` starts with (by bytes: `trim_start_matches(' ')`
+/// goes through the standard char searcher, a cost on every line).
+fn spaces(text: &str) -> usize {
+    text.bytes().position(|b| b != b' ').unwrap_or(text.len())
+}
+
+/// `text` after its leading spaces.
+fn skip_spaces(text: &str) -> &str {
+    &text[spaces(text)..]
+}
+
 fn is_dash(text: &str) -> bool {
     text == "-" || text.starts_with("- ")
 }
@@ -345,7 +370,7 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
 }
 
 fn is_comment_or_empty(rest: &str) -> bool {
-    let trimmed = rest.trim_start_matches(' ');
+    let trimmed = skip_spaces(rest);
     trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
 }
 
@@ -360,7 +385,7 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         Some(at) => &text[..at],
         None => text,
     };
-    let value = value.trim_end_matches(' ');
+    let value = &value[..value.bytes().rposition(|b| b != b' ').map_or(0, |at| at + 1)];
     let first = value.bytes().next()?;
     let indicator = matches!(
         first,

@@ -21,7 +21,10 @@ pub fn only_appends(base: &str, head: &str, doc: &VotingDoc) -> bool {
     if inserted.is_empty() {
         return true;
     }
-    let lines: Vec<&str> = crate::docs::lines::lines(head).collect();
+    // The head's lines, split only when a run is followed by lines to look
+    // at (rarely: appended entries usually end where the next list starts).
+    let lines = std::cell::OnceCell::new();
+    let lines = || lines.get_or_init(|| crate::docs::lines::lines(head).collect::<Vec<&str>>()).as_slice();
     let lists = lists(doc);
     let by_start = EntryIndex::new(&lists);
     inserted.iter().all(|&(first, last)| run_is_appended(first, last, &lists, &by_start, &lines))
@@ -91,7 +94,13 @@ fn next_line(text: &str, at: usize) -> (&str, usize) {
 /// An inserted run must be whole entries at the tail of one list, possibly
 /// followed by whole entries at the tail of the list that comes next (new
 /// votes on the last argument, then new arguments).
-fn run_is_appended(first: u32, last: u32, lists: &[List], by_start: &EntryIndex, lines: &[&str]) -> bool {
+fn run_is_appended<'t>(
+    first: u32,
+    last: u32,
+    lists: &[List],
+    by_start: &EntryIndex,
+    lines: &dyn Fn() -> &'t [&'t str],
+) -> bool {
     let mut start = first;
     loop {
         let Some((l, k)) = by_start.get(start) else { return false };
@@ -103,7 +112,7 @@ fn run_is_appended(first: u32, last: u32, lists: &[List], by_start: &EntryIndex,
             // Lines after the run and before the next structure are base
             // lines; only blanks and comments may sit there.
             return (last + 1..list.after).all(|n| {
-                lines.get(n as usize - 1).is_none_or(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+                lines().get(n as usize - 1).is_none_or(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
             });
         }
         start = list.after;
