@@ -165,6 +165,25 @@ impl ChangeSet {
             .map(|(path, content)| (path.as_str(), content))
     }
 
+    /// Added or modified paths that `filter` matches.
+    pub fn changed_in<'a, 'f>(
+        &'a self,
+        filter: &'f crate::config::PathFilter,
+    ) -> impl Iterator<Item = (&'a str, &'a FileContent)> + use<'a, 'f> {
+        filter
+            .select(&self.head)
+            .filter(|(path, content)| self.base.get(*path) != Some(content))
+            .map(|(path, content)| (path.as_str(), content))
+    }
+
+    /// Paths that `filter` matches, on the base and gone from the head.
+    pub fn deleted_in<'a, 'f>(
+        &'a self,
+        filter: &'f crate::config::PathFilter,
+    ) -> impl Iterator<Item = &'a str> + use<'a, 'f> {
+        filter.select(&self.base).filter(|(path, _)| !self.head.contains_key(*path)).map(|(path, _)| path.as_str())
+    }
+
     /// Paths present on the base and gone from the head.
     pub fn deleted(&self) -> impl Iterator<Item = &str> {
         self.base.keys().filter(|path| !self.head.contains_key(*path)).map(String::as_str)

@@ -28,7 +28,7 @@ mod untestable_criterion;
 use std::collections::BTreeMap;
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
-use crate::config::{Threshold, globset};
+use crate::config::{PathFilter, Threshold, globset};
 use crate::docs::adr::Adr;
 use crate::docs::brief::Brief;
 use crate::docs::pathref::{PathRef, SpanKind, classify};
@@ -81,12 +81,11 @@ impl Family for Briefs {
         let mut run = FamilyRun::default();
         let view = BriefView::new(changes);
         let mut unreadable = Sink::default();
-        for (path, content) in changes.changed().filter(|(p, _)| view.is_brief(p)) {
+        for (path, content) in changes.changed_in(&view.filter) {
             report_unreadable(path, content, &mut unreadable);
         }
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
-        run.documents = changes.changed().filter(|(p, _)| view.is_brief(p)).count()
-            + changes.deleted().filter(|p| view.is_brief(p)).count();
+        run.documents = changes.changed_in(&view.filter).count() + changes.deleted_in(&view.filter).count();
         run.run(&rules(), &view);
         run.details.extend(threshold_table(&view));
         run
@@ -139,7 +138,7 @@ pub struct BodyPath<'a> {
 /// share: the ADRs, every agent id in use, and the body paths resolved.
 pub struct BriefView<'a> {
     pub changes: &'a ChangeSet,
-    matcher: globset::GlobSet,
+    filter: PathFilter,
     /// Added or modified briefs that are text, in path order.
     pub briefs: Vec<Brief<'a>>,
     /// Agent ids of every brief at the head: (agent, path, line).
@@ -155,20 +154,17 @@ pub struct BriefView<'a> {
 impl<'a> BriefView<'a> {
     pub fn new(changes: &'a ChangeSet) -> BriefView<'a> {
         let config = &changes.config;
-        let matcher = globset(&config.briefs.paths);
-        let briefs: Vec<Brief<'a>> = changes
-            .changed()
-            .filter(|(p, _)| matcher.is_match(p))
-            .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
-            .collect();
+        let filter = PathFilter::globs(&config.briefs.paths);
+        let briefs: Vec<Brief<'a>> =
+            changes.changed_in(&filter).filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t))).collect();
         // Agent ids of every brief at the head: the changed ones are parsed
         // already; the rest only need their frontmatter.
         let mut agents: Vec<(&'a str, &'a str, u32)> = briefs
             .iter()
             .filter_map(|b| Some((agent_text(b.text, b.field("agent")?)?, b.path, b.field_line("agent"))))
             .collect();
-        for (path, content) in &changes.head {
-            if !matcher.is_match(path) || changes.base.get(path) != Some(content) {
+        for (path, content) in filter.select(&changes.head) {
+            if changes.base.get(path) != Some(content) {
                 continue;
             }
             let Some(text) = content.text() else { continue };
@@ -176,12 +172,9 @@ impl<'a> BriefView<'a> {
                 agents.push((agent, path, line));
             }
         }
-        let adr_matcher = globset(&config.adrs.paths);
+        let adr_filter = PathFilter::globs(&config.adrs.paths);
         let mut adrs = BTreeMap::new();
-        for (path, content) in &changes.head {
-            if !adr_matcher.is_match(path) {
-                continue;
-            }
+        for (path, content) in adr_filter.select(&changes.head) {
             // ADR text comes from the base when the ADR exists there: a PR cannot
             // edit an ADR to make its own brief's quotes match.
             let content = changes.base.get(path).unwrap_or(content);
@@ -189,15 +182,14 @@ impl<'a> BriefView<'a> {
                 adrs.entry(adr.number).or_insert(adr);
             }
         }
-        let merged_changed = changes
-            .base
-            .iter()
-            .filter(|(p, c)| matcher.is_match(p) && changes.head.get(*p) != Some(c))
+        let merged_changed = filter
+            .select(&changes.base)
+            .filter(|(p, c)| changes.head.get(*p) != Some(c))
             .map(|(p, _)| p.as_str())
             .collect();
         let mut view = BriefView {
             changes,
-            matcher,
+            filter,
             briefs,
             agents,
             adrs,
@@ -207,10 +199,6 @@ impl<'a> BriefView<'a> {
         };
         view.paths = view.resolve_paths();
         view
-    }
-
-    pub fn is_brief(&self, path: &str) -> bool {
-        self.matcher.is_match(path)
     }
 
     fn resolve_paths(&self) -> Vec<BodyPath<'a>> {

@@ -27,7 +27,7 @@ mod verdict;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
-use crate::config::under;
+use crate::config::PathFilter;
 use crate::docs::spec::files::{Landed, LandedEvent, StatsRow, parse_landed, parse_stats};
 use crate::docs::spec::review::{self, Kind, ReviewFile};
 use crate::docs::spec::state::{self, Part, State, StateError, Step, Topic};
@@ -73,7 +73,7 @@ impl Family for Specs {
         let mut run = FamilyRun::default();
         let view = SpecView::new(changes);
         let mut unreadable = Sink::default();
-        for (path, content) in changes.changed().filter(|(p, _)| under(p, &changes.config.specs.paths)) {
+        for (path, content) in changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)) {
             report_unreadable(path, content, &mut unreadable);
         }
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
@@ -155,10 +155,18 @@ fn locate<'p>(path: &'p str, folders: &[String]) -> Option<(usize, bool, &'p str
 
 type Key<'a> = (usize, bool, &'a str);
 
-fn group<'a>(files: &'a crate::model::Files, folders: &[String]) -> BTreeMap<Key<'a>, Folder<'a>> {
+/// The files of the spec folders in `wanted`, grouped by folder.
+fn group<'a>(
+    files: &'a crate::model::Files,
+    filter: &PathFilter,
+    folders: &[String],
+    wanted: &BTreeSet<Key<'_>>,
+) -> BTreeMap<Key<'a>, Folder<'a>> {
     let mut out: BTreeMap<Key<'a>, Folder<'a>> = BTreeMap::new();
-    for (path, content) in files {
-        if let Some((i, archived, name, rel)) = locate(path, folders) {
+    for (path, content) in filter.select(files) {
+        if let Some((i, archived, name, rel)) = locate(path, folders)
+            && wanted.contains(&(i, archived, name))
+        {
             out.entry((i, archived, name)).or_default().insert(rel, content);
         }
     }
@@ -168,8 +176,19 @@ fn group<'a>(files: &'a crate::model::Files, folders: &[String]) -> BTreeMap<Key
 impl<'a> SpecView<'a> {
     pub fn new(changes: &'a ChangeSet) -> SpecView<'a> {
         let folders = &changes.config.specs.paths;
-        let mut head = group(&changes.head, folders);
-        let mut base = group(&changes.base, folders);
+        // Only folders with an added, changed or deleted file can be touched
+        // (with their other location, for moves into the archive); grouping
+        // just those keeps a PR in a repository of many specs cheap.
+        let filter = PathFilter::folders(folders);
+        let mut wanted: BTreeSet<Key<'a>> = BTreeSet::new();
+        for path in changes.changed_in(&filter).map(|(p, _)| p).chain(changes.deleted_in(&filter)) {
+            if let Some((i, archived, name, _)) = locate(path, folders) {
+                wanted.insert((i, archived, name));
+                wanted.insert((i, !archived, name));
+            }
+        }
+        let mut head = group(&changes.head, &filter, folders, &wanted);
+        let mut base = group(&changes.base, &filter, folders, &wanted);
         let mut specs = Vec::new();
         let keys: BTreeSet<Key<'a>> = head.keys().chain(base.keys()).copied().collect();
         for key in keys {

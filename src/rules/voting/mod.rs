@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use tally::{ArgumentTally, SectionTally, State, TallyError, TallyReport, render_text, tally_document};
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
-use crate::config::globset;
+use crate::config::PathFilter;
 use crate::docs::voting::{Argument, Block, Section, VotingDoc};
 use crate::docs::yaml::Yaml;
 use crate::model::{ChangeSet, Check, Sink, Span};
@@ -86,7 +86,7 @@ impl Family for Voting {
         let mut run = FamilyRun::default();
         let mut view = VotingView::new(changes);
         let mut unreadable = Sink::default();
-        for (path, content) in changes.changed().filter(|(p, _)| view.is_voting_doc(p)) {
+        for (path, content) in changes.changed_in(&view.filter) {
             report_unreadable(path, content, &mut unreadable);
         }
         run.documents = view.changed.len() + unreadable.len() + view.deleted.len();
@@ -115,7 +115,7 @@ impl Family for Voting {
 /// what concerns the change as a whole is given with the first.
 pub struct VotingView<'a> {
     pub changes: &'a ChangeSet,
-    matcher: globset::GlobSet,
+    pub(crate) filter: PathFilter,
     /// Every added or modified voting doc that is text, in path order.
     pub changed: Vec<(&'a str, &'a str)>,
     /// Whether the loaded docs are the first: the change-wide findings
@@ -138,16 +138,12 @@ pub struct VotingView<'a> {
 impl<'a> VotingView<'a> {
     /// The view with no document loaded yet.
     pub fn new(changes: &'a ChangeSet) -> VotingView<'a> {
-        let matcher = globset(&changes.config.voting.paths);
-        let changed = changes
-            .changed()
-            .filter(|(p, _)| matcher.is_match(p))
-            .filter_map(|(p, c)| c.text().map(|t| (p, t)))
-            .collect();
-        let deleted = changes.deleted().filter(|p| matcher.is_match(p)).collect();
+        let filter = PathFilter::globs(&changes.config.voting.paths);
+        let changed = changes.changed_in(&filter).filter_map(|(p, c)| c.text().map(|t| (p, t))).collect();
+        let deleted = changes.deleted_in(&filter).collect();
         let versions = |files: &'a crate::model::Files| {
             let mut out: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
-            for path in files.keys().filter(|p| matcher.is_match(p)) {
+            for (path, _) in filter.select(files) {
                 if let Ok(name) = crate::docs::voting::parse_file_name(path.rsplit('/').next().unwrap_or(path)) {
                     out.entry(name.doc).or_default().insert(name.version);
                 }
@@ -158,7 +154,7 @@ impl<'a> VotingView<'a> {
         let head_versions = versions(&changes.head);
         VotingView {
             changes,
-            matcher,
+            filter,
             changed,
             first: true,
             docs: Vec::new(),
@@ -190,10 +186,6 @@ impl<'a> VotingView<'a> {
             })
             .collect();
         self.tallies = self.docs.iter().map(tally::tally_doc).collect();
-    }
-
-    pub fn is_voting_doc(&self, path: &str) -> bool {
-        self.matcher.is_match(path)
     }
 
     /// Every readable block of every doc: (doc, section, block).
