@@ -36,6 +36,19 @@ fn validate(c: &mut Criterion) {
     c.bench_function("corpus", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
+/// The briefs alone: 1,000 new briefs citing 50 ADRs (issue 2: under 100 ms).
+fn briefs(c: &mut Criterion) {
+    let (mut base, mut head) = (Files::new(), Files::new());
+    let tree = corpus::briefs::add(&mut base, &mut head);
+    let mut repos = RepoIndex::default();
+    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+    let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), base, head, repos, ..Default::default() };
+    let report = gatehouse::rules::evaluate(&changes);
+    assert_eq!(documents(&report, "gatehouse/briefs"), corpus::briefs::BRIEFS);
+    assert!(!report.has_errors(), "the briefs are valid: {:?}", report.findings().next());
+    c.bench_function("briefs", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
 /// A typical pull request: 10 new briefs in a repository whose whole corpus
 /// (briefs, voting docs, specs, decisions) is merged (DESIGN §9: under 5 ms).
 fn pull_request(c: &mut Criterion) {
@@ -99,6 +112,6 @@ fn voting(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate, pull_request, decisions, validate_specs, voting
+    targets = validate, briefs, pull_request, decisions, validate_specs, voting
 }
 criterion_main!(benches);
