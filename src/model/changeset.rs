@@ -6,7 +6,7 @@ use crate::config::Config;
 /// The content of one file at one revision, as the source could read it.
 /// Sources never hand a rule more than the size limit: a larger file arrives
 /// as `TooLarge` and is reported, never parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Eq)]
 pub enum FileContent {
     Text(Arc<str>),
     /// Contains NUL bytes: not a document.
@@ -19,6 +19,23 @@ pub enum FileContent {
         bytes: u64,
         limit: u64,
     },
+}
+
+impl PartialEq for FileContent {
+    /// Shared text (a base and a head read from one blob) compares by
+    /// pointer: `Arc<str>`'s own equality always compares the bytes, and
+    /// "what did the change touch" asks this for every document.
+    fn eq(&self, other: &FileContent) -> bool {
+        match (self, other) {
+            (FileContent::Text(a), FileContent::Text(b)) => Arc::ptr_eq(a, b) || a == b,
+            (FileContent::Binary, FileContent::Binary) => true,
+            (FileContent::InvalidUtf8 { line: a }, FileContent::InvalidUtf8 { line: b }) => a == b,
+            (FileContent::TooLarge { bytes: a, limit: x }, FileContent::TooLarge { bytes: b, limit: y }) => {
+                a == b && x == y
+            }
+            _ => false,
+        }
+    }
 }
 
 impl FileContent {
