@@ -127,17 +127,8 @@ fn parse_rfc3339_utc(text: &str) -> Option<u64> {
 
 /// Formats Unix seconds as GitHub does, for the simulated GitHub.
 pub fn format_rfc3339_utc(secs: u64) -> String {
-    let days = (secs / 86400) as i64;
+    let (y, m, d) = crate::docs::timestamp::civil_from_days((secs / 86400) as i64);
     let rem = secs % 86400;
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
