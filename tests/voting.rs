@@ -319,7 +319,7 @@ proptest! {
     #[test]
     fn the_fast_yaml_reader_agrees_with_the_full_parser_or_declines(text in line_soup()) {
         if let Some(fast) = gatehouse::docs::yaml_block::parse(&text, 3) {
-            prop_assert_eq!(Ok(fast), gatehouse::docs::yaml::parse(&text, 3), "{}", text);
+            prop_assert_eq!(Ok(fast.root().to_yaml()), gatehouse::docs::yaml::parse(&text, 3), "{}", text);
         }
     }
 

@@ -21,8 +21,27 @@ pub struct Fence {
     /// The line of the closing fence, or the last line when never closed.
     pub end_line: u32,
     pub closed: bool,
-    /// The text between the fences.
-    pub content: String,
+    /// Where the text between the fences is, in bytes of the parsed text
+    /// (read it with [`Fence::content`]).
+    pub content_range: std::ops::Range<usize>,
+}
+
+impl Fence {
+    /// The text between the fences: its lines (as `str::lines` gives them)
+    /// each followed by `\n`. `text` is the text the fence was parsed from;
+    /// the content is borrowed from it unless it has `\r\n` line ends.
+    pub fn content<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let raw = &text[self.content_range.clone()];
+        if (raw.is_empty() || raw.ends_with('\n')) && memchr::memchr(b'\r', raw.as_bytes()).is_none() {
+            return std::borrow::Cow::Borrowed(raw);
+        }
+        let mut content = String::with_capacity(raw.len() + 1);
+        for line in super::lines::lines(raw) {
+            content.push_str(line);
+            content.push('\n');
+        }
+        std::borrow::Cow::Owned(content)
+    }
 }
 
 /// A run of `>` lines.
@@ -57,23 +76,8 @@ struct OpenFence {
     marker: char,
     len: usize,
     fence: Fence,
-    /// Where its content starts in the text: the content is copied once,
-    /// when the fence ends.
+    /// Where its content starts in the text.
     start: usize,
-}
-
-/// A fence's content: its lines (as `str::lines` gives them) each followed
-/// by `\n`. Most often that is the text itself, copied whole.
-fn fence_content(text: &str) -> String {
-    if text.ends_with('\n') && !text.contains('\r') {
-        return text.to_string();
-    }
-    let mut content = String::with_capacity(text.len() + 1);
-    for line in super::lines::lines(text) {
-        content.push_str(line);
-        content.push('\n');
-    }
-    content
 }
 
 /// Parses `text`, whose first line is file line `first_line`.
@@ -100,7 +104,7 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
                 let mut of = open.take().expect("checked");
                 of.fence.end_line = line_no;
                 of.fence.closed = true;
-                of.fence.content = fence_content(&text[of.start..at]);
+                of.fence.content_range = of.start..at;
                 md.fences.push(of.fence);
             } else {
                 of.fence.end_line = line_no;
@@ -115,7 +119,7 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
             open = Some(OpenFence {
                 marker,
                 len,
-                fence: Fence { info, line: line_no, end_line: line_no, closed: false, content: String::new() },
+                fence: Fence { info, line: line_no, end_line: line_no, closed: false, content_range: 0..0 },
                 start: text.len() - lines.rest().len(),
             });
             continue;
@@ -140,7 +144,7 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     }
     finish_quote(&mut md, &mut quote);
     if let Some(mut of) = open {
-        of.fence.content = fence_content(&text[of.start..]);
+        of.fence.content_range = of.start..text.len();
         md.fences.push(of.fence);
     }
     md
@@ -234,7 +238,7 @@ mod tests {
                 let last = if fence.closed { fence.end_line - 1 } else { fence.end_line };
                 let expected: String =
                     lines[fence.line as usize..last as usize].iter().map(|l| format!("{l}\n")).collect();
-                proptest::prop_assert_eq!(fence.content, expected);
+                proptest::prop_assert_eq!(fence.content(&text), expected);
             }
         }
     }
@@ -253,7 +257,7 @@ mod tests {
         assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (9, 10));
         let f = &md.fences[0];
         assert_eq!((f.info.as_str(), f.line, f.end_line, f.closed), ("voting", 12, 14, true));
-        assert_eq!(f.content, "section: x\n");
+        assert_eq!(f.content(text), "section: x\n");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod pathref;
 pub mod spec;
 pub mod text;
 pub mod timestamp;
+pub mod tree;
 pub mod voting;
 pub mod yaml;
 pub mod yaml_block;

@@ -4,9 +4,12 @@
 //! arguments with append-only vote ledgers. Every node keeps its file line.
 //! Accessors return only well-typed values; the rules report the rest.
 
+use std::borrow::Cow;
+
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
+use super::tree::{Node, Tree};
 use super::yaml::{self, Yaml, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
@@ -44,7 +47,7 @@ pub struct VotingDoc<'a> {
     pub path: &'a str,
     pub text: &'a str,
     pub frontmatter: Result<Yaml, FrontmatterError>,
-    pub sections: Vec<Section>,
+    pub sections: Vec<Section<'a>>,
     /// Opening lines of `voting` fences that sit before the first `## `.
     pub stray_blocks: Vec<u32>,
     /// Every `voting` fence: its opening line, its closing (or last) line,
@@ -54,13 +57,13 @@ pub struct VotingDoc<'a> {
 
 /// One `## ` section.
 #[derive(Clone, Debug)]
-pub struct Section {
+pub struct Section<'a> {
     pub heading: String,
     pub line: u32,
     /// Opening lines of every `voting` fence in the section.
     pub fences: Vec<u32>,
     /// The first `voting` block, parsed; `None` when the section has none.
-    pub block: Option<Result<Block, BlockError>>,
+    pub block: Option<Result<Block<'a>, BlockError>>,
 }
 
 /// Why a section's `voting` block could not be read.
@@ -85,27 +88,27 @@ impl BlockError {
 
 /// A section's `voting` block: a mapping, its nodes on file lines.
 #[derive(Clone, Debug)]
-pub struct Block {
+pub struct Block<'a> {
     /// The line of the opening fence.
     pub fence_line: u32,
-    pub root: Yaml,
+    tree: Tree<'a>,
 }
 
 /// One argument of a block (a mapping in `arguments`).
 #[derive(Clone, Copy, Debug)]
 pub struct Argument<'y> {
     pub index: usize,
-    pub node: &'y Yaml,
+    pub node: Node<'y>,
 }
 
 /// One vote entry of an argument's ledger.
 #[derive(Clone, Copy, Debug)]
 pub struct Vote<'y> {
     pub index: usize,
-    pub node: &'y Yaml,
+    pub node: Node<'y>,
     /// The values of [`VOTE_FIELDS`], found in one pass over the entry: every
     /// rule reads them, for every vote of every ledger.
-    fields: [Option<&'y Yaml>; VOTE_FIELDS.len()],
+    fields: [Option<Node<'y>>; VOTE_FIELDS.len()],
 }
 
 /// The parts of a voting doc's file name.
@@ -140,7 +143,7 @@ impl<'a> VotingDoc<'a> {
             let section = &mut sections[at];
             section.fences.push(fence.line);
             if section.block.is_none() {
-                section.block = Some(Block::parse(fence));
+                section.block = Some(Block::parse(fence, split.body));
             }
         }
         for h in headings.filter(|h| h.level == 2) {
@@ -179,7 +182,7 @@ impl<'a> VotingDoc<'a> {
     }
 
     /// The sections whose block parsed.
-    pub fn blocks(&self) -> impl Iterator<Item = (&Section, &Block)> {
+    pub fn blocks(&self) -> impl Iterator<Item = (&Section<'a>, &Block<'a>)> {
         self.sections.iter().filter_map(|s| match &s.block {
             Some(Ok(block)) => Some((s, block)),
             _ => None,
@@ -187,26 +190,39 @@ impl<'a> VotingDoc<'a> {
     }
 }
 
-impl Block {
-    fn parse(fence: &markdown::Fence) -> Result<Block, BlockError> {
+impl<'a> Block<'a> {
+    /// The block of `fence`, found in `body`.
+    fn parse(fence: &markdown::Fence, body: &'a str) -> Result<Block<'a>, BlockError> {
         if !fence.closed {
             return Err(BlockError::Unclosed { line: fence.line });
         }
-        // Ledgers are long and plain: the fast reader takes them, and the
-        // full parser everything it declines (and every error).
-        let root = match super::yaml_block::parse(&fence.content, fence.line + 1) {
-            Some(root) => root,
-            None => yaml::parse(&fence.content, fence.line + 1).map_err(BlockError::Yaml)?,
+        // Ledgers are long and plain: the fast reader takes them, borrowing
+        // their values, and the full parser everything it declines (and
+        // every error).
+        let content = fence.content(body);
+        let fast = match content {
+            Cow::Borrowed(text) => super::yaml_block::parse(text, fence.line + 1),
+            Cow::Owned(_) => None,
         };
+        let tree = match fast {
+            Some(tree) => tree,
+            None => Tree::from_yaml(&yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?),
+        };
+        let root = tree.root();
         if root.as_map().is_none() {
-            return Err(BlockError::NotMapping { line: root.line.max(fence.line), found: root.type_name() });
+            return Err(BlockError::NotMapping { line: root.line().max(fence.line), found: root.type_name() });
         }
-        Ok(Block { fence_line: fence.line, root })
+        Ok(Block { fence_line: fence.line, tree })
+    }
+
+    /// The block's mapping.
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root()
     }
 
     /// The `section` id, when it is a string.
     pub fn section_id(&self) -> Option<&str> {
-        self.root.get("section")?.as_str()
+        self.root().get("section")?.as_str()
     }
 
     /// The section id for messages: the `section` value, else the fence line.
@@ -214,14 +230,18 @@ impl Block {
         self.section_id().map_or_else(|| format!("at line {}", self.fence_line), str::to_string)
     }
 
-    pub fn active_argument(&self) -> Option<&Yaml> {
-        self.root.get("active_argument")
+    pub fn active_argument(&self) -> Option<Node<'_>> {
+        self.root().get("active_argument")
     }
 
     /// Every mapping in `arguments`, with its position.
     pub fn arguments(&self) -> impl Iterator<Item = Argument<'_>> {
-        let items = self.root.get("arguments").and_then(Yaml::as_seq).unwrap_or(&[]);
-        items.iter().enumerate().filter(|(_, n)| n.as_map().is_some()).map(|(index, node)| Argument { index, node })
+        let items = self.root().get("arguments").and_then(Node::as_seq);
+        items
+            .into_iter()
+            .flat_map(|items| items.iter().enumerate())
+            .filter(|(_, n)| n.as_map().is_some())
+            .map(|(index, node)| Argument { index, node })
     }
 
     pub fn argument(&self, id: &str) -> Option<Argument<'_>> {
@@ -230,7 +250,7 @@ impl Block {
 }
 
 impl<'y> Argument<'y> {
-    pub fn field(&self, name: &str) -> Option<&'y Yaml> {
+    pub fn field(&self, name: &str) -> Option<Node<'y>> {
         self.node.get(name)
     }
 
@@ -253,24 +273,24 @@ impl<'y> Argument<'y> {
 
     /// The ledger's entries (mappings or not), with their positions.
     pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
-        let items = self.field("vote_ledger").and_then(Yaml::as_seq).unwrap_or(&[]);
-        items.iter().enumerate().map(|(index, node)| Vote::new(index, node))
+        let ledger = self.field("vote_ledger").map_or(self.node.items(), Node::items);
+        ledger.iter().enumerate().map(|(index, node)| Vote::new(index, node))
     }
 }
 
 impl<'y> Vote<'y> {
-    fn new(index: usize, node: &'y Yaml) -> Vote<'y> {
+    fn new(index: usize, node: Node<'y>) -> Vote<'y> {
         let mut fields = [None; VOTE_FIELDS.len()];
-        for (key, value) in node.as_map().unwrap_or(&[]) {
-            // The first entry with a name, as `Yaml::get` finds it.
-            if let Some(at) = vote_field(&key.name) {
+        for (key, value) in node.entries().iter() {
+            // The first entry with a name, as `Node::get` finds it.
+            if let Some(at) = vote_field(key.name) {
                 fields[at].get_or_insert(value);
             }
         }
         Vote { index, node, fields }
     }
 
-    pub fn field(&self, name: &str) -> Option<&'y Yaml> {
+    pub fn field(&self, name: &str) -> Option<Node<'y>> {
         match vote_field(name) {
             Some(at) => self.fields[at],
             None => self.node.get(name),
@@ -389,28 +409,36 @@ pub fn is_sha(s: &str) -> bool {
 }
 
 /// True when two YAML values are equal, wherever they sit in their files.
-pub fn same_value(a: &Yaml, b: &Yaml) -> bool {
-    use yaml::YamlKind::{Map, Scalar, Seq};
-    match (&a.kind, &b.kind) {
-        (Scalar(x), Scalar(y)) => x == y,
-        (Seq(x), Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q)),
-        (Map(x), Map(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((kp, p), (kq, q))| kp.name == kq.name && same_value(p, q))
-        }
+pub fn same_value(a: Node, b: Node) -> bool {
+    if let (Some(x), Some(y)) = (a.as_seq(), b.as_seq()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q));
+    }
+    if let (Some(x), Some(y)) = (a.as_map(), b.as_map()) {
+        return x.len() == y.len()
+            && x.iter().zip(y.iter()).all(|((kp, p), (kq, q))| kp.name == kq.name && same_value(p, q));
+    }
+    match (a.scalar_text(), b.scalar_text()) {
+        (Some(x), Some(y)) => x == y && a.is_plain() == b.is_plain(),
         _ => false,
     }
 }
 
+/// [`show`] for a frontmatter value.
+pub fn show_yaml(node: &Yaml) -> String {
+    show(Tree::from_yaml(node).root())
+}
+
 /// A short rendering of a value for messages (`1.4`, `a list of 2`).
-pub fn show(node: &Yaml) -> String {
-    match &node.kind {
-        yaml::YamlKind::Scalar(s) => {
-            let text: String = s.value.chars().take(60).collect();
-            let cut = if s.value.chars().count() > 60 { "…" } else { "" };
-            format!("`{}{cut}`", text.replace('\n', " "))
-        }
-        yaml::YamlKind::Seq(items) => format!("a list of {}", items.len()),
-        yaml::YamlKind::Map(entries) => format!("a mapping of {} keys", entries.len()),
+pub fn show(node: Node) -> String {
+    if let Some(value) = node.scalar_text() {
+        let text: String = value.chars().take(60).collect();
+        let cut = if value.chars().count() > 60 { "…" } else { "" };
+        return format!("`{}{cut}`", text.replace('\n', " "));
+    }
+    match (node.as_seq(), node.as_map()) {
+        (Some(items), _) => format!("a list of {}", items.len()),
+        (_, Some(entries)) => format!("a mapping of {} keys", entries.len()),
+        _ => unreachable!("a node that is not a scalar is a list or a mapping"),
     }
 }
 
@@ -430,13 +458,13 @@ mod tests {
         assert_eq!((section.line, section.fences.as_slice()), (10, &[12][..]));
         assert_eq!(block.section_id(), Some("smoke-spec-path"));
         let arg = block.arguments().next().unwrap();
-        assert_eq!((arg.id(), arg.node.line), (Some("A"), 16));
+        assert_eq!((arg.id(), arg.node.line()), (Some("A"), 16));
         let vote = arg.votes().next().unwrap();
         assert_eq!(
-            (vote.voter(), vote.value(), vote.weight(), vote.node.line),
+            (vote.voter(), vote.value(), vote.weight(), vote.node.line()),
             (Some("lin/opus-4.7"), Some(1), Some(1.4), 19)
         );
-        assert_eq!(vote.field("ts").unwrap().line, 22);
+        assert_eq!(vote.field("ts").unwrap().line(), 22);
         assert!(doc.sections[1].block.is_none());
         assert_eq!(doc.sections[1].line, 25);
     }

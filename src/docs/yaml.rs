@@ -60,12 +60,7 @@ impl Yaml {
         match &self.kind {
             YamlKind::Seq(_) => "a list",
             YamlKind::Map(_) => "a mapping",
-            YamlKind::Scalar(s) if !s.plain => "a string",
-            YamlKind::Scalar(_) if self.is_null() => "empty (null)",
-            YamlKind::Scalar(_) if self.as_i64().is_some() => "an integer",
-            YamlKind::Scalar(_) if self.as_f64().is_some() => "a number",
-            YamlKind::Scalar(_) if self.as_bool().is_some() => "a boolean",
-            YamlKind::Scalar(_) => "a string",
+            YamlKind::Scalar(s) => scalar_type_name(&s.value, s.plain),
         }
     }
 
@@ -79,10 +74,7 @@ impl Yaml {
     /// The text of a string scalar (quoted, or plain and not a number, bool or null).
     pub fn as_str(&self) -> Option<&str> {
         let s = self.scalar()?;
-        if s.plain && (self.is_null() || self.as_f64().is_some() || self.as_bool().is_some()) {
-            return None;
-        }
-        Some(s.value.as_str())
+        (!s.plain || plain_is_string(&s.value)).then_some(s.value.as_str())
     }
 
     /// The raw text of any scalar, whatever YAML would type it as.
@@ -91,34 +83,24 @@ impl Yaml {
     }
 
     pub fn is_null(&self) -> bool {
-        matches!(&self.kind, YamlKind::Scalar(s) if s.plain && matches!(s.value.as_str(), "" | "~" | "null" | "Null" | "NULL"))
+        self.plain().is_some_and(plain_is_null)
     }
 
     pub fn as_i64(&self) -> Option<i64> {
-        let s = self.scalar().filter(|s| s.plain)?;
-        let v = s.value.strip_prefix('+').unwrap_or(s.value.as_str());
-        v.parse().ok()
+        plain_i64(self.plain()?)
     }
 
     pub fn as_f64(&self) -> Option<f64> {
-        let s = self.scalar().filter(|s| s.plain)?;
-        let v = s.value.strip_prefix('+').unwrap_or(s.value.as_str());
-        if v.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
-            && v.chars().any(|c| c.is_ascii_digit())
-        {
-            v.parse().ok()
-        } else {
-            None
-        }
+        plain_f64(self.plain()?)
     }
 
     pub fn as_bool(&self) -> Option<bool> {
-        let s = self.scalar().filter(|s| s.plain)?;
-        match s.value.as_str() {
-            "true" | "True" | "TRUE" => Some(true),
-            "false" | "False" | "FALSE" => Some(false),
-            _ => None,
-        }
+        plain_bool(self.plain()?)
+    }
+
+    /// A plain scalar's text.
+    fn plain(&self) -> Option<&str> {
+        self.scalar().filter(|s| s.plain).map(|s| s.value.as_str())
     }
 
     pub fn as_seq(&self) -> Option<&[Yaml]> {
@@ -141,6 +123,55 @@ impl Yaml {
 
     pub fn key(&self, key: &str) -> Option<&Key> {
         self.as_map()?.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
+    }
+}
+
+/// How messages name a scalar's type.
+pub fn scalar_type_name(value: &str, plain: bool) -> &'static str {
+    if !plain {
+        "a string"
+    } else if plain_is_null(value) {
+        "empty (null)"
+    } else if plain_i64(value).is_some() {
+        "an integer"
+    } else if plain_f64(value).is_some() {
+        "a number"
+    } else if plain_bool(value).is_some() {
+        "a boolean"
+    } else {
+        "a string"
+    }
+}
+
+/// Whether a plain scalar is a string: not null, a number or a boolean.
+pub fn plain_is_string(value: &str) -> bool {
+    !(plain_is_null(value) || plain_f64(value).is_some() || plain_bool(value).is_some())
+}
+
+pub fn plain_is_null(value: &str) -> bool {
+    matches!(value, "" | "~" | "null" | "Null" | "NULL")
+}
+
+pub fn plain_i64(value: &str) -> Option<i64> {
+    value.strip_prefix('+').unwrap_or(value).parse().ok()
+}
+
+pub fn plain_f64(value: &str) -> Option<f64> {
+    let v = value.strip_prefix('+').unwrap_or(value);
+    if v.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'e' | b'E' | b'+'))
+        && v.bytes().any(|c| c.is_ascii_digit())
+    {
+        v.parse().ok()
+    } else {
+        None
+    }
+}
+
+pub fn plain_bool(value: &str) -> Option<bool> {
+    match value {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
     }
 }
 

@@ -1,20 +1,24 @@
 //! A fast reader for the plain block-style YAML that generated and
 //! hand-written ledgers use (`key: value` mappings, `- ` sequences, plain,
-//! quoted and `|`/`>` scalars, one-line `[a, b]` lists), building the same
-//! [`Yaml`] tree as [`super::yaml::parse`] several times faster. It answers
+//! quoted and `|`/`>` scalars, one-line `[a, b]` lists), building the
+//! [`Tree`] that [`super::yaml::parse`]'s result converts to, several times
+//! faster and with values borrowed from the text. It answers
 //! `None` for anything outside that subset (anchors, tags, flow mappings,
 //! multi-line plain or quoted scalars, tabs, odd indentation, duplicate keys,
 //! errors); the caller then uses the full parser, which also reports errors.
 //! Equality with the full parser is a tested property.
 
-use super::yaml::{Key, MAX_DEPTH, MAX_NODES, Scalar, Text, Yaml, YamlKind};
+use std::borrow::Cow;
+
+use super::tree::{Str, Tree, TreeBuilder};
+use super::yaml::{MAX_DEPTH, MAX_NODES};
 
 /// The most keys one mapping may have here.
 const MAX_KEYS: usize = 64;
 
 /// Parses `text` (whose first line is file line `first_line`) when it lies
 /// within the subset; `None` otherwise.
-pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
+pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
     if has_unusual_characters(text) {
         return None;
     }
@@ -24,14 +28,14 @@ pub fn parse(text: &str, first_line: u32) -> Option<Yaml> {
         first_line,
         next: 0,
         pending: None,
-        nodes: 0,
         depth: 0,
+        builder: TreeBuilder::new(text),
         entries: Vec::new(),
         items: Vec::new(),
     };
     let (_, col) = reader.peek()?;
     let root = reader.node(col)?;
-    reader.peek().is_none().then_some(root)
+    reader.peek().is_none().then(|| reader.builder.finish(root))
 }
 
 /// A line with its indentation measured once (the reader looks at most
@@ -53,6 +57,7 @@ impl<'t> Line<'t> {
 }
 
 struct Reader<'t> {
+    builder: TreeBuilder<'t>,
     lines: Vec<Line<'t>>,
     /// Whether the whole text is ASCII: byte columns are then character columns.
     ascii: bool,
@@ -61,13 +66,12 @@ struct Reader<'t> {
     next: usize,
     /// A node that starts inside a line already begun (after `- `).
     pending: Option<(usize, usize)>,
-    nodes: usize,
     depth: usize,
-    /// The entries of the mappings being read, innermost last: each mapping
-    /// is then moved into one allocation of its exact size.
-    entries: Vec<(Key, Yaml)>,
+    /// The entries (name, line, column, value) of the mappings being read,
+    /// innermost last: each mapping's are moved into the tree when it ends.
+    entries: Vec<(&'t str, u32, u32, u32)>,
     /// The same for block sequences' items.
-    items: Vec<Yaml>,
+    items: Vec<u32>,
 }
 
 impl<'t> Reader<'t> {
@@ -90,13 +94,23 @@ impl<'t> Reader<'t> {
         self.next = index + 1;
     }
 
-    fn make(&mut self, kind: YamlKind, index: usize, col: usize) -> Option<Yaml> {
-        self.nodes += 1;
-        (self.nodes <= MAX_NODES).then(|| Yaml {
-            kind,
-            line: self.first_line + index as u32,
-            col: self.col(index, col),
-        })
+    /// The line and column of byte `col` of line `index`, when another node
+    /// may still be made.
+    fn place(&self, index: usize, col: usize) -> Option<(u32, u32)> {
+        (self.builder.len() < MAX_NODES).then(|| (self.first_line + index as u32, self.col(index, col)))
+    }
+
+    fn scalar(&mut self, value: Str, plain: bool, index: usize, col: usize) -> Option<u32> {
+        let (line, col) = self.place(index, col)?;
+        Some(self.builder.scalar(value, plain, line, col))
+    }
+
+    /// A quoted value: borrowed when it had nothing to unescape.
+    fn text(&mut self, value: Cow<'t, str>) -> Str {
+        match value {
+            Cow::Borrowed(value) => self.builder.borrowed(value),
+            Cow::Owned(value) => self.builder.owned(&value),
+        }
     }
 
     /// The 1-based character column of a byte offset.
@@ -109,7 +123,7 @@ impl<'t> Reader<'t> {
     }
 
     /// A block node whose first line starts at column `indent`.
-    fn node(&mut self, indent: usize) -> Option<Yaml> {
+    fn node(&mut self, indent: usize) -> Option<u32> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return None;
@@ -122,7 +136,7 @@ impl<'t> Reader<'t> {
         node
     }
 
-    fn mapping(&mut self, indent: usize) -> Option<Yaml> {
+    fn mapping(&mut self, indent: usize) -> Option<u32> {
         let (first, _) = self.peek()?;
         // The full parser marks a block mapping just after its first key.
         let mut mark = None;
@@ -137,10 +151,10 @@ impl<'t> Reader<'t> {
             // Ledger entries have a handful of keys; a mapping with many is
             // left to the full parser rather than searched for duplicates.
             let entries = &self.entries[start..];
-            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.name == name) {
+            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, ..)| *k == name) {
                 return None;
             }
-            let key = Key { name: Text::from(name), line: self.first_line + index as u32, col: self.col(index, col) };
+            let (key_line, key_col) = (self.first_line + index as u32, self.col(index, col));
             self.consume(index);
             let value_col = col + (text.len() - rest.len());
             let rest_trimmed = skip_spaces(rest);
@@ -161,13 +175,16 @@ impl<'t> Reader<'t> {
                 let at = value_col + (rest.len() - rest_trimmed.len());
                 self.inline(index, at, indent)?
             };
-            self.entries.push((key, value));
+            self.entries.push((name, key_line, key_col, value));
         }
-        let entries = self.entries.drain(start..).collect();
-        self.make(YamlKind::Map(entries), first, mark?)
+        let (line, col) = self.place(first, mark?)?;
+        let text = self.builder.text();
+        let entries =
+            self.entries.drain(start..).map(|(name, line, col, value)| (Str::within(text, name), line, col, value));
+        Some(self.builder.map(entries, line, col))
     }
 
-    fn sequence(&mut self, indent: usize) -> Option<Yaml> {
+    fn sequence(&mut self, indent: usize) -> Option<u32> {
         let (first, first_col) = self.peek()?;
         let start = self.items.len();
         while let Some((index, col)) = self.peek() {
@@ -191,13 +208,13 @@ impl<'t> Reader<'t> {
             };
             self.items.push(item);
         }
-        let items = self.items.drain(start..).collect();
-        self.make(YamlKind::Seq(items), first, first_col)
+        let (line, col) = self.place(first, first_col)?;
+        Some(self.builder.seq(self.items.drain(start..), line, col))
     }
 
     /// A value that starts on line `index` at byte `col`, inside a node
     /// indented `indent`.
-    fn inline(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
+    fn inline(&mut self, index: usize, col: usize, indent: usize) -> Option<u32> {
         let text = &self.lines[index].text[col..];
         self.consume(index);
         let node = match text.as_bytes()[0] {
@@ -208,11 +225,12 @@ impl<'t> Reader<'t> {
                 if !is_comment_or_empty(&text[len..]) {
                     return None;
                 }
-                self.make(YamlKind::Scalar(Scalar { value, plain: false }), index, col)?
+                let value = self.text(value);
+                self.scalar(value, false, index, col)?
             }
             _ => {
-                let value = plain(text, false)?;
-                self.make(YamlKind::Scalar(Scalar { value: Text::from(value), plain: true }), index, col)?
+                let value = self.builder.borrowed(plain(text, false)?);
+                self.scalar(value, true, index, col)?
             }
         };
         // A deeper line after a one-line value would continue it.
@@ -222,7 +240,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    fn flow_sequence(&mut self, index: usize, col: usize) -> Option<Yaml> {
+    fn flow_sequence(&mut self, index: usize, col: usize) -> Option<u32> {
         let line = self.lines[index].text;
         let mut at = col + 1;
         let mut items = Vec::new();
@@ -233,18 +251,17 @@ impl<'t> Reader<'t> {
                 at += 1;
                 break;
             }
-            let (item, len) = match rest.as_bytes().first()? {
+            let (value, plain_value, len) = match rest.as_bytes().first()? {
                 b'"' | b'\'' => {
                     let (value, len) = quoted(rest)?;
-                    (Scalar { value, plain: false }, len)
+                    (self.text(value), false, len)
                 }
                 _ => {
                     let len = rest.find([',', ']'])?;
-                    let value = plain(&rest[..len], true)?;
-                    (Scalar { value: Text::from(value), plain: true }, len)
+                    (self.builder.borrowed(plain(&rest[..len], true)?), true, len)
                 }
             };
-            items.push(self.make(YamlKind::Scalar(item), index, at)?);
+            items.push(self.scalar(value, plain_value, index, at)?);
             at += len;
             at += spaces(&line[at..]);
             match line.as_bytes().get(at)? {
@@ -259,12 +276,13 @@ impl<'t> Reader<'t> {
         if !is_comment_or_empty(&line[at..]) {
             return None;
         }
-        self.make(YamlKind::Seq(items), index, col)
+        let (line, col) = self.place(index, col)?;
+        Some(self.builder.seq(items, line, col))
     }
 
     /// `|` and `>` scalars with clip or strip chomping; `>` only when no line
     /// is blank or indented further (nothing to fold but line breaks).
-    fn block_scalar(&mut self, index: usize, col: usize, indent: usize) -> Option<Yaml> {
+    fn block_scalar(&mut self, index: usize, col: usize, indent: usize) -> Option<u32> {
         let header = &self.lines[index].text[col..];
         let (style, rest) = header.split_at(1);
         let (strip, rest) = match rest.strip_prefix('-') {
@@ -313,10 +331,11 @@ impl<'t> Reader<'t> {
         } else {
             body.join("\n")
         };
-        let value = Text::from(if strip || value.is_empty() { value } else { value + "\n" });
+        let value = if strip || value.is_empty() { value } else { value + "\n" };
+        let value = self.builder.owned(&value);
         self.next = end;
         self.pending = None;
-        self.make(YamlKind::Scalar(Scalar { value, plain: false }), index + 1, m)
+        self.scalar(value, false, index + 1, m)
     }
 }
 
@@ -408,14 +427,14 @@ fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
 }
 
 /// A quoted scalar that closes on its line: its value and its length in bytes.
-fn quoted(text: &str) -> Option<(Text, usize)> {
+fn quoted(text: &str) -> Option<(Cow<'_, str>, usize)> {
     let quote = text.chars().next()?;
     // Most quoted values have no escapes: copy them whole.
     if quote == '"'
         && let Some(end) = memchr::memchr2(b'"', b'\\', &text.as_bytes()[1..])
         && text.as_bytes()[end + 1] == b'"'
     {
-        return Some((Text::from(&text[1..end + 1]), end + 2));
+        return Some((Cow::Borrowed(&text[1..end + 1]), end + 2));
     }
     let mut value = String::new();
     let mut chars = text.char_indices().skip(1);
@@ -426,10 +445,10 @@ fn quoted(text: &str) -> Option<(Text, usize)> {
                     chars.next();
                     value.push('\'');
                 } else {
-                    return Some((value.into(), at + 1));
+                    return Some((Cow::Owned(value), at + 1));
                 }
             }
-            '"' if quote == '"' => return Some((value.into(), at + 1)),
+            '"' if quote == '"' => return Some((Cow::Owned(value), at + 1)),
             '\\' if quote == '"' => {
                 let (_, escaped) = chars.next()?;
                 value.push(match escaped {
@@ -456,7 +475,7 @@ mod tests {
     fn agrees(text: &str) -> bool {
         match parse(text, 7) {
             Some(fast) => {
-                assert_eq!(Ok(fast), yaml::parse(text, 7), "{text}");
+                assert_eq!(Ok(fast.root().to_yaml()), yaml::parse(text, 7), "{text}");
                 true
             }
             None => false,

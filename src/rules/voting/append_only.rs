@@ -1,8 +1,8 @@
 use std::collections::HashMap;
 
 use super::{Published, VotingView, at};
+use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, VotingDoc, same_value, show};
-use crate::docs::yaml::Yaml;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -59,7 +59,7 @@ fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Bl
     let head: Vec<Argument> = block.arguments().collect();
     let positions: HashMap<&str, usize> =
         head.iter().enumerate().rev().filter_map(|(at, a)| Some((a.id()?, at))).collect();
-    let list_line = block.root.key("arguments").map_or(block.fence_line, |k| k.line);
+    let list_line = block.root().key("arguments").map_or(block.fence_line, |k| k.line);
     for (position, old) in published.arguments().enumerate() {
         let Some(new) = head.get(position) else {
             sink.emit(
@@ -102,12 +102,12 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
     let (Some(before), Some(after)) = (old.node.as_map(), new.node.as_map()) else { return };
     let key = |field: &str| format!("{}/{}/{field}", block.name(), new.name());
     for (name, value) in before.iter().filter(|(k, _)| k.name != "vote_ledger") {
-        match new.field(&name.name) {
+        match new.field(name.name) {
             None => {
                 sink.emit(
                     doc.path,
                     at(new.node),
-                    key(&name.name),
+                    key(name.name),
                     format!(
                         "field `{}` of published argument `{}` is removed (it was {})",
                         name.name,
@@ -121,7 +121,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
                 sink.emit(
                     doc.path,
                     at(now),
-                    key(&name.name),
+                    key(name.name),
                     format!(
                         "field `{}` of published argument `{}` is edited: {} → {}",
                         name.name,
@@ -135,11 +135,11 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
             Some(_) => {}
         }
     }
-    for (name, value) in after.iter().filter(|(k, _)| k.name != "vote_ledger" && old.field(&k.name).is_none()) {
+    for (name, value) in after.iter().filter(|(k, _)| k.name != "vote_ledger" && old.field(k.name).is_none()) {
         sink.emit(
             doc.path,
             Span::line(name.line),
-            key(&name.name),
+            key(name.name),
             format!("field `{}` is added to published argument `{}` ({})", name.name, new.name(), show(value)),
         )
         .help(HELP);
@@ -151,7 +151,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
 /// shift, so one finding per ledger says what happened there.
 fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argument, new: &Argument) {
     let head: Vec<_> = new.votes().collect();
-    let ledger_line = new.node.key("vote_ledger").map_or(new.node.line, |k| k.line);
+    let ledger_line = new.node.key("vote_ledger").map_or(new.node.line(), |k| k.line);
     let key = |index: usize| format!("{}/{}/vote{}", block.name(), new.name(), index + 1);
     for vote in old.votes() {
         let Some(now) = head.get(vote.index) else {
@@ -200,33 +200,33 @@ fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argume
 }
 
 /// Who voted when: a vote keeps this through any edit of its other fields.
-fn identity(vote: &Yaml) -> (Option<&str>, Option<&str>) {
-    let text = |field: &str| vote.get(field).and_then(Yaml::scalar_text);
+fn identity(vote: Node<'_>) -> (Option<&str>, Option<&str>) {
+    let text = |field: &str| vote.get(field).and_then(Node::scalar_text);
     (text("voter"), text("ts"))
 }
 
 /// The first changed line and what changed, field by field.
-fn differences(old: &Yaml, new: &Yaml) -> (u32, Vec<String>) {
+fn differences(old: Node, new: Node) -> (u32, Vec<String>) {
     let mut line = None;
     let mut changes = Vec::new();
-    for (name, value) in old.as_map().unwrap_or(&[]) {
-        match new.get(&name.name) {
+    for (name, value) in old.entries().iter() {
+        match new.get(name.name) {
             Some(now) if same_value(value, now) => {}
             Some(now) => {
-                line = line.or(Some(now.line));
+                line = line.or(Some(now.line()));
                 changes.push(format!("`{}` {} → {}", name.name, change(value), change(now)));
             }
             None => changes.push(format!("`{}` {} removed", name.name, change(value))),
         }
     }
-    for (name, value) in new.as_map().unwrap_or(&[]).iter().filter(|(k, _)| old.get(&k.name).is_none()) {
+    for (name, value) in new.entries().iter().filter(|(k, _)| old.get(k.name).is_none()) {
         line = line.or(Some(name.line));
         changes.push(format!("`{}` {} added", name.name, change(value)));
     }
-    (line.unwrap_or(new.line), changes)
+    (line.unwrap_or(new.line()), changes)
 }
 
 /// A value as the finding shows it.
-fn change(value: &Yaml) -> String {
+fn change(value: Node) -> String {
     show(value)
 }

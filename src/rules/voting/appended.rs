@@ -4,8 +4,8 @@
 //! appended entries from the head gives the base text exactly, so nothing
 //! published changed. When it says no, the rules compare the parsed base.
 
+use crate::docs::tree::Node;
 use crate::docs::voting::{Block, VotingDoc};
-use crate::docs::yaml::Yaml;
 
 /// A block sequence in the head: where its entries start, and the line of
 /// the first thing after it.
@@ -148,25 +148,25 @@ fn lists(doc: &VotingDoc) -> Vec<List> {
     let mut out = Vec::new();
     for (_, block) in doc.blocks() {
         let end = block_end(doc, block);
-        let after_arguments = next_key_line(&block.root, "arguments").unwrap_or(end);
-        let Some(arguments) = block.root.get("arguments").and_then(Yaml::as_seq) else { continue };
+        let after_arguments = next_key_line(block.root(), "arguments").unwrap_or(end);
+        let Some(arguments) = block.root().get("arguments").and_then(Node::as_seq) else { continue };
         for (index, argument) in arguments.iter().enumerate() {
-            let Some(ledger) = argument.get("vote_ledger").and_then(Yaml::as_seq) else { continue };
+            let Some(ledger) = argument.get("vote_ledger").and_then(Node::as_seq) else { continue };
             let after = next_key_line(argument, "vote_ledger")
-                .or_else(|| arguments.get(index + 1).map(|a| a.line))
+                .or_else(|| arguments.get(index + 1).map(|a| a.line()))
                 .unwrap_or(after_arguments);
-            out.push(List { starts: ledger.iter().map(|v| v.line).collect(), after });
+            out.push(List { starts: ledger.iter().map(|v| v.line()).collect(), after });
         }
-        out.push(List { starts: arguments.iter().map(|a| a.line).collect(), after: after_arguments });
+        out.push(List { starts: arguments.iter().map(|a| a.line()).collect(), after: after_arguments });
     }
     out
 }
 
 /// The line of the key after `key` in a mapping.
-fn next_key_line(map: &Yaml, key: &str) -> Option<u32> {
-    let entries = map.as_map()?;
-    let at = entries.iter().position(|(k, _)| k.name == key)?;
-    entries.get(at + 1).map(|(k, _)| k.line)
+fn next_key_line(map: Node, key: &str) -> Option<u32> {
+    let mut entries = map.as_map()?.iter().skip_while(|(k, _)| k.name != key);
+    entries.next()?;
+    entries.next().map(|(k, _)| k.line)
 }
 
 /// The closing fence line of a block.

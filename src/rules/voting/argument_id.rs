@@ -62,7 +62,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 )
                 .help("list arguments in id order: A, B, C, …; a new argument takes the next id after the last one");
             }
-            seen.insert(id, node.line);
+            seen.insert(id, node.line());
             previous = Some(id);
         }
     }

@@ -1,7 +1,7 @@
 use super::{VotingView, anchor, at};
 use crate::docs::pathref::{SpanKind, classify, is_issue_ref, is_repo_name};
+use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, EXAMPLE_FIELDS, VotingDoc, is_sha, show};
-use crate::docs::yaml::Yaml;
 use crate::model::{PathLookup, Severity, Sink};
 use crate::rules::paths::{LOCAL_REPO, lookups};
 use crate::rules::{Example, Rule, RuleInfo};
@@ -97,7 +97,7 @@ fn check_artefact(
     doc: &VotingDoc,
     block: &Block,
     argument: &Argument,
-    node: &Yaml,
+    node: Node,
     artefact: &str,
 ) {
     let key = anchor(block, argument, "example.artefact");

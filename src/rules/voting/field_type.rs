@@ -1,5 +1,5 @@
 use super::{VotingView, anchor, at};
-use crate::docs::yaml::Yaml;
+use crate::docs::tree::Node;
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -36,7 +36,7 @@ const STRINGS: [&str; 7] = ["id", "proposer", "proposed_at", "proposition", "rat
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, _, block) in view.blocks() {
         for field in ["section", "active_argument"] {
-            if let Some(node) = block.root.get(field).filter(|n| !is_string(n)) {
+            if let Some(node) = block.root().get(field).filter(|n| !is_string(*n)) {
                 sink.emit(
                     doc.path,
                     at(node),
@@ -46,7 +46,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 .help(format!("write e.g. `{field}: {}`", if field == "section" { "smoke-spec-path" } else { "A" }));
             }
         }
-        let Some(arguments) = block.root.get("arguments") else { continue };
+        let Some(arguments) = block.root().get("arguments") else { continue };
         let Some(items) = arguments.as_seq() else {
             sink.emit(
                 doc.path,
@@ -73,7 +73,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         }
     }
     for (doc, block, argument) in view.arguments() {
-        let mut wrong = |field: &str, node: &Yaml, expected: &str| {
+        let mut wrong = |field: &str, node: Node, expected: &str| {
             sink.emit(
                 doc.path,
                 at(node),
@@ -83,7 +83,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             .help("quote the value if YAML reads it as a number, boolean or null");
         };
         for field in STRINGS {
-            if let Some(node) = argument.field(field).filter(|n| !is_string(n)) {
+            if let Some(node) = argument.field(field).filter(|n| !is_string(*n)) {
                 wrong(field, node, "a string");
             }
         }
@@ -100,6 +100,6 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 /// A scalar that is not null: ids such as `A` and dates such as `2026-05-06`
 /// are plain scalars, which is fine.
-fn is_string(node: &Yaml) -> bool {
+fn is_string(node: Node) -> bool {
     node.scalar_text().is_some() && !node.is_null()
 }

@@ -1,6 +1,6 @@
-use super::{VotingView, at};
+use super::VotingView;
 use crate::docs::frontmatter::FrontmatterError;
-use crate::docs::voting::{VotingDoc, is_kebab, show};
+use crate::docs::voting::{VotingDoc, is_kebab, show_yaml};
 use crate::docs::yaml::Yaml;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
@@ -69,7 +69,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 doc,
                 "format",
                 node,
-                format!("`format` is {}, not `{FORMAT}`", show(node)),
+                format!("`format` is {}, not `{FORMAT}`", show_yaml(node)),
                 "write `format: voting/v1`, the format ADR-140 defines",
             ),
         }
@@ -126,7 +126,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     doc,
                     "version",
                     node,
-                    format!("`version` must be a whole number from 1, found {}", show(node)),
+                    format!("`version` must be a whole number from 1, found {}", show_yaml(node)),
                     "write e.g. `version: 1`",
                 ),
             },
@@ -141,7 +141,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     doc,
                     "scope",
                     node,
-                    format!("`scope` must be a list of tags, found {}", show(node)),
+                    format!("`scope` must be a list of tags, found {}", show_yaml(node)),
                     "write e.g. `scope: [e2e, tests]`, or leave `scope` out",
                 );
             }
@@ -155,5 +155,5 @@ fn missing(sink: &mut Sink, doc: &VotingDoc, name: &str) {
 }
 
 fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: &Yaml, message: String, help: &str) {
-    sink.emit(doc.path, at(node), name, message).help(help);
+    sink.emit(doc.path, Span::at(node.line, node.col, 1), name, message).help(help);
 }

@@ -1,4 +1,4 @@
-use super::{Published, VotingView, at};
+use super::{Published, VotingView};
 use crate::docs::voting::VotingDoc;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
@@ -88,7 +88,7 @@ fn new_version(view: &VotingView, sink: &mut Sink, doc: &VotingDoc) {
     let Ok(name) = doc.file_name() else { return };
     let published = view.published.get(name.doc);
     let highest = published.and_then(|v| v.last()).copied().unwrap_or(0);
-    let span = doc.field("version").map_or(Span::line(1), at);
+    let span = doc.field("version").map_or(Span::line(1), |n| Span::at(n.line, n.col, 1));
     let anchor = format!("version:{}", name.version);
     if published.is_some_and(|v| v.contains(&name.version)) {
         sink.emit(

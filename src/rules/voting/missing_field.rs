@@ -32,7 +32,7 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, section, block) in view.blocks() {
-        for field in BLOCK_FIELDS.iter().filter(|f| block.root.get(f).is_none()) {
+        for field in BLOCK_FIELDS.iter().filter(|f| block.root().get(f).is_none()) {
             sink.emit(
                 doc.path,
                 Span::line(block.fence_line),

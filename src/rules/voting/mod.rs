@@ -37,8 +37,8 @@ pub use tally::{ArgumentTally, SectionTally, State, TallyError, TallyReport, ren
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
 use crate::config::PathFilter;
+use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, Section, VotingDoc};
-use crate::docs::yaml::Yaml;
 use crate::model::{ChangeSet, Check, Sink, Span};
 
 fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
@@ -189,12 +189,12 @@ impl<'a> VotingView<'a> {
     }
 
     /// Every readable block of every doc: (doc, section, block).
-    pub fn blocks(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Section, &Block)> {
+    pub fn blocks(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Section<'a>, &Block<'a>)> {
         self.docs.iter().flat_map(|doc| doc.blocks().map(move |(s, b)| (doc, s, b)))
     }
 
     /// Every argument of every readable block: (doc, block, argument).
-    pub fn arguments(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Block, Argument<'_>)> {
+    pub fn arguments(&self) -> impl Iterator<Item = (&VotingDoc<'a>, &Block<'a>, Argument<'_>)> {
         self.blocks().flat_map(|(doc, _, block)| block.arguments().map(move |a| (doc, block, a)))
     }
 }
@@ -209,8 +209,8 @@ pub enum Published<'a> {
 }
 
 /// A one-character span at a node.
-pub fn at(node: &Yaml) -> Span {
-    Span::at(node.line, node.col, 1)
+pub fn at(node: Node) -> Span {
+    Span::at(node.line(), node.col(), 1)
 }
 
 /// The stable anchor of an argument's field: `section/A/field`.

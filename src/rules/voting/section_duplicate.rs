@@ -34,7 +34,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
     for doc in &view.docs {
         let mut seen: HashMap<&str, u32> = HashMap::new();
         for (_, block) in doc.blocks() {
-            let Some(node) = block.root.get("section") else { continue };
+            let Some(node) = block.root().get("section") else { continue };
             let Some(id) = node.as_str() else { continue };
             match seen.get(id) {
                 Some(first) => {
@@ -42,7 +42,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                         .help("give each section its own id; if both blocks argue the same rule, merge their arguments into one section");
                 }
                 None => {
-                    seen.insert(id, node.line);
+                    seen.insert(id, node.line());
                 }
             }
         }

@@ -1,5 +1,5 @@
 use super::VotingView;
-use crate::docs::yaml::Yaml;
+use crate::docs::tree::Node;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -30,11 +30,11 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, _, block) in view.blocks() {
-        if block.root.get("arguments").and_then(Yaml::as_seq).is_none() {
+        if block.root().get("arguments").and_then(Node::as_seq).is_none() {
             continue;
         }
         if !block.arguments().any(|a| a.kind() == Some("original")) {
-            let line = block.root.key("arguments").map_or(block.fence_line, |k| k.line);
+            let line = block.root().key("arguments").map_or(block.fence_line, |k| k.line);
             sink.emit(
                 doc.path,
                 Span::line(line),

@@ -1,0 +1,448 @@
+//! A compact YAML tree for big documents (vote ledgers): every node of a
+//! text in one vector, children as index ranges, and scalar values borrowed
+//! from the text wherever they appear in it verbatim. Building and dropping
+//! it costs a few allocations per block rather than one per mapping, and
+//! reading it follows indices that sit close together in memory.
+//!
+//! [`super::yaml_block`] builds one straight from the text; [`Tree::from_yaml`]
+//! converts what the full parser ([`super::yaml::parse`]) reads, so both
+//! readers give the rules the same tree. [`Node::to_yaml`] converts back, for
+//! comparing the two.
+
+use std::fmt;
+
+use super::yaml::{self, Key as YamlKey, Scalar as YamlScalar, Text, Yaml, YamlKind};
+
+/// A parsed YAML text, borrowing the text it was read from.
+#[derive(Clone)]
+pub struct Tree<'s> {
+    text: &'s str,
+    /// Values that are not verbatim in `text` (unescaped, folded, or
+    /// converted from a [`Yaml`]); a [`Str`] addresses them past `text.len()`.
+    owned: String,
+    nodes: Vec<NodeData>,
+    /// The items of every sequence, each sequence's contiguous.
+    items: Vec<u32>,
+    /// The entries of every mapping, each mapping's contiguous.
+    entries: Vec<EntryData>,
+    root: u32,
+}
+
+/// A string of the tree: a byte range of `text`, or of `owned` shifted by
+/// `text.len()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Str {
+    start: u32,
+    len: u32,
+}
+
+impl Str {
+    /// `value`, a slice of `text`, as a string of a tree read from `text`.
+    pub fn within(text: &str, value: &str) -> Str {
+        let start = value.as_ptr() as usize - text.as_ptr() as usize;
+        debug_assert!(start + value.len() <= text.len());
+        Str { start: start as u32, len: value.len() as u32 }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct NodeData {
+    line: u32,
+    col: u32,
+    kind: Kind,
+    /// A scalar's [`Str`], a sequence's range of `items`, a mapping's range
+    /// of `entries`.
+    start: u32,
+    len: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    Quoted,
+    Seq,
+    Map,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EntryData {
+    name: Str,
+    line: u32,
+    col: u32,
+    value: u32,
+}
+
+/// A mapping key: its name and where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key<'t> {
+    pub name: &'t str,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// One node of a [`Tree`].
+#[derive(Clone, Copy)]
+pub struct Node<'t> {
+    tree: &'t Tree<'t>,
+    id: u32,
+}
+
+/// A sequence's items.
+#[derive(Clone, Copy)]
+pub struct Seq<'t> {
+    tree: &'t Tree<'t>,
+    items: &'t [u32],
+}
+
+/// A mapping's entries, in the order written.
+#[derive(Clone, Copy)]
+pub struct Map<'t> {
+    tree: &'t Tree<'t>,
+    entries: &'t [EntryData],
+}
+
+impl<'s> Tree<'s> {
+    pub fn root(&self) -> Node<'_> {
+        Node { tree: self, id: self.root }
+    }
+
+    /// The tree of what the full parser read (every value owned).
+    pub fn from_yaml(yaml: &Yaml) -> Tree<'static> {
+        let mut builder = TreeBuilder::new("");
+        let root = builder.convert(yaml);
+        builder.finish(root)
+    }
+
+    fn str(&self, s: Str) -> &str {
+        let (start, len) = (s.start as usize, s.len as usize);
+        match start.checked_sub(self.text.len()) {
+            Some(at) => &self.owned[at..at + len],
+            None => &self.text[start..start + len],
+        }
+    }
+}
+
+impl fmt::Debug for Tree<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.root().fmt(f)
+    }
+}
+
+/// Builds a [`Tree`] bottom-up: children first, then the node that holds
+/// them (what a recursive reader produces).
+pub(super) struct TreeBuilder<'s> {
+    tree: Tree<'s>,
+}
+
+impl<'s> TreeBuilder<'s> {
+    pub fn new(text: &'s str) -> TreeBuilder<'s> {
+        let tree =
+            Tree { text, owned: String::new(), nodes: Vec::new(), items: Vec::new(), entries: Vec::new(), root: 0 };
+        TreeBuilder { tree }
+    }
+
+    /// How many nodes are built so far.
+    pub fn len(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
+    /// A string that is a slice of the text.
+    pub fn borrowed(&self, value: &'s str) -> Str {
+        Str::within(self.tree.text, value)
+    }
+
+    /// The text the tree is read from.
+    pub fn text(&self) -> &'s str {
+        self.tree.text
+    }
+
+    /// A string kept in the tree.
+    pub fn owned(&mut self, value: &str) -> Str {
+        let start = self.tree.text.len() + self.tree.owned.len();
+        self.tree.owned.push_str(value);
+        Str { start: start as u32, len: value.len() as u32 }
+    }
+
+    pub fn scalar(&mut self, value: Str, plain: bool, line: u32, col: u32) -> u32 {
+        let kind = if plain { Kind::Plain } else { Kind::Quoted };
+        self.push(NodeData { line, col, kind, start: value.start, len: value.len })
+    }
+
+    /// A sequence of the given nodes.
+    pub fn seq(&mut self, items: impl IntoIterator<Item = u32>, line: u32, col: u32) -> u32 {
+        let start = self.tree.items.len();
+        self.tree.items.extend(items);
+        let len = self.tree.items.len() - start;
+        self.push(NodeData { line, col, kind: Kind::Seq, start: start as u32, len: len as u32 })
+    }
+
+    /// A mapping of the given (name, line, col, value) entries.
+    pub fn map(&mut self, entries: impl IntoIterator<Item = (Str, u32, u32, u32)>, line: u32, col: u32) -> u32 {
+        let start = self.tree.entries.len();
+        self.tree.entries.extend(entries.into_iter().map(|(name, line, col, value)| EntryData {
+            name,
+            line,
+            col,
+            value,
+        }));
+        let len = self.tree.entries.len() - start;
+        self.push(NodeData { line, col, kind: Kind::Map, start: start as u32, len: len as u32 })
+    }
+
+    pub fn finish(mut self, root: u32) -> Tree<'s> {
+        self.tree.root = root;
+        self.tree
+    }
+
+    fn push(&mut self, node: NodeData) -> u32 {
+        self.tree.nodes.push(node);
+        self.tree.nodes.len() as u32 - 1
+    }
+
+    fn convert(&mut self, yaml: &Yaml) -> u32 {
+        match &yaml.kind {
+            YamlKind::Scalar(s) => {
+                let value = self.owned(&s.value);
+                self.scalar(value, s.plain, yaml.line, yaml.col)
+            }
+            YamlKind::Seq(items) => {
+                let ids: Vec<u32> = items.iter().map(|item| self.convert(item)).collect();
+                self.seq(ids, yaml.line, yaml.col)
+            }
+            YamlKind::Map(entries) => {
+                let converted: Vec<(Str, u32, u32, u32)> = entries
+                    .iter()
+                    .map(|(key, value)| (self.owned(&key.name), key.line, key.col, self.convert(value)))
+                    .collect();
+                self.map(converted, yaml.line, yaml.col)
+            }
+        }
+    }
+}
+
+impl<'t> Node<'t> {
+    fn data(self) -> &'t NodeData {
+        &self.tree.nodes[self.id as usize]
+    }
+
+    /// 1-based line in the file the YAML came from.
+    pub fn line(self) -> u32 {
+        self.data().line
+    }
+
+    /// 1-based column.
+    pub fn col(self) -> u32 {
+        self.data().col
+    }
+
+    /// A scalar's text and whether it is plain (unquoted).
+    fn scalar(self) -> Option<(&'t str, bool)> {
+        let data = self.data();
+        let plain = match data.kind {
+            Kind::Plain => true,
+            Kind::Quoted => false,
+            Kind::Seq | Kind::Map => return None,
+        };
+        Some((self.tree.str(Str { start: data.start, len: data.len }), plain))
+    }
+
+    /// Whether the node is a plain (unquoted) scalar.
+    pub fn is_plain(self) -> bool {
+        self.data().kind == Kind::Plain
+    }
+
+    /// The raw text of any scalar, whatever YAML would type it as.
+    pub fn scalar_text(self) -> Option<&'t str> {
+        self.scalar().map(|(value, _)| value)
+    }
+
+    /// The text of a string scalar (quoted, or plain and not a number, bool or null).
+    pub fn as_str(self) -> Option<&'t str> {
+        let (value, plain) = self.scalar()?;
+        (!plain || yaml::plain_is_string(value)).then_some(value)
+    }
+
+    pub fn is_null(self) -> bool {
+        self.plain().is_some_and(yaml::plain_is_null)
+    }
+
+    pub fn as_i64(self) -> Option<i64> {
+        yaml::plain_i64(self.plain()?)
+    }
+
+    pub fn as_f64(self) -> Option<f64> {
+        yaml::plain_f64(self.plain()?)
+    }
+
+    /// A plain scalar's text.
+    fn plain(self) -> Option<&'t str> {
+        self.scalar().filter(|(_, plain)| *plain).map(|(value, _)| value)
+    }
+
+    pub fn type_name(self) -> &'static str {
+        match self.scalar() {
+            Some((value, plain)) => yaml::scalar_type_name(value, plain),
+            None if self.data().kind == Kind::Seq => "a list",
+            None => "a mapping",
+        }
+    }
+
+    pub fn as_seq(self) -> Option<Seq<'t>> {
+        let data = self.data();
+        (data.kind == Kind::Seq)
+            .then(|| Seq { tree: self.tree, items: &self.tree.items[data.start as usize..][..data.len as usize] })
+    }
+
+    pub fn as_map(self) -> Option<Map<'t>> {
+        let data = self.data();
+        (data.kind == Kind::Map)
+            .then(|| Map { tree: self.tree, entries: &self.tree.entries[data.start as usize..][..data.len as usize] })
+    }
+
+    /// A sequence's items; none for anything else.
+    pub fn items(self) -> Seq<'t> {
+        self.as_seq().unwrap_or(Seq { tree: self.tree, items: &[] })
+    }
+
+    /// A mapping's entries; none for anything else.
+    pub fn entries(self) -> Map<'t> {
+        self.as_map().unwrap_or(Map { tree: self.tree, entries: &[] })
+    }
+
+    pub fn get(self, name: &str) -> Option<Node<'t>> {
+        self.as_map()?.get(name)
+    }
+
+    pub fn key(self, name: &str) -> Option<Key<'t>> {
+        self.as_map()?.key(name)
+    }
+
+    /// The same value as a [`Yaml`] tree.
+    pub fn to_yaml(self) -> Yaml {
+        let kind = if let Some((value, plain)) = self.scalar() {
+            YamlKind::Scalar(YamlScalar { value: Text::from(value), plain })
+        } else if let Some(seq) = self.as_seq() {
+            YamlKind::Seq(seq.iter().map(Node::to_yaml).collect())
+        } else {
+            let map = self.as_map().expect("a node is a scalar, a sequence or a mapping");
+            YamlKind::Map(
+                map.iter()
+                    .map(|(key, value)| {
+                        (YamlKey { name: Text::from(key.name), line: key.line, col: key.col }, value.to_yaml())
+                    })
+                    .collect(),
+            )
+        };
+        Yaml { kind, line: self.line(), col: self.col() }
+    }
+}
+
+impl fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} ", self.line(), self.col())?;
+        if let Some((value, plain)) = self.scalar() {
+            return if plain { write!(f, "{value}") } else { write!(f, "{value:?}") };
+        }
+        if let Some(seq) = self.as_seq() {
+            return f.debug_list().entries(seq.iter()).finish();
+        }
+        let map = self.as_map().expect("a node is a scalar, a sequence or a mapping");
+        f.debug_map().entries(map.iter().map(|(key, value)| (key.name, value))).finish()
+    }
+}
+
+impl<'t> Seq<'t> {
+    pub fn len(self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(self) -> impl ExactSizeIterator<Item = Node<'t>> + use<'t> {
+        let tree = self.tree;
+        self.items.iter().map(move |&id| Node { tree, id })
+    }
+
+    pub fn get(self, index: usize) -> Option<Node<'t>> {
+        Some(Node { tree: self.tree, id: *self.items.get(index)? })
+    }
+}
+
+impl<'t> Map<'t> {
+    pub fn len(self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(self) -> impl ExactSizeIterator<Item = (Key<'t>, Node<'t>)> + use<'t> {
+        let tree = self.tree;
+        self.entries
+            .iter()
+            .map(move |e| (Key { name: tree.str(e.name), line: e.line, col: e.col }, Node { tree, id: e.value }))
+    }
+
+    /// The value of the first entry named `name`.
+    pub fn get(self, name: &str) -> Option<Node<'t>> {
+        let entry = self.find(name)?;
+        Some(Node { tree: self.tree, id: entry.value })
+    }
+
+    pub fn key(self, name: &str) -> Option<Key<'t>> {
+        let e = self.find(name)?;
+        Some(Key { name: self.tree.str(e.name), line: e.line, col: e.col })
+    }
+
+    fn find(self, name: &str) -> Option<&'t EntryData> {
+        self.entries.iter().find(|e| self.tree.str(e.name) == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrowed_and_owned_values_read_back() {
+        let text = "key: value\n";
+        let mut builder = TreeBuilder::new(text);
+        let name = builder.borrowed(&text[..3]);
+        let value = builder.borrowed(&text[5..10]);
+        let quoted = builder.owned("a \"quoted\" value");
+        let empty = builder.owned("");
+        let v = builder.scalar(value, true, 1, 6);
+        let q = builder.scalar(quoted, false, 2, 6);
+        let e = builder.scalar(empty, true, 3, 6);
+        let list = builder.seq([q, e], 2, 1);
+        let other = builder.owned("list");
+        let root = builder.map([(name, 1, 1, v), (other, 2, 1, list)], 1, 1);
+        let tree = builder.finish(root);
+        let root = tree.root();
+        assert_eq!(root.get("key").and_then(Node::as_str), Some("value"));
+        let items: Vec<Node> = root.get("list").unwrap().as_seq().unwrap().iter().collect();
+        assert_eq!(items[0].as_str(), Some("a \"quoted\" value"));
+        assert!(items[1].is_null() && items[1].as_str().is_none());
+        assert_eq!(root.key("list"), Some(Key { name: "list", line: 2, col: 1 }));
+        assert_eq!(Tree::from_yaml(&root.to_yaml()).root().to_yaml(), root.to_yaml());
+    }
+
+    #[test]
+    fn typing_matches_the_yaml_tree() {
+        let text = "a: 1\nb: +1.5\nc: ~\nd: true\ne: '1'\nf: [x]\ng: {h: 2}\ni: text\n";
+        let yaml = yaml::parse(text, 1).unwrap();
+        let tree = Tree::from_yaml(&yaml);
+        for (key, value) in yaml.as_map().unwrap() {
+            let node = tree.root().get(&key.name).unwrap();
+            assert_eq!(node.type_name(), value.type_name(), "{}", key.name);
+            assert_eq!(node.as_str(), value.as_str(), "{}", key.name);
+            assert_eq!(node.as_i64(), value.as_i64(), "{}", key.name);
+            assert_eq!(node.as_f64(), value.as_f64(), "{}", key.name);
+            assert_eq!(node.is_null(), value.is_null(), "{}", key.name);
+            assert_eq!((node.line(), node.col()), (value.line, value.col), "{}", key.name);
+        }
+    }
+}
