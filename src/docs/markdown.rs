@@ -72,56 +72,41 @@ pub struct Markdown {
     pub code_spans: Vec<CodeSpan>,
 }
 
-struct OpenFence {
-    marker: char,
-    len: usize,
-    fence: Fence,
-    /// Where its content starts in the text.
-    start: usize,
-}
-
 /// Parses `text`, whose first line is file line `first_line`.
 pub fn parse(text: &str, first_line: u32) -> Markdown {
     let mut md = Markdown::default();
-    let mut open: Option<OpenFence> = None;
     let mut quote: Option<Blockquote> = None;
     let mut line_no = first_line.saturating_sub(1);
     let mut lines = super::lines::lines(text);
-    loop {
-        let at = text.len() - lines.rest().len();
-        let Some(raw) = lines.next() else { break };
+    while let Some(raw) = lines.next() {
         line_no += 1;
         let indent = raw.bytes().position(|b| b != b' ').unwrap_or(raw.len());
         let trimmed = &raw[indent..];
-        if let Some(of) = open.as_mut() {
-            // Most content lines do not start with the marker: no closing run.
-            if trimmed.as_bytes().first() != Some(&(of.marker as u8)) {
-                of.fence.end_line = line_no;
-                continue;
-            }
-            let run = trimmed.chars().take_while(|c| *c == of.marker).count();
-            if indent < 4 && run >= of.len && trimmed[run..].trim().is_empty() {
-                let mut of = open.take().expect("checked");
-                of.fence.end_line = line_no;
-                of.fence.closed = true;
-                of.fence.content_range = of.start..at;
-                md.fences.push(of.fence);
-            } else {
-                of.fence.end_line = line_no;
-            }
-            continue;
-        }
         if indent < 4
             && let Some((marker, len)) = fence_opening(trimmed)
         {
             finish_quote(&mut md, &mut quote);
             let info = trimmed[len..].split_whitespace().next().unwrap_or("").to_string();
-            open = Some(OpenFence {
-                marker,
-                len,
-                fence: Fence { info, line: line_no, end_line: line_no, closed: false, content_range: 0..0 },
-                start: text.len() - lines.rest().len(),
-            });
+            let mut fence = Fence { info, line: line_no, end_line: line_no, closed: false, content_range: 0..0 };
+            let start = text.len() - lines.rest().len();
+            // The content is skipped to the closing line in one search: code
+            // blocks (vote ledgers above all) are most of some documents.
+            match closing_line(text, start, marker, len) {
+                Some((close, after)) => {
+                    line_no += count_lines(&text[start..close]) + 1;
+                    fence.end_line = line_no;
+                    fence.closed = true;
+                    fence.content_range = start..close;
+                    lines = super::lines::lines(&text[after..]);
+                }
+                None => {
+                    line_no += count_lines(&text[start..]);
+                    fence.end_line = line_no;
+                    fence.content_range = start..text.len();
+                    lines = super::lines::lines("");
+                }
+            }
+            md.fences.push(fence);
             continue;
         }
         if indent < 4 && trimmed.starts_with('>') {
@@ -143,11 +128,35 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
         code_spans(raw, line_no, &mut md.code_spans);
     }
     finish_quote(&mut md, &mut quote);
-    if let Some(mut of) = open {
-        of.fence.content_range = of.start..text.len();
-        md.fences.push(of.fence);
-    }
     md
+}
+
+/// The line that closes a fence of `len` `marker`s whose content starts at
+/// byte `from`: where it starts and where the line after it starts. A closing
+/// line is up to three spaces, at least `len` markers, then only whitespace.
+fn closing_line(text: &str, from: usize, marker: char, len: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(found) = memchr::memchr(marker as u8, &bytes[at..]) {
+        let found = at + found;
+        let start = memchr::memrchr(b'\n', &bytes[from..found]).map_or(from, |n| from + n + 1);
+        let end = memchr::memchr(b'\n', &bytes[found..]).map_or(bytes.len(), |n| found + n);
+        if found - start < 4 && bytes[start..found].iter().all(|b| *b == b' ') {
+            let line = &text[found..end];
+            let run = line.bytes().take_while(|b| *b == marker as u8).count();
+            if run >= len && line[run..].trim().is_empty() {
+                return Some((start, (end + 1).min(bytes.len())));
+            }
+        }
+        at = (end + 1).min(bytes.len());
+    }
+    None
+}
+
+/// How many lines `text` holds, as `str::lines` counts them.
+fn count_lines(text: &str) -> u32 {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    (breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32
 }
 
 fn finish_quote(md: &mut Markdown, quote: &mut Option<Blockquote>) {

@@ -80,6 +80,10 @@ pub struct Key<'t> {
     pub col: u32,
 }
 
+/// Names a node of a [`Tree`] without borrowing it (see [`Node::id`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeId(u32);
+
 /// One node of a [`Tree`].
 #[derive(Clone, Copy)]
 pub struct Node<'t> {
@@ -223,6 +227,15 @@ impl<'s> TreeBuilder<'s> {
 impl<'t> Node<'t> {
     fn data(self) -> &'t NodeData {
         &self.tree.nodes[self.id as usize]
+    }
+
+    pub fn id(self) -> NodeId {
+        NodeId(self.id)
+    }
+
+    /// Another node of the same tree.
+    pub fn sibling(self, id: NodeId) -> Node<'t> {
+        Node { tree: self.tree, id: id.0 }
     }
 
     /// 1-based line in the file the YAML came from.

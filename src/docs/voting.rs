@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
-use super::tree::{Node, Tree};
+use super::tree::{Node, NodeId, Tree};
 use super::yaml::{self, Yaml, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
@@ -92,6 +92,11 @@ pub struct Block<'a> {
     /// The line of the opening fence.
     pub fence_line: u32,
     tree: Tree<'a>,
+    /// Every vote of every ledger, in order, read once: several rules and
+    /// the tally look at each of them.
+    votes: Vec<VoteFacts>,
+    /// For each item of `arguments`, its ledger's range of `votes`.
+    ledgers: Vec<std::ops::Range<usize>>,
 }
 
 /// One argument of a block (a mapping in `arguments`).
@@ -99,6 +104,8 @@ pub struct Block<'a> {
 pub struct Argument<'y> {
     pub index: usize,
     pub node: Node<'y>,
+    /// The facts of the ledger's entries, one per entry.
+    votes: &'y [VoteFacts],
 }
 
 /// One vote entry of an argument's ledger.
@@ -106,9 +113,39 @@ pub struct Argument<'y> {
 pub struct Vote<'y> {
     pub index: usize,
     pub node: Node<'y>,
-    /// The values of [`VOTE_FIELDS`], found in one pass over the entry: every
-    /// rule reads them, for every vote of every ledger.
-    fields: [Option<Node<'y>>; VOTE_FIELDS.len()],
+    facts: &'y VoteFacts,
+}
+
+/// What the rules read of a vote entry, found in one pass over it.
+#[derive(Clone, Debug)]
+struct VoteFacts {
+    /// The values of [`VOTE_FIELDS`] (the first entry of each name).
+    fields: [Option<NodeId>; VOTE_FIELDS.len()],
+    value: Option<i64>,
+    weight: Option<f64>,
+    /// `ts` read as an instant, or what is wrong with it; `None` without `ts`.
+    instant: Option<Result<i64, &'static str>>,
+}
+
+impl VoteFacts {
+    fn read(node: Node) -> VoteFacts {
+        let mut fields = [None; VOTE_FIELDS.len()];
+        for (key, value) in node.entries().iter() {
+            if let Some(at) = vote_field(key.name) {
+                fields[at].get_or_insert(value.id());
+            }
+        }
+        let field = |at: usize| fields[at].map(|id| node.sibling(id));
+        VoteFacts {
+            value: field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1),
+            weight: field(2).and_then(Node::as_f64).filter(|w| w.is_finite() && *w > 0.0),
+            instant: field(3).map(|ts| match ts.scalar_text() {
+                Some(text) => parse_timestamp(text),
+                None => Err("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),
+            }),
+            fields,
+        }
+    }
 }
 
 /// The parts of a voting doc's file name.
@@ -212,7 +249,21 @@ impl<'a> Block<'a> {
         if root.as_map().is_none() {
             return Err(BlockError::NotMapping { line: root.line().max(fence.line), found: root.type_name() });
         }
-        Ok(Block { fence_line: fence.line, tree })
+        let mut votes = Vec::new();
+        let ledgers = root
+            .get("arguments")
+            .map_or(root.items(), Node::items)
+            .iter()
+            .map(|argument| {
+                let start = votes.len();
+                if argument.as_map().is_some() {
+                    let ledger = argument.get("vote_ledger").map_or(argument.items(), Node::items);
+                    votes.extend(ledger.iter().map(VoteFacts::read));
+                }
+                start..votes.len()
+            })
+            .collect();
+        Ok(Block { fence_line: fence.line, tree, votes, ledgers })
     }
 
     /// The block's mapping.
@@ -236,12 +287,14 @@ impl<'a> Block<'a> {
 
     /// Every mapping in `arguments`, with its position.
     pub fn arguments(&self) -> impl Iterator<Item = Argument<'_>> {
-        let items = self.root().get("arguments").and_then(Node::as_seq);
+        let root = self.root();
+        let items = root.get("arguments").map_or(root.items(), Node::items);
         items
-            .into_iter()
-            .flat_map(|items| items.iter().enumerate())
-            .filter(|(_, n)| n.as_map().is_some())
-            .map(|(index, node)| Argument { index, node })
+            .iter()
+            .zip(&self.ledgers)
+            .enumerate()
+            .filter(|(_, (n, _))| n.as_map().is_some())
+            .map(|(index, (node, ledger))| Argument { index, node, votes: &self.votes[ledger.clone()] })
     }
 
     pub fn argument(&self, id: &str) -> Option<Argument<'_>> {
@@ -274,25 +327,14 @@ impl<'y> Argument<'y> {
     /// The ledger's entries (mappings or not), with their positions.
     pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
         let ledger = self.field("vote_ledger").map_or(self.node.items(), Node::items);
-        ledger.iter().enumerate().map(|(index, node)| Vote::new(index, node))
+        ledger.iter().zip(self.votes).enumerate().map(|(index, (node, facts))| Vote { index, node, facts })
     }
 }
 
 impl<'y> Vote<'y> {
-    fn new(index: usize, node: Node<'y>) -> Vote<'y> {
-        let mut fields = [None; VOTE_FIELDS.len()];
-        for (key, value) in node.entries().iter() {
-            // The first entry with a name, as `Node::get` finds it.
-            if let Some(at) = vote_field(key.name) {
-                fields[at].get_or_insert(value);
-            }
-        }
-        Vote { index, node, fields }
-    }
-
     pub fn field(&self, name: &str) -> Option<Node<'y>> {
         match vote_field(name) {
-            Some(at) => self.fields[at],
+            Some(at) => self.facts.fields[at].map(|id| self.node.sibling(id)),
             None => self.node.get(name),
         }
     }
@@ -303,17 +345,22 @@ impl<'y> Vote<'y> {
 
     /// `+1` or `-1`, else `None`.
     pub fn value(&self) -> Option<i64> {
-        self.field("vote")?.as_i64().filter(|v| *v == 1 || *v == -1)
+        self.facts.value
     }
 
     /// A finite weight above zero, else `None`.
     pub fn weight(&self) -> Option<f64> {
-        self.field("weight")?.as_f64().filter(|w| w.is_finite() && *w > 0.0)
+        self.facts.weight
     }
 
     /// The instant of `ts` in microseconds since 1970 (UTC), when valid.
     pub fn instant(&self) -> Option<i64> {
-        parse_timestamp(self.field("ts")?.scalar_text()?).ok()
+        self.facts.instant?.ok()
+    }
+
+    /// What is wrong with `ts`, when it is there and not a valid timestamp.
+    pub fn ts_problem(&self) -> Option<&'static str> {
+        self.facts.instant?.err()
     }
 
     /// How messages name the vote: `vote 3 (lin/opus-4.7)`.

@@ -23,7 +23,7 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
         return None;
     }
     let mut reader = Reader {
-        lines: super::lines::split(text).into_iter().map(Line::new).collect(),
+        lines: lines(text),
         ascii: text.is_ascii(),
         first_line,
         next: 0,
@@ -54,6 +54,19 @@ impl<'t> Line<'t> {
         let content = text.as_bytes().get(indent).is_some_and(|&b| b != b'#');
         Line { text, indent, content }
     }
+}
+
+/// The lines of `text` as `split('\n')` gives them, measured, in one pass.
+fn lines(text: &str) -> Vec<Line<'_>> {
+    // Ledger lines average some 35 bytes: one allocation, most often.
+    let mut out = Vec::with_capacity(text.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        out.push(Line::new(&text[start..end]));
+        start = end + 1;
+    }
+    out.push(Line::new(&text[start..]));
+    out
 }
 
 struct Reader<'t> {
@@ -380,12 +393,15 @@ fn is_dash(text: &str) -> bool {
 
 /// `key: rest` or `key:` with a plain key of word characters.
 fn split_key(text: &str) -> Option<(&str, &str)> {
-    let colon = text.bytes().position(|b| b == b':')?;
+    // The key's characters cannot be `:`, so the first other byte must be
+    // the colon.
+    let bytes = text.as_bytes();
+    let colon = bytes.iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))?;
+    if bytes[colon] != b':' || colon == 0 || bytes[0] == b'-' {
+        return None;
+    }
     let (key, rest) = (&text[..colon], &text[colon + 1..]);
-    let word = !key.is_empty()
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-        && !key.starts_with('-');
-    (word && (rest.is_empty() || rest.starts_with(' '))).then_some((key, rest))
+    (rest.is_empty() || rest.starts_with(' ')).then_some((key, rest))
 }
 
 fn is_comment_or_empty(rest: &str) -> bool {
@@ -396,15 +412,25 @@ fn is_comment_or_empty(rest: &str) -> bool {
 /// A one-line plain scalar, its trailing comment removed; `None` when YAML
 /// would read it otherwise (indicators, `: `, a flow character in a list).
 fn plain(text: &str, in_flow: bool) -> Option<&str> {
-    let comment = find_pair(text, b' ', b'#');
-    if in_flow && comment.is_some() {
-        return None;
+    // One pass: a `: ` (or a final `:`) makes it something else than a plain
+    // scalar, a ` #` starts a comment, and flow lists take no `{}[]:`.
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    for (at, &b) in bytes.iter().enumerate() {
+        match b {
+            b'#' if at > 0 && bytes[at - 1] == b' ' => {
+                if in_flow {
+                    return None;
+                }
+                end = at;
+                break;
+            }
+            b':' if in_flow || bytes.get(at + 1).is_none_or(|n| *n == b' ') => return None,
+            b'{' | b'}' | b'[' | b']' if in_flow => return None,
+            _ => {}
+        }
     }
-    let value = match comment {
-        Some(at) => &text[..at],
-        None => text,
-    };
-    let value = &value[..value.bytes().rposition(|b| b != b' ').map_or(0, |at| at + 1)];
+    let value = &text[..bytes[..end].iter().rposition(|b| *b != b' ').map_or(0, |at| at + 1)];
     let first = value.bytes().next()?;
     let indicator = matches!(
         first,
@@ -413,17 +439,7 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         || value.starts_with("- ")
         || value.starts_with("? ")
         || value.starts_with(": ");
-    let breaks = find_pair(value, b':', b' ').is_some()
-        || value.ends_with(':')
-        || (in_flow && value.contains(['{', '}', '[', ']', ':']));
-    (!indicator && !breaks).then_some(value)
-}
-
-/// Where the two bytes `first second` first occur (what `find(" #")` says,
-/// without building a substring searcher per scalar).
-fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
-    let bytes = text.as_bytes();
-    bytes.windows(2).position(|pair| pair[0] == first && pair[1] == second)
+    (!indicator).then_some(value)
 }
 
 /// A quoted scalar that closes on its line: its value and its length in bytes.

@@ -1,5 +1,5 @@
 use super::{VotingView, at};
-use crate::docs::voting::{MIN_RATIONALE, VOTE_FIELDS, is_persona_pin, parse_timestamp, show};
+use crate::docs::voting::{MIN_RATIONALE, VOTE_FIELDS, is_persona_pin, show};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -76,18 +76,13 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     "write the voter's power at vote time, e.g. `weight: 1.4`",
                 );
             }
-            if let Some(node) = vote.field("ts") {
-                let problem = match node.scalar_text() {
-                    Some(text) => parse_timestamp(text).err(),
-                    None => Some("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),
-                };
-                if let Some(problem) = problem {
-                    wrong(
-                        "ts",
-                        format!("is {}: {problem}", show(node)),
-                        "write an RFC 3339 timestamp with its zone, e.g. `ts: 2026-05-06T09:42:11Z`",
-                    );
-                }
+            if let Some(problem) = vote.ts_problem() {
+                let node = vote.field("ts").unwrap_or(vote.node);
+                wrong(
+                    "ts",
+                    format!("is {}: {problem}", show(node)),
+                    "write an RFC 3339 timestamp with its zone, e.g. `ts: 2026-05-06T09:42:11Z`",
+                );
             }
             if let Some(node) = vote.field("rationale") {
                 match node.as_str() {
