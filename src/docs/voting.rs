@@ -119,8 +119,9 @@ pub struct Vote<'y> {
 /// What the rules read of a vote entry, found in one pass over it.
 #[derive(Clone, Debug)]
 struct VoteFacts {
-    /// The values of [`VOTE_FIELDS`] (the first entry of each name).
-    fields: [Option<NodeId>; VOTE_FIELDS.len()],
+    /// The values of [`VOTE_FIELDS`] and `scope_match` (the first entry of
+    /// each name).
+    fields: [Option<NodeId>; VOTE_FIELDS.len() + 1],
     value: Option<i64>,
     weight: Option<f64>,
     /// `ts` read as an instant, or what is wrong with it; `None` without `ts`.
@@ -129,7 +130,7 @@ struct VoteFacts {
 
 impl VoteFacts {
     fn read(node: Node) -> VoteFacts {
-        let mut fields = [None; VOTE_FIELDS.len()];
+        let mut fields = [None; VOTE_FIELDS.len() + 1];
         for (key, value) in node.entries().iter() {
             if let Some(at) = vote_field(key.name) {
                 fields[at].get_or_insert(value.id());
@@ -339,6 +340,12 @@ impl<'y> Vote<'y> {
         }
     }
 
+    /// The names of the [`VOTE_FIELDS`] the entry lacks.
+    pub fn missing_fields(&self) -> impl Iterator<Item = &'static str> + use<'y> {
+        let fields = self.facts.fields;
+        VOTE_FIELDS.into_iter().zip(fields).filter(|(_, value)| value.is_none()).map(|(name, _)| name)
+    }
+
     pub fn voter(&self) -> Option<&'y str> {
         self.field("voter")?.as_str()
     }
@@ -372,8 +379,8 @@ impl<'y> Vote<'y> {
     }
 }
 
-/// The position of a name in [`VOTE_FIELDS`] (a `match`: compared as
-/// constants, not searched).
+/// The position of a name in [`VOTE_FIELDS`], then `scope_match` (a
+/// `match`: compared as constants, not searched).
 fn vote_field(name: &str) -> Option<usize> {
     let at = match name {
         "voter" => 0,
@@ -381,9 +388,10 @@ fn vote_field(name: &str) -> Option<usize> {
         "weight" => 2,
         "ts" => 3,
         "rationale" => 4,
+        "scope_match" => 5,
         _ => return None,
     };
-    debug_assert_eq!(VOTE_FIELDS[at], name);
+    debug_assert!(VOTE_FIELDS.get(at).is_none_or(|f| *f == name));
     Some(at)
 }
 

@@ -19,12 +19,13 @@ const MAX_KEYS: usize = 64;
 /// Parses `text` (whose first line is file line `first_line`) when it lies
 /// within the subset; `None` otherwise.
 pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
-    if has_unusual_characters(text) {
+    let (unusual, ascii) = has_unusual_characters(text);
+    if unusual {
         return None;
     }
     let mut reader = Reader {
         lines: lines(text),
-        ascii: text.is_ascii(),
+        ascii,
         first_line,
         next: 0,
         pending: None,
@@ -354,15 +355,21 @@ impl<'t> Reader<'t> {
 
 /// Tabs, carriage returns, control characters, NEL, line and paragraph
 /// separators and byte-order marks: YAML gives them meanings this reader
-/// leaves to the full parser.
-fn has_unusual_characters(text: &str) -> bool {
+/// leaves to the full parser. Also says whether the text is all ASCII, found in the same pass.
+fn has_unusual_characters(text: &str) -> (bool, bool) {
     let bytes = text.as_bytes();
+    let mut ascii = true;
     // Most texts are printable ASCII: check 64 bytes at a time without
     // branching, and look closer only at the chunks that are not.
-    bytes.chunks(64).enumerate().any(|(chunk, part)| {
+    let unusual = bytes.chunks(64).enumerate().any(|(chunk, part)| {
         let printable = part.iter().fold(true, |ok, &b| ok & ((0x20..0x7f).contains(&b) | (b == b'\n')));
-        !printable && (chunk * 64..chunk * 64 + part.len()).any(|at| is_unusual(bytes, at))
-    })
+        if printable {
+            return false;
+        }
+        ascii &= part.is_ascii();
+        (chunk * 64..chunk * 64 + part.len()).any(|at| is_unusual(bytes, at))
+    });
+    (unusual, ascii)
 }
 
 fn is_unusual(bytes: &[u8], at: usize) -> bool {

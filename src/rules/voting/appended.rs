@@ -69,11 +69,14 @@ fn inserted_runs(base: &str, head: &str) -> Option<Vec<(u32, u32)>> {
 
 /// How many leading bytes two texts share.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const CHUNK: usize = 256;
     let max = a.len().min(b.len());
     let mut at = 0;
-    while at + CHUNK <= max && a[at..at + CHUNK] == b[at..at + CHUNK] {
-        at += CHUNK;
+    // Big chunks first (few comparisons over long shared stretches), then
+    // small ones to close in on the first difference.
+    for chunk in [4096, 256, 16] {
+        while at + chunk <= max && a[at..at + chunk] == b[at..at + chunk] {
+            at += chunk;
+        }
     }
     at + a[at..max].iter().zip(&b[at..max]).take_while(|(x, y)| x == y).count()
 }

@@ -40,17 +40,17 @@ fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
         let Some(example) = argument.field("example").filter(|e| e.as_map().is_some()) else { continue };
         for field in EXAMPLE_FIELDS {
-            let key = anchor(block, &argument, &format!("example.{field}"));
+            let key = || anchor(block, &argument, &format!("example.{field}"));
             match example.get(field) {
                 None => {
-                    sink.emit(doc.path, at(example), key, format!("the example of argument `{}` has no `{field}`", argument.name()))
+                    sink.emit(doc.path, at(example), key(), format!("the example of argument `{}` has no `{field}`", argument.name()))
                         .help("an example binds the rule to a concrete artefact: give `artefact`, `diff_snapshot_ref` and `explanation`");
                 }
                 Some(node) if node.as_str().is_none_or(|s| s.trim().is_empty()) => {
                     sink.emit(
                         doc.path,
                         at(node),
-                        key,
+                        key(),
                         format!(
                             "`example.{field}` of argument `{}` must be a non-empty string, found {}",
                             argument.name(),
@@ -100,17 +100,18 @@ fn check_artefact(
     node: Node,
     artefact: &str,
 ) {
-    let key = anchor(block, argument, "example.artefact");
-    let name = argument.name();
+    // Built only for a finding: most artefacts exist.
+    let key = || anchor(block, argument, "example.artefact");
+    let name = || argument.name();
     let path = match classify(artefact, &[]) {
         SpanKind::Path(path) => path,
         SpanKind::NotAPath => {
-            sink.emit(doc.path, at(node), key, format!("artefact {} of argument `{name}` is not a repository path", show(node)))
+            sink.emit(doc.path, at(node), key(), format!("artefact {} of argument `{}` is not a repository path", show(node), name()))
                 .help("name one concrete file or folder, e.g. `tests/e2e/login.spec.ts` or `owner/repo:tests/e2e/login.spec.ts` (no patterns)");
             return;
         }
         SpanKind::Unsafe { reason } => {
-            sink.emit(doc.path, at(node), key, format!("artefact `{artefact}` of argument `{name}` {reason}"))
+            sink.emit(doc.path, at(node), key(), format!("artefact `{artefact}` of argument `{}` {reason}", name()))
                 .help("name the path from the repository root");
             return;
         }
@@ -122,7 +123,7 @@ fn check_artefact(
         return;
     }
     if let Some((repo, _)) = found.iter().find(|(_, l)| *l == PathLookup::Unknown) {
-        sink.emit(doc.path, at(node), key, format!("artefact `{}` of argument `{name}` cannot be verified: {} cannot be read here", path.path, place(repo)))
+        sink.emit(doc.path, at(node), key(), format!("artefact `{}` of argument `{}` cannot be verified: {} cannot be read here", path.path, name(), place(repo)))
             .help("run the check where that repository is readable (the App reads it), or bind an artefact in this repository")
             .severity(Severity::Notice);
         return;
@@ -131,8 +132,8 @@ fn check_artefact(
     sink.emit(
         doc.path,
         at(node),
-        key,
-        format!("artefact `{}` of argument `{name}` does not exist in {}", path.path, places.join(" or ")),
+        key(),
+        format!("artefact `{}` of argument `{}` does not exist in {}", path.path, name(), places.join(" or ")),
     )
     .help("bind the example to a file that exists: fix the path, or add the artefact in the same PR");
 }

@@ -1,5 +1,5 @@
 use super::{VotingView, at};
-use crate::docs::voting::{MIN_RATIONALE, VOTE_FIELDS, is_persona_pin, show};
+use crate::docs::voting::{MIN_RATIONALE, is_persona_pin, show};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -45,7 +45,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 .help("write each vote as `- voter: …` with `vote`, `weight`, `ts` and `rationale` below it");
                 continue;
             }
-            for field in VOTE_FIELDS.iter().filter(|f| vote.field(f).is_none()) {
+            for field in vote.missing_fields() {
                 sink.emit(doc.path, at(vote.node), key(field), format!("{} has no `{field}`", what()))
                     .help("a vote has `voter`, `vote`, `weight`, `ts` and `rationale` (ADR-140's ledger entry)");
             }
