@@ -261,67 +261,8 @@ fn edited() -> impl Strategy<Value = Doc> {
     })
 }
 
-/// Lines of plausible and implausible block YAML, at random indentation.
-fn line_soup() -> impl Strategy<Value = String> {
-    const VALUES: &[&str] = &[
-        "A",
-        "+1",
-        "-1",
-        "1.4",
-        "2026-05-06T09:42:11Z",
-        "\"q: x\"",
-        "'it''s'",
-        "a #c",
-        "x: y",
-        "[a, b]",
-        "[]",
-        "[a/b#1, \"c\"]",
-        "&a x",
-        "*a",
-        "|",
-        ">-",
-        "|+",
-        "",
-        "- x",
-        "null",
-        "~",
-        "ü x",
-        "a:b",
-        "#c",
-        "{a: 1}",
-        "\"open",
-        "[a,",
-        "-",
-        "'",
-        "\"\\u00e9\"",
-        "lin/opus-4.7",
-    ];
-    let line = (0usize..7, 0usize..8, 0usize..4, 0usize..VALUES.len()).prop_map(|(indent, shape, key, value)| {
-        let value = VALUES[value];
-        let body = match shape {
-            0 => format!("key{key}: {value}"),
-            1 => format!("- {value}"),
-            2 => format!("- key{key}: {value}"),
-            3 => format!("key{key}:"),
-            4 => format!("text {value}"),
-            5 => String::new(),
-            6 => "# comment".to_string(),
-            _ => value.to_string(),
-        };
-        format!("{}{body}", " ".repeat(indent))
-    });
-    prop::collection::vec(line, 1..14).prop_map(|lines| lines.join("\n") + "\n")
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn the_fast_yaml_reader_agrees_with_the_full_parser_or_declines(text in line_soup()) {
-        if let Some(fast) = gatehouse::docs::yaml_block::parse(&text, 3) {
-            prop_assert_eq!(Ok(fast.root().to_yaml()), gatehouse::docs::yaml::parse(&text, 3), "{}", text);
-        }
-    }
 
     #[test]
     fn appending_votes_and_arguments_never_breaks_append_only((head, prose_changed) in appended()) {
