@@ -95,8 +95,9 @@ pub struct Block<'a> {
     /// Every vote of every ledger, in order, read once: several rules and
     /// the tally look at each of them.
     votes: Vec<VoteFacts>,
-    /// For each item of `arguments`, its ledger's range of `votes`.
-    ledgers: Vec<std::ops::Range<usize>>,
+    /// For each item of `arguments`, its `vote_ledger` node and that
+    /// ledger's range of `votes`.
+    ledgers: Vec<(Option<NodeId>, std::ops::Range<usize>)>,
 }
 
 /// One argument of a block (a mapping in `arguments`).
@@ -104,7 +105,8 @@ pub struct Block<'a> {
 pub struct Argument<'y> {
     pub index: usize,
     pub node: Node<'y>,
-    /// The facts of the ledger's entries, one per entry.
+    /// The `vote_ledger` value, and the facts of its entries.
+    ledger: Option<Node<'y>>,
     votes: &'y [VoteFacts],
 }
 
@@ -257,11 +259,9 @@ impl<'a> Block<'a> {
             .iter()
             .map(|argument| {
                 let start = votes.len();
-                if argument.as_map().is_some() {
-                    let ledger = argument.get("vote_ledger").map_or(argument.items(), Node::items);
-                    votes.extend(ledger.iter().map(VoteFacts::read));
-                }
-                start..votes.len()
+                let ledger = argument.get("vote_ledger");
+                votes.extend(ledger.map_or(argument.items(), Node::items).iter().map(VoteFacts::read));
+                (ledger.map(Node::id), start..votes.len())
             })
             .collect();
         Ok(Block { fence_line: fence.line, tree, votes, ledgers })
@@ -290,12 +290,14 @@ impl<'a> Block<'a> {
     pub fn arguments(&self) -> impl Iterator<Item = Argument<'_>> {
         let root = self.root();
         let items = root.get("arguments").map_or(root.items(), Node::items);
-        items
-            .iter()
-            .zip(&self.ledgers)
-            .enumerate()
-            .filter(|(_, (n, _))| n.as_map().is_some())
-            .map(|(index, (node, ledger))| Argument { index, node, votes: &self.votes[ledger.clone()] })
+        items.iter().zip(&self.ledgers).enumerate().filter(|(_, (n, _))| n.as_map().is_some()).map(
+            |(index, (node, (ledger, votes)))| Argument {
+                index,
+                node,
+                ledger: ledger.map(|id| node.sibling(id)),
+                votes: &self.votes[votes.clone()],
+            },
+        )
     }
 
     pub fn argument(&self, id: &str) -> Option<Argument<'_>> {
@@ -327,7 +329,7 @@ impl<'y> Argument<'y> {
 
     /// The ledger's entries (mappings or not), with their positions.
     pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
-        let ledger = self.field("vote_ledger").map_or(self.node.items(), Node::items);
+        let ledger = self.ledger.map_or(self.node.items(), Node::items);
         ledger.iter().zip(self.votes).enumerate().map(|(index, (node, facts))| Vote { index, node, facts })
     }
 }

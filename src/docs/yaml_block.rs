@@ -398,12 +398,25 @@ fn is_dash(text: &str) -> bool {
     text == "-" || text.starts_with("- ")
 }
 
+/// The bytes of plain keys: ASCII letters and digits, `_`, `-` and `.` (a
+/// table: keys are read on every line).
+static KEY_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
+        b += 1;
+    }
+    table
+};
+
 /// `key: rest` or `key:` with a plain key of word characters.
 fn split_key(text: &str) -> Option<(&str, &str)> {
     // The key's characters cannot be `:`, so the first other byte must be
     // the colon.
     let bytes = text.as_bytes();
-    let colon = bytes.iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))?;
+    let colon = bytes.iter().position(|&b| !KEY_BYTES[usize::from(b)])?;
     if bytes[colon] != b':' || colon == 0 || bytes[0] == b'-' {
         return None;
     }
@@ -423,7 +436,8 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
     // scalar, a ` #` starts a comment, and flow lists take no `{}[]:`.
     let bytes = text.as_bytes();
     let mut end = bytes.len();
-    for (at, &b) in bytes.iter().enumerate() {
+    let from = if in_flow { 0 } else { skip_plain_words(bytes) };
+    for (at, &b) in bytes.iter().enumerate().skip(from) {
         match b {
             b'#' if at > 0 && bytes[at - 1] == b' ' => {
                 if in_flow {
@@ -447,6 +461,28 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         || value.starts_with("? ")
         || value.starts_with(": ");
     (!indicator).then_some(value)
+}
+
+/// Where the first 8-byte word of `bytes` that holds a `#` or `:` starts
+/// (the length rounded down to whole words when none does): plain values
+/// are read eight bytes at a time, since most hold neither.
+fn skip_plain_words(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // The classic test for a zero byte, on the word XOR the byte sought.
+    let holds = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
+        if holds(word, b'#') || holds(word, b':') {
+            break;
+        }
+        at += 8;
+    }
+    at
 }
 
 /// A quoted scalar that closes on its line: its value and its length in bytes.
