@@ -4,8 +4,6 @@
 //! arguments with append-only vote ledgers. Every node keeps its file line.
 //! Accessors return only well-typed values; the rules report the rest.
 
-use std::borrow::Cow;
-
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
@@ -95,9 +93,9 @@ pub struct Block<'a> {
     /// Every vote of every ledger, in order, read once: several rules and
     /// the tally look at each of them.
     votes: Vec<VoteFacts>,
-    /// For each item of `arguments`, its `vote_ledger` node and that
-    /// ledger's range of `votes`.
-    ledgers: Vec<(Option<NodeId>, std::ops::Range<usize>)>,
+    /// For each item of `arguments`, its fields and its ledger's range of
+    /// `votes`.
+    arguments: Vec<ArgumentFacts>,
 }
 
 /// One argument of a block (a mapping in `arguments`).
@@ -105,9 +103,34 @@ pub struct Block<'a> {
 pub struct Argument<'y> {
     pub index: usize,
     pub node: Node<'y>,
-    /// The `vote_ledger` value, and the facts of its entries.
-    ledger: Option<Node<'y>>,
+    facts: &'y ArgumentFacts,
+    /// The facts of its ledger's entries.
     votes: &'y [VoteFacts],
+}
+
+/// Where an argument's fields are: rules look them up by name, many times.
+#[derive(Clone, Debug)]
+struct ArgumentFacts {
+    /// The values of [`ARGUMENT_FIELDS`] and `target` (the first entry of
+    /// each name).
+    fields: [Option<NodeId>; ARGUMENT_FIELDS.len() + 1],
+    votes: std::ops::Range<usize>,
+}
+
+impl ArgumentFacts {
+    fn read(node: Node, votes: &mut Vec<VoteFacts>) -> ArgumentFacts {
+        let mut fields = [None; ARGUMENT_FIELDS.len() + 1];
+        for (key, value) in node.entries().iter() {
+            if let Some(at) = argument_field(key.name) {
+                fields[at].get_or_insert(value.id());
+            }
+        }
+        let start = votes.len();
+        if let Some(ledger) = fields[LEDGER] {
+            votes.extend(node.sibling(ledger).items().iter().map(VoteFacts::read));
+        }
+        ArgumentFacts { fields, votes: start..votes.len() }
+    }
 }
 
 /// One vote entry of an argument's ledger.
@@ -238,33 +261,28 @@ impl<'a> Block<'a> {
         }
         // Ledgers are long and plain: the fast reader takes them, borrowing
         // their values, and the full parser everything it declines (and
-        // every error).
-        let content = fence.content(body);
-        let fast = match content {
-            Cow::Borrowed(text) => super::yaml_block::parse(text, fence.line + 1),
-            Cow::Owned(_) => None,
-        };
-        let tree = match fast {
+        // every error). The fast reader declines any `\r`, so it can read
+        // the raw lines: they are the content whenever it accepts them.
+        let raw = &body[fence.content_range.clone()];
+        let tree = match super::yaml_block::parse(raw, fence.line + 1) {
             Some(tree) => tree,
-            None => Tree::from_yaml(&yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?),
+            None => {
+                let content = fence.content(body);
+                Tree::from_yaml(&yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?)
+            }
         };
         let root = tree.root();
         if root.as_map().is_none() {
             return Err(BlockError::NotMapping { line: root.line().max(fence.line), found: root.type_name() });
         }
         let mut votes = Vec::new();
-        let ledgers = root
+        let arguments = root
             .get("arguments")
             .map_or(root.items(), Node::items)
             .iter()
-            .map(|argument| {
-                let start = votes.len();
-                let ledger = argument.get("vote_ledger");
-                votes.extend(ledger.map_or(argument.items(), Node::items).iter().map(VoteFacts::read));
-                (ledger.map(Node::id), start..votes.len())
-            })
+            .map(|argument| ArgumentFacts::read(argument, &mut votes))
             .collect();
-        Ok(Block { fence_line: fence.line, tree, votes, ledgers })
+        Ok(Block { fence_line: fence.line, tree, votes, arguments })
     }
 
     /// The block's mapping.
@@ -290,14 +308,12 @@ impl<'a> Block<'a> {
     pub fn arguments(&self) -> impl Iterator<Item = Argument<'_>> {
         let root = self.root();
         let items = root.get("arguments").map_or(root.items(), Node::items);
-        items.iter().zip(&self.ledgers).enumerate().filter(|(_, (n, _))| n.as_map().is_some()).map(
-            |(index, (node, (ledger, votes)))| Argument {
-                index,
-                node,
-                ledger: ledger.map(|id| node.sibling(id)),
-                votes: &self.votes[votes.clone()],
-            },
-        )
+        items
+            .iter()
+            .zip(&self.arguments)
+            .enumerate()
+            .filter(|(_, (n, _))| n.as_map().is_some())
+            .map(|(index, (node, facts))| Argument { index, node, facts, votes: &self.votes[facts.votes.clone()] })
     }
 
     pub fn argument(&self, id: &str) -> Option<Argument<'_>> {
@@ -307,7 +323,10 @@ impl<'a> Block<'a> {
 
 impl<'y> Argument<'y> {
     pub fn field(&self, name: &str) -> Option<Node<'y>> {
-        self.node.get(name)
+        match argument_field(name) {
+            Some(at) => self.facts.fields[at].map(|id| self.node.sibling(id)),
+            None => self.node.get(name),
+        }
     }
 
     pub fn id(&self) -> Option<&'y str> {
@@ -329,7 +348,7 @@ impl<'y> Argument<'y> {
 
     /// The ledger's entries (mappings or not), with their positions.
     pub fn votes(&self) -> impl ExactSizeIterator<Item = Vote<'y>> + use<'y> {
-        let ledger = self.ledger.map_or(self.node.items(), Node::items);
+        let ledger = self.facts.fields[LEDGER].map_or(self.node.items(), |id| self.node.sibling(id).items());
         ledger.iter().zip(self.votes).enumerate().map(|(index, (node, facts))| Vote { index, node, facts })
     }
 }
@@ -379,6 +398,28 @@ impl<'y> Vote<'y> {
             None => format!("vote {}", self.index + 1),
         }
     }
+}
+
+/// Where `vote_ledger` is in [`ARGUMENT_FIELDS`].
+const LEDGER: usize = 8;
+
+/// The position of a name in [`ARGUMENT_FIELDS`], then `target`.
+fn argument_field(name: &str) -> Option<usize> {
+    let at = match name {
+        "id" => 0,
+        "proposer" => 1,
+        "proposed_at" => 2,
+        "proposition" => 3,
+        "rationale" => 4,
+        "evidence_pr_refs" => 5,
+        "example" => 6,
+        "modification_kind" => 7,
+        "vote_ledger" => LEDGER,
+        "target" => 9,
+        _ => return None,
+    };
+    debug_assert!(ARGUMENT_FIELDS.get(at).is_none_or(|f| *f == name));
+    Some(at)
 }
 
 /// The position of a name in [`VOTE_FIELDS`], then `scope_match` (a
@@ -524,6 +565,22 @@ mod tests {
         assert_eq!(vote.field("ts").unwrap().line(), 22);
         assert!(doc.sections[1].block.is_none());
         assert_eq!(doc.sections[1].line, 25);
+    }
+
+    #[test]
+    fn crlf_docs_read_as_their_lf_twins() {
+        let lf = VotingDoc::parse("x@v1.md", DOC);
+        let crlf_text = DOC.replace('\n', "\r\n");
+        let crlf = VotingDoc::parse("x@v1.md", &crlf_text);
+        let tree = |doc: &VotingDoc| doc.blocks().map(|(_, b)| b.root().to_yaml()).collect::<Vec<_>>();
+        assert_eq!(tree(&crlf), tree(&lf));
+        let vote = |doc: &VotingDoc| {
+            let (_, block) = doc.blocks().next().unwrap();
+            let vote = block.arguments().next().unwrap().votes().next().unwrap();
+            (vote.voter().map(str::to_string), vote.weight(), vote.instant())
+        };
+        assert_eq!(vote(&crlf), vote(&lf));
+        assert!(vote(&lf).2.is_some());
     }
 
     #[test]
