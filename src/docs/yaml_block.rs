@@ -563,6 +563,7 @@ mod tests {
             "list:\n- x\n",
             "a: |\n\n  late\n",
             "scalar\n",
+            "ü x\n",
             "a: b: c\n",
             "a: [x, [y]]\n",
             "  a: 1\n b: 2\n",
