@@ -145,6 +145,15 @@ impl<'s> TreeBuilder<'s> {
         TreeBuilder { tree }
     }
 
+    /// Room for the nodes of a text that size, in the proportions of vote
+    /// ledgers (a node per 30 bytes or so): growing the vectors by doubling
+    /// would copy them several times over.
+    pub fn reserve_for(&mut self, bytes: usize) {
+        self.tree.nodes.reserve(bytes / 24);
+        self.tree.entries.reserve(bytes / 28);
+        self.tree.items.reserve(bytes / 128);
+    }
+
     /// How many nodes are built so far.
     pub fn len(&self) -> usize {
         self.tree.nodes.len()

@@ -23,6 +23,8 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
     if unusual {
         return None;
     }
+    let mut builder = TreeBuilder::new(text);
+    builder.reserve_for(text.len());
     let mut reader = Reader {
         lines: lines(text),
         ascii,
@@ -30,7 +32,7 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
         next: 0,
         pending: None,
         depth: 0,
-        builder: TreeBuilder::new(text),
+        builder,
         entries: Vec::new(),
         items: Vec::new(),
     };
