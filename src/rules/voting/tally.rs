@@ -191,6 +191,20 @@ pub fn signed(value: f64) -> String {
 
 /// A weight or total with at most six decimals, trailing zeros dropped.
 pub fn number(value: f64) -> String {
+    // Totals are whole micro-units (see `MICRO`): below a billion their
+    // digits come out exact from the integer, with no float formatting (a
+    // big PR's tallies print tens of thousands of them).
+    let micros = (value * MICRO).round();
+    if micros.abs() < 1e15 {
+        let micros = micros as i64;
+        let (whole, fraction) = (micros.unsigned_abs() / 1_000_000, micros.unsigned_abs() % 1_000_000);
+        let sign = if micros < 0 { "-" } else { "" };
+        if fraction == 0 {
+            return format!("{sign}{whole}");
+        }
+        let digits = format!("{fraction:06}");
+        return format!("{sign}{whole}.{}", digits.trim_end_matches('0'));
+    }
     let text = format!("{value:.6}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     if text == "-0" { "0".to_string() } else { text.to_string() }
@@ -293,6 +307,29 @@ pub fn render_text(report: &TallyReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `number` printed before its integer path: the float formatted
+    /// to six places.
+    fn formatted(value: f64) -> String {
+        let text = format!("{value:.6}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        if text == "-0" { "0".to_string() } else { text.to_string() }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn numbers_print_as_the_float_formatted_to_six_places(micros in -999_999_999_999_999i64..999_999_999_999_999) {
+            let value = micros as f64 / MICRO;
+            proptest::prop_assert_eq!(number(value), formatted(value));
+        }
+    }
+
+    #[test]
+    fn numbers_at_the_edges() {
+        for value in [0.0, -0.0, 5.0, 10.0, -3.0, 1.4, 0.000_001, -0.000_000_4, 123_456.789, 1e20, -1e20, 2.5e-7] {
+            assert_eq!(number(value), formatted(value), "{value}");
+        }
+    }
 
     /// A one-section doc: per argument its kind and (vote, weight) pairs.
     fn doc(arguments: &[(&str, &[(i32, &str)])]) -> String {
