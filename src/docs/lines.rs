@@ -1,4 +1,4 @@
-//! `str::lines` and `str::split('\n')` with `memchr` alone. The standard
+//! `str::lines` with `memchr` alone. The standard
 //! searchers find each `\n` with `memchr` and then confirm it with a `memcmp`
 //! call; on documents of a million short lines that call is most of the cost.
 
@@ -6,19 +6,6 @@
 /// `\n`, which is removed with a `\r` just before it; no empty last line.
 pub fn lines(text: &str) -> Lines<'_> {
     Lines { rest: text }
-}
-
-/// The pieces of `text` between `\n`s, exactly as `text.split('\n')` gives
-/// them (an empty last piece after a final `\n`).
-pub fn split(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        out.push(&text[start..at]);
-        start = at + 1;
-    }
-    out.push(&text[start..]);
-    out
 }
 
 pub struct Lines<'t> {
@@ -56,7 +43,6 @@ mod tests {
         #[test]
         fn same_as_the_standard_library(text in "[a\r\n€]{0,24}") {
             proptest::prop_assert_eq!(lines(&text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
-            proptest::prop_assert_eq!(split(&text), text.split('\n').collect::<Vec<_>>());
         }
     }
 
@@ -64,7 +50,6 @@ mod tests {
     fn edge_cases() {
         for text in ["", "\n", "a", "a\n", "a\r\n", "a\r", "\r\n\r\n", "a\n\nb", "a\r\rb\n"] {
             assert_eq!(lines(text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>(), "{text:?}");
-            assert_eq!(split(text), text.split('\n').collect::<Vec<_>>(), "{text:?}");
         }
     }
 }
