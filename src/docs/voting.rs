@@ -7,7 +7,10 @@
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
-use super::tree::{Node, NodeId, Tree};
+mod facts;
+
+use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
+use super::tree::{Node, Tree};
 use super::yaml::{self, Yaml, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
@@ -108,70 +111,12 @@ pub struct Argument<'y> {
     votes: &'y [VoteFacts],
 }
 
-/// Where an argument's fields are: rules look them up by name, many times.
-#[derive(Clone, Debug)]
-struct ArgumentFacts {
-    /// The values of [`ARGUMENT_FIELDS`] and `target` (the first entry of
-    /// each name).
-    fields: [Option<NodeId>; ARGUMENT_FIELDS.len() + 1],
-    votes: std::ops::Range<usize>,
-}
-
-impl ArgumentFacts {
-    fn read(node: Node, votes: &mut Vec<VoteFacts>) -> ArgumentFacts {
-        let mut fields = [None; ARGUMENT_FIELDS.len() + 1];
-        for (key, value) in node.entries().iter() {
-            if let Some(at) = argument_field(key.name) {
-                fields[at].get_or_insert(value.id());
-            }
-        }
-        let start = votes.len();
-        if let Some(ledger) = fields[LEDGER] {
-            votes.extend(node.sibling(ledger).items().iter().map(VoteFacts::read));
-        }
-        ArgumentFacts { fields, votes: start..votes.len() }
-    }
-}
-
 /// One vote entry of an argument's ledger.
 #[derive(Clone, Copy, Debug)]
 pub struct Vote<'y> {
     pub index: usize,
     pub node: Node<'y>,
     facts: &'y VoteFacts,
-}
-
-/// What the rules read of a vote entry, found in one pass over it.
-#[derive(Clone, Debug)]
-struct VoteFacts {
-    /// The values of [`VOTE_FIELDS`] and `scope_match` (the first entry of
-    /// each name).
-    fields: [Option<NodeId>; VOTE_FIELDS.len() + 1],
-    value: Option<i64>,
-    weight: Option<f64>,
-    /// `ts` read as an instant, or what is wrong with it; `None` without `ts`.
-    instant: Option<Result<i64, &'static str>>,
-}
-
-impl VoteFacts {
-    fn read(node: Node) -> VoteFacts {
-        let mut fields = [None; VOTE_FIELDS.len() + 1];
-        for (key, value) in node.entries().iter() {
-            if let Some(at) = vote_field(key.name) {
-                fields[at].get_or_insert(value.id());
-            }
-        }
-        let field = |at: usize| fields[at].map(|id| node.sibling(id));
-        VoteFacts {
-            value: field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1),
-            weight: field(2).and_then(Node::as_f64).filter(|w| w.is_finite() && *w > 0.0),
-            instant: field(3).map(|ts| match ts.scalar_text() {
-                Some(text) => parse_timestamp(text),
-                None => Err("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),
-            }),
-            fields,
-        }
-    }
 }
 
 /// The parts of a voting doc's file name.
@@ -398,44 +343,6 @@ impl<'y> Vote<'y> {
             None => format!("vote {}", self.index + 1),
         }
     }
-}
-
-/// Where `vote_ledger` is in [`ARGUMENT_FIELDS`].
-const LEDGER: usize = 8;
-
-/// The position of a name in [`ARGUMENT_FIELDS`], then `target`.
-fn argument_field(name: &str) -> Option<usize> {
-    let at = match name {
-        "id" => 0,
-        "proposer" => 1,
-        "proposed_at" => 2,
-        "proposition" => 3,
-        "rationale" => 4,
-        "evidence_pr_refs" => 5,
-        "example" => 6,
-        "modification_kind" => 7,
-        "vote_ledger" => LEDGER,
-        "target" => 9,
-        _ => return None,
-    };
-    debug_assert!(ARGUMENT_FIELDS.get(at).is_none_or(|f| *f == name));
-    Some(at)
-}
-
-/// The position of a name in [`VOTE_FIELDS`], then `scope_match` (a
-/// `match`: compared as constants, not searched).
-fn vote_field(name: &str) -> Option<usize> {
-    let at = match name {
-        "voter" => 0,
-        "vote" => 1,
-        "weight" => 2,
-        "ts" => 3,
-        "rationale" => 4,
-        "scope_match" => 5,
-        _ => return None,
-    };
-    debug_assert!(VOTE_FIELDS.get(at).is_none_or(|f| *f == name));
-    Some(at)
 }
 
 /// Parses `<doc>@v<n>.md` or `<doc>.md@v<n>`: `<doc>` kebab-case, `<n>` a
