@@ -8,6 +8,13 @@ pub fn lines(text: &str) -> Lines<'_> {
     Lines { rest: text }
 }
 
+/// How many lines `text` holds, as `text.lines().count()` says, counted by
+/// `\n` alone (a `\r` before one ends no extra line).
+pub fn count(text: &str) -> u32 {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    (breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32
+}
+
 pub struct Lines<'t> {
     rest: &'t str,
 }
@@ -43,6 +50,7 @@ mod tests {
         #[test]
         fn same_as_the_standard_library(text in "[a\r\n€]{0,24}") {
             proptest::prop_assert_eq!(lines(&text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
+            proptest::prop_assert_eq!(count(&text) as usize, text.lines().count());
         }
     }
 
@@ -50,6 +58,7 @@ mod tests {
     fn edge_cases() {
         for text in ["", "\n", "a", "a\n", "a\r\n", "a\r", "\r\n\r\n", "a\n\nb", "a\r\rb\n"] {
             assert_eq!(lines(text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(count(text) as usize, text.lines().count(), "{text:?}");
         }
     }
 }

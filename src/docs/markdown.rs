@@ -93,14 +93,14 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
             // blocks (vote ledgers above all) are most of some documents.
             match closing_line(text, start, marker, len) {
                 Some((close, after)) => {
-                    line_no += count_lines(&text[start..close]) + 1;
+                    line_no += super::lines::count(&text[start..close]) + 1;
                     fence.end_line = line_no;
                     fence.closed = true;
                     fence.content_range = start..close;
                     lines = super::lines::lines(&text[after..]);
                 }
                 None => {
-                    line_no += count_lines(&text[start..]);
+                    line_no += super::lines::count(&text[start..]);
                     fence.end_line = line_no;
                     fence.content_range = start..text.len();
                     lines = super::lines::lines("");
@@ -151,12 +151,6 @@ fn closing_line(text: &str, from: usize, marker: char, len: usize) -> Option<(us
         at = (end + 1).min(bytes.len());
     }
     None
-}
-
-/// How many lines `text` holds, as `str::lines` counts them.
-fn count_lines(text: &str) -> u32 {
-    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    (breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32
 }
 
 fn finish_quote(md: &mut Markdown, quote: &mut Option<Blockquote>) {

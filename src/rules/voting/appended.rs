@@ -43,7 +43,7 @@ fn inserted_runs(base: &str, head: &str) -> Option<Vec<(u32, u32)>> {
     while h < head.len() {
         let same = common_prefix(&base.as_bytes()[b..], &head.as_bytes()[h..]);
         if let Some(last) = memchr::memrchr(b'\n', &head.as_bytes()[h..h + same]) {
-            n += memchr::memchr_iter(b'\n', &head.as_bytes()[h..=h + last]).count() as u32;
+            n += crate::docs::lines::count(&head[h..=h + last]);
             (b, h) = (b + last + 1, h + last + 1);
         }
         if h >= head.len() {

@@ -205,6 +205,12 @@ pub fn number(value: f64) -> String {
         let digits = format!("{fraction:06}");
         return format!("{sign}{whole}.{}", digits.trim_end_matches('0'));
     }
+    six_places(value)
+}
+
+/// `number` for any value: the float formatted to six places, trailing
+/// zeros dropped.
+fn six_places(value: f64) -> String {
     let text = format!("{value:.6}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     if text == "-0" { "0".to_string() } else { text.to_string() }
@@ -308,26 +314,18 @@ pub fn render_text(report: &TallyReport) -> String {
 mod tests {
     use super::*;
 
-    /// What `number` printed before its integer path: the float formatted
-    /// to six places.
-    fn formatted(value: f64) -> String {
-        let text = format!("{value:.6}");
-        let text = text.trim_end_matches('0').trim_end_matches('.');
-        if text == "-0" { "0".to_string() } else { text.to_string() }
-    }
-
     proptest::proptest! {
         #[test]
-        fn numbers_print_as_the_float_formatted_to_six_places(micros in -999_999_999_999_999i64..999_999_999_999_999) {
+        fn whole_micro_units_print_as_the_float_formatted_to_six_places(micros in -999_999_999_999_999i64..999_999_999_999_999) {
             let value = micros as f64 / MICRO;
-            proptest::prop_assert_eq!(number(value), formatted(value));
+            proptest::prop_assert_eq!(number(value), six_places(value));
         }
     }
 
     #[test]
     fn numbers_at_the_edges() {
         for value in [0.0, -0.0, 5.0, 10.0, -3.0, 1.4, 0.000_001, -0.000_000_4, 123_456.789, 1e20, -1e20, 2.5e-7] {
-            assert_eq!(number(value), formatted(value), "{value}");
+            assert_eq!(number(value), six_places(value), "{value}");
         }
     }
 
