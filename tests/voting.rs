@@ -261,8 +261,53 @@ fn edited() -> impl Strategy<Value = Doc> {
     })
 }
 
+const LONG_RATIONALE: &str = "\"The CI smoke job globs tests/e2e/ and every reviewed repository agrees.\"";
+
+/// One vote entry's fields as written, each from values ADR-140 accepts and
+/// values it does not, with whether any is wrong (`None`: the field left out).
+fn vote_fields() -> impl Strategy<Value = (Vec<(&'static str, Option<&'static str>)>, bool)> {
+    let field = |name: &'static str, good: &'static [&'static str], bad: &'static [&'static str]| {
+        // Mostly right, so that a quarter of the entries are right throughout.
+        let good: Vec<_> = good.iter().map(|v| (Some(*v), false)).collect();
+        let bad: Vec<_> = bad.iter().map(|v| (Some(*v), true)).chain([(None, name != "scope_match")]).collect();
+        prop_oneof![4 => prop::sample::select(good), 1 => prop::sample::select(bad)]
+            .prop_map(move |(v, wrong)| ((name, v), wrong))
+    };
+    (
+        field("voter", &["voter9/opus-4.7", "'lin/opus-4.7'"], &["voter9", "12", "'/opus'"]),
+        field("vote", &["+1", "-1", "1"], &["2", "0", "'+1'", "1.0"]),
+        field("weight", &["1.5", "2", ".5", "1e3"], &["0", "-1", "x", "'1.5'"]),
+        field(
+            "ts",
+            &["2026-05-07T00:00:00Z", "2026-05-07T02:00:00.5+02:00"],
+            &["2026-05-07T00:00:00", "2026-05-07", "2026-02-30T00:00:00Z"],
+        ),
+        field("rationale", &[LONG_RATIONALE], &["\"too short\"", "12", "[a, b]"]),
+        field("scope_match", &["0.9", "0", "1"], &["1.5", "x"]),
+    )
+        .prop_map(|(a, b, c, d, e, f)| {
+            let fields = [a, b, c, d, e, f];
+            (fields.iter().map(|(field, _)| *field).collect(), fields.iter().any(|(_, wrong)| *wrong))
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn vote_entry_fires_exactly_when_a_field_is_wrong((fields, wrong) in vote_fields()) {
+        let doc = base_doc().render();
+        let first = "      - voter: voter0/opus-4.7\n        vote: +1\n        weight: 1.5\n        ts: 2026-05-07T00:00:00Z\n        rationale: \"Vote 0: the rule matched the repository state in every review.\"\n";
+        let written: Vec<String> =
+            fields.iter().filter_map(|(name, value)| value.map(|v| format!("{name}: {v}"))).collect();
+        let entry = format!("      - {}\n", written.join("\n        "));
+        prop_assert!(doc.contains(first));
+        let head = doc.replacen(first, &entry, 1);
+        let lines = fired(&findings(None, &head), "voting/vote-entry");
+        let at = line_of(&head, "      - ");
+        prop_assert_eq!(!lines.is_empty(), wrong, "{}", entry);
+        prop_assert!(lines.iter().all(|l| (at..at + 6).contains(l)), "{:?} {}", lines, entry);
+    }
 
     #[test]
     fn appending_votes_and_arguments_never_breaks_append_only((head, prose_changed) in appended()) {

@@ -16,15 +16,14 @@ pub fn parse(text: &str) -> Option<Timestamp> {
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') || b[13] != b':' || b[16] != b':' {
         return None;
     }
-    let num = |from: usize, to: usize| -> Option<i64> {
-        let digits = b.get(from..to)?;
-        if !digits.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        Some(digits.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    let (hour, minute, second) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
+    // Every digit of the fixed part checked at once; then read unchecked.
+    const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    if !DIGITS.iter().all(|&at| b[at].is_ascii_digit()) {
+        return None;
+    }
+    let two = |at: usize| i64::from(b[at] - b'0') * 10 + i64::from(b[at + 1] - b'0');
+    let (year, month, day) = (two(0) * 100 + two(2), two(5), two(8));
+    let (hour, minute, second) = (two(11), two(14), two(17));
     if !(1..=12).contains(&month)
         || day < 1
         || day > days_in_month(year, month)
@@ -52,8 +51,11 @@ pub fn parse(text: &str) -> Option<Timestamp> {
     }
     let offset = match &b[at..] {
         [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let (h, m) = (num(at + 1, at + 3)?, num(at + 4, at + 6)?);
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            if ![h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()) {
+                return None;
+            }
+            let (h, m) = (two(at + 1), two(at + 4));
             if h > 23 || m > 59 {
                 return None;
             }

@@ -42,6 +42,19 @@ pub const VOTE_FIELDS: [&str; 5] = ["voter", "vote", "weight", "ts", "rationale"
 /// A rationale (argument or vote) is at least this many characters.
 pub const MIN_RATIONALE: usize = 50;
 
+/// How many characters a rationale has, trimmed, when under
+/// [`MIN_RATIONALE`]; `None` when it has enough. Every vote has one, so the
+/// characters are counted only when the bytes leave it in doubt.
+pub fn short_rationale(text: &str) -> Option<usize> {
+    let graphic = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
+    let bytes = text.as_bytes();
+    let trimmed = if graphic(bytes.first()) && graphic(bytes.last()) { text } else { text.trim() };
+    if trimmed.len() >= MIN_RATIONALE && trimmed.is_ascii() {
+        return None;
+    }
+    Some(trimmed.chars().count()).filter(|&count| count < MIN_RATIONALE)
+}
+
 /// A parsed voting doc.
 #[derive(Clone, Debug)]
 pub struct VotingDoc<'a> {
@@ -220,13 +233,12 @@ impl<'a> Block<'a> {
         if root.as_map().is_none() {
             return Err(BlockError::NotMapping { line: root.line().max(fence.line), found: root.type_name() });
         }
-        let mut votes = Vec::new();
-        let arguments = root
-            .get("arguments")
-            .map_or(root.items(), Node::items)
-            .iter()
-            .map(|argument| ArgumentFacts::read(argument, &mut votes))
-            .collect();
+        let arguments = root.get("arguments").map_or(root.items(), Node::items);
+        // Room for every ledger's votes at once: growing the vector ledger
+        // by ledger copied it several times over.
+        let ledgers = arguments.iter().filter_map(|a| a.get("vote_ledger")).map(|l| l.items().len()).sum();
+        let mut votes = Vec::with_capacity(ledgers);
+        let arguments = arguments.iter().map(|argument| ArgumentFacts::read(argument, &mut votes)).collect();
         Ok(Block { fence_line: fence.line, tree, votes, arguments })
     }
 
@@ -316,6 +328,14 @@ impl<'y> Vote<'y> {
         self.field("voter")?.as_str()
     }
 
+    /// Whether the entry is a mapping with every field ADR-140 asks of a
+    /// vote, each well-typed (`voter` a persona pin, `vote` ±1, `weight`
+    /// above 0, `ts` a zoned timestamp, `rationale` long enough, any
+    /// `scope_match` from 0 to 1).
+    pub fn is_well_formed(&self) -> bool {
+        self.facts.well_formed
+    }
+
     /// `+1` or `-1`, else `None`.
     pub fn value(&self) -> Option<i64> {
         self.facts.value
@@ -374,13 +394,22 @@ pub fn is_kebab(s: &str) -> bool {
 }
 
 /// `<persona>/<model_pin>`: two non-empty parts of letters, digits, `.`,
-/// `_` and `-`, the persona starting with a letter or digit.
+/// `_` and `-`, each starting with a letter or digit.
 pub fn is_persona_pin(s: &str) -> bool {
-    let part = |p: &str| {
-        p.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-            && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    // By a byte table: every vote's voter is checked.
+    static PART: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'-';
+            b += 1;
+        }
+        table
     };
-    s.split_once('/').is_some_and(|(persona, pin)| part(persona) && part(pin))
+    let part = |p: &[u8]| p.first().is_some_and(u8::is_ascii_alphanumeric) && p.iter().all(|&b| PART[usize::from(b)]);
+    let bytes = s.as_bytes();
+    bytes.iter().position(|&b| b == b'/').is_some_and(|at| part(&bytes[..at]) && part(&bytes[at + 1..]))
 }
 
 /// A `YYYY-MM-DD` calendar date.
@@ -475,6 +504,35 @@ mod tests {
     }
 
     #[test]
+    fn well_formed_votes_are_exactly_those_with_every_field_right() {
+        let good = "voter: lin/opus-4.7\nvote: -1\nweight: 0.5\nts: 2026-05-06T09:42:11Z\nrationale: \"The smoke spec moved under tests/e2e in gyrum-labs/platform#12.\"";
+        let well_formed = |entry: &str| {
+            let entry = entry.replace('\n', "\n        ");
+            let text =
+                format!("## S\n```voting\nsection: s\narguments:\n  - id: A\n    vote_ledger:\n      - {entry}\n```\n");
+            let doc = VotingDoc::parse("x@v1.md", &text);
+            let (_, block) = doc.blocks().next().expect("a block");
+            let argument = block.arguments().next().expect("an argument");
+            argument.votes().next().expect("a vote").is_well_formed()
+        };
+        assert!(well_formed(good));
+        assert!(well_formed(&format!("{good}\nscope_match: 0.9")));
+        for bad in [
+            good.replace("lin/opus-4.7", "lin"),
+            good.replace("lin/opus-4.7", "'1'").replace("voter: '1'", "voter: 1"),
+            good.replace("vote: -1", "vote: 2"),
+            good.replace("weight: 0.5", "weight: 0"),
+            good.replace("09:42:11Z", "09:42:11"),
+            good.replace("The smoke spec moved under tests/e2e in gyrum-labs/platform#12.", "too short"),
+            good.replace("\"The smoke spec moved under tests/e2e in gyrum-labs/platform#12.\"", "[a, b]"),
+            format!("{good}\nscope_match: 1.5"),
+            good.replace("\nweight: 0.5", ""),
+        ] {
+            assert!(!well_formed(&bad), "{bad}");
+        }
+    }
+
+    #[test]
     fn crlf_docs_read_as_their_lf_twins() {
         let lf = VotingDoc::parse("x@v1.md", DOC);
         let crlf_text = DOC.replace('\n', "\r\n");
@@ -523,6 +581,10 @@ mod tests {
         for bad in ["lin", "lin/", "/opus", "lin/opus/4", "lin opus/4", "-x/y"] {
             assert!(!is_persona_pin(bad), "{bad}");
         }
+        assert_eq!(short_rationale(&"x".repeat(50)), None);
+        assert_eq!(short_rationale(&format!("  {}  ", "x".repeat(49))), Some(49));
+        assert_eq!(short_rationale(&"ü".repeat(30)), Some(30));
+        assert_eq!(short_rationale(&"ü".repeat(50)), None);
         assert!(is_date("2024-02-29") && !is_date("2026-02-29") && !is_date("2026-13-01") && !is_date("2026-5-6"));
         assert_eq!(parse_timestamp("1970-01-01T00:00:01Z"), Ok(1_000_000));
         assert_eq!(parse_timestamp("1970-01-01T02:00:01.5+02:00"), Ok(1_500_000));

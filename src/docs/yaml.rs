@@ -145,7 +145,14 @@ pub fn scalar_type_name(value: &str, plain: bool) -> &'static str {
 
 /// Whether a plain scalar is a string: not null, a number or a boolean.
 pub fn plain_is_string(value: &str) -> bool {
-    !(plain_is_null(value) || plain_f64(value).is_some() || plain_bool(value).is_some())
+    // Nulls, numbers and booleans start with one of these bytes; most
+    // strings (voters, ids, paths) do not, and need no closer look.
+    match value.as_bytes().first() {
+        None | Some(b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'0'..=b'9' | b'+' | b'-' | b'.') => {
+            !(plain_is_null(value) || plain_f64(value).is_some() || plain_bool(value).is_some())
+        }
+        Some(_) => true,
+    }
 }
 
 pub fn plain_is_null(value: &str) -> bool {
@@ -158,6 +165,9 @@ pub fn plain_i64(value: &str) -> Option<i64> {
 
 pub fn plain_f64(value: &str) -> Option<f64> {
     let v = value.strip_prefix('+').unwrap_or(value);
+    if let Some(number) = short_decimal(v) {
+        return Some(number);
+    }
     if v.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'e' | b'E' | b'+'))
         && v.bytes().any(|c| c.is_ascii_digit())
     {
@@ -165,6 +175,38 @@ pub fn plain_f64(value: &str) -> Option<f64> {
     } else {
         None
     }
+}
+
+/// `[-]digits[.digits]` with at most 15 digits in all (weights like `1.4`):
+/// the digits make an integer below 2^53 and the power of ten is exact too,
+/// so one division gives the correctly rounded value `str::parse` gives
+/// (Clinger's fast path), without its general machinery.
+fn short_decimal(v: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let (negative, digits) = match v.strip_prefix('-') {
+        Some(rest) => (true, rest.as_bytes()),
+        None => (false, v.as_bytes()),
+    };
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    let (mut mantissa, mut count, mut point) = (0u64, 0, None);
+    for (at, &b) in digits.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+            }
+            b'.' if point.is_none() => point = Some(at),
+            _ => return None,
+        }
+    }
+    if count == 0 || count > 15 {
+        return None;
+    }
+    let scale = point.map_or(0, |at| digits.len() - at - 1);
+    let magnitude = mantissa as f64 / POWERS[scale];
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 pub fn plain_bool(value: &str) -> Option<bool> {
@@ -383,5 +425,20 @@ mod tests {
         text.push_str("k20: again\n");
         let err = parse(&text, 1).unwrap_err();
         assert_eq!((err.line, err.message.as_str()), (50_001, "duplicate key `k20` (first on line 21)"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn strings_are_what_is_not_null_number_or_bool(text in "[-+.~0-9a-zA-Z]{0,6}") {
+            let typed = plain_is_null(&text) || plain_f64(&text).is_some() || plain_bool(&text).is_some();
+            proptest::prop_assert_eq!(plain_is_string(&text), !typed);
+        }
+
+        #[test]
+        fn numbers_read_as_str_parse_reads_them(text in "[-+]?[0-9]{0,9}\\.?[0-9]{0,9}") {
+            let unsigned = text.strip_prefix('+').unwrap_or(&text);
+            let expected = unsigned.parse::<f64>().ok().filter(|_| unsigned.bytes().any(|b| b.is_ascii_digit()));
+            proptest::prop_assert_eq!(plain_f64(&text).map(f64::to_bits), expected.map(f64::to_bits));
+        }
     }
 }

@@ -162,15 +162,24 @@ impl<'t> Reader<'t> {
             if col < indent || (col == indent && is_dash(text)) {
                 break;
             }
-            let (name, rest) = if col == indent { split_key(text)? } else { return None };
-            mark.get_or_insert(col + name.len());
-            // Ledger entries have a handful of keys; a mapping with many is
-            // left to the full parser rather than searched for duplicates.
-            let entries = &self.entries[start..];
-            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, ..)| *k == name) {
+            if col != indent {
                 return None;
             }
-            let (key_line, key_col) = (self.first_line + index as u32, self.col(index, col));
+            let key_line = self.first_line + index as u32;
+            if let Some((name, value)) = self.scalar_entry(index, col) {
+                mark.get_or_insert(col + name.len());
+                if !self.is_new_key(start, name) {
+                    return None;
+                }
+                self.entries.push((name, key_line, self.col(index, col), value));
+                continue;
+            }
+            let (name, rest) = split_key(text)?;
+            mark.get_or_insert(col + name.len());
+            if !self.is_new_key(start, name) {
+                return None;
+            }
+            let key_col = self.col(index, col);
             self.consume(index);
             let value_col = col + (text.len() - rest.len());
             let rest_trimmed = skip_spaces(rest);
@@ -198,6 +207,48 @@ impl<'t> Reader<'t> {
         let entries =
             self.entries.drain(start..).map(|(name, line, col, value)| (Str::within(text, name), line, col, value));
         Some(self.builder.map(entries, line, col))
+    }
+
+    /// Whether the mapping whose entries start at `start` has no key `name`
+    /// yet. Ledger entries have a handful of keys; a mapping with many is
+    /// left to the full parser rather than searched for duplicates.
+    fn is_new_key(&self, start: usize, name: &str) -> bool {
+        let entries = &self.entries[start..];
+        entries.len() < MAX_KEYS && !entries.iter().any(|(k, ..)| *k == name)
+    }
+
+    /// Most ledger lines are `key: value` with a one-line plain value or a
+    /// double-quoted one with nothing to unescape: read at the key's column
+    /// `col` in one pass over the bytes, the value made a node. `None`
+    /// (nothing read) for anything else, which the general path then reads.
+    fn scalar_entry(&mut self, index: usize, col: usize) -> Option<(&'t str, u32)> {
+        let line = self.lines[index].text;
+        let bytes = line.as_bytes();
+        let key_len = bytes[col..].iter().position(|&b| !KEY_BYTES[usize::from(b)])?;
+        let colon = col + key_len;
+        if key_len == 0 || bytes[col] == b'-' || bytes[colon] != b':' || bytes.get(colon + 1) != Some(&b' ') {
+            return None;
+        }
+        let at = colon + 2;
+        let (value, plain) = match *bytes.get(at)? {
+            b'"' => {
+                let end = at + 1 + memchr::memchr2(b'"', b'\\', &bytes[at + 1..])?;
+                // Closed by the line's last byte, with nothing to unescape.
+                if bytes[end] != b'"' || end + 1 != bytes.len() {
+                    return None;
+                }
+                (&line[at + 1..end], false)
+            }
+            first if is_plain_line(first, &bytes[at..]) => (&line[at..], true),
+            _ => return None,
+        };
+        if self.builder.len() >= MAX_NODES {
+            return None;
+        }
+        self.consume(index);
+        let value = self.builder.borrowed(value);
+        let node = self.builder.scalar(value, plain, self.first_line + index as u32, self.col(index, at));
+        Some((&line[col..colon], node))
     }
 
     fn sequence(&mut self, indent: usize) -> Option<u32> {
@@ -463,6 +514,44 @@ fn plain(text: &str, in_flow: bool) -> Option<&str> {
         || value.starts_with("? ")
         || value.starts_with(": ");
     (!indicator).then_some(value)
+}
+
+/// Whether `value` (the rest of a line, starting with byte `first`) is a
+/// plain scalar just as written: no indicator first, no `: ` or final `:`,
+/// no comment, no trailing space. Words of 8 bytes are tested for `:` and
+/// `#` at once; only their hits are looked at.
+fn is_plain_line(first: u8, value: &[u8]) -> bool {
+    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
+    // Exact: a byte of the result is 0x80 where that byte of `word` equals `byte`.
+    let equal = |word: u64, byte: u8| {
+        let x = word ^ u64::from_ne_bytes([byte; 8]);
+        !(((x & LOWS) + LOWS) | x | LOWS)
+    };
+    let starts_plain = first.is_ascii_alphanumeric()
+        || matches!(first, b'+' | b'.' | b'/' | b'_' | b'(' | b'$' | b'~' | b'<' | b'=' | b'^')
+        || (first == b'-' && value.get(1).is_some_and(|&b| b != b' '));
+    if !starts_plain || value.last() == Some(&b' ') {
+        return false;
+    }
+    // A hit at `at` breaks the value when it is `: `, a final `:` or ` #`.
+    let breaks = |at: usize| match value[at] {
+        b':' => value.get(at + 1).is_none_or(|&b| b == b' '),
+        _ => value[at] == b'#' && value[at - 1] == b' ',
+    };
+    let mut chunks = value.chunks_exact(8);
+    for (n, chunk) in chunks.by_ref().enumerate() {
+        // Little-endian: the lowest set bit is the first byte's.
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let mut hits = equal(word, b':') | equal(word, b'#');
+        while hits != 0 {
+            if breaks(n * 8 + (hits.trailing_zeros() / 8) as usize) {
+                return false;
+            }
+            hits &= hits - 1;
+        }
+    }
+    let tail = value.len() - chunks.remainder().len();
+    !(tail..value.len()).any(|at| matches!(value[at], b':' | b'#') && breaks(at))
 }
 
 /// Where the first 8-byte word of `bytes` that holds a `#` or `:` starts

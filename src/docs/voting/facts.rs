@@ -2,7 +2,7 @@
 //! is parsed: several rules and the tally look at each vote, and at each
 //! argument's fields by name.
 
-use super::{ARGUMENT_FIELDS, VOTE_FIELDS, parse_timestamp};
+use super::{ARGUMENT_FIELDS, VOTE_FIELDS, is_persona_pin, parse_timestamp, short_rationale};
 use crate::docs::tree::{Node, NodeId};
 
 /// Where an argument's fields are: rules look them up by name, many times.
@@ -40,6 +40,9 @@ pub(super) struct VoteFacts {
     pub(super) weight: Option<f64>,
     /// `ts` read as an instant, or what is wrong with it; `None` without `ts`.
     pub(super) instant: Option<Result<i64, &'static str>>,
+    /// Whether the entry is all ADR-140 asks of a vote: most are, and the
+    /// rules that check entries pass those by at once.
+    pub(super) well_formed: bool,
 }
 
 impl VoteFacts {
@@ -51,15 +54,19 @@ impl VoteFacts {
             }
         }
         let field = |at: usize| fields[at].map(|id| node.sibling(id));
-        VoteFacts {
-            value: field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1),
-            weight: field(2).and_then(Node::as_f64).filter(|w| w.is_finite() && *w > 0.0),
-            instant: field(3).map(|ts| match ts.scalar_text() {
-                Some(text) => parse_timestamp(text),
-                None => Err("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),
-            }),
-            fields,
-        }
+        let value = field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1);
+        let weight = field(2).and_then(Node::as_f64).filter(|w| w.is_finite() && *w > 0.0);
+        let instant = field(3).map(|ts| match ts.scalar_text() {
+            Some(text) => parse_timestamp(text),
+            None => Err("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),
+        });
+        let well_formed = value.is_some()
+            && weight.is_some()
+            && matches!(instant, Some(Ok(_)))
+            && field(0).and_then(Node::as_str).is_some_and(is_persona_pin)
+            && field(4).and_then(Node::as_str).is_some_and(|text| short_rationale(text).is_none())
+            && field(5).is_none_or(|m| m.as_f64().is_some_and(|m| (0.0..=1.0).contains(&m)));
+        VoteFacts { value, weight, instant, well_formed, fields }
     }
 }
 

@@ -1,5 +1,5 @@
 use super::{VotingView, anchor, at};
-use crate::docs::voting::MIN_RATIONALE;
+use crate::docs::voting::{MIN_RATIONALE, short_rationale};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -32,8 +32,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
         let Some(node) = argument.field("rationale") else { continue };
         let Some(text) = node.as_str() else { continue };
-        let length = text.trim().chars().count();
-        if length < MIN_RATIONALE {
+        if let Some(length) = short_rationale(text) {
             sink.emit(
                 doc.path,
                 at(node),

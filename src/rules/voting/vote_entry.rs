@@ -1,5 +1,5 @@
 use super::{VotingView, at};
-use crate::docs::voting::{MIN_RATIONALE, is_persona_pin, show};
+use crate::docs::voting::{MIN_RATIONALE, is_persona_pin, short_rationale, show};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -32,7 +32,7 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
-        for vote in argument.votes() {
+        for vote in argument.votes().filter(|vote| !vote.is_well_formed()) {
             let what = || format!("{} on argument `{}`", vote.name(), argument.name());
             let key = |field: &str| format!("{}/{}/vote{}/{field}", block.name(), argument.name(), vote.index + 1);
             if vote.node.as_map().is_none() {
@@ -86,15 +86,15 @@ fn check(view: &VotingView, sink: &mut Sink) {
             }
             if let Some(node) = vote.field("rationale") {
                 match node.as_str() {
-                    Some(text) if text.trim().chars().count() >= MIN_RATIONALE => {}
-                    Some(text) => wrong(
-                        "rationale",
-                        format!(
-                            "has {} characters; ADR-140 asks for at least {MIN_RATIONALE}",
-                            text.trim().chars().count()
-                        ),
-                        "say why this vote: the evidence the voter saw",
-                    ),
+                    Some(text) => {
+                        if let Some(count) = short_rationale(text) {
+                            wrong(
+                                "rationale",
+                                format!("has {count} characters; ADR-140 asks for at least {MIN_RATIONALE}"),
+                                "say why this vote: the evidence the voter saw",
+                            );
+                        }
+                    }
                     None => wrong(
                         "rationale",
                         format!("must be a string, found {}", node.type_name()),
