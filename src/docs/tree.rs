@@ -38,6 +38,7 @@ pub(super) struct Str {
 
 impl Str {
     /// `value`, a slice of `text`, as a string of a tree read from `text`.
+    #[inline]
     pub fn within(text: &str, value: &str) -> Str {
         let start = value.as_ptr() as usize - text.as_ptr() as usize;
         debug_assert!(start + value.len() <= text.len());
@@ -117,6 +118,7 @@ impl<'s> Tree<'s> {
         builder.finish(root)
     }
 
+    #[inline]
     fn str(&self, s: Str) -> &str {
         let (start, len) = (s.start as usize, s.len as usize);
         match start.checked_sub(self.text.len()) {
@@ -160,6 +162,7 @@ impl<'s> TreeBuilder<'s> {
     }
 
     /// A string that is a slice of the text.
+    #[inline]
     pub fn borrowed(&self, value: &'s str) -> Str {
         Str::within(self.tree.text, value)
     }
@@ -176,6 +179,7 @@ impl<'s> TreeBuilder<'s> {
         Str { start: start as u32, len: value.len() as u32 }
     }
 
+    #[inline]
     pub fn scalar(&mut self, value: Str, plain: bool, line: u32, col: u32) -> u32 {
         let kind = if plain { Kind::Plain } else { Kind::Quoted };
         self.push(NodeData { line, col, kind, start: value.start, len: value.len })
@@ -207,6 +211,7 @@ impl<'s> TreeBuilder<'s> {
         self.tree
     }
 
+    #[inline]
     fn push(&mut self, node: NodeData) -> u32 {
         self.tree.nodes.push(node);
         self.tree.nodes.len() as u32 - 1
@@ -234,6 +239,7 @@ impl<'s> TreeBuilder<'s> {
 }
 
 impl<'t> Node<'t> {
+    #[inline]
     fn data(self) -> &'t NodeData {
         &self.tree.nodes[self.id as usize]
     }
@@ -258,6 +264,7 @@ impl<'t> Node<'t> {
     }
 
     /// A scalar's text and whether it is plain (unquoted).
+    #[inline]
     fn scalar(self) -> Option<(&'t str, bool)> {
         let data = self.data();
         let plain = match data.kind {
@@ -279,6 +286,7 @@ impl<'t> Node<'t> {
     }
 
     /// The text of a string scalar (quoted, or plain and not a number, bool or null).
+    #[inline]
     pub fn as_str(self) -> Option<&'t str> {
         let (value, plain) = self.scalar()?;
         (!plain || yaml::plain_is_string(value)).then_some(value)
@@ -297,6 +305,7 @@ impl<'t> Node<'t> {
     }
 
     /// A plain scalar's text.
+    #[inline]
     fn plain(self) -> Option<&'t str> {
         self.scalar().filter(|(_, plain)| *plain).map(|(value, _)| value)
     }
