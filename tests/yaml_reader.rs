@@ -36,6 +36,17 @@ const SCALARS: &[&str] = &[
     "~",
     "true",
     "ü x",
+    // Edges of the one-pass `key: scalar` path: colons and hashes on and
+    // across 8-byte word boundaries, trailing spaces, empty and commented quotes.
+    "abcdefg:",
+    "abcdefgh #i",
+    "abcdefghij: k",
+    "http://x.y/z",
+    "-x",
+    "x ",
+    "\"\"",
+    "\"a\" # c",
+    "a\\b",
 ];
 
 /// Values that are not what they seem, or outside the subset.
