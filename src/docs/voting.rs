@@ -396,18 +396,7 @@ pub fn is_kebab(s: &str) -> bool {
 /// `<persona>/<model_pin>`: two non-empty parts of letters, digits, `.`,
 /// `_` and `-`, each starting with a letter or digit.
 pub fn is_persona_pin(s: &str) -> bool {
-    // By a byte table: every vote's voter is checked.
-    static PART: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            table[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'-';
-            b += 1;
-        }
-        table
-    };
-    let part = |p: &[u8]| p.first().is_some_and(u8::is_ascii_alphanumeric) && p.iter().all(|&b| PART[usize::from(b)]);
+    let part = |p: &[u8]| p.first().is_some_and(u8::is_ascii_alphanumeric) && p.iter().all(|&b| super::is_word_byte(b));
     let bytes = s.as_bytes();
     bytes.iter().position(|&b| b == b'/').is_some_and(|at| part(&bytes[..at]) && part(&bytes[at + 1..]))
 }

@@ -1,0 +1,261 @@
+//! What one line's bytes say, for the fast reader: lines split and
+//! measured, keys split off, plain and quoted scalars recognised. Most of it
+//! reads 8 bytes at a time, since ledgers are long and these run on every line.
+
+use std::borrow::Cow;
+
+use crate::docs::is_word_byte;
+
+/// A line with its indentation measured once (the reader looks at most
+/// lines several times).
+#[derive(Clone, Copy)]
+pub(super) struct Line<'t> {
+    pub(super) text: &'t str,
+    pub(super) indent: usize,
+    /// Neither blank nor a comment.
+    pub(super) content: bool,
+}
+
+impl<'t> Line<'t> {
+    fn new(text: &'t str) -> Line<'t> {
+        let indent = spaces(text);
+        let content = text.as_bytes().get(indent).is_some_and(|&b| b != b'#');
+        Line { text, indent, content }
+    }
+}
+
+/// The lines of `text` as `split('\n')` gives them, measured, in one pass.
+pub(super) fn lines(text: &str) -> Vec<Line<'_>> {
+    // Ledger lines average some 35 bytes: one allocation, most often.
+    let mut out = Vec::with_capacity(text.len() / 32 + 1);
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    loop {
+        let end = newline_from(bytes, start);
+        out.push(Line::new(&text[start..end]));
+        if end == bytes.len() {
+            return out;
+        }
+        start = end + 1;
+    }
+}
+
+/// The next `\n` at or after `from`, else the end. Lines are short: words
+/// of 8 bytes beat memchr's setup for each.
+fn newline_from(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let hits = equal_bytes(word(chunk), b'\n');
+        if hits != 0 {
+            return at + (hits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| at + n)
+}
+
+/// Eight bytes as a little-endian word: the lowest set bit of a mask from
+/// [`equal_bytes`] is then the first byte's.
+fn word(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().expect("eight bytes"))
+}
+
+/// A mask with 0x80 in each byte of `word` that equals `byte` and zero
+/// elsewhere (exact: no false hits).
+fn equal_bytes(word: u64, byte: u8) -> u64 {
+    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
+    let x = word ^ u64::from_ne_bytes([byte; 8]);
+    !(((x & LOWS) + LOWS) | x | LOWS)
+}
+
+/// Tabs, carriage returns, control characters, NEL, line and paragraph
+/// separators and byte-order marks: YAML gives them meanings this reader
+/// leaves to the full parser. Also says whether the text is all ASCII, found in the same pass.
+pub(super) fn has_unusual_characters(text: &str) -> (bool, bool) {
+    let bytes = text.as_bytes();
+    let mut ascii = true;
+    // Most texts are printable ASCII: check 64 bytes at a time without
+    // branching, and look closer only at the chunks that are not.
+    let unusual = bytes.chunks(64).enumerate().any(|(chunk, part)| {
+        let printable = part.iter().fold(true, |ok, &b| ok & ((0x20..0x7f).contains(&b) | (b == b'\n')));
+        if printable {
+            return false;
+        }
+        ascii &= part.is_ascii();
+        (chunk * 64..chunk * 64 + part.len()).any(|at| is_unusual(bytes, at))
+    });
+    (unusual, ascii)
+}
+
+fn is_unusual(bytes: &[u8], at: usize) -> bool {
+    match bytes[at] {
+        b'\n' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => bytes.get(at + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
+        0xe2 => bytes.get(at + 1) == Some(&0x80) && bytes.get(at + 2).is_some_and(|n| matches!(n, 0xa8 | 0xa9)),
+        0xef => bytes.get(at + 1) == Some(&0xbb) && bytes.get(at + 2) == Some(&0xbf),
+        _ => false,
+    }
+}
+
+/// How many spaces `text` starts with, read 8 bytes at a time (every line
+/// is indented; `trim_start_matches(' ')` goes through the char searcher).
+pub(super) fn spaces(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let other = word(chunk) ^ u64::from_ne_bytes([b' '; 8]);
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + bytes[at..].iter().position(|&b| b != b' ').unwrap_or(bytes.len() - at)
+}
+
+/// `text` after its leading spaces.
+pub(super) fn skip_spaces(text: &str) -> &str {
+    &text[spaces(text)..]
+}
+
+pub(super) fn is_dash(text: &str) -> bool {
+    text == "-" || text.starts_with("- ")
+}
+
+/// `key: rest` or `key:` with a plain key of word characters.
+pub(super) fn split_key(text: &str) -> Option<(&str, &str)> {
+    // The key's characters cannot be `:`, so the first other byte must be
+    // the colon.
+    let bytes = text.as_bytes();
+    let colon = bytes.iter().position(|&b| !is_word_byte(b))?;
+    if bytes[colon] != b':' || colon == 0 || bytes[0] == b'-' {
+        return None;
+    }
+    let (key, rest) = (&text[..colon], &text[colon + 1..]);
+    (rest.is_empty() || rest.starts_with(' ')).then_some((key, rest))
+}
+
+pub(super) fn is_comment_or_empty(rest: &str) -> bool {
+    let trimmed = skip_spaces(rest);
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+/// A one-line plain scalar, its trailing comment removed; `None` when YAML
+/// would read it otherwise (indicators, `: `, a flow character in a list).
+pub(super) fn plain(text: &str, in_flow: bool) -> Option<&str> {
+    // One pass: a `: ` (or a final `:`) makes it something else than a plain
+    // scalar, a ` #` starts a comment, and flow lists take no `{}[]:`.
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    let from = if in_flow { 0 } else { skip_plain_words(bytes) };
+    for (at, &b) in bytes.iter().enumerate().skip(from) {
+        match b {
+            b'#' if at > 0 && bytes[at - 1] == b' ' => {
+                if in_flow {
+                    return None;
+                }
+                end = at;
+                break;
+            }
+            b':' if in_flow || bytes.get(at + 1).is_none_or(|n| *n == b' ') => return None,
+            b'{' | b'}' | b'[' | b']' if in_flow => return None,
+            _ => {}
+        }
+    }
+    let value = &text[..bytes[..end].iter().rposition(|b| *b != b' ').map_or(0, |at| at + 1)];
+    let first = value.bytes().next()?;
+    let indicator = matches!(
+        first,
+        b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'{' | b'}' | b'[' | b']' | b',' | b'#' | b'|' | b'>' | b'"' | b'\''
+    ) || (matches!(first, b'-' | b'?' | b':') && value.len() == 1)
+        || value.starts_with("- ")
+        || value.starts_with("? ")
+        || value.starts_with(": ");
+    (!indicator).then_some(value)
+}
+
+/// Whether `value` (the rest of a line, starting with byte `first`) is a
+/// plain scalar just as written: no indicator first, no `: ` or final `:`,
+/// no comment, no trailing space. Words of 8 bytes are tested for `:` and
+/// `#` at once; only their hits are looked at.
+pub(super) fn is_plain_line(first: u8, value: &[u8]) -> bool {
+    let starts_plain = first.is_ascii_alphanumeric()
+        || matches!(first, b'+' | b'.' | b'/' | b'_' | b'(' | b'$' | b'~' | b'<' | b'=' | b'^')
+        || (first == b'-' && value.get(1).is_some_and(|&b| b != b' '));
+    if !starts_plain || value.last() == Some(&b' ') {
+        return false;
+    }
+    // A hit at `at` breaks the value when it is `: `, a final `:` or ` #`.
+    let breaks = |at: usize| match value[at] {
+        b':' => value.get(at + 1).is_none_or(|&b| b == b' '),
+        _ => value[at] == b'#' && value[at - 1] == b' ',
+    };
+    let mut chunks = value.chunks_exact(8);
+    for (n, chunk) in chunks.by_ref().enumerate() {
+        let word = word(chunk);
+        let mut hits = equal_bytes(word, b':') | equal_bytes(word, b'#');
+        while hits != 0 {
+            if breaks(n * 8 + (hits.trailing_zeros() / 8) as usize) {
+                return false;
+            }
+            hits &= hits - 1;
+        }
+    }
+    let tail = value.len() - chunks.remainder().len();
+    !(tail..value.len()).any(|at| matches!(value[at], b':' | b'#') && breaks(at))
+}
+
+/// Where the first 8-byte word of `bytes` that holds a `#` or `:` starts
+/// (the length rounded down to whole words when none does): plain values
+/// are read eight bytes at a time, since most hold neither.
+fn skip_plain_words(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = word(chunk);
+        if equal_bytes(word, b'#') | equal_bytes(word, b':') != 0 {
+            break;
+        }
+        at += 8;
+    }
+    at
+}
+
+/// A quoted scalar that closes on its line: its value and its length in bytes.
+pub(super) fn quoted(text: &str) -> Option<(Cow<'_, str>, usize)> {
+    let quote = text.chars().next()?;
+    // Most quoted values have no escapes: copy them whole.
+    if quote == '"'
+        && let Some(end) = memchr::memchr2(b'"', b'\\', &text.as_bytes()[1..])
+        && text.as_bytes()[end + 1] == b'"'
+    {
+        return Some((Cow::Borrowed(&text[1..end + 1]), end + 2));
+    }
+    let mut value = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\'' if quote == '\'' => {
+                if text[at + 1..].starts_with('\'') {
+                    chars.next();
+                    value.push('\'');
+                } else {
+                    return Some((Cow::Owned(value), at + 1));
+                }
+            }
+            '"' if quote == '"' => return Some((Cow::Owned(value), at + 1)),
+            '\\' if quote == '"' => {
+                let (_, escaped) = chars.next()?;
+                value.push(match escaped {
+                    '\\' => '\\',
+                    '"' => '"',
+                    '/' => '/',
+                    'n' => '\n',
+                    't' => '\t',
+                    _ => return None,
+                });
+            }
+            c => value.push(c),
+        }
+    }
+    None
+}
