@@ -4,6 +4,7 @@
 //! its default kept, so a broken config never stops an evaluation.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
@@ -114,14 +115,29 @@ pub struct ConfigError {
 }
 
 /// Compiles globs that match `/` only where written (`**` crosses folders).
-pub fn globset(patterns: &[String]) -> GlobSet {
+/// Compiling a set builds its automata (some 0.1 ms each) and every family of
+/// every evaluation asks for one, so the sets are kept by their patterns;
+/// repositories share a handful of configs between them.
+pub fn globset(patterns: &[String]) -> Arc<GlobSet> {
+    static COMPILED: Mutex<Vec<(Vec<String>, Arc<GlobSet>)>> = Mutex::new(Vec::new());
+    // More distinct configs than this start the memo afresh.
+    const KEPT: usize = 256;
+    let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, set)) = compiled.iter().find(|(p, _)| p.as_slice() == patterns) {
+        return Arc::clone(set);
+    }
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         if let Ok(glob) = globset::GlobBuilder::new(pattern).literal_separator(true).build() {
             builder.add(glob);
         }
     }
-    builder.build().unwrap_or_else(|_| GlobSet::empty())
+    let set = Arc::new(builder.build().unwrap_or_else(|_| GlobSet::empty()));
+    if compiled.len() == KEPT {
+        compiled.clear();
+    }
+    compiled.push((patterns.to_vec(), Arc::clone(&set)));
+    set
 }
 
 /// A set of globs or folders that can pick its files out of a sorted file
@@ -129,7 +145,7 @@ pub fn globset(patterns: &[String]) -> GlobSet {
 /// 10 briefs in a repository of thousands of documents stays cheap.
 #[derive(Clone, Debug)]
 pub struct PathFilter {
-    globs: Option<GlobSet>,
+    globs: Option<Arc<GlobSet>>,
     folders: Vec<String>,
     /// Literal leading folders; no prefix covers another.
     prefixes: Vec<String>,
@@ -164,11 +180,20 @@ impl PathFilter {
         &'f self,
         files: &'m BTreeMap<String, V>,
     ) -> impl Iterator<Item = (&'m String, &'m V)> + use<'f, 'm, V> {
+        self.within(files).filter(move |(path, _)| self.is_match(path))
+    }
+
+    /// The entries of `files` under this filter's literal prefixes, in path
+    /// order: every entry it matches, and others it does not. (The prefixes
+    /// are sorted and none starts another, so their ranges come in order.)
+    pub fn within<'f, 'm, V>(
+        &'f self,
+        files: &'m BTreeMap<String, V>,
+    ) -> impl Iterator<Item = (&'m String, &'m V)> + use<'f, 'm, V> {
         self.prefixes.iter().flat_map(move |prefix| {
             files
                 .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
                 .take_while(move |(path, _)| path.starts_with(prefix.as_str()))
-                .filter(move |(path, _)| self.is_match(path))
         })
     }
 }
@@ -431,6 +456,15 @@ mod tests {
         assert_eq!(picked(&adrs), vec!["docs/adr/sub/y.md", "docs/adr/x.md"]);
         assert_eq!(picked(&PathFilter::globs(&["**/*.md".into()])).len(), 5);
         assert_eq!(picked(&PathFilter::folders(&["fondue/specs".into()])), vec!["fondue/specs/s/state"]);
+    }
+
+    #[test]
+    fn compiled_glob_sets_are_kept_by_their_patterns() {
+        let briefs = vec!["kept/briefs/*.md".to_string()];
+        let docs = vec!["kept/docs/**".to_string()];
+        assert!(Arc::ptr_eq(&globset(&briefs), &globset(&briefs)));
+        assert!(globset(&briefs).is_match("kept/briefs/a.md") && !globset(&briefs).is_match("kept/docs/a.md"));
+        assert!(globset(&docs).is_match("kept/docs/x/a.md") && !globset(&docs).is_match("kept/briefs/a.md"));
     }
 
     #[test]

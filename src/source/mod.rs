@@ -11,7 +11,7 @@ use crate::config::{CONFIG_PATH, Config, globset, under};
 /// Decides which files the rules need read: documents of every family, ADRs
 /// and the config. Everything else is only listed (for path checks).
 pub struct Relevance {
-    globs: globset::GlobSet,
+    globs: std::sync::Arc<globset::GlobSet>,
     folders: Vec<String>,
 }
 

@@ -16,10 +16,10 @@ mod timestamps;
 mod transition;
 mod wontfix_reason;
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use crate::config::PathFilter;
 use crate::docs::decision::lifecycle::{self, Status};
 use crate::docs::decision::{Location, Manifest, locate, manifest_path};
 use crate::model::{ChangeSet, Check, Sink};
@@ -103,35 +103,36 @@ pub struct DecisionView<'a> {
     pub unreadable: Vec<&'a str>,
     /// Base manifests whose decision has no manifest left on the head.
     pub deleted: Vec<(&'a str, Location<'a>)>,
-    /// `(folder, id)` of every manifest on the head.
-    head_ids: BTreeSet<(&'a str, &'a str)>,
+}
+
+/// True when the head has a manifest of decision `id` in `folder` (the
+/// configured folder, as [`locate`] gives it), at the top or in the archive.
+fn has_manifest(changes: &ChangeSet, folder: &str, id: &str) -> bool {
+    let folders = &changes.config.decisions.paths;
+    [false, true].into_iter().any(|archived| {
+        let path = manifest_path(folder, id, archived);
+        changes.head.contains_key(path.as_str())
+            && locate(&path, folders).is_some_and(|l| (l.folder, l.stem) == (folder, id))
+    })
 }
 
 impl<'a> DecisionView<'a> {
     pub fn new(changes: &'a ChangeSet) -> DecisionView<'a> {
         let folders = &changes.config.decisions.paths;
-        let manifests = |files: &'a crate::model::Files| -> BTreeMap<&'a str, Location<'a>> {
-            files.keys().filter_map(|p| Some((p.as_str(), locate(p, folders)?))).collect()
-        };
-        let (base, head) = (manifests(&changes.base), manifests(&changes.head));
-        let head_ids: BTreeSet<(&str, &str)> = head.values().map(|l| (l.folder, l.stem)).collect();
+        let filter = PathFilter::folders(folders);
         let mut decisions = Vec::new();
         let mut unreadable = Vec::new();
-        for (&path, &location) in &head {
-            let other = manifest_path(location.folder, location.stem, !location.archived);
+        // A manifest left as it was at its path is not touched; the walk
+        // over what changed skips it without a lookup.
+        for (path, content) in changes.changed_in(&filter) {
+            let Some(location) = locate(path, folders) else { continue };
             // The base version: same path, else the other location when the
             // change moved the manifest (it is gone from there on the head).
-            let base_path = if base.contains_key(path) {
-                Some(path)
-            } else {
-                base.get_key_value(other.as_str()).filter(|_| !head.contains_key(other.as_str())).map(|(p, _)| *p)
-            };
-            let base_content = base_path.and_then(|p| changes.base.get(p).map(|c| (p, c)));
-            let Some(content) = changes.head.get(path) else { continue };
+            let base_content = changes.base.get_key_value(path).or_else(|| {
+                let other = manifest_path(location.folder, location.stem, !location.archived);
+                changes.base.get_key_value(other.as_str()).filter(|_| !changes.head.contains_key(other.as_str()))
+            });
             let unchanged = base_content.is_some_and(|(_, c)| c == content);
-            if unchanged && base_path == Some(path) {
-                continue;
-            }
             let Some(text) = content.text() else {
                 unreadable.push(path);
                 continue;
@@ -143,12 +144,12 @@ impl<'a> DecisionView<'a> {
                 unchanged,
             });
         }
-        let deleted = base
-            .iter()
-            .filter(|(path, l)| !changes.head.contains_key(**path) && !head_ids.contains(&(l.folder, l.stem)))
-            .map(|(path, l)| (*path, *l))
+        let deleted = changes
+            .deleted_in(&filter)
+            .filter_map(|path| Some((path, locate(path, folders)?)))
+            .filter(|(_, l)| !has_manifest(changes, l.folder, l.stem))
             .collect();
-        DecisionView { changes, decisions, unreadable, deleted, head_ids }
+        DecisionView { changes, decisions, unreadable, deleted }
     }
 
     /// Decisions whose content the change wrote (not pure moves).
@@ -164,7 +165,7 @@ impl<'a> DecisionView<'a> {
     /// True when decision `id` has a manifest on the head, in `folder` or in
     /// the repository's file listing (sources that read only changed files).
     pub fn exists(&self, folder: &str, id: &str) -> bool {
-        if self.head_ids.contains(&(folder, id)) {
+        if has_manifest(self.changes, folder, id) {
             return true;
         }
         let repo = self.changes.repo.as_deref().unwrap_or(crate::rules::brief::LOCAL_REPO);

@@ -155,19 +155,29 @@ fn locate<'p>(path: &'p str, folders: &[String]) -> Option<(usize, bool, &'p str
 
 type Key<'a> = (usize, bool, &'a str);
 
-/// The files of the spec folders in `wanted`, grouped by folder.
+/// The files of the spec folders in `wanted`, grouped by folder. Each
+/// folder's files are one range of the sorted map: a PR touching one spec
+/// in a repository of hundreds reads that spec's files alone.
 fn group<'a>(
     files: &'a crate::model::Files,
-    filter: &PathFilter,
     folders: &[String],
     wanted: &BTreeSet<Key<'_>>,
 ) -> BTreeMap<Key<'a>, Folder<'a>> {
     let mut out: BTreeMap<Key<'a>, Folder<'a>> = BTreeMap::new();
-    for (path, content) in filter.select(files) {
-        if let Some((i, archived, name, rel)) = locate(path, folders)
-            && wanted.contains(&(i, archived, name))
-        {
-            out.entry((i, archived, name)).or_default().insert(rel, content);
+    for &key in wanted {
+        let (i, archived, name) = key;
+        let folder = folders[i].trim_end_matches('/');
+        let root = if archived { format!("{folder}/archive/{name}/") } else { format!("{folder}/{name}/") };
+        let in_folder = files
+            .range::<str, _>((std::ops::Bound::Included(root.as_str()), std::ops::Bound::Unbounded))
+            .take_while(|(path, _)| path.starts_with(root.as_str()));
+        for (path, content) in in_folder {
+            // An earlier configured folder may claim the path (folders inside folders).
+            if let Some((j, archived, name, rel)) = locate(path, folders)
+                && (j, archived, name) == key
+            {
+                out.entry((j, archived, name)).or_default().insert(rel, content);
+            }
         }
     }
     out
@@ -187,8 +197,8 @@ impl<'a> SpecView<'a> {
                 wanted.insert((i, !archived, name));
             }
         }
-        let mut head = group(&changes.head, &filter, folders, &wanted);
-        let mut base = group(&changes.base, &filter, folders, &wanted);
+        let mut head = group(&changes.head, folders, &wanted);
+        let mut base = group(&changes.base, folders, &wanted);
         let mut specs = Vec::new();
         let keys: BTreeSet<Key<'a>> = head.keys().chain(base.keys()).copied().collect();
         for key in keys {
