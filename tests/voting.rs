@@ -276,7 +276,7 @@ fn vote_fields() -> impl Strategy<Value = (Vec<(&'static str, Option<&'static st
     (
         field("voter", &["voter9/opus-4.7", "'lin/opus-4.7'"], &["voter9", "12", "'/opus'"]),
         field("vote", &["+1", "-1", "1"], &["2", "0", "'+1'", "1.0"]),
-        field("weight", &["1.5", "2", ".5", "1e3"], &["0", "-1", "x", "'1.5'"]),
+        field("weight", &["1.5", "2", ".5", "1e3", "1e12"], &["0", "-1", "x", "'1.5'", "1e300", ".inf"]),
         field(
             "ts",
             &["2026-05-07T00:00:00Z", "2026-05-07T02:00:00.5+02:00"],
@@ -374,4 +374,64 @@ fn change_wide_findings_are_made_once_for_many_docs() {
     assert_eq!(deleted, vec![("dark-factory/guidelines/gone@v1.md", 1)]);
     let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("the voting check");
     assert_eq!(voting.documents, 4);
+}
+
+/// The one finding of `rule`, with its line and message.
+fn only(findings: &[Finding], rule: &str) -> (u32, String) {
+    let hits: Vec<&Finding> = findings.iter().filter(|f| f.rule == rule).collect();
+    assert_eq!(hits.len(), 1, "{rule}: {findings:#?}");
+    (hits[0].span.line, hits[0].message.clone())
+}
+
+#[test]
+fn empty_blank_and_numeric_values_are_found_on_their_keys_lines() {
+    let text = base_doc()
+        .render()
+        .replacen("evidence_pr_refs: []", "evidence_pr_refs:", 1)
+        .replace("section: section-1", "section: 12")
+        .replace("section: section-0", "section: \"  \"");
+    let all = findings(None, &text);
+    let lines = fired(&all, "voting/field-type");
+    assert_eq!(
+        lines,
+        vec![line_of(&text, "section: \""), line_of(&text, "evidence_pr_refs:"), line_of(&text, "section: 12")]
+    );
+    let messages: Vec<&str> =
+        all.iter().filter(|f| f.rule == "voting/field-type").map(|f| f.message.as_str()).collect();
+    assert!(messages[0].contains("found a blank string") && messages[2].contains("found an integer"), "{messages:?}");
+}
+
+#[test]
+fn quoted_numbers_and_huge_weights_are_told_apart_in_messages() {
+    let mut doc = base_doc();
+    doc.sections[0][0].votes[0].weight = "1e300".into();
+    let text = doc.render().replacen("vote: +1", "vote: \"+1\"", 2).replacen("vote: \"+1\"", "vote: +1", 1);
+    let all = findings(None, &text);
+    let messages: Vec<(u32, &str)> =
+        all.iter().filter(|f| f.rule == "voting/vote-entry").map(|f| (f.span.line, f.message.as_str())).collect();
+    assert_eq!(messages.len(), 2, "{messages:#?}");
+    assert_eq!(messages[0].0, line_of(&text, "weight: 1e300"));
+    assert!(messages[0].1.contains("`1e300`; a weight is at most 1,000,000,000,000"), "{}", messages[0].1);
+    assert_eq!(messages[1].0, line_of(&text, "vote: \"+1\""));
+    assert!(messages[1].1.contains("`\"+1\"` (a string); a vote is +1 or -1"), "{}", messages[1].1);
+}
+
+#[test]
+fn an_edit_to_a_published_doc_is_shown_where_it_differs() {
+    let base = base_doc().render();
+    let renamed = base.replace("section: section-1", "section: section-one");
+    let all = findings(Some(&base), &renamed);
+    let (line, message) = only(&all, "voting/append-only");
+    assert_eq!(line, line_of(&renamed, "section: section-one"));
+    assert!(message.contains("`section-1`") && message.contains("changed to `section-one`"), "{message}");
+
+    let edited = base.replacen("every review.\"", "most reviews.\"", 1);
+    let (line, message) = only(&findings(Some(&base), &edited), "voting/append-only");
+    assert_eq!(line, line_of(&edited, "most reviews."));
+    assert!(message.contains("in every review.` → `") && message.contains("in most reviews.`"), "{message}");
+
+    let example = base.replacen("explanation: The login smoke spec.", "explanation: The login spec.", 1);
+    let (line, message) = only(&findings(Some(&base), &example), "voting/append-only");
+    assert_eq!(line, line_of(&example, "explanation: The login spec."));
+    assert!(message.contains("`explanation` `The login smoke spec.` → `The login spec.`"), "{message}");
 }

@@ -39,6 +39,11 @@ pub const KINDS: [&str; 4] = ["original", "example-patch", "counter-example", "c
 /// The fields of a vote entry; `scope_match` is optional.
 pub const VOTE_FIELDS: [&str; 5] = ["voter", "vote", "weight", "ts", "rationale"];
 
+/// The largest weight a vote may carry. The tally adds weights exactly, in
+/// millionths and 128 bits; weights are power scores (tens), and a weight like
+/// `1e300` would overflow that sum.
+pub const MAX_WEIGHT: f64 = 1e12;
+
 /// A rationale (argument or vote) is at least this many characters.
 pub const MIN_RATIONALE: usize = 50;
 
@@ -341,7 +346,7 @@ impl<'y> Vote<'y> {
         self.facts.value
     }
 
-    /// A finite weight above zero, else `None`.
+    /// A weight above zero and at most [`MAX_WEIGHT`], else `None`.
     pub fn weight(&self) -> Option<f64> {
         self.facts.weight
     }
@@ -454,6 +459,11 @@ pub fn show_yaml(node: &Yaml) -> String {
 /// A short rendering of a value for messages (`1.4`, `a list of 2`).
 pub fn show(node: Node) -> String {
     if let Some(value) = node.scalar_text() {
+        // A quoted `"+1"` or `""` is shown with its quotes: without them it
+        // would read as the number or the nothing it is not.
+        if !node.is_plain() && (value.is_empty() || !crate::docs::yaml::plain_is_string(value)) {
+            return format!("`\"{value}\"` (a string)");
+        }
         let text: String = value.chars().take(60).collect();
         let cut = if value.chars().count() > 60 { "…" } else { "" };
         return format!("`{}{cut}`", text.replace('\n', " "));

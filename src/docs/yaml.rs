@@ -128,7 +128,11 @@ impl Yaml {
 
 /// How messages name a scalar's type.
 pub fn scalar_type_name(value: &str, plain: bool) -> &'static str {
-    if !plain {
+    if !plain && value.is_empty() {
+        "an empty string"
+    } else if !plain && value.trim().is_empty() {
+        "a blank string"
+    } else if !plain {
         "a string"
     } else if plain_is_null(value) {
         "empty (null)"
@@ -339,7 +343,18 @@ impl Builder {
         match &mut frame.node.kind {
             YamlKind::Seq(items) => items.push(node),
             YamlKind::Map(entries) => match frame.pending_key.take() {
-                Some(key) => entries.push((key, node)),
+                Some(key) => {
+                    // `key:` with nothing after it: the parser marks the empty
+                    // value where the next token starts, often the next line;
+                    // it belongs on its key's line, just after the colon.
+                    let mut node = node;
+                    if matches!(&node.kind, YamlKind::Scalar(s) if s.plain && s.value.is_empty())
+                        && node.line > key.line
+                    {
+                        (node.line, node.col) = (key.line, key.col + key.name.chars().count() as u32 + 1);
+                    }
+                    entries.push((key, node));
+                }
                 None => {
                     let YamlKind::Scalar(scalar) = node.kind else {
                         let (line, col) = (node.line, node.col);
@@ -383,6 +398,28 @@ mod tests {
         assert_eq!((list[1].line, list[1].col), (5, 5));
         assert_eq!(list[1].as_str(), Some("two"));
         assert_eq!(y.key("list").unwrap().line, 3);
+    }
+
+    #[test]
+    fn an_empty_value_sits_on_its_keys_line() {
+        let y = parse(
+            "a:
+b: 1
+c:
+  d:
+
+  e: ~
+f:
+",
+            10,
+        )
+        .unwrap();
+        let at = |n: &Yaml| (n.line, n.col);
+        assert_eq!(at(y.get("a").unwrap()), (10, 3));
+        let c = y.get("c").unwrap();
+        assert_eq!((at(c.get("d").unwrap()), at(c.get("e").unwrap())), ((13, 5), (15, 6)));
+        assert_eq!(at(y.get("f").unwrap()), (16, 3));
+        assert!(y.get("a").unwrap().is_null() && y.get("f").unwrap().is_null());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! is parsed: several rules and the tally look at each vote, and at each
 //! argument's fields by name.
 
-use super::{ARGUMENT_FIELDS, VOTE_FIELDS, is_persona_pin, parse_timestamp, short_rationale};
+use super::{ARGUMENT_FIELDS, MAX_WEIGHT, VOTE_FIELDS, is_persona_pin, parse_timestamp, short_rationale};
 use crate::docs::tree::{Node, NodeId};
 
 /// Where an argument's fields are: rules look them up by name, many times.
@@ -55,7 +55,7 @@ impl VoteFacts {
         }
         let field = |at: usize| fields[at].map(|id| node.sibling(id));
         let value = field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1);
-        let weight = field(2).and_then(Node::as_f64).filter(|w| w.is_finite() && *w > 0.0);
+        let weight = field(2).and_then(Node::as_f64).filter(|w| *w > 0.0 && *w <= MAX_WEIGHT);
         let instant = field(3).map(|ts| match ts.scalar_text() {
             Some(text) => parse_timestamp(text),
             None => Err("not an RFC 3339 timestamp like `2026-05-06T09:42:11Z`"),

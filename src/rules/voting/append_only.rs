@@ -41,16 +41,26 @@ fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, base) in view.docs.iter().zip(&view.bases) {
         let Some(Published::Changed(base)) = base else { continue };
         let head: HashMap<&str, &Block> = doc.blocks().filter_map(|(_, b)| Some((b.section_id()?, b))).collect();
-        for (_, published) in base.blocks() {
+        for (section, published) in base.blocks() {
             let Some(id) = published.section_id() else { continue };
-            match head.get(id) {
-                Some(block) => compare_block(sink, doc, published, block),
-                None => {
-                    let count = published.arguments().count();
-                    sink.emit(doc.path, Span::line(1), format!("{id}/removed"), format!("section `{id}` and its {count} published argument(s) are removed (or its `section` id changed)"))
-                        .help(HELP);
-                }
+            if let Some(block) = head.get(id) {
+                compare_block(sink, doc, published, block);
+                continue;
             }
+            let count = published.arguments().count();
+            // Under the same heading, the block is still there with another id.
+            let renamed = doc.blocks().find(|(s, _)| s.heading == section.heading).map(|(_, b)| b);
+            let (line, message) = match renamed {
+                Some(block) => (
+                    block.root().key("section").map_or(block.fence_line, |k| k.line),
+                    format!(
+                        "the `section` id of published section `{id}` ({count} argument(s)) is changed to `{}`",
+                        block.name()
+                    ),
+                ),
+                None => (1, format!("section `{id}` and its {count} published argument(s) are removed")),
+            };
+            sink.emit(doc.path, Span::line(line), format!("{id}/removed"), message).help(HELP);
         }
     }
 }
@@ -118,17 +128,19 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
                 .help(HELP);
             }
             Some(now) if !same_value(value, now) => {
+                // A mapping (the example) names the keys that changed, at the first of them.
+                let (line, what) = match (value.as_map(), now.as_map()) {
+                    (Some(_), Some(_)) => {
+                        let (line, changes) = differences(value, now);
+                        (line, changes.join(", "))
+                    }
+                    _ => (now.line(), change(value, now)),
+                };
                 sink.emit(
                     doc.path,
-                    at(now),
+                    Span::line(line),
                     key(name.name),
-                    format!(
-                        "field `{}` of published argument `{}` is edited: {} → {}",
-                        name.name,
-                        new.name(),
-                        change(value),
-                        change(now)
-                    ),
+                    format!("field `{}` of published argument `{}` is edited: {what}", name.name, new.name()),
                 )
                 .help(HELP);
             }
@@ -214,19 +226,36 @@ fn differences(old: Node, new: Node) -> (u32, Vec<String>) {
             Some(now) if same_value(value, now) => {}
             Some(now) => {
                 line = line.or(Some(now.line()));
-                changes.push(format!("`{}` {} → {}", name.name, change(value), change(now)));
+                changes.push(format!("`{}` {}", name.name, change(value, now)));
             }
-            None => changes.push(format!("`{}` {} removed", name.name, change(value))),
+            None => changes.push(format!("`{}` {} removed", name.name, show(value))),
         }
     }
     for (name, value) in new.entries().iter().filter(|(k, _)| old.get(k.name).is_none()) {
         line = line.or(Some(name.line));
-        changes.push(format!("`{}` {} added", name.name, change(value)));
+        changes.push(format!("`{}` {} added", name.name, show(value)));
     }
     (line.unwrap_or(new.line()), changes)
 }
 
-/// A value as the finding shows it.
-fn change(value: Node) -> String {
-    show(value)
+/// How a value changed: `old → new`. Long texts are shown from a little
+/// before their first difference, so an edit near the end of a rationale
+/// shows the edit rather than the shared start twice.
+fn change(old: Node, new: Node) -> String {
+    const BEFORE: usize = 20;
+    const SHOWN: usize = 60;
+    let (Some(a), Some(b)) = (old.scalar_text(), new.scalar_text()) else {
+        return format!("{} → {}", show(old), show(new));
+    };
+    let differs_at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    if a.chars().count().max(b.chars().count()) <= SHOWN || differs_at < SHOWN - BEFORE {
+        return format!("{} → {}", show(old), show(new));
+    }
+    let from = differs_at - BEFORE;
+    let window = |text: &str| {
+        let shown: String = text.chars().skip(from).take(SHOWN).collect();
+        let cut = if text.chars().count() > from + SHOWN { "…" } else { "" };
+        format!("`…{}{cut}`", shown.replace('\n', " "))
+    };
+    format!("{} → {} (from character {})", window(a), window(b), from + 1)
 }

@@ -2,7 +2,7 @@ use super::{VotingView, anchor, at};
 use crate::docs::pathref::{SpanKind, classify, is_issue_ref, is_repo_name};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, EXAMPLE_FIELDS, VotingDoc, is_sha, show};
-use crate::model::{PathLookup, Severity, Sink};
+use crate::model::{PathLookup, Severity, Sink, Span};
 use crate::rules::paths::{LOCAL_REPO, lookups};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -43,7 +43,8 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let key = || anchor(block, &argument, &format!("example.{field}"));
             match example.get(field) {
                 None => {
-                    sink.emit(doc.path, at(example), key(), format!("the example of argument `{}` has no `{field}`", argument.name()))
+                    let line = argument.node.key("example").map_or(example.line(), |k| k.line);
+                    sink.emit(doc.path, Span::line(line), key(), format!("the example of argument `{}` has no `{field}`", argument.name()))
                         .help("an example binds the rule to a concrete artefact: give `artefact`, `diff_snapshot_ref` and `explanation`");
                 }
                 Some(node) if node.as_str().is_none_or(|s| s.trim().is_empty()) => {

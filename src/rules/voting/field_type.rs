@@ -36,12 +36,13 @@ const STRINGS: [&str; 7] = ["id", "proposer", "proposed_at", "proposition", "rat
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, _, block) in view.blocks() {
         for field in ["section", "active_argument"] {
-            if let Some(node) = block.root().get(field).filter(|n| !is_string(*n)) {
+            // An id names the section or an argument: blank names nothing.
+            if let Some(node) = block.root().get(field).filter(|n| n.as_str().is_none_or(|s| s.trim().is_empty())) {
                 sink.emit(
                     doc.path,
                     at(node),
                     format!("{}/{field}", block.name()),
-                    format!("`{field}` must be a string, found {}", node.type_name()),
+                    format!("`{field}` must be a non-empty string, found {}", node.type_name()),
                 )
                 .help(format!("write e.g. `{field}: {}`", if field == "section" { "smoke-spec-path" } else { "A" }));
             }
@@ -100,6 +101,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 /// A scalar that is not null: ids such as `A` and dates such as `2026-05-06`
 /// are plain scalars, which is fine.
+/// A string as YAML reads it: quoted, or plain and not a number, boolean or null.
 fn is_string(node: Node) -> bool {
-    node.scalar_text().is_some() && !node.is_null()
+    node.as_str().is_some()
 }

@@ -393,6 +393,16 @@ mod tests {
     }
 
     #[test]
+    fn weights_past_the_cap_are_left_out_and_the_largest_allowed_add_exactly() {
+        // 1e300 would overflow the exact sum: left out (vote-entry reports it).
+        let t = section(&[("A", &[(1, "1e300"), (1, "1e300"), (1, "4")]), ("B", &[(-1, "1e12"), (-1, "1e12")])]);
+        assert_eq!(t.ignored_votes, 2);
+        assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![4.0, -2e12]);
+        assert_eq!((t.weighted_votes, t.margin), (2e12 + 4.0, Some(2e12 + 4.0)));
+        assert_eq!(t.state, State::RetirementEligible);
+    }
+
+    #[test]
     fn the_margin_is_between_the_top_two_and_invalid_votes_are_left_out() {
         // A +9, B +5, C -1: weighted 15, margin 4: open. The `vote: 2` and the
         // zero weight are ignored.

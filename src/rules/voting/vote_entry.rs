@@ -1,5 +1,5 @@
 use super::{VotingView, at};
-use crate::docs::voting::{MIN_RATIONALE, is_persona_pin, short_rationale, show};
+use crate::docs::voting::{MAX_WEIGHT, MIN_RATIONALE, is_persona_pin, short_rationale, show};
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -8,10 +8,11 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "each vote is `{voter, vote: ±1, weight > 0, ts: RFC 3339, rationale ≥ 50}`",
     why: "ADR-140's vote ledger entry: `voter: <persona>/<model_pin>`, `vote: +1 # or -1`, `weight` (a \
-snapshot of the voter's power, above zero), `ts` (a timestamp: RFC 3339, with its time zone, so ledgers from \
-different machines order), `rationale: \"<≥50 chars; mandatory; why this vote>\"`, and optionally \
-`scope_match` between 0 and 1. The tally reads these fields; a vote that breaks the shape (`vote: 2`, a \
-timestamp without a zone, a short rationale) is an error at its line and is left out of the tally.",
+snapshot of the voter's power, above zero; gatehouse caps it at 10^12 so the tally stays exact), `ts` (a \
+timestamp: RFC 3339, with its time zone, so ledgers from different machines order), `rationale: \"<≥50 chars; \
+mandatory; why this vote>\"`, and optionally `scope_match` between 0 and 1. The tally reads these fields; \
+a vote that breaks the shape (`vote: 2`, a timestamp without a zone, a short rationale) is an error at its line \
+and is left out of the tally.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
@@ -70,9 +71,11 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if let Some(node) = vote.field("weight")
                 && vote.weight().is_none()
             {
+                let huge = node.as_f64().is_some_and(|w| w > MAX_WEIGHT);
+                let rule = if huge { "at most 1,000,000,000,000" } else { "a number above 0" };
                 wrong(
                     "weight",
-                    format!("is {}; a weight is a number above 0", show(node)),
+                    format!("is {}; a weight is {rule}", show(node)),
                     "write the voter's power at vote time, e.g. `weight: 1.4`",
                 );
             }
