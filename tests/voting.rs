@@ -435,3 +435,33 @@ fn an_edit_to_a_published_doc_is_shown_where_it_differs() {
     assert_eq!(line, line_of(&example, "explanation: The login spec."));
     assert!(message.contains("`explanation` `The login smoke spec.` → `The login spec.`"), "{message}");
 }
+
+#[test]
+fn module_guidelines_and_readmes_beside_voting_docs_are_not_voting_docs() {
+    let guideline = "---\nmodule_type: go-handler\nversion: 1\n---\n# Go handlers\n\nReturn errors wrapped.\n";
+    let no_format = base_doc().render().replace("format: voting/v1\n", "");
+    let mut changes = changes(None, &base_doc().render(), Some("Voting-format: v1"));
+    for (path, text) in [
+        ("dark-factory/guidelines/go-handler@v1.md", guideline),
+        ("dark-factory/guidelines/README.md", "# Guidelines\n\nModule guidelines and voting docs.\n"),
+        ("dark-factory/guidelines/no-format@v1.md", no_format.as_str()),
+    ] {
+        changes.head.insert(path.into(), FileContent::Text(text.into()));
+    }
+    changes.base.insert("dark-factory/guidelines/old-handler@v1.md".into(), FileContent::Text(guideline.into()));
+    let report = evaluate(&changes);
+    let all: Vec<&Finding> = report.findings().collect();
+    assert!(
+        all.iter().all(|f| !f.path.contains("go-handler") && !f.path.contains("README") && !f.path.contains("old-")),
+        "{all:#?}"
+    );
+    // A `voting` block makes a voting doc even without the `format` line.
+    let frontmatter: Vec<(&str, &str)> =
+        all.iter().filter(|f| f.rule == "voting/frontmatter").map(|f| (f.path.as_str(), f.message.as_str())).collect();
+    assert!(frontmatter.iter().any(|(_, m)| m.contains("format")), "{frontmatter:#?}");
+    assert!(frontmatter.iter().all(|(p, _)| *p == "dark-factory/guidelines/no-format@v1.md"), "{frontmatter:#?}");
+    let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").expect("the voting check");
+    assert_eq!(voting.documents, 2);
+    let passed_over = voting.details.iter().find(|d| d.starts_with("Not voting docs")).expect("listed");
+    assert!(passed_over.contains("`dark-factory/guidelines/README.md`, `dark-factory/guidelines/go-handler@v1.md`"));
+}

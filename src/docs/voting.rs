@@ -372,6 +372,17 @@ impl<'y> Vote<'y> {
 
 /// Parses `<doc>@v<n>.md` or `<doc>.md@v<n>`: `<doc>` kebab-case, `<n>` a
 /// positive integer without leading zeros.
+/// Whether a text under the voting paths is a voting doc at all: it declares
+/// `format: voting/…`, or it holds a `voting` block. ADR-140's docs share
+/// `dark-factory/guidelines/` with ADR-117's module guidelines (and the
+/// folder's README), which are neither and are not voting docs.
+pub fn is_voting_doc(text: &str) -> bool {
+    let split = frontmatter::split(text);
+    let format = split.frontmatter.as_ref().ok().and_then(|f| f.get("format")).and_then(Yaml::as_str);
+    format.is_some_and(|f| f.starts_with("voting/"))
+        || markdown::parse(split.body, split.body_line).fences.iter().any(|f| f.info == "voting")
+}
+
 pub fn parse_file_name(name: &str) -> Result<FileName<'_>, String> {
     let expected = "name it `<doc>@v<n>.md` (or `<doc>.md@v<n>`)";
     let (doc, version) = if let Some(stem) = name.strip_suffix(".md") {

@@ -14,7 +14,8 @@ without per-doc parser variance … The format IS the protocol.\" Every voting d
 `format: voting/v1` (the format version the PR body cites as `Voting-format: v1`), `doc` equal to the `<doc>` \
 of the file name, `version` equal to its `<n>`, and optional `scope` tags (a list of strings). A missing or \
 unterminated frontmatter, invalid YAML (anchors and aliases are refused) or a field that disagrees with the \
-file name is an error at its line.",
+file name is an error at its line. A file on the voting paths with neither `format: voting/…` nor a `voting` \
+block is not a voting doc (ADR-117's module guidelines share `dark-factory/guidelines/`) and is passed over.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(

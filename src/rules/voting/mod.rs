@@ -38,8 +38,8 @@ pub use tally::{ArgumentTally, SectionTally, State, TallyError, TallyReport, ren
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
 use crate::config::PathFilter;
 use crate::docs::tree::Node;
-use crate::docs::voting::{Argument, Block, Section, VotingDoc};
-use crate::model::{ChangeSet, Check, Sink, Span};
+use crate::docs::voting::{Argument, Block, Section, VotingDoc, is_voting_doc};
+use crate::model::{ChangeSet, Check, FileContent, Sink, Span};
 
 fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
     vec![
@@ -91,6 +91,14 @@ impl Family for Voting {
         }
         run.documents = view.changed.len() + unreadable.len() + view.deleted.len();
         run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        if !view.not_voting.is_empty() {
+            let names: Vec<String> = view.not_voting.iter().map(|p| format!("`{p}`")).collect();
+            run.details.push(format!(
+                "Not voting docs (no `format: voting/v1` in the frontmatter and no `voting` block), so not checked \
+                 here: {}\n",
+                names.join(", ")
+            ));
+        }
         // One document at a time: a big PR's parsed trees never all sit in
         // memory, and each rule walks a tree still in cache. Findings are
         // sorted by path and line afterwards, so the order they are found
@@ -118,6 +126,9 @@ pub struct VotingView<'a> {
     pub(crate) filter: PathFilter,
     /// Every added or modified voting doc that is text, in path order.
     pub changed: Vec<(&'a str, &'a str)>,
+    /// Added or modified texts on the voting paths that are not voting docs
+    /// (module guidelines, a README): reported as passed over.
+    pub not_voting: Vec<&'a str>,
     /// Whether the loaded docs are the first: the change-wide findings
     /// (deleted docs, the PR body's cite) are made once, with them.
     pub first: bool,
@@ -139,8 +150,15 @@ impl<'a> VotingView<'a> {
     /// The view with no document loaded yet.
     pub fn new(changes: &'a ChangeSet) -> VotingView<'a> {
         let filter = PathFilter::globs(&changes.config.voting.paths);
-        let changed = changes.changed_in(&filter).filter_map(|(p, c)| c.text().map(|t| (p, t))).collect();
-        let deleted = changes.deleted_in(&filter).collect();
+        let (changed, not_voting): (Vec<_>, Vec<_>) = changes
+            .changed_in(&filter)
+            .filter_map(|(p, c)| c.text().map(|t| (p, t)))
+            .partition(|(_, text)| is_voting_doc(text));
+        let not_voting = not_voting.into_iter().map(|(p, _)| p).collect();
+        let deleted = changes
+            .deleted_in(&filter)
+            .filter(|p| changes.base.get(*p).and_then(FileContent::text).is_some_and(is_voting_doc))
+            .collect();
         let versions = |files: &'a crate::model::Files| {
             let mut out: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
             for (path, _) in filter.select(files) {
@@ -156,6 +174,7 @@ impl<'a> VotingView<'a> {
             changes,
             filter,
             changed,
+            not_voting,
             first: true,
             docs: Vec::new(),
             bases: Vec::new(),
