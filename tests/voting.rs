@@ -434,6 +434,10 @@ fn an_edit_to_a_published_doc_is_shown_where_it_differs() {
     let (line, message) = only(&findings(Some(&base), &example), "voting/append-only");
     assert_eq!(line, line_of(&example, "explanation: The login spec."));
     assert!(message.contains("`explanation` `The login smoke spec.` → `The login spec.`"), "{message}");
+
+    let refs = base.replacen("[gyrum-labs/ai-frontend#430]", "[gyrum-labs/ai-frontend#430, a/b#1]", 1);
+    let (_, message) = only(&findings(Some(&base), &refs), "voting/append-only");
+    assert!(message.ends_with("`[gyrum-labs/ai-frontend#430]` → `[gyrum-labs/ai-frontend#430, a/b#1]`"), "{message}");
 }
 
 #[test]
@@ -464,4 +468,38 @@ fn module_guidelines_and_readmes_beside_voting_docs_are_not_voting_docs() {
     assert_eq!(voting.documents, 2);
     let passed_over = voting.details.iter().find(|d| d.starts_with("Not voting docs")).expect("listed");
     assert!(passed_over.contains("`dark-factory/guidelines/README.md`, `dark-factory/guidelines/go-handler@v1.md`"));
+}
+
+#[test]
+fn a_cite_with_more_on_its_line_says_so() {
+    let report = evaluate(&changes(None, &base_doc().render(), Some("Adds a rule.\n\nVoting-format: v1 (ADR-140)\n")));
+    let all: Vec<Finding> = report.findings().cloned().collect();
+    let (line, message) = only(&all, "voting/format-cite");
+    assert_eq!(line, 3);
+    assert!(message.contains("reads `v1 (ADR-140)`") && message.contains("the version alone"), "{message}");
+    let report = evaluate(&changes(None, &base_doc().render(), Some("Voting-format: v2\n")));
+    let all: Vec<Finding> = report.findings().cloned().collect();
+    assert!(only(&all, "voting/format-cite").1.contains("cites `Voting-format: v2`, but"));
+}
+
+#[test]
+fn two_spellings_of_one_new_version_are_one_file_too_many() {
+    let text = base_doc().render();
+    let mut changes = changes(None, &text, Some("Voting-format: v1"));
+    changes
+        .head
+        .insert("dark-factory/guidelines/smoke-spec-path.md@v1".into(), FileContent::Text(text.as_str().into()));
+    let all: Vec<Finding> = evaluate(&changes).findings().cloned().collect();
+    let twice: Vec<(&str, &str)> = all
+        .iter()
+        .filter(|f| f.rule == "voting/immutable-version")
+        .map(|f| (f.path.as_str(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        twice,
+        vec![(
+            PATH,
+            "`smoke-spec-path@v1` is also the file `dark-factory/guidelines/smoke-spec-path.md@v1`: a version is one file"
+        )]
+    );
 }

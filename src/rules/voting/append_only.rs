@@ -245,7 +245,7 @@ fn change(old: Node, new: Node) -> String {
     const BEFORE: usize = 20;
     const SHOWN: usize = 60;
     let (Some(a), Some(b)) = (old.scalar_text(), new.scalar_text()) else {
-        return format!("{} → {}", show(old), show(new));
+        return format!("{} → {}", inline(old), inline(new));
     };
     let differs_at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     if a.chars().count().max(b.chars().count()) <= SHOWN || differs_at < SHOWN - BEFORE {
@@ -258,4 +258,15 @@ fn change(old: Node, new: Node) -> String {
         format!("`…{}{cut}`", shown.replace('\n', " "))
     };
     format!("{} → {} (from character {})", window(a), window(b), from + 1)
+}
+
+/// [`show`], with a short list of plain values written out (`[a/b#1, c/d#2]`)
+/// rather than counted.
+fn inline(value: Node) -> String {
+    let Some(items) = value.as_seq() else { return show(value) };
+    let texts: Option<Vec<&str>> = items.iter().map(Node::scalar_text).collect();
+    match texts.map(|t| t.join(", ")) {
+        Some(list) if list.chars().count() <= 60 => format!("`[{list}]`"),
+        _ => show(value),
+    }
 }

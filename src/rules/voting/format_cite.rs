@@ -49,6 +49,14 @@ fn check(view: &VotingView, sink: &mut Sink) {
         return;
     }
     let (span, message) = match cited.first() {
+        // `v1 (ADR-140)`: the right version with more on the line.
+        Some(other) if other.value.split_whitespace().next() == Some(CITE) => (
+            Span::at(other.line, other.col, other.value.chars().count() as u32),
+            format!(
+                "the PR body's `Voting-format:` line reads `{}`: the line must hold the version alone, `Voting-format: {CITE}`",
+                other.value
+            ),
+        ),
         Some(other) => (
             Span::at(other.line, other.col, other.value.chars().count() as u32),
             format!(

@@ -90,6 +90,8 @@ fn new_version(view: &VotingView, sink: &mut Sink, doc: &VotingDoc) {
     let highest = published.and_then(|v| v.last()).copied().unwrap_or(0);
     let span = doc.field("version").map_or(Span::line(1), |n| Span::at(n.line, n.col, 1));
     let anchor = format!("version:{}", name.version);
+    let claimed_by = view.head_versions.get(name.doc).and_then(|v| v.get(&name.version)).map_or(&[][..], Vec::as_slice);
+    let first = claimed_by.first().filter(|first| **first != doc.path);
     if published.is_some_and(|v| v.contains(&name.version)) {
         sink.emit(
             doc.path,
@@ -98,6 +100,14 @@ fn new_version(view: &VotingView, sink: &mut Sink, doc: &VotingDoc) {
             format!("`{}@v{}` is already published under another file name", name.doc, name.version),
         )
         .help(format!("a version is minted once; the next version is `@v{}`", highest + 1));
+    } else if let Some(first) = first {
+        sink.emit(
+            doc.path,
+            span,
+            anchor,
+            format!("`{}@v{}` is also the file `{first}`: a version is one file", name.doc, name.version),
+        )
+        .help("keep one of the two spellings (`<doc>@v<n>.md` or `<doc>.md@v<n>`)");
     } else if name.version <= highest {
         sink.emit(
             doc.path,
@@ -107,7 +117,7 @@ fn new_version(view: &VotingView, sink: &mut Sink, doc: &VotingDoc) {
         )
         .help(format!("versions only go up: the next version is `@v{}`", highest + 1));
     } else if name.version > highest + 1
-        && !view.head_versions.get(name.doc).is_some_and(|v| v.contains(&(name.version - 1)))
+        && !view.head_versions.get(name.doc).is_some_and(|v| v.contains_key(&(name.version - 1)))
     {
         let after = if highest == 0 {
             "a new doc starts at `@v1`".to_string()

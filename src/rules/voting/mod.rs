@@ -142,8 +142,9 @@ pub struct VotingView<'a> {
     pub deleted: Vec<&'a str>,
     /// Versions on the base, by doc name (from file names).
     pub published: BTreeMap<&'a str, BTreeSet<u32>>,
-    /// Versions on the head, by doc name (from file names).
-    pub head_versions: BTreeMap<&'a str, BTreeSet<u32>>,
+    /// Versions on the head, by doc name (from file names), with the files
+    /// that hold each (two spellings of a name can claim one version).
+    pub head_versions: BTreeMap<&'a str, BTreeMap<u32, Vec<&'a str>>>,
 }
 
 impl<'a> VotingView<'a> {
@@ -160,15 +161,16 @@ impl<'a> VotingView<'a> {
             .filter(|p| changes.base.get(*p).and_then(FileContent::text).is_some_and(is_voting_doc))
             .collect();
         let versions = |files: &'a crate::model::Files| {
-            let mut out: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
+            let mut out: BTreeMap<&'a str, BTreeMap<u32, Vec<&'a str>>> = BTreeMap::new();
             for (path, _) in filter.select(files) {
                 if let Ok(name) = crate::docs::voting::parse_file_name(path.rsplit('/').next().unwrap_or(path)) {
-                    out.entry(name.doc).or_default().insert(name.version);
+                    out.entry(name.doc).or_default().entry(name.version).or_default().push(path.as_str());
                 }
             }
             out
         };
-        let published = versions(&changes.base);
+        let published =
+            versions(&changes.base).into_iter().map(|(doc, versions)| (doc, versions.into_keys().collect())).collect();
         let head_versions = versions(&changes.head);
         VotingView {
             changes,
