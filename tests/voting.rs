@@ -164,18 +164,9 @@ fn a_hundred_thousand_vote_ledger_is_read_and_its_bad_vote_found() {
     assert!(tally.message.contains("A +24999.75; 24999.75 weighted votes"), "{}", tally.message);
 }
 
-/// `A`, `B`, …, `Z`, `AA`, `AB`, …: ids in submission order.
-fn id(mut n: usize) -> String {
-    let mut out = Vec::new();
-    loop {
-        out.push(b'A' + (n % 26) as u8);
-        if n < 26 {
-            break;
-        }
-        n = n / 26 - 1;
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap()
+/// `AAAA`, `AAAB`, …: ids whose lexicographic order is their order (ADR-140).
+fn id(n: usize) -> String {
+    (0..4).rev().map(|place| char::from(b'A' + (n / 26usize.pow(place) % 26) as u8)).collect()
 }
 
 #[test]
@@ -186,10 +177,8 @@ fn twenty_thousand_arguments_cost_linear_time() {
     let all = findings(None, &text);
     // Section 0's B and every modification in section 1 name a missing target.
     assert_eq!(fired(&all, "voting/target").len(), 1 + 19_999);
-    assert!(
-        all.iter().any(|f| f.rule == "voting/target"
-            && f.message.contains("(it has A, B, C, D, E, F, G, H, I, J, and 19990 more)"))
-    );
+    assert!(all.iter().any(|f| f.rule == "voting/target"
+        && f.message.contains("(it has AAAA, AAAB, AAAC, AAAD, AAAE, AAAF, AAAG, AAAH, AAAI, AAAJ, and 19990 more)")));
     assert!(fired(&all, "voting/argument-id").is_empty());
 }
 
@@ -502,4 +491,23 @@ fn two_spellings_of_one_new_version_are_one_file_too_many() {
             "`smoke-spec-path@v1` is also the file `dark-factory/guidelines/smoke-spec-path.md@v1`: a version is one file"
         )]
     );
+}
+
+#[test]
+fn ids_sort_lexicographically_in_submission_order() {
+    let arguments = |ids: &[&str]| -> Vec<Argument> {
+        ids.iter()
+            .enumerate()
+            .map(|(n, id)| Argument { id: id.to_string(), original: n == 0, votes: Vec::new() })
+            .collect()
+    };
+    let mut doc = base_doc();
+    doc.sections[1] = arguments(&["A", "B", "AA"]);
+    let text = doc.render();
+    let all = findings(None, &text);
+    let (line, message) = only(&all, "voting/argument-id");
+    assert_eq!(line, line_of(&text, "- id: AA"));
+    assert!(message.contains("`AA` comes after `B` but sorts before it"), "{message}");
+    doc.sections[1] = arguments(&["A", "Y", "Z", "ZA", "ZB"]);
+    assert!(fired(&findings(None, &doc.render()), "voting/argument-id").is_empty());
 }

@@ -10,8 +10,9 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "argument ids are capital letters, unique in their section, in submission order",
     why: "ADR-140: `id` is \"A/B/C/... Unique within the section. Lexicographic order = submission order.\" \
 Modifications name their `target` by id and `active_argument` names the winner by id, so an id must be unique \
-in its section and the list must run in submission order: A, B, C, … (after Z come AA, AB, …: shorter ids \
-first). An id that is not capital letters, repeats, or sorts before the one above it is an error at the id.",
+in its section and, since lexicographic order is submission order, each id must sort after the one above \
+it: A, B, C, …, Z, then ZA, ZB, … (`AA` would sort before `B`, so a reader sorting ids would misplace it). An \
+id that is not capital letters, repeats, or does not sort after the one above it is an error at the id.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
@@ -53,14 +54,17 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 .help("give the new argument the next free id after the last one");
                 continue;
             }
-            if let Some(before) = previous.filter(|b| (b.len(), *b) > (id.len(), id)) {
+            if let Some(before) = previous.filter(|b| *b > id) {
                 sink.emit(
                     doc.path,
                     at(node),
                     format!("{key}:order"),
-                    format!("argument `{id}` comes after `{before}`; ids run in submission order"),
+                    format!(
+                        "argument `{id}` comes after `{before}` but sorts before it; ADR-140 makes lexicographic \
+                         order the submission order"
+                    ),
                 )
-                .help("list arguments in id order: A, B, C, …; a new argument takes the next id after the last one");
+                .help("a new argument takes an id that sorts after the last one: after `C` comes `D`, after `Z` comes `ZA`");
             }
             seen.insert(id, node.line());
             previous = Some(id);
