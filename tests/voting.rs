@@ -511,3 +511,15 @@ fn ids_sort_lexicographically_in_submission_order() {
     doc.sections[1] = arguments(&["A", "Y", "Z", "ZA", "ZB"]);
     assert!(fired(&findings(None, &doc.render()), "voting/argument-id").is_empty());
 }
+
+#[test]
+fn an_argument_dated_before_one_above_it_is_out_of_submission_order() {
+    let text = base_doc().render();
+    // Section 0's B, the second argument, dated before A.
+    let at = text.match_indices("proposed_at: 2026-05-06").nth(1).unwrap().0;
+    let text = format!("{}proposed_at: 2026-05-01{}", &text[..at], &text[at + "proposed_at: 2026-05-06".len()..]);
+    let all = findings(None, &text);
+    let (line, message) = only(&all, "voting/date");
+    assert_eq!(line, line_of(&text, "proposed_at: 2026-05-01"));
+    assert!(message.contains("`B` is dated 2026-05-01, before argument `A` above it (2026-05-06)"), "{message}");
+}
