@@ -403,6 +403,7 @@ mod tests {
     fn reads_ledgers_exactly_as_the_full_parser() {
         let text = "section: s\nactive_argument: A\narguments:\n  - id: A\n    proposed_at: 2026-05-06\n    evidence_pr_refs: [a/b#1, \"c/d#2\"]\n    empty: []\n    rationale: |\n      two lines\n\n      with a gap\n\n    folded: >-\n      one\n      two\n    example:\n      artefact: tests/e2e/login.spec.ts # a comment\n    vote_ledger:\n      - voter: lin/opus-4.7\n        vote: +1\n        weight: 1.4\n        ts: 2026-05-06T09:42:11Z\n        rationale: \"quoted: with \\\"escapes\\\" and ü\"\n        note: 'it''s'\n\n      # a comment line\n      - voter: b/c\n        vote: -1\nlist:\n  - x\n  - 'y'\n";
         assert!(agrees(text));
+        assert!(agrees("a: 1\nb: 2\nc: x #y\nd: \"q\"\ne:\n  - f\n"));
     }
 
     #[test]
@@ -413,6 +414,8 @@ mod tests {
             "a: {b: 1}\n",
             "a: multi\n  line\n",
             "a: \"open\n  quote\"\n",
+            "a: \"open\nb: x\"\n",
+            "a: x\n  b: y\n",
             "a:\tb\n",
             "a: 1\na: 2\n",
             "a:\n",
