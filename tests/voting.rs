@@ -523,3 +523,12 @@ fn an_argument_dated_before_one_above_it_is_out_of_submission_order() {
     assert_eq!(line, line_of(&text, "proposed_at: 2026-05-01"));
     assert!(message.contains("`B` is dated 2026-05-01, before argument `A` above it (2026-05-06)"), "{message}");
 }
+
+#[test]
+fn a_list_or_mapping_of_the_wrong_kind_is_found_at_its_key() {
+    let text = base_doc().render().replacen("evidence_pr_refs: []", "evidence_pr_refs:\n      a: b", 1);
+    let all = findings(None, &text);
+    let (line, message) = only(&all, "voting/field-type");
+    assert_eq!(line, line_of(&text, "evidence_pr_refs:"));
+    assert!(message.contains("must be a list (`[]` when empty), found a mapping"), "{message}");
+}

@@ -1,6 +1,6 @@
 use super::{VotingView, anchor, at};
 use crate::docs::tree::Node;
-use crate::model::{Severity, Sink};
+use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
 pub static INFO: RuleInfo = RuleInfo {
@@ -49,9 +49,11 @@ fn check(view: &VotingView, sink: &mut Sink) {
         }
         let Some(arguments) = block.root().get("arguments") else { continue };
         let Some(items) = arguments.as_seq() else {
+            // At the key: a mapping or list value starts on the line below it.
+            let key = block.root().key("arguments").map_or(at(arguments), |k| Span::at(k.line, k.col, 1));
             sink.emit(
                 doc.path,
-                at(arguments),
+                key,
                 format!("{}/arguments", block.name()),
                 format!("`arguments` must be a list of arguments, found {}", arguments.type_name()),
             )
@@ -75,9 +77,12 @@ fn check(view: &VotingView, sink: &mut Sink) {
     }
     for (doc, block, argument) in view.arguments() {
         let mut wrong = |field: &str, node: Node, expected: &str| {
+            // A list or mapping value starts below its key: point at the key.
+            let key = argument.node.key(field).filter(|k| k.line != node.line());
+            let key = key.map_or(at(node), |k| Span::at(k.line, k.col, 1));
             sink.emit(
                 doc.path,
-                at(node),
+                key,
                 anchor(block, &argument, field),
                 format!("`{field}` of argument `{}` must be {expected}, found {}", argument.name(), node.type_name()),
             )
