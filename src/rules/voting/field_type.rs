@@ -106,7 +106,9 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 /// A scalar that is not null: ids such as `A` and dates such as `2026-05-06`
 /// are plain scalars, which is fine.
-/// A string as YAML reads it: quoted, or plain and not a number, boolean or null.
+/// Text of some kind: a plain number where a string belongs is left to the
+/// rule that checks the field's shape (`id: 1` to argument-id, a bad date to
+/// date), which says more than "not a string".
 fn is_string(node: Node) -> bool {
-    node.as_str().is_some()
+    node.scalar_text().is_some() && !node.is_null()
 }
