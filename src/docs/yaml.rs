@@ -402,18 +402,7 @@ mod tests {
 
     #[test]
     fn an_empty_value_sits_on_its_keys_line() {
-        let y = parse(
-            "a:
-b: 1
-c:
-  d:
-
-  e: ~
-f:
-",
-            10,
-        )
-        .unwrap();
+        let y = parse("a:\nb: 1\nc:\n  d:\n\n  e: ~\nf:\n", 10).unwrap();
         let at = |n: &Yaml| (n.line, n.col);
         assert_eq!(at(y.get("a").unwrap()), (10, 3));
         let c = y.get("c").unwrap();
