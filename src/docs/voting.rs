@@ -472,7 +472,7 @@ pub fn show(node: Node) -> String {
     if let Some(value) = node.scalar_text() {
         // A quoted `"+1"` or `""` is shown with its quotes: without them it
         // would read as the number or the nothing it is not.
-        if !node.is_plain() && (value.is_empty() || !crate::docs::yaml::plain_is_string(value)) {
+        if !node.is_plain() && (value.is_empty() || !yaml::plain_is_string(value)) {
             return format!("`\"{value}\"` (a string)");
         }
         let text: String = value.chars().take(60).collect();

@@ -71,11 +71,13 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if let Some(node) = vote.field("weight")
                 && vote.weight().is_none()
             {
-                let huge = node.as_f64().is_some_and(|w| w > MAX_WEIGHT);
-                let rule = if huge { "at most 1,000,000,000,000" } else { "a number above 0" };
+                let limit = match node.as_f64() {
+                    Some(w) if w > MAX_WEIGHT => format!("at most {MAX_WEIGHT:e}"),
+                    _ => "a number above 0".to_string(),
+                };
                 wrong(
                     "weight",
-                    format!("is {}; a weight is {rule}", show(node)),
+                    format!("is {}; a weight is {limit}", show(node)),
                     "write the voter's power at vote time, e.g. `weight: 1.4`",
                 );
             }
