@@ -2,6 +2,7 @@
 
 mod explain;
 mod gate;
+mod register;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,11 +39,18 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// Register the GitHub App through GitHub's manifest flow and save its credentials.
+    ///
+    /// Serves one page on loopback whose button creates the App on GitHub from
+    /// app-manifest.yml; on GitHub's return the App id, private key and webhook
+    /// secret are written to --out (never printed), with the `gatehouse serve`
+    /// command that uses them.
+    Register(register::RegisterArgs),
     /// Run the GitHub App: receive webhooks, check pull requests, post check runs.
     ///
-    /// Secrets come from the environment only: GATEHOUSE_PRIVATE_KEY (or a
-    /// key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
-    /// Each flag falls back to its environment variable.
+    /// Secrets come from the environment (or --env-file) only: GATEHOUSE_PRIVATE_KEY
+    /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
+    /// Each flag falls back to --env-file, then to its environment variable.
     Serve(ServeArgs),
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
@@ -114,6 +122,10 @@ struct ServeArgs {
     /// Worker tasks (default 4) [env: GATEHOUSE_WORKERS].
     #[arg(long)]
     workers: Option<usize>,
+    /// KEY=VALUE lines standing in for the environment, such as the
+    /// gatehouse.env `gatehouse register` writes. They win over the environment.
+    #[arg(long, value_name = "FILE")]
+    env_file: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -169,11 +181,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Register(args) => register::run(args),
         Command::Serve(args) => {
-            // A key given as a file wins over one in the environment.
+            let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();
+            // Flags, then the env file, then the environment; a key file
+            // named by one of them wins over a key given further down.
             let config = crate::app::AppConfig::from_lookup(|name| match name {
                 "GATEHOUSE_PRIVATE_KEY" if args.private_key_path.is_some() => None,
-                _ => args.flag(name).or_else(|| std::env::var(name).ok()),
+                "GATEHOUSE_PRIVATE_KEY" if file.contains_key("GATEHOUSE_PRIVATE_KEY_PATH") => file.get(name).cloned(),
+                _ => args.flag(name).or_else(|| file.get(name).cloned()).or_else(|| std::env::var(name).ok()),
             })?;
             crate::app::serve(config)?;
             Ok(ExitCode::SUCCESS)
