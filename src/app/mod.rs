@@ -4,6 +4,7 @@
 
 pub mod env_file;
 pub mod metrics;
+pub mod probe;
 mod worker;
 
 use std::net::SocketAddr;

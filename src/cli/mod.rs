@@ -52,6 +52,13 @@ enum Command {
     /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
     /// Each flag falls back to --env-file, then to its environment variable.
     Serve(ServeArgs),
+    /// Check that a running App is ready: exit 0 when URL answers 200 within a second.
+    ///
+    /// Otherwise exit 1 with the reason on one line. For container healthchecks.
+    Probe {
+        /// [default: /readyz on GATEHOUSE_BIND, or http://127.0.0.1:3000/readyz]
+        url: Option<String>,
+    },
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     Demo,
@@ -194,6 +201,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             crate::app::serve(config)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Probe { url } => Ok(probe(url)),
         Command::Demo => {
             crate::demo::run()?;
             Ok(ExitCode::SUCCESS)
@@ -208,6 +216,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             print!("{}", explain::explain(info));
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Every failure exits 1: Docker reserves a healthcheck's exit status 2.
+fn probe(url: Option<String>) -> ExitCode {
+    let outcome = url
+        .map_or_else(|| crate::app::probe::default_url(std::env::var("GATEHOUSE_BIND").ok().as_deref()), Ok)
+        .and_then(|url| {
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+            runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
+        });
+    match outcome {
+        Ok(url) => {
+            println!("ready: {url} answered 200");
+            ExitCode::SUCCESS
+        }
+        Err(reason) => {
+            eprintln!("not ready: {reason}");
+            ExitCode::from(1)
         }
     }
 }
