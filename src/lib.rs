@@ -13,6 +13,7 @@ pub mod gate;
 pub mod github;
 pub mod model;
 pub mod publish;
+pub mod register;
 pub mod render;
 pub mod rules;
 pub mod sim;

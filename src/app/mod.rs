@@ -2,7 +2,9 @@
 //! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
 //! runtime); `start` runs it in the background (tests, the demo).
 
+pub mod env_file;
 pub mod metrics;
+pub mod probe;
 mod worker;
 
 use std::net::SocketAddr;

@@ -2,6 +2,7 @@
 
 mod explain;
 mod gate;
+mod register;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,12 +39,26 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// Register the GitHub App through GitHub's manifest flow and save its credentials.
+    ///
+    /// Serves one page on loopback whose button creates the App on GitHub from
+    /// app-manifest.yml; on GitHub's return the App id, private key and webhook
+    /// secret are written to --out (never printed), with the `gatehouse serve`
+    /// command that uses them.
+    Register(register::RegisterArgs),
     /// Run the GitHub App: receive webhooks, check pull requests, post check runs.
     ///
-    /// Secrets come from the environment only: GATEHOUSE_PRIVATE_KEY (or a
-    /// key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
-    /// Each flag falls back to its environment variable.
+    /// Secrets come from the environment (or --env-file) only: GATEHOUSE_PRIVATE_KEY
+    /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
+    /// Each flag falls back to --env-file, then to its environment variable.
     Serve(ServeArgs),
+    /// Check that a running App is ready: exit 0 when URL answers 200 within a second.
+    ///
+    /// Otherwise exit 1 with the reason on one line. For container healthchecks.
+    Probe {
+        /// [default: /readyz on GATEHOUSE_BIND, or http://127.0.0.1:3000/readyz]
+        url: Option<String>,
+    },
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     Demo,
@@ -114,6 +129,10 @@ struct ServeArgs {
     /// Worker tasks (default 4) [env: GATEHOUSE_WORKERS].
     #[arg(long)]
     workers: Option<usize>,
+    /// KEY=VALUE lines standing in for the environment, such as the
+    /// gatehouse.env `gatehouse register` writes. They win over the environment.
+    #[arg(long, value_name = "FILE")]
+    env_file: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -169,15 +188,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Register(args) => register::run(args),
         Command::Serve(args) => {
-            // A key given as a file wins over one in the environment.
+            let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();
+            // Flags, then the env file, then the environment; a key file
+            // named by one of them wins over a key given further down.
             let config = crate::app::AppConfig::from_lookup(|name| match name {
                 "GATEHOUSE_PRIVATE_KEY" if args.private_key_path.is_some() => None,
-                _ => args.flag(name).or_else(|| std::env::var(name).ok()),
+                "GATEHOUSE_PRIVATE_KEY" if file.contains_key("GATEHOUSE_PRIVATE_KEY_PATH") => file.get(name).cloned(),
+                _ => args.flag(name).or_else(|| file.get(name).cloned()).or_else(|| std::env::var(name).ok()),
             })?;
             crate::app::serve(config)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Probe { url } => Ok(probe(url)),
         Command::Demo => {
             crate::demo::run()?;
             Ok(ExitCode::SUCCESS)
@@ -192,6 +216,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             print!("{}", explain::explain(info));
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Every failure exits 1: Docker reserves a healthcheck's exit status 2.
+fn probe(url: Option<String>) -> ExitCode {
+    let outcome = url
+        .map_or_else(|| crate::app::probe::default_url(std::env::var("GATEHOUSE_BIND").ok().as_deref()), Ok)
+        .and_then(|url| {
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+            runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
+        });
+    match outcome {
+        Ok(url) => {
+            println!("ready: {url} answered 200");
+            ExitCode::SUCCESS
+        }
+        Err(reason) => {
+            eprintln!("not ready: {reason}");
+            ExitCode::from(1)
         }
     }
 }

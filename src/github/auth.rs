@@ -28,6 +28,13 @@ impl Token {
     }
 }
 
+/// Read from a JSON string (a private key or secret in a GitHub answer).
+impl<'de> serde::Deserialize<'de> for Token {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Token, D::Error> {
+        String::deserialize(deserializer).map(Token)
+    }
+}
+
 impl std::fmt::Debug for Token {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Token(***)")

@@ -3,10 +3,12 @@
 //! from file trees (a base and a head tree per PR), the REST and GraphQL
 //! routes gatehouse calls, RS256 verification of the App JWT, installation
 //! tokens, stored check runs, reviews and threads, a request log, and
-//! switches that inject 500s, secondary rate limits and slow responses.
+//! switches that inject 500s, secondary rate limits and slow responses, and
+//! the App manifest flow (`gatehouse register`).
 
 pub mod diff;
 mod graphql;
+mod manifests;
 mod routes;
 
 use std::collections::{BTreeMap, HashMap};
@@ -18,6 +20,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+
+pub use manifests::{CODE_LIFE_S, ManifestApp};
 
 /// Repo-relative path → bytes.
 pub type Tree = BTreeMap<String, Vec<u8>>;
@@ -160,6 +164,9 @@ pub(crate) struct State {
     pub next_id: u64,
     /// Every JWT accepted, for tests of the claims.
     pub jwts_seen: u32,
+    /// Its own address, for the URLs it hands out.
+    pub base_url: String,
+    pub manifests: manifests::Registry,
 }
 
 impl State {
@@ -200,6 +207,8 @@ impl Sim {
     /// App's JWTs, `installation` is the one installation it knows.
     pub async fn start(app_id: u64, public_key_pem: &[u8], installation: u64) -> Result<Sim> {
         let key = jsonwebtoken::DecodingKey::from_rsa_pem(public_key_pem).context("the sim needs an RSA public key")?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             app_id,
             key,
@@ -213,9 +222,9 @@ impl Sim {
             faults: Faults::default(),
             next_id: 1000,
             jwts_seen: 0,
+            base_url: format!("http://{addr}"),
+            manifests: manifests::Registry::default(),
         }));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr()?;
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -312,6 +321,25 @@ impl Sim {
             "repository": { "full_name": repo },
             "installation": { "id": installation },
         })
+    }
+
+    /// Opens the manifest flow: an App registered from a manifest gets this
+    /// simulated GitHub's App id and `private_key_pem`, which must be the
+    /// private half of the key the simulation verifies JWTs with.
+    pub fn accept_manifests(&self, private_key_pem: &str) {
+        self.lock().manifests.key_pem = Some(private_key_pem.to_string());
+    }
+
+    /// Apps registered through the manifest flow, in order.
+    pub fn manifest_apps(&self) -> Vec<ManifestApp> {
+        self.lock().manifests.apps.clone()
+    }
+
+    /// Ages every outstanding manifest code past its hour.
+    pub fn expire_manifest_codes(&self) {
+        for (_, issued) in self.lock().manifests.codes.values_mut() {
+            *issued = issued.saturating_sub(CODE_LIFE_S);
+        }
     }
 
     pub fn set_faults(&self, faults: Faults) {

@@ -42,12 +42,15 @@ pub(crate) fn router(state: Shared) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/app/installations/{id}/access_tokens", post(access_token))
+        .route("/settings/apps/new", post(super::manifests::new_personal))
+        .route("/organizations/{org}/settings/apps/new", post(super::manifests::new_for_org))
+        .route("/app-manifests/{code}/conversions", post(super::manifests::conversion))
         .merge(authed)
         .layer(middleware::from_fn_with_state(state.clone(), faults_and_log))
         .with_state(state)
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
