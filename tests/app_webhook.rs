@@ -79,6 +79,47 @@ async fn bodies_over_25_mb_are_refused() {
     app.kill();
 }
 
+/// Sends `head` (request line and headers, no body) and returns the status
+/// line of the answer; gives up after 20 seconds.
+async fn status_line_for_head(addr: std::net::SocketAddr, head: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 256];
+    let read = async {
+        while !answer.contains(&b'\n') {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(20), read).await.expect("an answer before the body is sent");
+    String::from_utf8_lossy(&answer).lines().next().unwrap_or("").to_string()
+}
+
+#[tokio::test]
+async fn a_declared_length_over_25_mb_is_refused_before_the_body_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_sim, app) = app_on(&Db::sqlite(&dir)).await;
+    let head = format!(
+        "POST /webhook HTTP/1.1\r\nHost: gatehouse\r\nX-GitHub-Event: pull_request\r\nContent-Length: {}\r\n\r\n",
+        25 * 1024 * 1024 + 1
+    );
+    assert_eq!(status_line_for_head(app.addr, &head).await, "HTTP/1.1 413 Payload Too Large");
+    // Without a declared length there is nothing to check first: refused too.
+    let chunked = "POST /webhook HTTP/1.1\r\nHost: gatehouse\r\nX-GitHub-Event: pull_request\r\nTransfer-Encoding: chunked\r\n\r\n";
+    assert_eq!(status_line_for_head(app.addr, chunked).await, "HTTP/1.1 411 Length Required");
+    let metrics = app.metrics.render();
+    assert!(
+        metrics.contains("gatehouse_deliveries_total{event=\"pull_request\",outcome=\"too_large\"} 1"),
+        "{metrics}"
+    );
+    assert_eq!(app.store.deliveries().await.unwrap(), 0);
+    app.kill();
+}
+
 #[tokio::test]
 async fn rotated_secrets_are_all_accepted() {
     let dir = tempfile::tempdir().unwrap();

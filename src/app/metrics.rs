@@ -17,6 +17,8 @@ pub struct Metrics {
     github_calls: Mutex<BTreeMap<u16, u64>>,
     /// -1 until GitHub tells us.
     rate_limit_remaining: AtomicI64,
+    connections_shed: AtomicU64,
+    connections_refused: AtomicU64,
 }
 
 impl Metrics {
@@ -27,7 +29,8 @@ impl Metrics {
     }
 
     /// One delivery of `event` answered with `outcome` (accepted, duplicate,
-    /// unauthorized, too_large, bad_request, error).
+    /// unauthorized, too_large, length_required, busy, timeout, bad_request,
+    /// error).
     pub fn delivery(&self, event: &str, outcome: &'static str) {
         // Event names come from a header: keep the label set bounded.
         let event = if event.len() <= 40 && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
@@ -37,6 +40,16 @@ impl Metrics {
         };
         let mut map = self.deliveries.lock().unwrap_or_else(|e| e.into_inner());
         *map.entry((event.to_string(), outcome)).or_default() += 1;
+    }
+
+    /// An idle connection closed to make room for a new one.
+    pub fn connection_shed(&self) {
+        self.connections_shed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A new connection turned away: every open one had a request in flight.
+    pub fn connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn job_finished(&self, seconds: f64) {
@@ -84,6 +97,15 @@ impl Metrics {
         out.push_str("# TYPE gatehouse_github_calls_total counter\n");
         for (status, n) in self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             let _ = writeln!(out, "gatehouse_github_calls_total{{status=\"{status}\"}} {n}");
+        }
+        out.push_str("# HELP gatehouse_connections_closed_total Connections closed at the connection cap: shed (idle, for a newer one) or refused (every one busy).\n");
+        out.push_str("# TYPE gatehouse_connections_closed_total counter\n");
+        for (reason, n) in [("shed", &self.connections_shed), ("refused", &self.connections_refused)] {
+            let _ = writeln!(
+                out,
+                "gatehouse_connections_closed_total{{reason=\"{reason}\"}} {}",
+                n.load(Ordering::Relaxed)
+            );
         }
         out.push_str("# HELP gatehouse_github_rate_limit_remaining Last x-ratelimit-remaining seen (-1: none yet).\n");
         out.push_str("# TYPE gatehouse_github_rate_limit_remaining gauge\n");

@@ -114,6 +114,21 @@ struct ServeArgs {
     /// Worker tasks (default 4) [env: GATEHOUSE_WORKERS].
     #[arg(long)]
     workers: Option<usize>,
+    /// Open connections at most (default 512); at the cap the oldest idle one
+    /// makes room for a new one [env: GATEHOUSE_MAX_CONNECTIONS].
+    #[arg(long, value_name = "N")]
+    max_connections: Option<u64>,
+    /// Seconds a client has to send a request's headers; idle connections are
+    /// closed after it too (default 10) [env: GATEHOUSE_HEADER_TIMEOUT_SECS].
+    #[arg(long, value_name = "SECS")]
+    header_timeout_secs: Option<u64>,
+    /// Seconds a client has to send a body (default 30) [env: GATEHOUSE_BODY_TIMEOUT_SECS].
+    #[arg(long, value_name = "SECS")]
+    body_timeout_secs: Option<u64>,
+    /// Megabytes all bodies not yet verified may hold at once; past it
+    /// deliveries get 503 (default 64, at least 25) [env: GATEHOUSE_BODY_MEMORY_MB].
+    #[arg(long, value_name = "MB")]
+    body_memory_mb: Option<u64>,
 }
 
 impl ServeArgs {
@@ -126,6 +141,10 @@ impl ServeArgs {
             "GATEHOUSE_BIND" => self.bind.clone(),
             "GATEHOUSE_GITHUB_API_URL" => self.github_api_url.clone(),
             "GATEHOUSE_WORKERS" => self.workers.map(|n| n.to_string()),
+            "GATEHOUSE_MAX_CONNECTIONS" => self.max_connections.map(|n| n.to_string()),
+            "GATEHOUSE_HEADER_TIMEOUT_SECS" => self.header_timeout_secs.map(|n| n.to_string()),
+            "GATEHOUSE_BODY_TIMEOUT_SECS" => self.body_timeout_secs.map(|n| n.to_string()),
+            "GATEHOUSE_BODY_MEMORY_MB" => self.body_memory_mb.map(|n| n.to_string()),
             _ => None,
         }
     }
