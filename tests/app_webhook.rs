@@ -121,6 +121,32 @@ async fn a_declared_length_over_25_mb_is_refused_before_the_body_is_read() {
 }
 
 #[tokio::test]
+async fn metrics_label_only_the_events_the_app_knows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_sim, app) = app_on(&Db::sqlite(&dir)).await;
+    for n in 0..30u8 {
+        let made_up = format!("made_up_{}", char::from(b'a' + n % 26)).repeat(usize::from(n / 26) + 1);
+        assert_eq!(post_raw(app.addr, &made_up, Some("x"), None, b"{}".to_vec()).await, 401);
+    }
+    assert_eq!(post_raw(app.addr, "pull_request", Some("x"), None, b"{}".to_vec()).await, 401);
+    assert_eq!(
+        deliver(app.addr, "ping", "p1", &json!({ "zen": "Half measures are as bad as nothing at all." })).await,
+        202
+    );
+    let metrics = reqwest::get(format!("http://{}/metrics", app.addr)).await.unwrap().text().await.unwrap();
+    let series: Vec<&str> = metrics.lines().filter(|l| l.starts_with("gatehouse_deliveries_total{")).collect();
+    assert_eq!(
+        series,
+        [
+            "gatehouse_deliveries_total{event=\"other\",outcome=\"unauthorized\"} 30",
+            "gatehouse_deliveries_total{event=\"ping\",outcome=\"accepted\"} 1",
+            "gatehouse_deliveries_total{event=\"pull_request\",outcome=\"unauthorized\"} 1",
+        ]
+    );
+    app.kill();
+}
+
+#[tokio::test]
 async fn rotated_secrets_are_all_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;

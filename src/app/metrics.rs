@@ -5,12 +5,14 @@ use std::fmt::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
+use crate::webhook::envelope::KNOWN_EVENTS;
+
 /// Job latency buckets, seconds.
 const BUCKETS: [f64; 8] = [0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
 #[derive(Debug, Default)]
 pub struct Metrics {
-    deliveries: Mutex<BTreeMap<(String, &'static str), u64>>,
+    deliveries: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     job_buckets: [AtomicU64; BUCKETS.len()],
     job_count: AtomicU64,
     job_micros: AtomicU64,
@@ -32,14 +34,11 @@ impl Metrics {
     /// unauthorized, too_large, length_required, busy, timeout, bad_request,
     /// error).
     pub fn delivery(&self, event: &str, outcome: &'static str) {
-        // Event names come from a header: keep the label set bounded.
-        let event = if event.len() <= 40 && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-            event
-        } else {
-            "invalid"
-        };
+        // Event names come from an unauthenticated header: only the events
+        // the App knows become labels, so the series stay few.
+        let event = KNOWN_EVENTS.iter().copied().find(|known| *known == event).unwrap_or("other");
         let mut map = self.deliveries.lock().unwrap_or_else(|e| e.into_inner());
-        *map.entry((event.to_string(), outcome)).or_default() += 1;
+        *map.entry((event, outcome)).or_default() += 1;
     }
 
     /// An idle connection closed to make room for a new one.
