@@ -157,6 +157,63 @@ async fn rotated_secrets_are_all_accepted() {
     app.kill();
 }
 
+/// A TCP relay to PostgreSQL that can black-hole: cut every relayed
+/// connection and hold new ones without an answer, as an unreachable
+/// database host does.
+struct Relay {
+    addr: std::net::SocketAddr,
+    down: tokio::sync::watch::Sender<bool>,
+}
+
+impl Relay {
+    async fn to(target: String) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (down, is_down) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let mut is_down = is_down.clone();
+                let target = target.clone();
+                tokio::spawn(async move {
+                    if *is_down.borrow() {
+                        // Held open (the task owns it), never answered.
+                        std::future::pending::<()>().await;
+                    }
+                    let Ok(mut server) = tokio::net::TcpStream::connect(&target).await else { return };
+                    // Going down drops both ends: the relayed connection is cut.
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                        _ = is_down.wait_for(|d| *d) => {}
+                    }
+                });
+            }
+        });
+        Relay { addr, down }
+    }
+}
+
+#[tokio::test]
+async fn readyz_answers_within_a_second_while_the_database_is_unreachable() {
+    let Some(Db::Postgres { url, schema }) = Db::postgres() else { return };
+    // postgres://user@host:port/db → the host:port the relay forwards to.
+    let rest = url.split_once("://").unwrap().1;
+    let authority = rest.split('/').next().unwrap();
+    let target = authority.rsplit('@').next().unwrap().to_string();
+    let relay = Relay::to(target.clone()).await;
+    let db = Db::Postgres { url: url.replacen(&target, &relay.addr.to_string(), 1), schema };
+    let (_sim, app) = app_on(&db).await;
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(5)).build().unwrap();
+    let ready = || client.get(format!("http://{}/readyz", app.addr)).send();
+    assert_eq!(ready().await.unwrap().status(), 200);
+    relay.down.send(true).unwrap();
+    // The pool waits 10 s for a connection; the probe gives up after 1 s.
+    let started = std::time::Instant::now();
+    let answer = ready().await.expect("/readyz answers while the database is unreachable");
+    assert_eq!(answer.status(), 503);
+    eprintln!("/readyz answered 503 in {:?} with the database unreachable", started.elapsed());
+    app.kill();
+}
+
 macro_rules! both_engines {
     ($($name:ident),*) => {
         mod sqlite {

@@ -49,8 +49,12 @@ pub fn router(receiver: Receiver) -> Router {
         .with_state(receiver)
 }
 
+/// How long `/readyz` waits for the store: under the 1-second timeout of a
+/// Kubernetes probe, whatever the pool's own connection timeout.
+const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(800);
+
 async fn ready(State(r): State<Receiver>) -> impl IntoResponse {
-    if r.store.ping().await {
+    if tokio::time::timeout(READY_WITHIN, r.store.ping()).await.unwrap_or(false) {
         (StatusCode::OK, "ready")
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "store unreachable")
