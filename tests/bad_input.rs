@@ -69,7 +69,7 @@ fn binary_invalid_utf8_and_oversized_documents() {
     let tmp = tempfile::tempdir().unwrap();
     let big = tmp.path().join("big.md");
     std::fs::File::create(&big).unwrap().set_len(50 * 1024 * 1024).unwrap();
-    let content = gatehouse::source::fs::read(&big, 1024 * 1024).unwrap();
+    let content = gatehouse::source::fs::read(tmp.path(), "big.md", 1024 * 1024).unwrap();
     assert_eq!(content, FileContent::TooLarge { bytes: 50 * 1024 * 1024, limit: 1024 * 1024 });
     let f = evaluate_brief(content);
     assert_eq!(f.len(), 1);
@@ -147,6 +147,7 @@ proptest! {
             FileContent::TooLarge { bytes: n, .. } => prop_assert!(n > 256),
             FileContent::Binary => prop_assert!(bytes.contains(&0)),
             FileContent::InvalidUtf8 { line } => prop_assert!(line >= 1),
+            other => prop_assert!(false, "bytes classified as {other:?}"),
         }
     }
 
