@@ -1,5 +1,6 @@
 //! `gatehouse` on repositories built to hurt it: links that lead out of the
-//! repository, FIFOs, links to devices, huge sparse files.
+//! repository, FIFOs, links to devices, huge sparse files, file names that
+//! carry control characters.
 
 use std::io::Read;
 use std::path::Path;
@@ -169,5 +170,22 @@ fn untracked_fifos_devices_and_sparse_files_are_never_read() {
         assert!(shown.contains("symbolic link to `/dev/zero`, outside the repository"), "{args:?}: {shown}");
         assert!(shown.contains("the file is 1610612736 bytes, over the"), "{args:?}: {shown}");
         assert!(!shown.contains("panicked"), "{args:?}: {shown}");
+    }
+}
+
+#[test]
+fn control_characters_in_names_and_text_are_escaped() {
+    let tmp = repo();
+    let dir = tmp.path().join("repo");
+    let forged = format!("{BRIEFS}/SWARM-AR-x\x1b[2J\n::error file=injected.md::INJECTED\n.md");
+    write(&dir, &forged, "---\nagent: \x1b[31mSWARM-AR\x1b]8;;https://evil.example\x07\n---\n\x1b[2J# Title\n");
+    for format in ["text", "github"] {
+        let out = run(&dir, &["check", "--format", format]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
+        assert!(stdout.contains("SWARM-AR-x"), "{format}: {stdout}");
+        assert!(!stdout.lines().any(|l| l.trim_start().starts_with("::error file=injected")), "{format}: {stdout}");
+        assert!(!stdout.contains('\x1b') && !stdout.contains('\x07'), "{format}: {stdout:?}");
+        assert!(stdout.contains("\\u{1b}"), "{format}: {stdout}");
     }
 }
