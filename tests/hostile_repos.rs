@@ -1,6 +1,6 @@
 //! `gatehouse` on repositories built to hurt it: links that lead out of the
 //! repository, FIFOs, links to devices, huge sparse files, file names that
-//! carry control characters.
+//! carry control characters, and a reader that closes the pipe early.
 
 use std::io::Read;
 use std::path::Path;
@@ -187,5 +187,44 @@ fn control_characters_in_names_and_text_are_escaped() {
         assert!(!stdout.lines().any(|l| l.trim_start().starts_with("::error file=injected")), "{format}: {stdout}");
         assert!(!stdout.contains('\x1b') && !stdout.contains('\x07'), "{format}: {stdout:?}");
         assert!(stdout.contains("\\u{1b}"), "{format}: {stdout}");
+    }
+}
+
+/// Runs `gatehouse ARGS` with its stdout a pipe whose reader is gone, as
+/// behind `| head` once head has exited; returns the exit status and stderr.
+fn into_a_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let tmp = repo();
+    let dir = tmp.path().join("repo");
+    write(&dir, &format!("{BRIEFS}/SWARM-AR-broken.md"), "---\nagent: nobody\n---\n");
+    let voting =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo/dark-factory/guidelines/backup-scripts@v1.md");
+    let voting = voting.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["check"],
+        &["check", "--format", "json"],
+        &["check", "--format", "github"],
+        &["rules"],
+        &["explain", "doc/unreadable"],
+        &["tally", voting],
+        &["tally", voting, "--format", "json"],
+    ];
+    for args in commands {
+        let (code, stderr) = into_a_closed_pipe(&dir, args);
+        assert_eq!(stderr, "", "{args:?}");
+        assert_eq!(code, Some(141), "{args:?}: the exit status of a command stopped by SIGPIPE");
     }
 }

@@ -165,6 +165,27 @@ fn parse_repo_root(s: &str) -> Result<(String, PathBuf), String> {
     Ok((name.to_string(), PathBuf::from(dir)))
 }
 
+/// Standard output was closed (`gatehouse … | head`): the command stops.
+#[derive(Debug, thiserror::Error)]
+#[error("standard output is closed")]
+pub struct StdoutClosed;
+
+/// The exit status of a Unix tool stopped by a closed pipe (128 + SIGPIPE).
+const CLOSED_PIPE_EXIT: u8 = 141;
+
+/// Writes `text` to standard output, its control characters other than
+/// newlines and tabs escaped (nothing a document holds reaches the terminal
+/// raw). A closed pipe is [`StdoutClosed`].
+pub(crate) fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let text = render::escape_controls(text, render::Keep::LinesAndTabs);
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        written => Ok(written.context("cannot write to standard output")?),
+    }
+}
+
 /// Runs the command line; usage and setup failures exit 2.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -176,8 +197,10 @@ pub fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
+        // Quietly, as Unix tools stop when the reader of their output is gone.
+        Err(e) if e.is::<StdoutClosed>() => ExitCode::from(CLOSED_PIPE_EXIT),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", render::escape_controls(&format!("{e:#}"), render::Keep::LinesAndTabs));
             ExitCode::from(2)
         }
     }
@@ -202,14 +225,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Rules => {
-            print!("{}", explain::rules());
+            emit(&explain::rules())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { rule } => {
             let Some(info) = crate::rules::find(&rule) else {
                 bail!("no rule `{rule}`; `gatehouse rules` lists them all");
             };
-            print!("{}", explain::explain(info));
+            emit(&explain::explain(info))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -220,8 +243,8 @@ fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
     let path = file.to_string_lossy();
     let report = crate::rules::voting::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     match format {
-        TextOrJson::Text => print!("{}", crate::rules::voting::render_text(&report)),
-        TextOrJson::Json => println!("{}", serde_json::to_string_pretty(&report).expect("plain data")),
+        TextOrJson::Text => emit(&crate::rules::voting::render_text(&report))?,
+        TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -254,6 +277,6 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         Format::Sarif => render::sarif(&report) + "\n",
         Format::Github => render::github(&report),
     };
-    print!("{output}");
+    emit(&output)?;
     Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
