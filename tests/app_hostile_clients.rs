@@ -4,6 +4,8 @@
 //! and descriptor cases run `gatehouse serve` as its own process, to read
 //! its peak memory from /proc and to give it a descriptor limit of its own.
 
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use std::io::{BufRead, BufReader};

@@ -2,6 +2,8 @@
 //! repository, FIFOs, links to devices, huge sparse files, file names that
 //! carry control characters, and a reader that closes the pipe early.
 
+#![cfg(unix)]
+
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

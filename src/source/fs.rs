@@ -58,7 +58,7 @@ pub fn read(root: &Path, rel: &str, limit: u64) -> Result<FileContent> {
     }
     match read_regular(&path, limit)? {
         Some(bytes) => Ok(FileContent::from_bytes(&bytes, limit)),
-        None => Ok(FileContent::NotAFile { kind: "not a regular file" }),
+        None => Ok(FileContent::NotAFile { kind: "a special file" }),
     }
 }
 
@@ -78,18 +78,18 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
 
 /// What a file that is not a regular file is, for a finding's message.
 fn kind_of(kind: FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file"
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        } else if kind.is_socket() {
+            return "a socket";
+        } else if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
     }
+    if kind.is_dir() { "a folder" } else { "a special file" }
 }
 
 /// Reads the repo config in a folder: defaults when absent.
