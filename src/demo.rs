@@ -53,10 +53,10 @@ pub async fn run_async() -> Result<()> {
     config.api_url = sim.url();
     config.retry = RetryPolicy { backoff: Duration::from_millis(50), ..RetryPolicy::default() };
     let running = app::start(config).await?;
-    println!("gatehouse demo");
-    println!("  simulated GitHub  {}", sim.url());
-    println!("  App               http://{} (SQLite in {})", running.addr, data.path().display());
-    println!("  pull request      {REPO}#1, head {}\n", &pr.head_sha[..7]);
+    crate::cli::emit("gatehouse demo\n")?;
+    crate::cli::emit(&format!("  simulated GitHub  {}\n", sim.url()))?;
+    crate::cli::emit(&format!("  App               http://{} (SQLite in {})\n", running.addr, data.path().display()))?;
+    crate::cli::emit(&format!("  pull request      {REPO}#1, head {}\n\n", &pr.head_sha[..7]))?;
 
     let payload = serde_json::to_vec(&sim.pull_request_event(REPO, 1, "opened"))?;
     let started = Instant::now();
@@ -69,7 +69,7 @@ pub async fn run_async() -> Result<()> {
         .send()
         .await?
         .status();
-    println!("delivered pull_request.opened: HTTP {status}");
+    crate::cli::emit(&format!("delivered pull_request.opened: HTTP {status}\n"))?;
 
     let expected = crate::publish::check_names().len();
     loop {
@@ -84,7 +84,7 @@ pub async fn run_async() -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("evaluated in {} ms\n", started.elapsed().as_millis());
+    crate::cli::emit(&format!("evaluated in {} ms\n\n", started.elapsed().as_millis()))?;
 
     for run in sim.check_runs(REPO, &pr.head_sha) {
         let conclusion = run.conclusion.as_deref().unwrap_or("?");
@@ -93,22 +93,22 @@ pub async fn run_async() -> Result<()> {
             "failure" => "✗",
             _ => "○",
         };
-        println!("{mark} {} — {conclusion}: {}", run.name, run.title);
+        crate::cli::emit(&format!("{mark} {} — {conclusion}: {}\n", run.name, run.title))?;
         for line in run.summary.lines() {
-            println!("    {line}");
+            crate::cli::emit(&format!("    {line}\n"))?;
         }
-        println!();
+        crate::cli::emit("\n")?;
     }
     let reviews = sim.reviews(REPO, 1);
-    println!("review comments ({} review, event COMMENT):", reviews.len());
+    crate::cli::emit(&format!("review comments ({} review, event COMMENT):\n", reviews.len()))?;
     for review in &reviews {
         for comment in &review.comments {
             let first = comment.body.lines().next().unwrap_or("");
-            println!("  {}:{}  {first}", comment.path, comment.line);
+            crate::cli::emit(&format!("  {}:{}  {first}\n", comment.path, comment.line))?;
         }
         for line in review.body.lines().filter(|l| l.starts_with("- `")) {
             let visible = line.split(" <!--").next().unwrap_or(line);
-            println!("  (outside the diff) {}", visible.trim_start_matches("- "));
+            crate::cli::emit(&format!("  (outside the diff) {}\n", visible.trim_start_matches("- ")))?;
         }
     }
     running.shutdown().await;

@@ -69,7 +69,7 @@ fn binary_invalid_utf8_and_oversized_documents() {
     let tmp = tempfile::tempdir().unwrap();
     let big = tmp.path().join("big.md");
     std::fs::File::create(&big).unwrap().set_len(50 * 1024 * 1024).unwrap();
-    let content = gatehouse::source::fs::read(&big, 1024 * 1024).unwrap();
+    let content = gatehouse::source::fs::read(tmp.path(), "big.md", 1024 * 1024).unwrap();
     assert_eq!(content, FileContent::TooLarge { bytes: 50 * 1024 * 1024, limit: 1024 * 1024 });
     let f = evaluate_brief(content);
     assert_eq!(f.len(), 1);
@@ -147,6 +147,7 @@ proptest! {
             FileContent::TooLarge { bytes: n, .. } => prop_assert!(n > 256),
             FileContent::Binary => prop_assert!(bytes.contains(&0)),
             FileContent::InvalidUtf8 { line } => prop_assert!(line >= 1),
+            other => prop_assert!(false, "bytes classified as {other:?}"),
         }
     }
 
@@ -160,4 +161,25 @@ proptest! {
             || (!probe.ends_with('/') && files.contains(&probe));
         prop_assert_eq!(found, expected);
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn plain_folders_never_open_fifos_or_follow_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let status = std::process::Command::new("mkfifo").arg(root.join("pipe.md")).status().unwrap();
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero.md")).unwrap();
+    std::os::unix::fs::symlink("pipe.md", root.join("inside.md")).unwrap();
+    let read = |rel: &str| gatehouse::source::fs::read(root, rel, 1024 * 1024).unwrap();
+    assert_eq!(read("pipe.md"), FileContent::NotAFile { kind: "a named pipe (FIFO)" });
+    assert_eq!(read("zero.md"), FileContent::Link { target: "/dev/zero".into(), outside: true });
+    assert_eq!(read("inside.md"), FileContent::Link { target: "pipe.md".into(), outside: false });
+    assert_eq!(gatehouse::source::fs::list(root).unwrap(), ["inside.md", "pipe.md", "zero.md"]);
+    let f = evaluate_brief(read("pipe.md"));
+    assert_eq!(
+        only(&f, "doc/unreadable"),
+        vec![(1, "this is a named pipe (FIFO), not a regular file, so it was not read".into())]
+    );
 }

@@ -5,18 +5,22 @@ use std::fmt::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
+use crate::webhook::envelope::KNOWN_EVENTS;
+
 /// Job latency buckets, seconds.
 const BUCKETS: [f64; 8] = [0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
 #[derive(Debug, Default)]
 pub struct Metrics {
-    deliveries: Mutex<BTreeMap<(String, &'static str), u64>>,
+    deliveries: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     job_buckets: [AtomicU64; BUCKETS.len()],
     job_count: AtomicU64,
     job_micros: AtomicU64,
     github_calls: Mutex<BTreeMap<u16, u64>>,
     /// -1 until GitHub tells us.
     rate_limit_remaining: AtomicI64,
+    connections_shed: AtomicU64,
+    connections_refused: AtomicU64,
 }
 
 impl Metrics {
@@ -27,16 +31,24 @@ impl Metrics {
     }
 
     /// One delivery of `event` answered with `outcome` (accepted, duplicate,
-    /// unauthorized, too_large, bad_request, error).
+    /// unauthorized, too_large, length_required, busy, timeout, bad_request,
+    /// error).
     pub fn delivery(&self, event: &str, outcome: &'static str) {
-        // Event names come from a header: keep the label set bounded.
-        let event = if event.len() <= 40 && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-            event
-        } else {
-            "invalid"
-        };
+        // Event names come from an unauthenticated header: only the events
+        // the App knows become labels, so the series stay few.
+        let event = KNOWN_EVENTS.iter().copied().find(|known| *known == event).unwrap_or("other");
         let mut map = self.deliveries.lock().unwrap_or_else(|e| e.into_inner());
-        *map.entry((event.to_string(), outcome)).or_default() += 1;
+        *map.entry((event, outcome)).or_default() += 1;
+    }
+
+    /// An idle connection closed to make room for a new one.
+    pub fn connection_shed(&self) {
+        self.connections_shed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A new connection turned away: every open one had a request in flight.
+    pub fn connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn job_finished(&self, seconds: f64) {
@@ -84,6 +96,15 @@ impl Metrics {
         out.push_str("# TYPE gatehouse_github_calls_total counter\n");
         for (status, n) in self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             let _ = writeln!(out, "gatehouse_github_calls_total{{status=\"{status}\"}} {n}");
+        }
+        out.push_str("# HELP gatehouse_connections_closed_total Connections closed at the connection cap: shed (idle, for a newer one) or refused (every one busy).\n");
+        out.push_str("# TYPE gatehouse_connections_closed_total counter\n");
+        for (reason, n) in [("shed", &self.connections_shed), ("refused", &self.connections_refused)] {
+            let _ = writeln!(
+                out,
+                "gatehouse_connections_closed_total{{reason=\"{reason}\"}} {}",
+                n.load(Ordering::Relaxed)
+            );
         }
         out.push_str("# HELP gatehouse_github_rate_limit_remaining Last x-ratelimit-remaining seen (-1: none yet).\n");
         out.push_str("# TYPE gatehouse_github_rate_limit_remaining gauge\n");

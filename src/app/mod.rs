@@ -5,6 +5,7 @@
 pub mod env_file;
 pub mod metrics;
 pub mod probe;
+mod server;
 mod worker;
 
 use std::net::SocketAddr;
@@ -17,8 +18,9 @@ use tokio::sync::{Notify, watch};
 use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
 use crate::source::github::TreeCache;
 use crate::store::{Store, redact_url};
-use crate::webhook::{Receiver, Secrets};
+use crate::webhook::{BodyLimits, Receiver, Secrets};
 use metrics::Metrics;
+pub use server::ServerLimits;
 
 /// App configuration, from flags or the environment (DESIGN §6).
 #[derive(Clone)]
@@ -37,6 +39,7 @@ pub struct AppConfig {
     /// How long a claimed job is held before another worker may take it.
     pub lease: Duration,
     pub retry: RetryPolicy,
+    pub limits: ServerLimits,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -49,6 +52,7 @@ impl std::fmt::Debug for AppConfig {
             .field("bind", &self.bind)
             .field("api_url", &self.api_url)
             .field("workers", &self.workers)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -71,13 +75,16 @@ impl AppConfig {
             workers: 4,
             lease: Duration::from_secs(60),
             retry: RetryPolicy::default(),
+            limits: ServerLimits::default(),
         }
     }
 
     /// Reads `GATEHOUSE_APP_ID`, `GATEHOUSE_PRIVATE_KEY` or
     /// `GATEHOUSE_PRIVATE_KEY_PATH`, `GATEHOUSE_WEBHOOK_SECRET` (comma-separated),
     /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
-    /// `GATEHOUSE_WORKERS`.
+    /// `GATEHOUSE_WORKERS`, and the server's limits: `GATEHOUSE_MAX_CONNECTIONS`,
+    /// `GATEHOUSE_HEADER_TIMEOUT_SECS`, `GATEHOUSE_BODY_TIMEOUT_SECS`,
+    /// `GATEHOUSE_BODY_MEMORY_MB`.
     pub fn from_env() -> Result<AppConfig> {
         AppConfig::from_lookup(|name| std::env::var(name).ok())
     }
@@ -113,6 +120,24 @@ impl AppConfig {
         }
         if let Some(n) = var("GATEHOUSE_WORKERS") {
             config.workers = n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number")?.clamp(1, 64);
+        }
+        let number = |name: &str| -> Result<Option<u64>> {
+            var(name)
+                .map(|v| v.trim().parse::<u64>().with_context(|| format!("{name} must be a whole number")))
+                .transpose()
+        };
+        let limits = &mut config.limits;
+        if let Some(n) = number("GATEHOUSE_MAX_CONNECTIONS")? {
+            limits.max_connections = (n as usize).max(1);
+        }
+        if let Some(secs) = number("GATEHOUSE_HEADER_TIMEOUT_SECS")? {
+            limits.header_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(secs) = number("GATEHOUSE_BODY_TIMEOUT_SECS")? {
+            limits.body_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(mb) = number("GATEHOUSE_BODY_MEMORY_MB")? {
+            limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);
         }
         Ok(config)
     }
@@ -166,22 +191,24 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
         .collect();
-    let receiver =
-        Receiver { store: store.clone(), secrets: Arc::new(config.secrets.clone()), metrics: metrics.clone(), wake };
+    let receiver = Receiver {
+        store: store.clone(),
+        secrets: Arc::new(config.secrets.clone()),
+        metrics: metrics.clone(),
+        wake,
+        body_limits: BodyLimits::new(config.limits.body_memory, config.limits.body_timeout),
+    };
     let listener = tokio::net::TcpListener::bind(config.bind)
         .await
         .with_context(|| format!("cannot listen on {}", config.bind))?;
     let addr = listener.local_addr()?;
-    let mut stopped_server = stopped;
-    let server = tokio::spawn(async move {
-        let app = crate::webhook::router(receiver);
-        let shutdown = async move {
-            let _ = stopped_server.wait_for(|s| *s).await;
-        };
-        if let Err(err) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
-            tracing::error!(error = %err, "the webhook server stopped");
-        }
-    });
+    let server = tokio::spawn(server::serve(
+        listener,
+        crate::webhook::router(receiver),
+        config.limits,
+        metrics.clone(),
+        stopped,
+    ));
     tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");
     Ok(Running { addr, store, metrics, stop, server, workers })
 }

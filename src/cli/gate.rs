@@ -55,9 +55,9 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
         TextOrJson::Json => {
             let mut value = serde_json::to_value(&outcome).expect("plain data");
             value["missing_text"] = serde_json::json!(outcome.missing_lines());
-            println!("{}", serde_json::to_string_pretty(&value).expect("plain data"));
+            super::emit(&(serde_json::to_string_pretty(&value).expect("plain data") + "\n"))?;
         }
-        TextOrJson::Text => println!("{}", outcome.summary()),
+        TextOrJson::Text => super::emit(&format!("{}\n", outcome.summary()))?,
     }
     Ok(if outcome.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

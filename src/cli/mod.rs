@@ -133,6 +133,21 @@ struct ServeArgs {
     /// gatehouse.env `gatehouse register` writes. They win over the environment.
     #[arg(long, value_name = "FILE")]
     env_file: Option<PathBuf>,
+    /// Open connections at most (default 512); at the cap the oldest idle one
+    /// makes room for a new one [env: GATEHOUSE_MAX_CONNECTIONS].
+    #[arg(long, value_name = "N")]
+    max_connections: Option<u64>,
+    /// Seconds a client has to send a request's headers; idle connections are
+    /// closed after it too (default 10) [env: GATEHOUSE_HEADER_TIMEOUT_SECS].
+    #[arg(long, value_name = "SECS")]
+    header_timeout_secs: Option<u64>,
+    /// Seconds a client has to send a body (default 30) [env: GATEHOUSE_BODY_TIMEOUT_SECS].
+    #[arg(long, value_name = "SECS")]
+    body_timeout_secs: Option<u64>,
+    /// Megabytes all bodies not yet verified may hold at once; past it
+    /// deliveries get 503 (default 64, at least 25) [env: GATEHOUSE_BODY_MEMORY_MB].
+    #[arg(long, value_name = "MB")]
+    body_memory_mb: Option<u64>,
 }
 
 impl ServeArgs {
@@ -145,6 +160,10 @@ impl ServeArgs {
             "GATEHOUSE_BIND" => self.bind.clone(),
             "GATEHOUSE_GITHUB_API_URL" => self.github_api_url.clone(),
             "GATEHOUSE_WORKERS" => self.workers.map(|n| n.to_string()),
+            "GATEHOUSE_MAX_CONNECTIONS" => self.max_connections.map(|n| n.to_string()),
+            "GATEHOUSE_HEADER_TIMEOUT_SECS" => self.header_timeout_secs.map(|n| n.to_string()),
+            "GATEHOUSE_BODY_TIMEOUT_SECS" => self.body_timeout_secs.map(|n| n.to_string()),
+            "GATEHOUSE_BODY_MEMORY_MB" => self.body_memory_mb.map(|n| n.to_string()),
             _ => None,
         }
     }
@@ -165,6 +184,27 @@ fn parse_repo_root(s: &str) -> Result<(String, PathBuf), String> {
     Ok((name.to_string(), PathBuf::from(dir)))
 }
 
+/// Standard output was closed (`gatehouse … | head`): the command stops.
+#[derive(Debug, thiserror::Error)]
+#[error("standard output is closed")]
+pub struct StdoutClosed;
+
+/// The exit status of a Unix tool stopped by a closed pipe (128 + SIGPIPE).
+const CLOSED_PIPE_EXIT: u8 = 141;
+
+/// Writes `text` to standard output, its control characters other than
+/// newlines and tabs escaped (nothing a document holds reaches the terminal
+/// raw). A closed pipe is [`StdoutClosed`].
+pub(crate) fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let text = render::escape_controls(text, render::Keep::LinesAndTabs);
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        written => Ok(written.context("cannot write to standard output")?),
+    }
+}
+
 /// Runs the command line; usage and setup failures exit 2.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -176,8 +216,10 @@ pub fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
+        // Quietly, as Unix tools stop when the reader of their output is gone.
+        Err(e) if e.is::<StdoutClosed>() => ExitCode::from(CLOSED_PIPE_EXIT),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", render::escape_controls(&format!("{e:#}"), render::Keep::LinesAndTabs));
             ExitCode::from(2)
         }
     }
@@ -207,14 +249,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Rules => {
-            print!("{}", explain::rules());
+            emit(&explain::rules())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { rule } => {
             let Some(info) = crate::rules::find(&rule) else {
                 bail!("no rule `{rule}`; `gatehouse rules` lists them all");
             };
-            print!("{}", explain::explain(info));
+            emit(&explain::explain(info))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -246,8 +288,8 @@ fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
     let path = file.to_string_lossy();
     let report = crate::rules::voting::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     match format {
-        TextOrJson::Text => print!("{}", crate::rules::voting::render_text(&report)),
-        TextOrJson::Json => println!("{}", serde_json::to_string_pretty(&report).expect("plain data")),
+        TextOrJson::Text => emit(&crate::rules::voting::render_text(&report))?,
+        TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -280,6 +322,6 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         Format::Sarif => render::sarif(&report) + "\n",
         Format::Github => render::github(&report),
     };
-    print!("{output}");
+    emit(&output)?;
     Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -19,6 +19,16 @@ pub enum FileContent {
         bytes: u64,
         limit: u64,
     },
+    /// A symbolic link, read as git stores it (the path it points to) and
+    /// never followed; `outside` when that path leads out of the repository.
+    Link {
+        target: String,
+        outside: bool,
+    },
+    /// A FIFO, socket or device ("a named pipe"): never opened.
+    NotAFile {
+        kind: &'static str,
+    },
 }
 
 impl PartialEq for FileContent {
@@ -33,6 +43,10 @@ impl PartialEq for FileContent {
             (FileContent::TooLarge { bytes: a, limit: x }, FileContent::TooLarge { bytes: b, limit: y }) => {
                 a == b && x == y
             }
+            (FileContent::Link { target: a, outside: x }, FileContent::Link { target: b, outside: y }) => {
+                a == b && x == y
+            }
+            (FileContent::NotAFile { kind: a }, FileContent::NotAFile { kind: b }) => a == b,
             _ => false,
         }
     }
@@ -56,12 +70,38 @@ impl FileContent {
         }
     }
 
+    /// A symbolic link at `path` (repo-relative) pointing to `target`.
+    pub fn link(path: &str, target: &str) -> FileContent {
+        FileContent::Link { target: target.to_string(), outside: leaves_repository(path, target) }
+    }
+
     pub fn text(&self) -> Option<&str> {
         match self {
             FileContent::Text(text) => Some(text),
             _ => None,
         }
     }
+}
+
+/// True when a link at `path` (repo-relative, `/`-separated) pointing to
+/// `target` leads out of the repository: an absolute target, or more `..`
+/// than the link has folders above it.
+pub fn leaves_repository(path: &str, target: &str) -> bool {
+    if target.starts_with('/') || target.starts_with('\\') || target.get(1..2) == Some(":") {
+        return true;
+    }
+    let mut depth = path.split('/').count() as i64 - 1;
+    for part in target.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Repo-relative path → content. Ordered, so every report is deterministic.
@@ -238,6 +278,18 @@ mod tests {
 
     fn files(entries: &[(&str, &str)]) -> Files {
         entries.iter().map(|(p, t)| (p.to_string(), FileContent::Text(Arc::from(*t)))).collect()
+    }
+
+    #[test]
+    fn links_that_leave_the_repository() {
+        for (path, target) in
+            [("a.md", "/etc/passwd"), ("a.md", "../x.md"), ("d/a.md", "../../x"), ("d/a.md", "e/../../../x")]
+        {
+            assert!(leaves_repository(path, target), "{path} -> {target}");
+        }
+        for (path, target) in [("a.md", "b.md"), ("d/a.md", "../b.md"), ("d/a.md", "./e/../f/./b.md")] {
+            assert!(!leaves_repository(path, target), "{path} -> {target}");
+        }
     }
 
     /// The ordered walks give what a lookup per path gives.

@@ -1,8 +1,12 @@
 use std::fmt::Write;
 
+use super::{Keep, escape_controls};
 use crate::model::{Report, Severity};
 
-/// GitHub Actions workflow commands: one annotation per finding.
+/// GitHub Actions workflow commands: one annotation per finding. Control
+/// characters in paths and messages are escaped, newlines percent-encoded
+/// as the grammar asks, so every command stays on its line and nothing
+/// reaches the log raw.
 pub fn github(report: &Report) -> String {
     let mut out = String::new();
     for f in report.findings() {
@@ -11,19 +15,29 @@ pub fn github(report: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Notice => "notice",
         };
-        let mut props =
-            format!("file={},line={},endLine={}", property(&f.path), f.span.line, f.span.end_line.max(f.span.line));
+        let mut props = format!(
+            "file={},line={},endLine={}",
+            property(&plain(&f.path)),
+            f.span.line,
+            f.span.end_line.max(f.span.line)
+        );
         if f.span.col > 0 && f.span.end_line == f.span.line {
             let _ = write!(props, ",col={},endColumn={}", f.span.col, f.span.end_col.max(f.span.col + 1));
         }
         let _ = write!(props, ",title={}", property(f.rule));
         let message = match &f.help {
-            Some(help) => format!("{}\nhelp: {help}", f.message),
-            None => f.message.clone(),
+            Some(help) => format!("{}\nhelp: {}", plain(&f.message), plain(help)),
+            None => plain(&f.message),
         };
         let _ = writeln!(out, "::{command} {props}::{}", data(&message));
     }
     out
+}
+
+/// A field with its control characters escaped but for newlines and tabs,
+/// which [`data`] encodes or the log shows as they are.
+fn plain(s: &str) -> String {
+    escape_controls(s, Keep::LinesAndTabs).into_owned()
 }
 
 /// Escapes a workflow command's message.

@@ -1,8 +1,11 @@
 use std::fmt::Write;
 
+use super::{Keep, escape_controls};
 use crate::model::{ChangeSet, Conclusion, Finding, Report, Severity};
 
-/// rustc-style diagnostics, then one summary line per check.
+/// rustc-style diagnostics, then one summary line per check. Every path,
+/// message and source line has its control characters escaped: each line
+/// of the output starts with what gatehouse put there.
 pub fn text(report: &Report, changes: &ChangeSet) -> String {
     let mut out = String::new();
     for finding in report.findings() {
@@ -12,7 +15,10 @@ pub fn text(report: &Report, changes: &ChangeSet) -> String {
         if !check.details.is_empty() {
             let _ = writeln!(out, "{}:", check.name);
             for block in &check.details {
-                let _ = writeln!(out, "{}\n", block.trim_end());
+                for line in block.trim_end().lines() {
+                    let _ = writeln!(out, "{}", details_line(line));
+                }
+                out.push('\n');
             }
         }
     }
@@ -46,20 +52,35 @@ pub fn text(report: &Report, changes: &ChangeSet) -> String {
     out
 }
 
+/// A line of a check's details: file names and document values end up in
+/// those, and a newline among them starts a line of their own, so a line
+/// that would read as a GitHub workflow command (`::error …`) has its first
+/// colon escaped, and control characters are escaped.
+fn details_line(line: &str) -> String {
+    let line = escape_controls(line, Keep::LinesAndTabs);
+    let indent = line.len() - line.trim_start().len();
+    if line[indent..].starts_with("::") {
+        format!("{}\\{}", &line[..indent], &line[indent..])
+    } else {
+        line.into_owned()
+    }
+}
+
 fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
-    let _ = writeln!(out, "{}[{}]: {}", f.severity.as_str(), f.rule, f.message);
+    let _ = writeln!(out, "{}[{}]: {}", f.severity.as_str(), f.rule, escape_controls(&f.message, Keep::Nothing));
     let line = f.span.line;
     let col = f.span.col.max(1);
     let source = changes.head.get(&f.path).and_then(|c| c.text()).and_then(|t| t.lines().nth(line as usize - 1));
     let gutter = line.to_string().len();
     let pad = " ".repeat(gutter);
-    let _ = writeln!(out, "{pad}--> {}:{line}:{col}", f.path);
+    let _ = writeln!(out, "{pad}--> {}:{line}:{col}", escape_controls(&f.path, Keep::Nothing));
     if let Some(source) = source {
         let source = source.replace('\t', "    ");
+        let source = escape_controls(&source, Keep::Nothing);
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{line} | {source}");
         if f.span.col > 0 {
@@ -74,7 +95,7 @@ fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
         }
     }
     if let Some(help) = &f.help {
-        let _ = writeln!(out, "{pad} = help: {help}");
+        let _ = writeln!(out, "{pad} = help: {}", escape_controls(help, Keep::Nothing));
     }
     out.push('\n');
 }

@@ -1,5 +1,9 @@
 //! Reading a plain folder: every file listed, the relevant ones read.
+//! Only regular files are opened, their size checked first; a symbolic link
+//! is read as git stores it (its target), never followed; FIFOs and devices
+//! are never opened.
 
+use std::fs::FileType;
 use std::io::Read;
 use std::path::Path;
 
@@ -9,7 +13,9 @@ use super::Relevance;
 use crate::config::{CONFIG_PATH, Config, ConfigError};
 use crate::model::{FileContent, Files, RepoTree};
 
-/// Lists every file under `root` (repo-relative, `/`-separated), skipping `.git`.
+/// Lists every file under `root` (repo-relative, `/`-separated): regular
+/// files, links (never followed, so never into a linked folder) and the
+/// FIFOs or devices reading reports; `.git` is skipped.
 pub fn list(root: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
@@ -23,7 +29,7 @@ pub fn list(root: &Path) -> Result<Vec<String>> {
                 if entry.file_name() != ".git" {
                     stack.push(path);
                 }
-            } else if kind.is_file() {
+            } else {
                 let rel = path.strip_prefix(root).expect("walked under root");
                 let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
                 out.push(rel.join("/"));
@@ -34,31 +40,71 @@ pub fn list(root: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Reads one file, never more than `limit` bytes of it.
-pub fn read(path: &Path, limit: u64) -> Result<FileContent> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let size = file.metadata()?.len();
-    if size > limit {
-        return Ok(FileContent::TooLarge { bytes: size, limit });
+/// Reads the file at `rel` under `root`, never more than `limit` bytes of
+/// it: a link's target text instead of what it points to, a FIFO or device
+/// not at all.
+pub fn read(root: &Path, rel: &str, limit: u64) -> Result<FileContent> {
+    let path = root.join(rel);
+    let meta = std::fs::symlink_metadata(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(&path).with_context(|| format!("cannot read the link {}", path.display()))?;
+        return Ok(FileContent::link(rel, &target.to_string_lossy()));
     }
-    let mut bytes = Vec::with_capacity(size as usize);
+    if !meta.is_file() {
+        return Ok(FileContent::NotAFile { kind: kind_of(meta.file_type()) });
+    }
+    if meta.len() > limit {
+        return Ok(FileContent::TooLarge { bytes: meta.len(), limit });
+    }
+    match read_regular(&path, limit)? {
+        Some(bytes) => Ok(FileContent::from_bytes(&bytes, limit)),
+        None => Ok(FileContent::NotAFile { kind: "a special file" }),
+    }
+}
+
+/// The bytes of the regular file at `path`, at most `limit + 1` of them;
+/// `None` when what opened is not a regular file (the path was swapped after
+/// it was checked).
+pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
     file.take(limit + 1).read_to_end(&mut bytes)?;
-    Ok(FileContent::from_bytes(&bytes, limit))
+    Ok(Some(bytes))
+}
+
+/// What a file that is not a regular file is, for a finding's message.
+fn kind_of(kind: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        } else if kind.is_socket() {
+            return "a socket";
+        } else if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() { "a folder" } else { "a special file" }
 }
 
 /// Reads the repo config in a folder: defaults when absent.
 pub fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
-    let path = root.join(CONFIG_PATH);
-    if !path.exists() {
+    if std::fs::symlink_metadata(root.join(CONFIG_PATH)).is_err() {
         return Ok((Config::default(), Vec::new()));
     }
-    match read(&path, Config::default().limits.max_file_bytes)? {
-        FileContent::Text(text) => Ok(Config::parse(&text)),
-        _ => Ok((
-            Config::default(),
-            vec![ConfigError { line: 1, col: 1, message: "the config is not UTF-8 text within 1 MB".into() }],
-        )),
-    }
+    let message = match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
+        FileContent::Text(text) => return Ok(Config::parse(&text)),
+        FileContent::Link { target, .. } => {
+            format!("the config is a symbolic link to `{target}`, which gatehouse does not follow")
+        }
+        _ => "the config is not UTF-8 text within 1 MB in a regular file".into(),
+    };
+    Ok((Config::default(), vec![ConfigError { line: 1, col: 1, message }]))
 }
 
 /// A folder as a tree listing and the relevant files' contents.
@@ -67,7 +113,7 @@ pub fn snapshot(root: &Path, relevance: &Relevance, limit: u64) -> Result<(Files
     let mut files = Files::new();
     for rel in &listing {
         if relevance.wants(rel) {
-            files.insert(rel.clone(), read(&root.join(rel), limit)?);
+            files.insert(rel.clone(), read(root, rel, limit)?);
         }
     }
     Ok((files, RepoTree::new(listing)))

@@ -17,12 +17,14 @@ pub struct Checkout {
     root: PathBuf,
 }
 
-/// One file of a tree: its path, blob id and size.
+/// One file of a tree: its path, blob id and size, and whether it is a
+/// symbolic link (whose blob is the path it points to).
 #[derive(Clone, Debug)]
 pub struct Entry {
     pub path: String,
     pub blob: String,
     pub size: u64,
+    pub link: bool,
 }
 
 impl Checkout {
@@ -102,6 +104,7 @@ impl Checkout {
                     path: path.to_string(),
                     blob: fields[2].to_string(),
                     size: fields[3].parse().unwrap_or(0),
+                    link: fields[0] == "120000",
                 });
             }
         }
@@ -109,7 +112,7 @@ impl Checkout {
     }
 
     /// Reads the wanted entries of a tree through one `git cat-file --batch`.
-    /// Entries over `limit` bytes are never read.
+    /// Entries over `limit` bytes are never read; a link is its target text.
     pub fn read(&self, entries: &[&Entry], limit: u64) -> Result<Files> {
         let mut files = Files::new();
         let to_read: Vec<&&Entry> = entries.iter().filter(|e| e.size <= limit).collect();
@@ -142,7 +145,12 @@ impl Checkout {
             let mut bytes = vec![0; size + 1];
             out.read_exact(&mut bytes)?;
             bytes.pop();
-            files.insert(entry.path.clone(), FileContent::from_bytes(&bytes, limit));
+            let content = if entry.link {
+                FileContent::link(&entry.path, &String::from_utf8_lossy(&bytes))
+            } else {
+                FileContent::from_bytes(&bytes, limit)
+            };
+            files.insert(entry.path.clone(), content);
         }
         writer.join().expect("writer thread").context("cannot feed `git cat-file`")?;
         child.wait()?;
@@ -150,13 +158,14 @@ impl Checkout {
     }
 
     /// The working tree's files: tracked and untracked-but-not-ignored,
-    /// without the ones deleted on disk.
+    /// without the ones deleted on disk. Links count as files (git stores
+    /// them so) and are not followed.
     pub fn working_files(&self) -> Result<Vec<String>> {
         let raw = self.git(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
         let mut seen = BTreeSet::new();
         for path in raw.split(|b| *b == 0).filter(|p| !p.is_empty()) {
             let path = String::from_utf8_lossy(path).into_owned();
-            if self.root.join(&path).is_file() {
+            if std::fs::symlink_metadata(self.root.join(&path)).is_ok_and(|m| !m.is_dir()) {
                 seen.insert(path);
             }
         }
@@ -164,8 +173,10 @@ impl Checkout {
     }
 
     /// The diff's files with line counts, from `base` to `head` (or to the
-    /// working tree, untracked files included).
-    pub fn numstat(&self, base: &str, head: Option<&str>) -> Result<Vec<ChangedFile>> {
+    /// working tree, untracked files included). An untracked file's lines are
+    /// counted only when it is a regular file within `limit` bytes (a link
+    /// is one line, its target, as git stores it); nothing else is opened.
+    pub fn numstat(&self, base: &str, head: Option<&str>, limit: u64) -> Result<Vec<ChangedFile>> {
         let mut args = vec!["diff", "--numstat", "-z", "--no-renames", base];
         args.extend(head);
         let raw = self.git(&args)?;
@@ -185,9 +196,7 @@ impl Checkout {
             let untracked = self.git(&["ls-files", "-z", "--others", "--exclude-standard"])?;
             for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
                 let path = String::from_utf8_lossy(path).into_owned();
-                let additions = std::fs::read(self.root.join(&path))
-                    .map(|b| b.iter().filter(|c| **c == b'\n').count() as u64)
-                    .unwrap_or(0);
+                let additions = untracked_lines(&self.root.join(&path), limit);
                 files.push(ChangedFile { path, additions, deletions: 0 });
             }
         }
@@ -198,6 +207,18 @@ impl Checkout {
     pub fn history(&self) -> Result<BTreeSet<String>> {
         let raw = self.git_text(&["rev-list", "--all"])?;
         Ok(raw.lines().map(str::to_string).collect())
+    }
+}
+
+/// The lines of an untracked file, as `git diff` would count them once added.
+fn untracked_lines(path: &Path, limit: u64) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => 1,
+        Ok(meta) if meta.is_file() && meta.len() <= limit => {
+            let bytes = super::fs::read_regular(path, limit).ok().flatten().unwrap_or_default();
+            bytes.iter().filter(|c| **c == b'\n').count() as u64
+        }
+        _ => 0,
     }
 }
 

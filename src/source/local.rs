@@ -59,9 +59,6 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                         req.base.as_deref().map_or_else(|| git.default_base(), |b| Ok(b.to_string()))?.as_str(),
                     )?)
                 };
-            if let Some(base) = &base {
-                diff = Some(git.numstat(base, req.head.as_deref())?);
-            }
             let base_tree = base.as_deref().map(|b| git.tree(b)).transpose()?;
             let config = match &base_tree {
                 Some(tree) => config_at(git, tree)?,
@@ -72,6 +69,9 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
             };
             let relevance = Relevance::new(&config);
             let limit = config.limits.max_file_bytes;
+            if let Some(base) = &base {
+                diff = Some(git.numstat(base, req.head.as_deref(), limit)?);
+            }
             let base_files = match &base_tree {
                 Some(tree) => git.read(&wanted(tree, &relevance), limit)?,
                 None => Files::new(),
@@ -123,7 +123,7 @@ fn working_tree(git: &Checkout, relevance: &Relevance, limit: u64) -> Result<(Fi
     let paths = git.working_files()?;
     let mut files = Files::new();
     for path in paths.iter().filter(|p| relevance.wants(p)) {
-        files.insert(path.clone(), super::fs::read(&git.root().join(path), limit)?);
+        files.insert(path.clone(), super::fs::read(git.root(), path, limit)?);
     }
     Ok((files, RepoTree::new(paths)))
 }

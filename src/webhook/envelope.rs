@@ -83,6 +83,18 @@ struct User {
     login: String,
 }
 
+/// The events the App subscribes to (app-manifest.yml) or GitHub sends every
+/// App: the only `X-GitHub-Event` values `/metrics` labels by name.
+pub const KNOWN_EVENTS: [&str; 7] = [
+    "check_run",
+    "check_suite",
+    "installation",
+    "installation_repositories",
+    "ping",
+    "pull_request",
+    "pull_request_review",
+];
+
 /// The identifier of the check runs' `Re-run` button.
 pub const RERUN_ACTION: &str = "rerun";
 

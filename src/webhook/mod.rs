@@ -1,25 +1,30 @@
-//! The webhook receiver: verify the HMAC on the raw bytes, then parse, dedup
-//! by `X-GitHub-Delivery`, persist, and answer 202. Nothing is parsed or
-//! stored before the signature verifies.
+//! The webhook receiver: read the body within the limits for unverified
+//! bodies, verify the HMAC on the raw bytes, then parse, dedup by
+//! `X-GitHub-Delivery`, persist, and answer 202. Nothing is parsed or stored
+//! before the signature verifies.
 
+pub mod body;
 pub mod envelope;
 pub mod signature;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::sync::Notify;
 
 use crate::app::metrics::Metrics;
 use crate::store::{Accepted, Store};
+pub use body::BodyLimits;
+use body::Unverified;
 pub use signature::{Secret, Secrets};
 
-/// GitHub caps webhook payloads at 25 MB; anything larger is refused (413).
+/// GitHub caps webhook payloads at 25 MB; anything declared larger is
+/// refused (413) before it is read.
 pub const MAX_BODY: usize = 25 * 1024 * 1024;
 
 /// What the routes share.
@@ -30,6 +35,7 @@ pub struct Receiver {
     pub metrics: Arc<Metrics>,
     /// Wakes the workers when a job was stored.
     pub wake: Arc<Notify>,
+    pub body_limits: BodyLimits,
 }
 
 /// `POST /webhook` (and `/api/github/webhooks`), `/healthz`, `/readyz`, `/metrics`.
@@ -40,12 +46,15 @@ pub fn router(receiver: Receiver) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
-        .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(receiver)
 }
 
+/// How long `/readyz` waits for the store: under the 1-second timeout of a
+/// Kubernetes probe, whatever the pool's own connection timeout.
+const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(800);
+
 async fn ready(State(r): State<Receiver>) -> impl IntoResponse {
-    if r.store.ping().await {
+    if tokio::time::timeout(READY_WITHIN, r.store.ping()).await.unwrap_or(false) {
         (StatusCode::OK, "ready")
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "store unreachable")
@@ -56,18 +65,33 @@ async fn metrics(State(r): State<Receiver>) -> impl IntoResponse {
     ([("content-type", "text/plain; version=0.0.4")], r.metrics.render())
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-async fn deliver(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> (StatusCode, &'static str) {
-    let event = header(&headers, "x-github-event").unwrap_or("");
+async fn deliver(State(r): State<Receiver>, headers: HeaderMap, body: Body) -> Response {
+    let event = header_str(&headers, "x-github-event").unwrap_or("");
+    match body::read(&headers, body, &r.body_limits).await {
+        Ok(unverified) => accept(&r, &headers, event, unverified).await.into_response(),
+        Err(refusal) => {
+            r.metrics.delivery(event, refusal.outcome());
+            let mut response = (refusal.status(), refusal.message()).into_response();
+            if refusal == body::Refusal::Busy {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            response
+        }
+    }
+}
+
+async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unverified) -> (StatusCode, &'static str) {
     let signature = headers.get("x-hub-signature-256").map(|v| v.as_bytes());
-    if !r.secrets.verify(signature, &body) {
+    if !r.secrets.verify(signature, &unverified.bytes) {
         r.metrics.delivery(event, "unauthorized");
         return (StatusCode::UNAUTHORIZED, "signature missing or invalid\n");
     }
-    let Some(delivery) = header(&headers, "x-github-delivery").filter(|d| !d.is_empty() && d.len() <= 100) else {
+    let body = unverified.verified();
+    let Some(delivery) = header_str(headers, "x-github-delivery").filter(|d| !d.is_empty() && d.len() <= 100) else {
         r.metrics.delivery(event, "bad_request");
         return (StatusCode::BAD_REQUEST, "X-GitHub-Delivery missing\n");
     };
