@@ -1,4 +1,4 @@
-//! The spec root's engine files and the brief (DESIGN §3.3; seed 003,
+//! The spec root's engine files and the brief (docs/seed-coverage.md, Engine formats; seed 003,
 //! Artifacts): `landed.md`, `roster.md`, `stats.md`, `99-user.md` and
 //! `pre-plan/00-brief.md`. Every parser keeps lines and collects problems
 //! instead of failing.
@@ -97,6 +97,8 @@ pub struct RosterRow {
     pub line: u32,
     pub role: String,
     pub effort: String,
+    /// The session handle, `-` when unset.
+    pub handle: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -167,6 +169,7 @@ pub fn parse_roster(text: &str) -> Roster {
                     line: i as u32 + 1,
                     role: cells[0].to_string(),
                     effort: cells[3].to_string(),
+                    handle: cells[4].to_string(),
                 });
             }
         }
@@ -339,6 +342,7 @@ mod tests {
         assert!(r.title);
         assert_eq!(r.sessions, Some(("fresh".into(), 4)));
         assert_eq!(r.rows.len(), 2);
+        assert_eq!((r.rows[0].handle.as_str(), r.rows[1].handle.as_str()), ("-", "-"));
         assert_eq!(r.problems.iter().map(|p| p.line).collect::<Vec<_>>(), [9]);
     }
 

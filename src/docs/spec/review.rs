@@ -1,4 +1,4 @@
-//! Files of `review/<topic>/` (DESIGN §3.3, the engine's review formats): a
+//! Files of `review/<topic>/` (the fondue engine's review formats, docs/seed-coverage.md): a
 //! gapless sequence `00-request.md`, `01-review.md`, `02-answer.md`, …
 //! Requests carry `- **Field:** value` lines; reviews carry findings
 //! `## #<id> <title>` with `**Severity:**` and `**Proposed solution:**` and

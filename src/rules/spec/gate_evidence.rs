@@ -13,10 +13,14 @@ pub static INFO: RuleInfo = RuleInfo {
 `closed`\", \"the stage closes when the last phase closes\", an audit lens ends on `approved`/`closed` or \
 `nothing to change`, `audit-fixes` runs \"when `audit/findings.md` exists after both lens topics have \
 ended\", and v9 has no light mode, so `implementation:01` always follows a closed plan review. A state past \
-a gate must have that gate's evidence on disk (DESIGN §3.3): `plan:*` needs `review/pre-plan/` closed, \
+a gate must have that gate's evidence on disk: `plan:*` needs `review/pre-plan/` closed, \
 `implementation:01:*` needs `review/plan/` closed, `implementation:<NN+1>:*` and `audit:*` need \
 `review/phase-<NN>/` closed, `audit:conventions:*` needs `audit-tests` ended, `audit:fixes:*` needs \
-`audit/findings.md`, and `handover*` needs the audit ended. A closed phase or audit topic also leaves its \
+`audit/findings.md`, and `handover*` needs the audit ended. The update at handover \"always runs, unless \
+the project has neither a knowledge base (`fondue/kb/index.md`) nor a project skill \
+(`.claude/skills/*/SKILL.md`): then the state goes straight to `handover`\" (handover): leaving the audit \
+for `handover` while either exists skips the update, and `handover:Draft` with neither runs one the seed \
+skips (checked when the repository's file listing is known). A closed phase or audit topic also leaves its \
 line in `landed.md` (\"When the new state is `implementation:01:Draft`, or a reply closed a phase or an \
 audit topic, it appends the line to `landed.md`\"). That makes a jump checkable even when one pull \
 request spans many turns.",

@@ -10,7 +10,7 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "review/<topic>/ holds one gapless sequence 00-request, 01-review, 02-answer, …",
     why: "fondue `spec` v9 lays out `review/<topic>/` as `00-request.md, 01-review.md, 02-answer.md, ...` for the \
 topics `pre-plan`, `plan`, `phase-NN`, `audit-tests`, `audit-conventions`, `audit-fixes` and `handover`. \
-With the engine (DESIGN §3.3) a topic is one gapless sequence, numbers never reused: `00` is the request, \
+With the engine (docs/seed-coverage.md, Engine formats) a topic is one gapless sequence, numbers never reused: `00` is the request, \
 odd numbers are reviews and even numbers from `02` answers. Every turn reads \"the newest file\", so a gap, \
 a reused number or a misnamed file points a session at the wrong round.",
     bad: Example {

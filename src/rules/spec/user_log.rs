@@ -9,7 +9,7 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "99-user.md entries are `## <date> <state>[ | settles <file>#<id>]` with **Asked:** and **Ruling:**",
     why: "fondue `spec` v9 keeps the User's rulings in `99-user.md`: an amended brief says \"ruling in \
 99-user.md\", a local ruling on a reopen moves the text of `reopen.md` \"into the ruling's **Evidence:** in \
-`99-user.md`\", and every role reads the file. With the engine (DESIGN §3.3) each entry is `## \
+`99-user.md`\", and every role reads the file. With the engine (docs/seed-coverage.md, Engine formats) each entry is `## \
 <YYYY-MM-DD> <state>[ | settles <file>#<id>]` followed by `**Asked:**` and `**Ruling:**`, so a later \
 session can find when a ruling was made, in which state, and which finding it settles.",
     bad: Example {
