@@ -88,7 +88,9 @@ fn read_trace(text: &str) -> Trace {
         if section != GATE_SECTION {
             trace.sentences += 1;
             if ids.is_empty() && !row[2].contains(NOT_CHECKABLE) && !row[2].contains(NOT_YET) {
-                trace.problems.push(format!("{at}: names no rule, and says neither why it is {NOT_CHECKABLE} nor that it is {NOT_YET}"));
+                trace.problems.push(format!(
+                    "{at}: names no rule, and says neither why it is {NOT_CHECKABLE} nor that it is {NOT_YET}"
+                ));
             }
         }
         trace.traced.extend(ids);

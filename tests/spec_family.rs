@@ -394,6 +394,61 @@ fn handover_update_is_skipped_only_without_a_knowledge_base_or_project_skill() {
     assert!(messages.iter().any(|m| m.contains("straight to `handover`")), "{messages:?}");
 }
 
+#[test]
+fn the_first_pre_plan_review_needs_the_reviewers_research() {
+    let mut head = shared("retry-queue");
+    head.remove(&format!("{ROOT}/pre-plan/02-reviewer-research.md"));
+    let review = format!("{ROOT}/review/pre-plan/01-review.md");
+    assert_eq!(fired(&evaluate(Files::new(), head)), [("spec/artifact-required".to_string(), review, 1)].into());
+}
+
+#[test]
+fn a_finding_moved_to_audit_findings_names_one_that_is_there() {
+    let request = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n- #3 fixed in e1e1e1e\n";
+    let answer = format!("{ROOT}/review/audit-conventions/02-answer.md");
+    let moved_to = |id: u32| {
+        let mut head = at_audit_fixes(request, "3f9c2a1");
+        set(
+            &mut head,
+            &format!("{ROOT}/review/audit-conventions/01-review.md"),
+            "# Review\n\n## #1 The retry limit is a bare number\n\n**Severity:** Nit\n\nThe rules ask for a named constant.\n\n**Proposed solution:** name it.\n\nVerdict: changes-requested\n",
+        );
+        set(
+            &mut head,
+            &answer,
+            &format!(
+                "# Answer\n\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 accepted, moved to audit/findings.md#{id}\n\nVerdict: closed c0ffee1..d00d123\n"
+            ),
+        );
+        let findings = format!("{ROOT}/audit/findings.md");
+        let text = head[&findings].text().unwrap().to_string()
+            + "\n## #3 The retry limit is a bare number\n\n**Severity:** Nit\n\nFrom review/audit-conventions/01-review.md#1.\n\n**Proposed solution:** name it.\n";
+        set(&mut head, &findings, &text);
+        evaluate(Files::new(), head)
+    };
+    let report = moved_to(3);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    assert_eq!(fired(&moved_to(4)), [("spec/answer-coverage".to_string(), answer, 6)].into());
+}
+
+#[test]
+fn further_handover_requests_are_numbered_without_gaps() {
+    let with_requests = |names: &[&str]| {
+        let mut head = after_audit_fixes("handover");
+        for name in names {
+            set(&mut head, &format!("{ROOT}/handover/{name}"), "Write a runbook for the dead-letter table, for ops.\n");
+        }
+        with_listing(Files::new(), head, &["README.md"])
+    };
+    let report = with_requests(&["00-request.md", "01-request.md"]);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let gap = format!("{ROOT}/handover/02-request.md");
+    assert_eq!(
+        fired(&with_requests(&["00-request.md", "02-request.md"])),
+        [("spec/review-numbering".to_string(), gap, 1)].into()
+    );
+}
+
 /// The shared spec back at `pre-plan:Answer`: the first review asked for
 /// changes, and no second draft exists yet.
 fn at_pre_plan_answer() -> Files {

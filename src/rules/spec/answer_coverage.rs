@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use super::SpecView;
+use super::{Spec, SpecView};
 use crate::docs::spec::review::{self, AnswerKind, AnswerLine, Kind, ReviewFile};
 use crate::docs::spec::state::{Part, Topic};
 use crate::model::{Severity, Sink, Span};
@@ -21,7 +21,9 @@ the next review cannot check. An audit finding's recorded severity does not bind
 Reviewer judges it by them, whatever the entry records\" (Glossary, Audit finding), and \"a challenged or \
 declined audit finding is a Blocker when it holds and is a Blocker by these rules, whatever severity its \
 entry records\" (What counts as a Blocker). So `- #2 declined (Nit)` answering an audit finding recorded \
-as Blocker is the Code Reviewer's call, not an error.",
+as Blocker is the Code Reviewer's call, not an error. A lens auditor's finding moved out of its scope \
+\"goes there too: its answer says `#<id> accepted, moved to audit/findings.md#<new id>`\", so the new id is \
+a finding of `audit/findings.md`.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
         text: include_str!(
@@ -54,6 +56,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 };
                 let name = review_rel.rsplit('/').next().unwrap_or(review_rel);
                 coverage(&spec.path(rel), answer, review, name, Severities::Bind, sink);
+                moved(spec, &spec.path(rel), answer, sink);
             }
         }
         // The audit-fixes request answers audit/findings.md.
@@ -65,6 +68,26 @@ fn check(view: &SpecView, sink: &mut Sink) {
         };
         let findings = review::parse(findings);
         coverage(&spec.path(request.rel), &request.doc, &findings, "audit/findings.md", Severities::Judged, sink);
+    }
+}
+
+/// Each `accepted, moved to audit/findings.md#<id>` names a finding there.
+fn moved(spec: &Spec, path: &str, answer: &ReviewFile, sink: &mut Sink) {
+    let mut targets = answer.answers.iter().filter_map(|a| Some((a, a.moved_to?))).peekable();
+    if targets.peek().is_none() {
+        return;
+    }
+    let findings = spec.text("audit/findings.md").map(review::parse).unwrap_or_default();
+    for (a, id) in targets {
+        if !findings.findings.iter().any(|f| f.id == id) {
+            sink.emit(
+                path,
+                Span::line(a.line),
+                format!("#{}:moved", a.id),
+                format!("#{} is moved to `audit/findings.md#{id}`, which is not a finding there", a.id),
+            )
+            .help("append the finding to audit/findings.md with the next id, and name that id");
+        }
     }
 }
 

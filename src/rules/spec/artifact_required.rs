@@ -1,6 +1,6 @@
 use super::{Spec, SpecView};
 use crate::docs::spec::review::Kind;
-use crate::docs::spec::state::{Part, State, Step};
+use crate::docs::spec::state::{Part, State, Step, Topic};
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -14,7 +14,10 @@ for every phase\" (v9 has no light mode, so research is always written); `implem
 implements `phase-NN.md`; `landed.md` is appended \"when the implementation of an attempt starts\"; a \
 `audit-fixes` runs \"with the findings file in place of a phase file\"; a \
 `<x>:Review` turn reviews the newest request or answer of `review/<topic>/`, and a `<x>:Answer` turn \
-answers its newest review. A state without the files its turn works on cannot be taken.",
+answers its newest review. A state without the files its turn works on cannot be taken. The Architecture \
+Reviewer's first pre-plan turn \"runs in this order, and the order is the rule\": it writes \"the research \
+results and their own intended approach … into `02-reviewer-research.md`\", and \"only then\" opens the \
+draft and writes the review, so a `review/pre-plan/01-review.md` without that file skipped the step.",
     bad: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
         text: include_str!(
@@ -35,11 +38,27 @@ pub fn rule<'a>() -> Rule<SpecView<'a>> {
 
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in &view.specs {
+        reviewer_research(spec, sink);
         let Some(state) = spec.state() else { continue };
         for (anchor, what) in needs(spec, state) {
             sink.emit(&spec.path("current-state.txt"), Span::line(1), anchor, format!("`{state}` needs {what}"))
                 .help("add what the state's turn works on, or set the state the folder is really in");
         }
+    }
+}
+
+/// The first pre-plan review needs the reviewer's own research beside it.
+fn reviewer_research(spec: &Spec, sink: &mut Sink) {
+    const RESEARCH: &str = "pre-plan/02-reviewer-research.md";
+    let first = spec.review(Topic::PrePlan).iter().find(|e| e.numbered == Some((1, Kind::Review)));
+    if let Some(review) = first.filter(|_| !spec.has(RESEARCH)) {
+        sink.emit(
+            &spec.path(review.rel),
+            Span::line(1),
+            RESEARCH,
+            format!("the first pre-plan review is written, but `{RESEARCH}` does not exist"),
+        )
+        .help("the Architecture Reviewer writes its research and intended approach into `pre-plan/02-reviewer-research.md` before it opens the draft");
     }
 }
 
