@@ -449,6 +449,37 @@ fn further_handover_requests_are_numbered_without_gaps() {
     );
 }
 
+#[test]
+fn phase_files_are_numbered_from_01_without_gaps() {
+    let mut head = shared("retry-queue");
+    let text = "# Phase\n\n## Tasks\n\n1. Nothing yet.\n";
+    set(&mut head, &format!("{ROOT}/plan/phase-3.md"), text);
+    set(&mut head, &format!("{ROOT}/plan/phase-04.md"), text);
+    let required: BTreeSet<_> =
+        fired(&evaluate(Files::new(), head)).into_iter().filter(|f| f.0 == "spec/artifact-required").collect();
+    let expected: BTreeSet<_> = ["phase-3.md", "phase-04.md"]
+        .iter()
+        .map(|f| ("spec/artifact-required".to_string(), format!("{ROOT}/plan/{f}"), 1))
+        .collect();
+    assert_eq!(required, expected);
+}
+
+#[test]
+fn a_local_ruling_moves_reopen_md_into_the_rulings_evidence() {
+    let mut base = shared("retry-queue");
+    let reopen = format!("{ROOT}/reopen.md");
+    set(&mut base, &reopen, "# Reopen\n\nRESULT: the dead-letter move loses payloads over 1 MB.\n");
+    let head = shared("retry-queue");
+    assert_eq!(fired(&evaluate(base.clone(), head.clone())), [("spec/user-log".to_string(), reopen, 1)].into());
+    let mut ruled = head;
+    let log = format!("{ROOT}/99-user.md");
+    let text = ruled[&log].text().unwrap().to_string()
+        + "\n## 2026-03-06 implementation:02:Review\n**Asked:** Reopen, or fix it in phase 02?\n**Ruling:** Local: the Coder fixes it in phase 02.\n**Evidence:** RESULT: the dead-letter move loses payloads over 1 MB.\n";
+    set(&mut ruled, &log, &text);
+    let report = evaluate(base, ruled);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
 /// The shared spec back at `pre-plan:Answer`: the first review asked for
 /// changes, and no second draft exists yet.
 fn at_pre_plan_answer() -> Files {

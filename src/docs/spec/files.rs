@@ -211,6 +211,8 @@ pub struct Ruling {
     pub date: String,
     pub asked: bool,
     pub ruling: bool,
+    /// A `**Evidence:**` line (a local ruling on a reopen carries one).
+    pub evidence: bool,
 }
 
 /// `99-user.md`: the rulings, and the headings that do not have the shape.
@@ -223,7 +225,13 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
         if let Some(rest) = raw.strip_prefix("## ") {
             current = match ruling_heading(rest) {
                 Ok(date) => {
-                    rulings.push(Ruling { line: i as u32 + 1, date: date.to_string(), asked: false, ruling: false });
+                    rulings.push(Ruling {
+                        line: i as u32 + 1,
+                        date: date.to_string(),
+                        asked: false,
+                        ruling: false,
+                        evidence: false,
+                    });
                     true
                 }
                 Err(why) => {
@@ -235,6 +243,7 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
             let t = raw.trim_start();
             last.asked |= t.starts_with("**Asked:**");
             last.ruling |= t.starts_with("**Ruling:**");
+            last.evidence |= t.starts_with("**Evidence:**");
         }
     }
     (rulings, problems)
