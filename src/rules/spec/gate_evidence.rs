@@ -19,8 +19,8 @@ a gate must have that gate's evidence on disk: `plan:*` needs `review/pre-plan/`
 `audit/findings.md`, and `handover*` needs the audit ended. The update at handover \"always runs, unless \
 the project has neither a knowledge base (`fondue/kb/index.md`) nor a project skill \
 (`.claude/skills/*/SKILL.md`): then the state goes straight to `handover`\" (handover): leaving the audit \
-for `handover` while either exists skips the update, and `handover:Draft` with neither runs one the seed \
-skips (checked when the repository's file listing is known). A closed phase or audit topic also leaves its \
+for `handover` while the repository has either skips the update. (The other way round is not checked: a \
+project may keep `fondue/kb/` out of git, so a repository without one may still have the update run.) A closed phase or audit topic also leaves its \
 line in `landed.md` (\"When the new state is `implementation:01:Draft`, or a reply closed a phase or an \
 audit topic, it appends the line to `landed.md`\"). That makes a jump checkable even when one pull \
 request spans many turns.",

@@ -129,9 +129,9 @@ pub struct Spec<'a> {
     pub from: Option<State>,
     /// The legal path `from` → head state, preferring one the disk allows.
     pub path: Option<Vec<(State, &'static Row)>>,
-    /// Whether handover's update runs: the project has a knowledge base or a
-    /// project skill. `None` when the repository's files are unknown here.
-    pub update_runs: Option<bool>,
+    /// Handover's update runs: the repository has a knowledge base or a
+    /// project skill.
+    pub update_runs: bool,
 }
 
 pub struct SpecView<'a> {
@@ -152,23 +152,19 @@ fn is_project_skill(path: &str) -> bool {
         .is_some_and(|(name, file)| !name.is_empty() && file == "SKILL.md")
 }
 
-/// What the head knows of the project's knowledge base and project skills:
-/// `Some(true)` when either exists, `Some(false)` when the repository's
-/// file listing has neither, `None` when there is no listing to tell.
-fn update_runs(changes: &ChangeSet) -> Option<bool> {
-    let in_head = changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p));
+/// The head has a knowledge base or a project skill, so handover's update
+/// runs. Their absence proves nothing: the seed lets a project ignore
+/// `fondue/kb/` in git, so the Arbiter's disk may have one the repository
+/// does not.
+fn update_runs(changes: &ChangeSet) -> bool {
     let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
-    match changes.repos.tree(repo, None) {
-        _ if in_head => Some(true),
-        Some(tree) => {
+    changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p))
+        || changes.repos.tree(repo, None).is_some_and(|tree| {
             let files = tree.files();
             let skills = files.partition_point(|p| p.as_str() < ".claude/skills/");
-            let skill =
-                files[skills..].iter().take_while(|p| p.starts_with(".claude/skills/")).any(|p| is_project_skill(p));
-            Some(skill || tree.contains_file(KB_INDEX))
-        }
-        None => None,
-    }
+            tree.contains_file(KB_INDEX)
+                || files[skills..].iter().take_while(|p| p.starts_with(".claude/skills/")).any(|p| is_project_skill(p))
+        })
 }
 
 /// Where a path sits: (specs folder, archived, spec name, path in the spec).
@@ -303,7 +299,7 @@ impl<'a> SpecView<'a> {
 }
 
 impl<'a> Spec<'a> {
-    fn new(root: String, archived: bool, head: Folder<'a>, base: Folder<'a>, update_runs: Option<bool>) -> Spec<'a> {
+    fn new(root: String, archived: bool, head: Folder<'a>, base: Folder<'a>, update_runs: bool) -> Spec<'a> {
         let deleted = head.is_empty();
         let text = |folder: &Folder<'a>, rel: &str| folder.get(rel).and_then(|c| c.text());
         let state = text(&head, "current-state.txt").map(state::parse_file);
@@ -433,11 +429,8 @@ impl<'a> Spec<'a> {
             (State::Audit(Part::Conventions, _), State::HandoverUpdate(_) | State::Handover) if findings => {
                 Some("audit/findings.md exists, so audit-fixes runs before handover".to_string())
             }
-            (State::Audit(..), State::Handover) if self.update_runs == Some(true) => Some(format!(
+            (State::Audit(..), State::Handover) if self.update_runs => Some(format!(
                 "the project has a knowledge base (`{KB_INDEX}`) or a project skill (`.claude/skills/*/SKILL.md`), so the update `handover:Draft` runs before `handover`"
-            )),
-            (State::Audit(..), State::HandoverUpdate(_)) if self.update_runs == Some(false) => Some(format!(
-                "the project has neither a knowledge base (`{KB_INDEX}`) nor a project skill (`.claude/skills/*/SKILL.md`), so the update is skipped and the state goes straight to `handover`"
             )),
             _ => None,
         }
