@@ -380,6 +380,8 @@ fn handover_update_is_not_skipped_with_a_knowledge_base_or_project_skill() {
     // A project skill exists: the update runs first.
     let report = with_listing(Files::new(), after_audit_fixes("handover"), &[".claude/skills/retry-queue/SKILL.md"]);
     assert_eq!(fired(&report), [gate.clone()].into());
+    let help: Vec<&str> = report.findings().filter_map(|f| f.help.as_deref()).collect();
+    assert!(help.iter().any(|h| h.contains("so the update runs before `handover`")), "{help:?}");
     // A knowledge base exists (known from the head alone).
     let mut head = after_audit_fixes("handover");
     set(&mut head, "fondue/kb/index.md", "# Knowledge base\n");

@@ -9,7 +9,7 @@ use crate::rules::{Example, Rule, RuleInfo};
 pub static INFO: RuleInfo = RuleInfo {
     id: "spec/answer-coverage",
     default_severity: Severity::Error,
-    summary: "an answer answers every finding of the review before it exactly once (only Nits declined)",
+    summary: "an answer answers every finding of the review before it exactly once (only a review's Nits declined)",
     why: "fondue `spec` v9, Turns: the author's Answer turn is \"answer every finding of the newest review\". \
 With the fondue engine's answer format (docs/seed-coverage.md, Engine formats) that is one line per finding: \
 `- #N accepted, fixed in …`, `- #N accepted, fixed differently in …: <why>`, `- #N challenged: …`, \

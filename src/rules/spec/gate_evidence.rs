@@ -1,4 +1,4 @@
-use super::{Spec, SpecView};
+use super::{KB_INDEX, Spec, SpecView};
 use crate::docs::spec::files::LandedEvent;
 use crate::docs::spec::state::{State, Step, Topic};
 use crate::docs::spec::transitions::Row;
@@ -90,10 +90,19 @@ fn missing(spec: &Spec, prev: State, next: State, row: &Row) -> Vec<(String, Str
     let closed = spec.topic_closed(topic);
     let nothing = spec.stats_say(prev, "nothing to change") || spec.stats_say(prev, "nothing to update");
     if !closed && !nothing {
+        let help = if topic == Topic::Handover && spec.update_runs {
+            format!(
+                "the repository has a knowledge base (`{KB_INDEX}`) or a project skill (`.claude/skills/*/SKILL.md`), so the update runs before `handover`: close `review/handover/`, or record the reply `nothing to update` in `stats.md`"
+            )
+        } else {
+            format!(
+                "close `{dir}` first: its newest review ends `Verdict: approved <subject>` or its newest answer `Verdict: closed <subject>`; a topic that ended on `nothing to change` has that reply in `stats.md`"
+            )
+        };
         out.push((
             dir.clone(),
             format!("`review/{dir}/` has no closing verdict (`approved` or `closed`) as its newest file"),
-            format!("close `{dir}` first: its newest review ends `Verdict: approved <subject>` or its newest answer `Verdict: closed <subject>`; a topic that ended on `nothing to change` has that reply in `stats.md`"),
+            help,
         ));
     }
     // A closed phase or audit topic leaves its line in landed.md; one that

@@ -7,7 +7,7 @@ use crate::rules::{Example, Rule, RuleInfo};
 pub static INFO: RuleInfo = RuleInfo {
     id: "spec/immutable",
     default_severity: Severity::Error,
-    summary: "drafts, review files, plan.md and (once plan has closed) phase files are never edited; a new draft takes the next free number; a signed brief changes only by amendment",
+    summary: "drafts, review files, plan.md and approved phase files are never edited; a new draft takes the next free number; the brief changes by amendment",
     why: "fondue `spec` v9, pre-plan: \"Every accepted fix goes into a new draft file with the next free \
 number. Draft files are never edited.\" Drafts are numbered from `03` up, so a new draft is one more than \
 the highest number in `pre-plan/`: `05-draft.md` after `03-draft.md` skips `04`. Review folders hold files \
