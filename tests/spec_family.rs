@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use gatehouse::model::{ChangeSet, FileContent, Files, Report, Severity};
+use std::sync::Arc;
+
+use gatehouse::model::{ChangeSet, FileContent, Files, RepoIndex, RepoTree, Report, Severity};
 use gatehouse::rules;
 
 const ROOT: &str = "fondue/specs/retry-queue";
@@ -155,14 +157,14 @@ fn landed_sha_outside_history_is_a_warning() {
     assert_eq!(found, [(2, Severity::Warning)]);
 }
 
-#[test]
-fn reopen_moves_the_attempt_and_goes_back_to_brief() {
-    let base = shared("retry-queue");
+/// The shared spec reopened: the live attempt moved into `attempts/01/`
+/// (except the files of `left`), `reopen.md` written, the state `brief`.
+fn reopened(base: &Files, left: &[&str]) -> Files {
     let mut head = Files::new();
-    for (p, c) in &base {
+    for (p, c) in base {
         let rel = &p[ROOT.len() + 1..];
         let live = ["pre-plan/", "plan/", "review/", "audit/"].iter().any(|d| rel.starts_with(d));
-        if live {
+        if live && !left.iter().any(|l| rel.starts_with(l)) {
             head.insert(format!("{ROOT}/attempts/01/{rel}"), c.clone());
         } else {
             head.insert(p.clone(), c.clone());
@@ -170,6 +172,16 @@ fn reopen_moves_the_attempt_and_goes_back_to_brief() {
     }
     set(&mut head, &format!("{ROOT}/attempts/01/reopen.md"), "# Reopen\n\nState: implementation:02:Review\n");
     set(&mut head, &format!("{ROOT}/current-state.txt"), "brief\n");
+    let roster = head[&format!("{ROOT}/roster.md")].text().unwrap().to_string();
+    let reset = ["arch-1", "arev-1", "coder-2", "crev-2"].iter().fold(roster, |r, h| r.replace(h, "-"));
+    set(&mut head, &format!("{ROOT}/roster.md"), &reset);
+    head
+}
+
+#[test]
+fn reopen_moves_the_attempt_and_goes_back_to_brief() {
+    let base = shared("retry-queue");
+    let head = reopened(&base, &[]);
     let report = evaluate(base.clone(), head.clone());
     assert!(fired(&report).is_empty(), "{:?}", fired(&report));
     // The same move without the attempt folder is an illegal step back.
@@ -177,6 +189,34 @@ fn reopen_moves_the_attempt_and_goes_back_to_brief() {
     set(&mut bare, &format!("{ROOT}/current-state.txt"), "brief\n");
     let report = evaluate(base, bare);
     assert!(has(&report, "spec/state-transition", &format!("{ROOT}/current-state.txt"), 1));
+}
+
+#[test]
+fn a_reopen_sets_the_attempt_roles_handles_back_to_unset() {
+    let base = shared("retry-queue");
+    let mut head = reopened(&base, &[]);
+    let roster = format!("{ROOT}/roster.md");
+    // The Architect and the Coder keep their handles; the others are reset.
+    let text =
+        head[&roster].text().unwrap().replace("| high | - |\n| Architecture", "| high | arch-1 |\n| Architecture");
+    let text = text.replace("| opus | high | - |\n| Code Reviewer", "| opus | high | coder-2 |\n| Code Reviewer");
+    set(&mut head, &roster, &text);
+    let report = evaluate(base, head);
+    let expected = [("spec/roster".to_string(), roster.clone(), 8), ("spec/roster".to_string(), roster, 10)];
+    assert_eq!(fired(&report), expected.into());
+}
+
+#[test]
+fn a_reopen_moves_every_folder_of_the_attempt() {
+    let base = shared("retry-queue");
+    let head = reopened(&base, &["plan/"]);
+    let report = evaluate(base, head);
+    let expected: BTreeSet<_> = ["phase-01.md", "phase-02.md", "plan.md", "research.md"]
+        .iter()
+        .map(|f| ("spec/attempts".to_string(), format!("{ROOT}/plan/{f}"), 1))
+        .collect();
+    let attempts: BTreeSet<_> = fired(&report).into_iter().filter(|f| f.0 == "spec/attempts").collect();
+    assert_eq!(attempts, expected);
 }
 
 #[test]
@@ -254,11 +294,244 @@ fn audit_fixes_request_answers_every_audit_finding() {
 }
 
 #[test]
+fn audit_fixes_may_decline_an_audit_finding_recorded_as_blocker() {
+    // The Code Reviewer judges an audit finding's severity "whatever the
+    // entry records": #2 is recorded as Blocker and declined as a Nit.
+    let declined = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 declined (Nit)\n";
+    let report = evaluate(Files::new(), at_audit_fixes(declined, "3f9c2a1"));
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
+#[test]
 fn since_is_the_first_landed_sha() {
     let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
     let report = evaluate(Files::new(), at_audit_fixes(full, "8b41d07"));
     let path = format!("{ROOT}/review/audit-conventions/00-request.md");
     assert_eq!(fired(&report), [("spec/request-fields".to_string(), path, 6)].into());
+}
+
+#[test]
+fn a_topic_that_ended_on_nothing_to_change_gets_no_landed_line() {
+    let request = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let landed = format!("{ROOT}/landed.md");
+    let mut head = at_audit_fixes(request, "3f9c2a1");
+    let text = head[&landed].text().unwrap().replace(
+        "attempt-01 audit-conventions",
+        "attempt-01 audit-tests closed at c0ffee1\nattempt-01 audit-conventions",
+    );
+    set(&mut head, &landed, &text);
+    let report = evaluate(Files::new(), head);
+    assert_eq!(fired(&report), [("spec/landed-format".to_string(), landed, 4)].into());
+}
+
+#[test]
+fn audit_finding_ids_continue_from_the_highest() {
+    let request = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n- #3 fixed in e1e1e1e\n";
+    let findings = format!("{ROOT}/audit/findings.md");
+    let later = "\n## #N Retries are not logged\n\n**Severity:** Nit\n\nNo log line either.\n\n**Proposed solution:** log them.\n";
+    let mut head = at_audit_fixes(request, "3f9c2a1");
+    let text = head[&findings].text().unwrap().to_string();
+    set(&mut head, &findings, &(text.replace("## #2 A payload", "## #3 A payload") + &later.replace("#N", "#2")));
+    let report = evaluate(Files::new(), head);
+    let expected = [
+        ("spec/finding-format".to_string(), findings.clone(), 11),
+        ("spec/finding-format".to_string(), findings.clone(), 19),
+    ];
+    assert_eq!(fired(&report), expected.into());
+    let mut head = at_audit_fixes(request, "3f9c2a1");
+    set(&mut head, &findings, &(text + &later.replace("#N", "#3")));
+    let report = evaluate(Files::new(), head);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
+/// The shared spec at `handover`: `audit-fixes` approved and landed.
+fn after_audit_fixes(state: &str) -> Files {
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let mut head = at_audit_fixes(full, "3f9c2a1");
+    set(
+        &mut head,
+        &format!("{ROOT}/review/audit-fixes/01-review.md"),
+        "# Review\n\nVerdict: approved d00d123..e1e1e1e\n",
+    );
+    let landed =
+        head[&format!("{ROOT}/landed.md")].text().unwrap().to_string() + "attempt-01 audit-fixes closed at e1e1e1e\n";
+    set(&mut head, &format!("{ROOT}/landed.md"), &landed);
+    set(&mut head, &format!("{ROOT}/current-state.txt"), &format!("{state}\n"));
+    head
+}
+
+/// Evaluates the change with the repository's file listing: the head's
+/// files and `extra`.
+fn with_listing(base: Files, head: Files, extra: &[&str]) -> Report {
+    let mut listing: Vec<String> = head.keys().cloned().collect();
+    listing.extend(extra.iter().map(|p| p.to_string()));
+    let mut repos = RepoIndex::default();
+    repos.insert(gatehouse::rules::brief::LOCAL_REPO, None, Arc::new(RepoTree::new(listing)));
+    rules::evaluate(&ChangeSet { base, head, repos, ..Default::default() })
+}
+
+#[test]
+fn handover_update_is_not_skipped_with_a_knowledge_base_or_project_skill() {
+    let state = format!("{ROOT}/current-state.txt");
+    let gate = ("spec/gate-evidence".to_string(), state.clone(), 1);
+    // Neither exists: the state goes straight to `handover`.
+    let report = with_listing(Files::new(), after_audit_fixes("handover"), &["README.md", ".claude/settings.json"]);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    // A project skill exists: the update runs first.
+    let report = with_listing(Files::new(), after_audit_fixes("handover"), &[".claude/skills/retry-queue/SKILL.md"]);
+    assert_eq!(fired(&report), [gate.clone()].into());
+    let help: Vec<&str> = report.findings().filter_map(|f| f.help.as_deref()).collect();
+    assert!(help.iter().any(|h| h.contains("so the update runs before `handover`")), "{help:?}");
+    // A knowledge base exists (known from the head alone).
+    let mut head = after_audit_fixes("handover");
+    set(&mut head, "fondue/kb/index.md", "# Knowledge base\n");
+    assert_eq!(fired(&evaluate(Files::new(), head)), [gate.clone()].into());
+    // Neither is in the repository: the update may still run, since a project
+    // may keep `fondue/kb/` out of git.
+    let full = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n";
+    let base = at_audit_fixes(full, "3f9c2a1");
+    let report = with_listing(base, after_audit_fixes("handover:Draft"), &["README.md"]);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
+#[test]
+fn the_first_pre_plan_review_needs_the_reviewers_research() {
+    let mut head = shared("retry-queue");
+    head.remove(&format!("{ROOT}/pre-plan/02-reviewer-research.md"));
+    let review = format!("{ROOT}/review/pre-plan/01-review.md");
+    assert_eq!(fired(&evaluate(Files::new(), head)), [("spec/artifact-required".to_string(), review, 1)].into());
+}
+
+#[test]
+fn a_finding_moved_to_audit_findings_names_one_that_is_there() {
+    let request = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n- #3 fixed in e1e1e1e\n";
+    let answer = format!("{ROOT}/review/audit-conventions/02-answer.md");
+    let moved_to = |id: u32| {
+        let mut head = at_audit_fixes(request, "3f9c2a1");
+        set(
+            &mut head,
+            &format!("{ROOT}/review/audit-conventions/01-review.md"),
+            "# Review\n\n## #1 The retry limit is a bare number\n\n**Severity:** Nit\n\nThe rules ask for a named constant.\n\n**Proposed solution:** name it.\n\nVerdict: changes-requested\n",
+        );
+        set(
+            &mut head,
+            &answer,
+            &format!(
+                "# Answer\n\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 accepted, moved to audit/findings.md#{id}\n\nVerdict: closed c0ffee1..d00d123\n"
+            ),
+        );
+        let findings = format!("{ROOT}/audit/findings.md");
+        let text = head[&findings].text().unwrap().to_string()
+            + "\n## #3 The retry limit is a bare number\n\n**Severity:** Nit\n\nFrom review/audit-conventions/01-review.md#1.\n\n**Proposed solution:** name it.\n";
+        set(&mut head, &findings, &text);
+        evaluate(Files::new(), head)
+    };
+    let report = moved_to(3);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    assert_eq!(fired(&moved_to(4)), [("spec/answer-coverage".to_string(), answer, 6)].into());
+}
+
+#[test]
+fn further_handover_requests_are_numbered_without_gaps() {
+    let with_requests = |names: &[&str]| {
+        let mut head = after_audit_fixes("handover");
+        for name in names {
+            set(&mut head, &format!("{ROOT}/handover/{name}"), "Write a runbook for the dead-letter table, for ops.\n");
+        }
+        with_listing(Files::new(), head, &["README.md"])
+    };
+    let report = with_requests(&["00-request.md", "01-request.md"]);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    let gap = format!("{ROOT}/handover/02-request.md");
+    assert_eq!(
+        fired(&with_requests(&["00-request.md", "02-request.md"])),
+        [("spec/review-numbering".to_string(), gap, 1)].into()
+    );
+}
+
+#[test]
+fn phase_files_are_numbered_from_01_without_gaps() {
+    let mut head = shared("retry-queue");
+    let text = "# Phase\n\n## Tasks\n\n1. Nothing yet.\n";
+    set(&mut head, &format!("{ROOT}/plan/phase-3.md"), text);
+    set(&mut head, &format!("{ROOT}/plan/phase-04.md"), text);
+    let required: BTreeSet<_> =
+        fired(&evaluate(Files::new(), head)).into_iter().filter(|f| f.0 == "spec/artifact-required").collect();
+    let expected: BTreeSet<_> = ["phase-3.md", "phase-04.md"]
+        .iter()
+        .map(|f| ("spec/artifact-required".to_string(), format!("{ROOT}/plan/{f}"), 1))
+        .collect();
+    assert_eq!(required, expected);
+}
+
+#[test]
+fn a_local_ruling_moves_reopen_md_into_the_rulings_evidence() {
+    let mut base = shared("retry-queue");
+    let reopen = format!("{ROOT}/reopen.md");
+    set(&mut base, &reopen, "# Reopen\n\nRESULT: the dead-letter move loses payloads over 1 MB.\n");
+    let head = shared("retry-queue");
+    assert_eq!(fired(&evaluate(base.clone(), head.clone())), [("spec/user-log".to_string(), reopen, 1)].into());
+    let mut ruled = head;
+    let log = format!("{ROOT}/99-user.md");
+    let text = ruled[&log].text().unwrap().to_string()
+        + "\n## 2026-03-06 implementation:02:Review\n**Asked:** Reopen, or fix it in phase 02?\n**Ruling:** Local: the Coder fixes it in phase 02.\n**Evidence:** RESULT: the dead-letter move loses payloads over 1 MB.\n";
+    set(&mut ruled, &log, &text);
+    let report = evaluate(base, ruled);
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
+/// The shared spec back at `pre-plan:Answer`: the first review asked for
+/// changes, and no second draft exists yet.
+fn at_pre_plan_answer() -> Files {
+    let later =
+        ["/plan/", "/review/plan/", "/review/phase-", "/landed.md", "04-draft.md", "02-answer.md", "03-review.md"];
+    let mut files: Files =
+        shared("retry-queue").into_iter().filter(|(p, _)| !later.iter().any(|l| p.contains(l))).collect();
+    set(&mut files, &format!("{ROOT}/current-state.txt"), "pre-plan:Answer\n");
+    files
+}
+
+/// The Answer turn: the answer naming `draft`, and the draft itself.
+fn answered_with(draft: &str) -> Files {
+    let mut head = at_pre_plan_answer();
+    let draft_text = shared("retry-queue")[&format!("{ROOT}/pre-plan/04-draft.md")].clone();
+    head.insert(format!("{ROOT}/pre-plan/{draft}"), draft_text);
+    set(
+        &mut head,
+        &format!("{ROOT}/review/pre-plan/02-answer.md"),
+        &format!(
+            "# Answer to 01-review.md\n\n- #1 accepted, fixed in pre-plan/{draft}\n- #2 declined (Nit)\n\nVerdict: next-round pre-plan/{draft}\n"
+        ),
+    );
+    set(&mut head, &format!("{ROOT}/current-state.txt"), "pre-plan:Review\n");
+    head
+}
+
+#[test]
+fn a_new_draft_takes_the_next_free_number() {
+    let report = evaluate(at_pre_plan_answer(), answered_with("05-draft.md"));
+    let immutable: BTreeSet<_> = fired(&report).into_iter().filter(|f| f.0 == "spec/immutable").collect();
+    assert_eq!(immutable, [("spec/immutable".to_string(), format!("{ROOT}/pre-plan/05-draft.md"), 1)].into());
+    let report = evaluate(at_pre_plan_answer(), answered_with("04-draft.md"));
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+}
+
+#[test]
+fn a_phase_file_is_approved_once_plan_has_closed() {
+    let base = shared("retry-queue");
+    let phase = format!("{ROOT}/plan/phase-02.md");
+    let mut head = base.clone();
+    let edited = base[&phase].text().unwrap().replace("fifth retry", "third retry");
+    set(&mut head, &phase, &edited);
+    let report = evaluate(base.clone(), head);
+    assert_eq!(fired(&report), [("spec/immutable".to_string(), phase.clone(), 5)].into());
+    // During plan's answer turn the Architect edits phase files in place.
+    let mut plan_answer = base.clone();
+    set(&mut plan_answer, &format!("{ROOT}/current-state.txt"), "plan:Answer\n");
+    let mut head = plan_answer.clone();
+    set(&mut head, &phase, &edited);
+    let report = evaluate(plan_answer, head);
+    assert!(!fired(&report).iter().any(|f| f.0 == "spec/immutable"), "{:?}", fired(&report));
 }
 
 mod no_panic {

@@ -532,3 +532,21 @@ fn a_list_or_mapping_of_the_wrong_kind_is_found_at_its_key() {
     assert_eq!(line, line_of(&text, "evidence_pr_refs:"));
     assert!(message.contains("must be a list (`[]` when empty), found a mapping"), "{message}");
 }
+
+#[test]
+fn a_doc_without_frontmatter_takes_its_name_and_version_from_the_file_name() {
+    let with = base_doc().render();
+    let without = with.split_once("---\n# ").map(|(_, rest)| format!("# {rest}")).unwrap();
+    assert!(without.starts_with("# Smoke spec path\n"));
+    let all = findings(None, &without);
+    assert!(all.iter().all(|f| f.severity != gatehouse::model::Severity::Error), "{all:#?}");
+    let tally = gatehouse::rules::voting::tally_document(PATH, &without).unwrap();
+    assert_eq!((tally.doc.as_deref(), tally.version), (Some("smoke-spec-path"), Some(1)));
+    // A frontmatter with only scope tags: doc and version from the name too.
+    let scoped = format!("---\nscope: [e2e]\n---\n{without}");
+    let all = findings(None, &scoped);
+    assert!(all.iter().all(|f| f.severity != gatehouse::model::Severity::Error), "{all:#?}");
+    // A frontmatter that contradicts the file name is an error at its line.
+    let contradicts = format!("---\ndoc: smoke-spec-path\nversion: 2\n---\n{without}");
+    assert_eq!(fired(&findings(None, &contradicts), "voting/frontmatter"), vec![3]);
+}

@@ -1,4 +1,4 @@
-//! Decision manifests (ADR 0007, the public `harnery` engine; DESIGN §3.4):
+//! Decision manifests (ADR 0007, the public `harnery` engine; docs/seed-coverage.md, Engine formats):
 //! `<folder>/<id>.json`, long-form bodies in `<folder>/<id>/`, terminal and
 //! graduated manifests in `<folder>/archive/<id>.json`.
 
@@ -40,7 +40,7 @@ pub fn manifest_path(folder: &str, id: &str, archived: bool) -> String {
     if archived { format!("{folder}/archive/{id}.json") } else { format!("{folder}/{id}.json") }
 }
 
-/// DESIGN §3.4: `^[a-z0-9][a-z0-9-]*-\d{4}-\d{2}-\d{2}-[0-9a-f]{4}$` (a slug,
+/// The harnery engine's id pattern (docs/seed-coverage.md): `^[a-z0-9][a-z0-9-]*-\d{4}-\d{2}-\d{2}-[0-9a-f]{4}$` (a slug,
 /// the filing date, four hex digits).
 pub fn is_valid_id(id: &str) -> bool {
     const SUFFIX: usize = "-2026-07-06-a1b2".len();

@@ -182,6 +182,23 @@ impl<'a> VotingDoc<'a> {
         self.frontmatter.as_ref().ok()?.get(name)
     }
 
+    /// The doc name: the frontmatter's `doc`, else the file name's `<doc>`
+    /// (ADR-140 defines no frontmatter).
+    pub fn doc_name(&self) -> Option<&str> {
+        match self.field("doc") {
+            Some(doc) => doc.scalar_text(),
+            None => self.file_name().ok().map(|name| name.doc),
+        }
+    }
+
+    /// The version: the frontmatter's `version`, else the file name's `<n>`.
+    pub fn version(&self) -> Option<i64> {
+        match self.field("version") {
+            Some(version) => version.as_i64(),
+            None => self.file_name().ok().map(|name| i64::from(name.version)),
+        }
+    }
+
     /// The file name's parts, or why the name is wrong.
     pub fn file_name(&self) -> Result<FileName<'a>, String> {
         parse_file_name(self.path.rsplit('/').next().unwrap_or(self.path))

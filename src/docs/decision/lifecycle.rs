@@ -79,11 +79,11 @@ pub struct Transition {
 const MAIN: &str = "ADR 0007: \"Lifecycle filed → triaged → deliberating → resolved → enacted → reviewed → archived\"";
 const ESCAPE: &str = "ADR 0007: \"with superseded/wontfix as escape hatches\"";
 const RETRIAGE: &str = "ADR 0007: \"a deliberating → triaged edge for re-triage\"";
-const SHORTCUT: &str = "DESIGN §3.4 (the harnery engine's table): a decision that needs less deliberation skips ahead (ADR 0007: \"Most decisions want a lighter path\")";
-const REVIEW_SKIP: &str = "DESIGN §3.4 (the harnery engine's table): review is calibration sampling, so a resolution may be reviewed before enactment";
+const SHORTCUT: &str = "the harnery engine's table (docs/seed-coverage.md, Engine formats): a decision that needs less deliberation skips ahead (ADR 0007: \"Most decisions want a lighter path\")";
+const REVIEW_SKIP: &str = "the harnery engine's table (docs/seed-coverage.md, Engine formats): review is calibration sampling, so a resolution may be reviewed before enactment";
 
 /// Every legal single step of the lifecycle (ADR 0007, completed by the
-/// public harnery engine's table in DESIGN §3.4). `archived`, `superseded`
+/// public harnery engine's table in docs/seed-coverage.md, Engine formats). `archived`, `superseded`
 /// and `wontfix` have no outgoing rows: terminal states are read-only.
 pub static TRANSITIONS: &[Transition] = &[
     Transition { from: Status::Filed, to: Status::Triaged, cite: MAIN },
@@ -162,7 +162,7 @@ pub fn show_path(path: &[Status]) -> String {
 mod tests {
     use super::*;
 
-    /// DESIGN §3.4's table, written out independently of `TRANSITIONS`.
+    /// The harnery engine's table (docs/seed-coverage.md), written out independently of `TRANSITIONS`.
     const LEGAL: &[(&str, &[&str])] = &[
         ("filed", &["triaged", "deliberating", "resolved", "superseded", "wontfix"]),
         ("triaged", &["deliberating", "resolved", "superseded", "wontfix"]),
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn every_row_cites_its_source() {
         for t in TRANSITIONS {
-            assert!(t.cite.starts_with("ADR 0007") || t.cite.starts_with("DESIGN §3.4"), "{t:?}");
+            assert!(t.cite.starts_with("ADR 0007") || t.cite.starts_with("the harnery engine's table"), "{t:?}");
         }
     }
 

@@ -1,4 +1,4 @@
-//! The spec root's engine files and the brief (DESIGN §3.3; seed 003,
+//! The spec root's engine files and the brief (docs/seed-coverage.md, Engine formats; seed 003,
 //! Artifacts): `landed.md`, `roster.md`, `stats.md`, `99-user.md` and
 //! `pre-plan/00-brief.md`. Every parser keeps lines and collects problems
 //! instead of failing.
@@ -97,6 +97,8 @@ pub struct RosterRow {
     pub line: u32,
     pub role: String,
     pub effort: String,
+    /// The session handle, `-` when unset.
+    pub handle: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -167,6 +169,7 @@ pub fn parse_roster(text: &str) -> Roster {
                     line: i as u32 + 1,
                     role: cells[0].to_string(),
                     effort: cells[3].to_string(),
+                    handle: cells[4].to_string(),
                 });
             }
         }
@@ -208,6 +211,8 @@ pub struct Ruling {
     pub date: String,
     pub asked: bool,
     pub ruling: bool,
+    /// A `**Evidence:**` line (a local ruling on a reopen carries one).
+    pub evidence: bool,
 }
 
 /// `99-user.md`: the rulings, and the headings that do not have the shape.
@@ -220,7 +225,13 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
         if let Some(rest) = raw.strip_prefix("## ") {
             current = match ruling_heading(rest) {
                 Ok(date) => {
-                    rulings.push(Ruling { line: i as u32 + 1, date: date.to_string(), asked: false, ruling: false });
+                    rulings.push(Ruling {
+                        line: i as u32 + 1,
+                        date: date.to_string(),
+                        asked: false,
+                        ruling: false,
+                        evidence: false,
+                    });
                     true
                 }
                 Err(why) => {
@@ -232,6 +243,7 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
             let t = raw.trim_start();
             last.asked |= t.starts_with("**Asked:**");
             last.ruling |= t.starts_with("**Ruling:**");
+            last.evidence |= t.starts_with("**Evidence:**");
         }
     }
     (rulings, problems)
@@ -339,6 +351,7 @@ mod tests {
         assert!(r.title);
         assert_eq!(r.sessions, Some(("fresh".into(), 4)));
         assert_eq!(r.rows.len(), 2);
+        assert_eq!((r.rows[0].handle.as_str(), r.rows[1].handle.as_str()), ("-", "-"));
         assert_eq!(r.problems.iter().map(|p| p.line).collect::<Vec<_>>(), [9]);
     }
 

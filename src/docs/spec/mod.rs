@@ -1,4 +1,4 @@
-//! Spec folders of the fondue `spec` protocol v9 (seed 003; DESIGN §3.3):
+//! Spec folders of the fondue `spec` protocol v9 (seed 003; docs/seed-coverage.md, Engine formats):
 //! the state grammar, the transition table, and the files of a spec folder.
 
 pub mod files;

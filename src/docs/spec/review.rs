@@ -1,4 +1,4 @@
-//! Files of `review/<topic>/` (DESIGN §3.3, the engine's review formats): a
+//! Files of `review/<topic>/` (the fondue engine's review formats, docs/seed-coverage.md): a
 //! gapless sequence `00-request.md`, `01-review.md`, `02-answer.md`, …
 //! Requests carry `- **Field:** value` lines; reviews carry findings
 //! `## #<id> <title>` with `**Severity:**` and `**Proposed solution:**` and
@@ -151,6 +151,8 @@ pub struct AnswerLine {
     pub line: u32,
     /// `None` when the words after `#N` are none of the engine's.
     pub kind: Option<AnswerKind>,
+    /// The new id of `accepted, moved to audit/findings.md#<id>`.
+    pub moved_to: Option<u32>,
 }
 
 /// A line that looks like part of the format but is malformed.
@@ -265,6 +267,8 @@ fn ids_of(text: &str) -> Vec<u32> {
     text.split(',').filter_map(|t| t.trim().strip_prefix('#')?.parse().ok()).collect()
 }
 
+const MOVED: &str = "accepted, moved to audit/findings.md#";
+
 fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
     if let Some(field) = rest.strip_prefix("**") {
         if let Some((name, value)) = field.split_once(":**") {
@@ -280,7 +284,7 @@ fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
         Some(AnswerKind::AcceptedDifferently)
     } else if words.starts_with("accepted, fixed in ") {
         Some(AnswerKind::Accepted)
-    } else if words.starts_with("accepted, moved to audit/findings.md#") {
+    } else if words.starts_with(MOVED) {
         Some(AnswerKind::Moved)
     } else if words.starts_with("fixed in ") {
         Some(AnswerKind::Fixed)
@@ -295,7 +299,11 @@ fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
     } else {
         None
     };
-    doc.answers.push(AnswerLine { id, line, kind });
+    let moved_to = words.strip_prefix(MOVED).and_then(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        rest[..digits].parse().ok()
+    });
+    doc.answers.push(AnswerLine { id, line, kind, moved_to });
 }
 
 #[cfg(test)]
@@ -324,11 +332,19 @@ mod tests {
     #[test]
     fn reads_answers_and_fields() {
         let doc = parse(
-            "- **Subject:** abc123..def456\n- **Build:** cargo build - green\n\n- #1 accepted, fixed in 04-draft.md\n- #2 declined (Nit)\n- #3 maybe later\n\nVerdict: next-round pre-plan/04-draft.md\n",
+            "- **Subject:** abc123..def456\n- **Build:** cargo build - green\n\n- #1 accepted, fixed in 04-draft.md\n- #2 declined (Nit)\n- #3 maybe later\n- #4 accepted, moved to audit/findings.md#7\n\nVerdict: next-round pre-plan/04-draft.md\n",
         );
         assert_eq!(doc.field("Build").map(|f| f.line), Some(2));
-        let kinds: Vec<_> = doc.answers.iter().map(|a| (a.id, a.kind)).collect();
-        assert_eq!(kinds, [(1, Some(AnswerKind::Accepted)), (2, Some(AnswerKind::DeclinedNit)), (3, None)]);
+        let kinds: Vec<_> = doc.answers.iter().map(|a| (a.id, a.kind, a.moved_to)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (1, Some(AnswerKind::Accepted), None),
+                (2, Some(AnswerKind::DeclinedNit), None),
+                (3, None, None),
+                (4, Some(AnswerKind::Moved), Some(7))
+            ]
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The v9 transition table as data: the engine's generic rows (DESIGN §3.3)
+//! The v9 transition table as data: the engine's generic rows (docs/seed-coverage.md, Engine formats)
 //! and the rows the `spec` skill adds (seed 003, State → Transitions). Each
 //! row is written in the seed's own notation and parsed once into a pattern;
 //! reachability and shortest paths are a breadth-first search over it.
@@ -26,7 +26,7 @@ pub struct Row {
     pub cite: &'static str,
 }
 
-const ENGINE: &str = "DESIGN §3.3, the engine's generic rows";
+const ENGINE: &str = "the fondue engine's generic rows, docs/seed-coverage.md";
 const SEED: &str = "seed 003 (spec v9), State → Transitions";
 
 const fn row(from: &'static str, reply: &'static str, to: &'static str, cite: &'static str) -> Row {

@@ -10,7 +10,7 @@ pub static INFO: RuleInfo = RuleInfo {
     why: "ADR 0007 stores \"State at .harnery/decisions/<id>.json … One file per decision — no shared \
 index — so concurrent filers never contend\". The file name is the index: the engine finds a decision \
 by its id, so `decision_id` must equal the file name, and the id follows the harnery engine's pattern \
-`<slug>-YYYY-MM-DD-<4 hex>` (DESIGN §3.4), lower-case. A decision has one manifest: the same id at the \
+`<slug>-YYYY-MM-DD-<4 hex>` (docs/seed-coverage.md, Engine formats), lower-case. A decision has one manifest: the same id at the \
 top of the docket and in `archive/` is two decisions claiming one name.",
     bad: Example {
         path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",

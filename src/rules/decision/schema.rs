@@ -11,7 +11,7 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "a decision manifest has the engine's fields, with their types and values",
     why: "ADR 0007 gives the docket \"typed state\": the engine validates enums, and \"tier (0/1/2) and \
 stakes (small/medium/high) are stored but never interpreted by the engine\". The manifest schema of the \
-public harnery engine (DESIGN §3.4) requires `schema_version` (1), `decision_id`, `status` (one of the \
+public harnery engine (docs/seed-coverage.md, Engine formats) requires `schema_version` (1), `decision_id`, `status` (one of the \
 nine lifecycle states), `tier` (0, 1 or 2), `stakes` (small, medium or high), `question` and `filed_at`; \
 a `resolution` names its `recommendation`, `resolved_by` and `resolved_at`; a `review` has a `verdict` \
 (ratified, overridden, wrong-tier-high, wrong-tier-low) and `reviewed_at`. Optional text fields are \
@@ -85,7 +85,7 @@ impl Schema<'_, '_, '_> {
                     root,
                     &format!("missing:{key}"),
                     format!("required field `{key}` is missing"),
-                    "add the field; DESIGN §3.4 lists the manifest's required fields",
+                    "add the field; docs/seed-coverage.md (Engine formats) lists the manifest's required fields",
                 );
             }
         }

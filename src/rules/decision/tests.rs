@@ -77,21 +77,40 @@ fn fired(findings: &[Finding]) -> Vec<(&'static str, u32)> {
     findings.iter().filter(|f| f.severity == Severity::Error).map(|f| (f.rule, f.span.line)).collect()
 }
 
+/// Where a manifest at `status` lives: `archive/` once archived.
+fn home(status: Status) -> &'static str {
+    if status == Status::Archived { ARCHIVED_PATH } else { PATH }
+}
+
 #[test]
 fn every_generated_manifest_is_valid() {
     for status in Status::ALL {
-        let findings = evaluate(None, Some(text(&manifest(ID, status, 0))));
+        let findings = evaluate_at(None, Some((home(status), text(&manifest(ID, status, 0)))));
         assert_eq!(fired(&findings), vec![], "{}", status.name());
     }
+}
+
+#[test]
+fn a_decision_set_to_archived_lives_in_the_archive() {
+    let reviewed = manifest(ID, Status::Reviewed, 0);
+    let archived = text(&manifest(ID, Status::Archived, 1));
+    let left = evaluate_at(Some((PATH, &reviewed)), Some((PATH, archived.clone())));
+    assert_eq!(fired(&left), vec![("decision/archive-state", STATUS_LINE)]);
+    assert_eq!(left[0].path, PATH);
+    let moved = evaluate_at(Some((PATH, &reviewed)), Some((ARCHIVED_PATH, archived)));
+    assert_eq!(fired(&moved), vec![]);
 }
 
 #[test]
 fn every_pair_of_statuses_is_accepted_exactly_when_the_lifecycle_reaches_it() {
     for from in Status::ALL {
         for to in Status::ALL {
+            // Both at the top of the docket: a move to `archived` there also
+            // leaves the manifest outside `archive/`.
             let findings = evaluate(Some(&manifest(ID, from, 0)), Some(text(&manifest(ID, to, 1))));
             let legal = (from == to && !from.is_terminal()) || lifecycle::reachable(from, to);
             let expected = match (legal, from == to) {
+                (true, false) if to == Status::Archived => vec![("decision/archive-state", STATUS_LINE)],
                 (true, _) => vec![],
                 // An edit of a terminal manifest that keeps its status.
                 (false, true) => vec![("decision/terminal-readonly", 9)],
@@ -239,7 +258,7 @@ proptest! {
         let findings = evaluate(None, Some(text(&manifest(ID, path[0], 0))));
         prop_assert_eq!(fired(&findings), vec![]);
         // The engine moves a manifest into `archive/` when it archives it.
-        let at = |s: Status| if s == Status::Archived { ARCHIVED_PATH } else { PATH };
+        let at = home;
         for (i, pair) in path.windows(2).enumerate() {
             let base = manifest(ID, pair[0], i as u32);
             let head = text(&manifest(ID, pair[1], i as u32 + 1));

@@ -11,7 +11,7 @@ pub static INFO: RuleInfo = RuleInfo {
 with superseded/wontfix as escape hatches and a deliberating → triaged edge for re-triage. Terminal \
 states are read-only. A single transition() chokepoint enforces legality + terminality.\" A pull \
 request is gatehouse's chokepoint: the head status must be reachable from the base status in the \
-lifecycle table (DESIGN §3.4 gives every row). A pull request may carry several engine steps (an agent \
+lifecycle table (docs/seed-coverage.md, Engine formats, gives every row). A pull request may carry several engine steps (an agent \
 that resolves and enacts in one session), so a move along a legal path is accepted and the summary \
 shows the path; a move backwards (resolved → triaged), sideways (resolved → wontfix) or out of a \
 terminal state (archived → resolved) is an error.",

@@ -1,6 +1,6 @@
 use super::{Spec, SpecView};
 use crate::docs::spec::review::Kind;
-use crate::docs::spec::state::{Part, State, Step};
+use crate::docs::spec::state::{Part, State, Step, Topic, parse_nn};
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -11,10 +11,14 @@ pub static INFO: RuleInfo = RuleInfo {
     why: "fondue `spec` v9, Turns: each state is one role's turn on named files. `pre-plan:Review` reviews \
 \"the draft the newest file names\"; plan writes `plan/plan.md`, `plan/research.md` and \"`plan/phase-NN.md` \
 for every phase\" (v9 has no light mode, so research is always written); `implementation:NN:Draft` \
-implements `phase-NN.md`; `landed.md` is appended \"when the implementation of an attempt starts\"; a \
+implements `phase-NN.md` (\"`NN` is always two digits, from `01`\", and the last phase is \"the highest `NN` \
+in `plan/`\", so phase files are numbered 01, 02, … without gaps); `landed.md` is appended \"when the implementation of an attempt starts\"; a \
 `audit-fixes` runs \"with the findings file in place of a phase file\"; a \
 `<x>:Review` turn reviews the newest request or answer of `review/<topic>/`, and a `<x>:Answer` turn \
-answers its newest review. A state without the files its turn works on cannot be taken.",
+answers its newest review. A state without the files its turn works on cannot be taken. The Architecture \
+Reviewer's first pre-plan turn \"runs in this order, and the order is the rule\": it writes \"the research \
+results and their own intended approach … into `02-reviewer-research.md`\", and \"only then\" opens the \
+draft and writes the review, so a `review/pre-plan/01-review.md` without that file skipped the step.",
     bad: Example {
         path: "fondue/specs/retry-queue/current-state.txt",
         text: include_str!(
@@ -35,11 +39,58 @@ pub fn rule<'a>() -> Rule<SpecView<'a>> {
 
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in &view.specs {
+        reviewer_research(spec, sink);
+        phase_files(spec, sink);
         let Some(state) = spec.state() else { continue };
         for (anchor, what) in needs(spec, state) {
             sink.emit(&spec.path("current-state.txt"), Span::line(1), anchor, format!("`{state}` needs {what}"))
                 .help("add what the state's turn works on, or set the state the folder is really in");
         }
+    }
+}
+
+/// `plan/phase-NN.md` are numbered from `01` without gaps.
+fn phase_files(spec: &Spec, sink: &mut Sink) {
+    let mut expected = 1;
+    let mut named: Vec<(Option<u8>, &str)> = spec
+        .head
+        .keys()
+        .filter_map(|rel| Some((rel.strip_prefix("plan/phase-")?.strip_suffix(".md")?, *rel)))
+        .filter(|(nn, _)| !nn.contains('/'))
+        .map(|(nn, rel)| (parse_nn(nn), rel))
+        .collect();
+    named.sort_unstable();
+    for (nn, rel) in named {
+        let message = match nn {
+            None => format!("`{rel}` is not named `plan/phase-NN.md` (`NN` two digits, from `01`)"),
+            Some(n) if n != expected => {
+                format!("`{rel}` should be `plan/phase-{expected:02}.md`: phases are numbered 01, 02, … without gaps")
+            }
+            Some(n) => {
+                expected = n + 1;
+                continue;
+            }
+        };
+        if let Some(n) = nn {
+            expected = n + 1;
+        }
+        sink.emit(&spec.path(rel), Span::line(1), format!("phase:{rel}"), message)
+            .help("number the phase files 01, 02, …: the last phase is the highest NN in plan/");
+    }
+}
+
+/// The first pre-plan review needs the reviewer's own research beside it.
+fn reviewer_research(spec: &Spec, sink: &mut Sink) {
+    const RESEARCH: &str = "pre-plan/02-reviewer-research.md";
+    let first = spec.review(Topic::PrePlan).iter().find(|e| e.numbered == Some((1, Kind::Review)));
+    if let Some(review) = first.filter(|_| !spec.has(RESEARCH)) {
+        sink.emit(
+            &spec.path(review.rel),
+            Span::line(1),
+            RESEARCH,
+            format!("the first pre-plan review is written, but `{RESEARCH}` does not exist"),
+        )
+        .help("the Architecture Reviewer writes its research and intended approach into `pre-plan/02-reviewer-research.md` before it opens the draft");
     }
 }
 

@@ -1,6 +1,6 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::SpecView;
+use super::{Spec, SpecView};
 use crate::docs::spec::state::parse_nn;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
@@ -14,7 +14,9 @@ pub static INFO: RuleInfo = RuleInfo {
 take in `attempts/`: one more than the highest there, or `01` if there is none\". A new attempt's \
 Architect reads \"every attempt's `plan/plan.md`, if it has one, and its `reopen.md`: what was planned, \
 and why it failed\", so each attempt keeps its `reopen.md`, and an earlier attempt is history that no \
-change edits.",
+change edits. A reopen that leaves a file of the failed attempt at the spec root (instead of moving it) \
+makes the next attempt's turns read the failed frame as live; only `roster.md`, `99-user.md`, \
+`stats.md` and `landed.md` \"stay at the root: they span attempts\".",
     bad: Example {
         path: "fondue/specs/retry-queue/attempts/02/reopen.md",
         text: include_str!(
@@ -66,6 +68,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 );
             }
         }
+        left_at_root(spec, sink);
         for (rel, base) in spec.base.iter().filter(|(r, _)| r.starts_with("attempts/")) {
             if spec.head.get(rel) != Some(base) {
                 let line = match (base.text(), spec.text(rel)) {
@@ -80,6 +83,33 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 )
                 .help("leave attempts/ as the reopen left it: it is the history the next attempt reads");
             }
+        }
+    }
+}
+
+/// The live attempt's files, which a reopen moves into `attempts/NN/`.
+fn moves_on_reopen(rel: &str) -> bool {
+    rel == "reopen.md" || ["pre-plan/", "plan/", "audit/", "review/"].iter().any(|dir| rel.starts_with(dir))
+}
+
+/// A reopen (the change adds `attempts/NN/`) that leaves a file of the
+/// attempt it closes at the root, and not in the new attempt folder.
+fn left_at_root(spec: &Spec, sink: &mut Sink) {
+    let dirs = |f: &super::Folder| -> BTreeSet<String> {
+        f.keys().filter_map(|r| r.strip_prefix("attempts/")?.split_once('/')).map(|(n, _)| n.to_string()).collect()
+    };
+    let Some(new) = dirs(&spec.head).difference(&dirs(&spec.base)).max().cloned() else { return };
+    for rel in spec.base.keys().filter(|r| moves_on_reopen(r)) {
+        if spec.has(rel) && !spec.has(&format!("attempts/{new}/{rel}")) {
+            sink.emit(
+                &spec.path(rel),
+                Span::line(1),
+                format!("left:{rel}"),
+                format!("the reopen into `attempts/{new}/` leaves `{rel}` at the spec root"),
+            )
+            .help(format!(
+                "move `pre-plan/`, `plan/`, `audit/`, `review/` and `reopen.md` into `attempts/{new}/`; the new attempt starts from a new `pre-plan/00-brief.md`"
+            ));
         }
     }
 }

@@ -9,11 +9,13 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "spec/finding-format",
     default_severity: Severity::Error,
     summary: "findings are `## #<id> <title>` with `**Severity:** Blocker | Nit` and a proposed solution",
-    why: "The fondue engine's review format (DESIGN §3.3): a review holds findings `## #<id> <title>[ (re \
-<file>#<id>)]`, each with `**Severity:** Blocker | Nit`, a description and `**Proposed solution:** …`. \
-Spec v9 decides what counts as a Blocker per topic (\"What counts as a Blocker\"), answers cite findings \
-by id, and an audit finding in `audit/findings.md` is \"shaped like an engine finding, with an id, a \
-title, a severity, a description with its anchor, and a proposed solution\". A finding without an id or \
+    why: "The fondue engine's review format (docs/seed-coverage.md, Engine formats): a review holds findings \
+`## #<id> <title>[ (re <file>#<id>)]`, each with `**Severity:** Blocker | Nit`, a description and \
+`**Proposed solution:** …`. Spec v9 decides what counts as a Blocker per topic (\"What counts as a \
+Blocker\"), answers cite findings by id, and an audit finding in `audit/findings.md` is \"shaped like an \
+engine finding, with an id, a title, a severity, a description with its anchor, and a proposed \
+solution\". An auditor appends its findings, and \"Ids continue from the highest one in the file\" \
+(audit, Outside an auditor's scope): `#2` written after `#3` is out of order. A finding without an id or \
 a severity cannot be answered or judged.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/plan/01-review.md",
@@ -39,8 +41,48 @@ fn check(view: &SpecView, sink: &mut Sink) {
             }
         }
         if let Some(text) = spec.text("audit/findings.md") {
-            findings(&spec.path("audit/findings.md"), &review::parse(text), sink);
+            let doc = review::parse(text);
+            findings(&spec.path("audit/findings.md"), &doc, sink);
+            continue_ids(&spec.path("audit/findings.md"), &doc, sink);
         }
+    }
+}
+
+/// Audit finding ids continue from the highest one before them. A reused id
+/// is the duplicate check's; this one reports an id below the highest or one
+/// that skips ids.
+fn continue_ids(path: &str, doc: &ReviewFile, sink: &mut Sink) {
+    let mut highest: Option<u32> = None;
+    let mut seen = BTreeSet::new();
+    for f in &doc.findings {
+        if !seen.insert(f.id) {
+            continue;
+        }
+        if let Some(top) = highest
+            && f.id != top + 1
+        {
+            let (anchor, message) = if f.id < top {
+                (
+                    "order",
+                    format!(
+                        "audit finding #{} comes after #{top}: ids continue from the highest one in the file",
+                        f.id
+                    ),
+                )
+            } else {
+                (
+                    "gap",
+                    format!(
+                        "audit finding #{} skips #{}: ids continue from the highest one in the file",
+                        f.id,
+                        top + 1
+                    ),
+                )
+            };
+            sink.emit(path, Span::line(f.line), format!("#{}:{anchor}", f.id), message)
+                .help(format!("number the new finding #{}, one more than the highest id above it", top + 1));
+        }
+        highest = Some(highest.map_or(f.id, |top| top.max(f.id)));
     }
 }
 

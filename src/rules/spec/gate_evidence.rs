@@ -1,4 +1,4 @@
-use super::{Spec, SpecView};
+use super::{KB_INDEX, Spec, SpecView};
 use crate::docs::spec::files::LandedEvent;
 use crate::docs::spec::state::{State, Step, Topic};
 use crate::docs::spec::transitions::Row;
@@ -13,10 +13,14 @@ pub static INFO: RuleInfo = RuleInfo {
 `closed`\", \"the stage closes when the last phase closes\", an audit lens ends on `approved`/`closed` or \
 `nothing to change`, `audit-fixes` runs \"when `audit/findings.md` exists after both lens topics have \
 ended\", and v9 has no light mode, so `implementation:01` always follows a closed plan review. A state past \
-a gate must have that gate's evidence on disk (DESIGN §3.3): `plan:*` needs `review/pre-plan/` closed, \
+a gate must have that gate's evidence on disk: `plan:*` needs `review/pre-plan/` closed, \
 `implementation:01:*` needs `review/plan/` closed, `implementation:<NN+1>:*` and `audit:*` need \
 `review/phase-<NN>/` closed, `audit:conventions:*` needs `audit-tests` ended, `audit:fixes:*` needs \
-`audit/findings.md`, and `handover*` needs the audit ended. A closed phase or audit topic also leaves its \
+`audit/findings.md`, and `handover*` needs the audit ended. The update at handover \"always runs, unless \
+the project has neither a knowledge base (`fondue/kb/index.md`) nor a project skill \
+(`.claude/skills/*/SKILL.md`): then the state goes straight to `handover`\" (handover): leaving the audit \
+for `handover` while the repository has either skips the update. (The other way round is not checked: a \
+project may keep `fondue/kb/` out of git, so a repository without one may still have the update run.) A closed phase or audit topic also leaves its \
 line in `landed.md` (\"When the new state is `implementation:01:Draft`, or a reply closed a phase or an \
 audit topic, it appends the line to `landed.md`\"). That makes a jump checkable even when one pull \
 request spans many turns.",
@@ -86,10 +90,19 @@ fn missing(spec: &Spec, prev: State, next: State, row: &Row) -> Vec<(String, Str
     let closed = spec.topic_closed(topic);
     let nothing = spec.stats_say(prev, "nothing to change") || spec.stats_say(prev, "nothing to update");
     if !closed && !nothing {
+        let help = if topic == Topic::Handover && spec.update_runs {
+            format!(
+                "the repository has a knowledge base (`{KB_INDEX}`) or a project skill (`.claude/skills/*/SKILL.md`), so the update runs before `handover`: close `review/handover/`, or record the reply `nothing to update` in `stats.md`"
+            )
+        } else {
+            format!(
+                "close `{dir}` first: its newest review ends `Verdict: approved <subject>` or its newest answer `Verdict: closed <subject>`; a topic that ended on `nothing to change` has that reply in `stats.md`"
+            )
+        };
         out.push((
             dir.clone(),
             format!("`review/{dir}/` has no closing verdict (`approved` or `closed`) as its newest file"),
-            format!("close `{dir}` first: its newest review ends `Verdict: approved <subject>` or its newest answer `Verdict: closed <subject>`; a topic that ended on `nothing to change` has that reply in `stats.md`"),
+            help,
         ));
     }
     // A closed phase or audit topic leaves its line in landed.md; one that

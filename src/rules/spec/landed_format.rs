@@ -1,5 +1,6 @@
 use super::SpecView;
 use crate::docs::spec::files::{LandedEvent, parse_landed};
+use crate::docs::spec::state::{State, Step, Topic};
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
@@ -12,7 +13,10 @@ a reopened spec can tell which commits belong to which phase or topic\", in thre
 `attempt-<NN> implementation starts at <sha>`, `attempt-<NN> phase-<NN> closed at <sha>` and \
 `attempt-<NN> audit-<part> closed at <sha>`. \"`<sha>` is `git rev-parse HEAD` when the line is \
 written\" and \"`attempt-<NN>` is the number the live attempt would take in `attempts/`\". The audit and \
-handover read `<sha>` from its first line. In git mode a sha that is not in the repository's history is \
+handover read `<sha>` from its first line. The Arbiter appends a line when \"a reply closed a phase or an \
+audit topic\", and \"a topic that ended on `nothing to change` gets none\" (What the Arbiter does on a \
+transition): an auditor that replied `nothing to change` committed nothing and opened no review, so an \
+`audit-<part> closed` line for it marks a boundary no commit has. In git mode a sha that is not in the repository's history is \
 a warning: the commit may have been rewritten away.",
     bad: Example {
         path: "fondue/specs/retry-queue/landed.md",
@@ -62,6 +66,19 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 .help("attempt-<NN> is one more than the highest folder in attempts/, or 01 when there is none");
             }
             last_attempt = last_attempt.max(l.attempt);
+            if let LandedEvent::Audit(part) = l.event
+                && l.attempt == spec.attempt
+                && spec.review(Topic::Audit(part)).is_empty()
+                && spec.stats_say(State::Audit(part, Step::Draft), "nothing to change")
+            {
+                sink.emit(
+                    &path,
+                    Span::line(l.line),
+                    format!("{anchor}:nothing"),
+                    format!("`audit-{}` ended on `nothing to change`, and such a topic gets no line", part.as_str()),
+                )
+                .help("remove the line: only a phase or an audit topic that closed on `approved` or `closed` gets one");
+            }
             if l.event == LandedEvent::Starts {
                 started.insert(l.attempt);
             } else if !started.contains(&l.attempt) {

@@ -1,4 +1,4 @@
-//! The `spec/*` rules (fondue `spec` protocol v9, seed 003; DESIGN §3.3).
+//! The `spec/*` rules (fondue `spec` protocol v9, seed 003; the engine formats in docs/seed-coverage.md).
 //! The family groups the files under `specs.paths` into spec folders, keeps
 //! those the change touches, parses each once into a [`Spec`] (state, review
 //! folders, stats, the legal path from the base state to the head state),
@@ -129,6 +129,9 @@ pub struct Spec<'a> {
     pub from: Option<State>,
     /// The legal path `from` → head state, preferring one the disk allows.
     pub path: Option<Vec<(State, &'static Row)>>,
+    /// Handover's update runs: the repository has a knowledge base or a
+    /// project skill.
+    pub update_runs: bool,
 }
 
 pub struct SpecView<'a> {
@@ -137,6 +140,31 @@ pub struct SpecView<'a> {
     /// The project has a knowledge base (`fondue/kb/index.md`), so handover
     /// requests and answers carry `KB:`.
     pub has_kb: bool,
+}
+
+/// The knowledge base's index (seed 003, handover).
+pub const KB_INDEX: &str = "fondue/kb/index.md";
+
+/// A project skill: `.claude/skills/*/SKILL.md` (seed 003, handover).
+fn is_project_skill(path: &str) -> bool {
+    path.strip_prefix(".claude/skills/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(name, file)| !name.is_empty() && file == "SKILL.md")
+}
+
+/// The head has a knowledge base or a project skill, so handover's update
+/// runs. Their absence proves nothing: the seed lets a project ignore
+/// `fondue/kb/` in git, so the Arbiter's disk may have one the repository
+/// does not.
+fn update_runs(changes: &ChangeSet) -> bool {
+    let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+    changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p))
+        || changes.repos.tree(repo, None).is_some_and(|tree| {
+            let files = tree.files();
+            let skills = files.partition_point(|p| p.as_str() < ".claude/skills/");
+            tree.contains_file(KB_INDEX)
+                || files[skills..].iter().take_while(|p| p.starts_with(".claude/skills/")).any(|p| is_project_skill(p))
+        })
 }
 
 /// Where a path sits: (specs folder, archived, spec name, path in the spec).
@@ -230,14 +258,15 @@ impl<'a> SpecView<'a> {
             }
         }
         let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
-        let has_kb = changes.repos.lookup(repo, None, "fondue/kb/index.md") == PathLookup::Exists
-            || changes.head.contains_key("fondue/kb/index.md");
+        let has_kb =
+            changes.repos.lookup(repo, None, KB_INDEX) == PathLookup::Exists || changes.head.contains_key(KB_INDEX);
+        let update = update_runs(changes);
         let specs = specs
             .into_iter()
             .map(|((i, archived, name), head, base)| {
                 let folder = folders[i].trim_end_matches('/');
                 let root = if archived { format!("{folder}/archive/{name}") } else { format!("{folder}/{name}") };
-                Spec::new(root, archived, head, base)
+                Spec::new(root, archived, head, base, update)
             })
             .collect();
         SpecView { changes, specs, has_kb }
@@ -270,7 +299,7 @@ impl<'a> SpecView<'a> {
 }
 
 impl<'a> Spec<'a> {
-    fn new(root: String, archived: bool, head: Folder<'a>, base: Folder<'a>) -> Spec<'a> {
+    fn new(root: String, archived: bool, head: Folder<'a>, base: Folder<'a>, update_runs: bool) -> Spec<'a> {
         let deleted = head.is_empty();
         let text = |folder: &Folder<'a>, rel: &str| folder.get(rel).and_then(|c| c.text());
         let state = text(&head, "current-state.txt").map(state::parse_file);
@@ -313,6 +342,7 @@ impl<'a> Spec<'a> {
             reopened,
             from: None,
             path: None,
+            update_runs,
         };
         spec.from = match (text(&spec.base, "current-state.txt"), spec.base_state) {
             (Some(_), state) => state,
@@ -399,6 +429,9 @@ impl<'a> Spec<'a> {
             (State::Audit(Part::Conventions, _), State::HandoverUpdate(_) | State::Handover) if findings => {
                 Some("audit/findings.md exists, so audit-fixes runs before handover".to_string())
             }
+            (State::Audit(..), State::Handover) if self.update_runs => Some(format!(
+                "the project has a knowledge base (`{KB_INDEX}`) or a project skill (`.claude/skills/*/SKILL.md`), so the update `handover:Draft` runs before `handover`"
+            )),
             _ => None,
         }
     }

@@ -10,9 +10,11 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "review/<topic>/ holds one gapless sequence 00-request, 01-review, 02-answer, …",
     why: "fondue `spec` v9 lays out `review/<topic>/` as `00-request.md, 01-review.md, 02-answer.md, ...` for the \
 topics `pre-plan`, `plan`, `phase-NN`, `audit-tests`, `audit-conventions`, `audit-fixes` and `handover`. \
-With the engine (DESIGN §3.3) a topic is one gapless sequence, numbers never reused: `00` is the request, \
+With the engine (docs/seed-coverage.md, Engine formats) a topic is one gapless sequence, numbers never reused: `00` is the request, \
 odd numbers are reviews and even numbers from `02` answers. Every turn reads \"the newest file\", so a gap, \
-a reused number or a misnamed file points a session at the wrong round.",
+a reused number or a misnamed file points a session at the wrong round. Likewise `handover/` holds \
+\"00-request.md, 01-request.md, ...\": the Arbiter writes each further request \"into the next \
+`handover/NN-request.md`\", and a Handover Writer reads the newest.",
     bad: Example {
         path: "fondue/specs/retry-queue/review/phase-02/02-answer.md",
         text: include_str!(
@@ -33,6 +35,7 @@ pub fn rule<'a>() -> Rule<SpecView<'a>> {
 
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in &view.specs {
+        handover_requests(spec, sink);
         for (dir, files) in &spec.reviews {
             if Topic::parse_dir(dir).is_none() {
                 if let Some(first) = files.first() {
@@ -89,6 +92,33 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 expected = expected.max(n + 1);
             }
         }
+    }
+}
+
+/// `handover/NN-request.md` are numbered 00, 01, … without gaps.
+fn handover_requests(spec: &super::Spec, sink: &mut Sink) {
+    let mut numbers: Vec<(u32, &str)> = spec
+        .head
+        .keys()
+        .filter_map(|rel| {
+            let name = rel.strip_prefix("handover/")?;
+            let (n, kind) = crate::docs::spec::review::parse_name(name)?;
+            (kind == Kind::Request).then_some((n, *rel))
+        })
+        .collect();
+    numbers.sort_unstable();
+    let mut expected = 0;
+    for (n, rel) in numbers {
+        if n != expected {
+            sink.emit(
+                &spec.path(rel),
+                Span::line(1),
+                format!("handover:{n}"),
+                format!("`{rel}` should be `handover/{expected:02}-request.md`: requests are numbered 00, 01, … without gaps"),
+            )
+            .help("write each further request into the next `handover/NN-request.md`");
+        }
+        expected = n + 1;
     }
 }
 

@@ -13,7 +13,11 @@ Model | Effort | Handle |`, effort low, medium, high, xhigh or max) \"with one m
 `**Sessions:** fresh | continue`\". \"The rows of the Tests Auditor, the Conventions Auditor and the Handover \
 Writer are in every roster, because the audit and the update at handover always run.\" A continued spec \
 whose roster lacks a row the skill requires gets it \"before the role's first turn\": so a new spec's \
-roster has every role, and an older one has each role's row by the time the state reaches its turn.",
+roster has every role, and an older one has each role's row by the time the state reaches its turn. On a \
+reopen the Arbiter \"sets the Handle cells of the Architect, the Architecture Reviewer, the Coder, the \
+Code Reviewer and both auditors in `roster.md` back to `-`\" (Reopening, The move), because \"the pair \
+that designed and approved the failed frame is the pair most anchored to it\": a reopen that keeps one of \
+those handles sends the new attempt's turns to an old session.",
     bad: Example {
         path: "fondue/specs/retry-queue/roster.md",
         text: include_str!("../../../fixtures/rules/spec/roster/fail/head/fondue/specs/retry-queue/roster.md"),
@@ -34,6 +38,10 @@ const ROLES: [(&str, u8); 7] = [
     ("Conventions Auditor", 5),
     ("Handover Writer", 7),
 ];
+
+/// The roles whose Handle cells a reopen sets back to `-`.
+const RESET_ON_REOPEN: [&str; 6] =
+    ["Architect", "Architecture Reviewer", "Coder", "Code Reviewer", "Tests Auditor", "Conventions Auditor"];
 
 /// How far along the protocol a state is (None for `abandoned`).
 fn rank(state: State) -> Option<u8> {
@@ -105,6 +113,9 @@ fn check(view: &SpecView, sink: &mut Sink) {
             )
             .help(format!("effort is one of {}", EFFORTS.join(", ")));
         }
+        if spec.reopened {
+            kept_handles(spec, &path, &r, sink);
+        }
         // A new spec's roster has every role; an older one each role reached.
         let reached = if spec.base.is_empty() { Some(u8::MAX) } else { spec.state().and_then(rank) };
         let Some(reached) = reached else { continue };
@@ -120,6 +131,23 @@ fn check(view: &SpecView, sink: &mut Sink) {
                     "add `| {role} | <agent> | <model> | <effort> | - |`; v9 rosters carry every role's row"
                 ));
             }
+        }
+    }
+}
+
+/// A reopen that keeps a live handle of a role it resets: the head row has
+/// the same handle the base row had.
+fn kept_handles(spec: &super::Spec, path: &str, head: &crate::docs::spec::files::Roster, sink: &mut Sink) {
+    let Some(base) = spec.base_text("roster.md").map(parse_roster) else { return };
+    for row in head.rows.iter().filter(|row| RESET_ON_REOPEN.contains(&row.role.as_str()) && row.handle != "-") {
+        if base.rows.iter().any(|b| b.role == row.role && b.handle == row.handle) {
+            sink.emit(
+                path,
+                Span::line(row.line),
+                format!("handle:{}", row.role),
+                format!("the reopen keeps the {}'s handle `{}`", row.role, row.handle),
+            )
+            .help("set the Handle cell back to `-`: a reopen spawns fresh sessions for the new attempt");
         }
     }
 }

@@ -7,7 +7,7 @@ pub static INFO: RuleInfo = RuleInfo {
     id: "spec/verdict",
     default_severity: Severity::Error,
     summary: "a review or answer ends with exactly one well-formed `Verdict:` line",
-    why: "The fondue engine's review format (DESIGN §3.3), which spec v9 runs on: a review \"ends with exactly one \
+    why: "The fondue engine's review format (docs/seed-coverage.md, Engine formats), which spec v9 runs on: a review \"ends with exactly one \
 line: `Verdict: approved <subject>`, `Verdict: approved-with-fixes <subject> | #2, #4` or `Verdict: \
 changes-requested`\"; an answer ends with `Verdict: next-round <subject>`, `closed <subject>`, `deadlocked \
 <thread>…` or `question <refs>`. The seed closes every stage \"on verdict `approved` or `closed`\", and \

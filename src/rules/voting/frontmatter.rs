@@ -8,14 +8,18 @@ use crate::rules::{Example, Rule, RuleInfo};
 pub static INFO: RuleInfo = RuleInfo {
     id: "voting/frontmatter",
     default_severity: Severity::Error,
-    summary: "the frontmatter is valid and its `format`, `doc`, `version` and `scope` agree with the file name",
-    why: "ADR-140: \"Standards docs gain a fixed wire-shape that Phases 1/2/3/5 of warp#1392 can consume \
-without per-doc parser variance … The format IS the protocol.\" Every voting doc opens with YAML frontmatter: \
-`format: voting/v1` (the format version the PR body cites as `Voting-format: v1`), `doc` equal to the `<doc>` \
-of the file name, `version` equal to its `<n>`, and optional `scope` tags (a list of strings). A missing or \
-unterminated frontmatter, invalid YAML (anchors and aliases are refused) or a field that disagrees with the \
-file name is an error at its line. A file on the voting paths with neither `format: voting/…` nor a `voting` \
-block is not a voting doc (ADR-117's module guidelines share `dark-factory/guidelines/`) and is passed over.",
+    summary: "a frontmatter, when there is one, is valid and its `format`, `doc`, `version` and `scope` agree with the file name",
+    why: "ADR-140 defines no frontmatter: a voting doc's identity is its file name, \"Each new doc is a new \
+file at <topic>.md@v<n>; bumps mint immutable new files\", and the format version is cited in the PR body \
+(`Voting-format: v1`). So a doc without frontmatter, or whose frontmatter leaves out `format`, `doc` or \
+`version`, takes its doc name and version from the file name. A frontmatter is still read when it is \
+there, because a doc that declares itself must not contradict its file name: \"Standards docs gain a fixed \
+wire-shape that Phases 1/2/3/5 of warp#1392 can consume without per-doc parser variance … The format IS \
+the protocol.\" A `format` other than `voting/v1`, a `doc` other than the file name's `<doc>`, a `version` \
+other than its `<n>`, `scope` tags that are not a list of strings, an unterminated frontmatter or invalid \
+YAML in it (anchors and aliases are refused) is an error at its line. A file on the voting paths with \
+neither `format: voting/…` nor a `voting` block is not a voting doc (ADR-117's module guidelines share \
+`dark-factory/guidelines/`) and is passed over.",
     bad: Example {
         path: "dark-factory/guidelines/smoke-spec-path@v1.md",
         text: include_str!(
@@ -43,10 +47,6 @@ fn check(view: &VotingView, sink: &mut Sink) {
             Ok(frontmatter) => frontmatter,
             Err(error) => {
                 let (span, help) = match error {
-                    FrontmatterError::Missing => (
-                        Span::line(1),
-                        "start the file with `---`, `format: voting/v1`, `doc:`, `version:`, then `---`",
-                    ),
                     FrontmatterError::Unterminated { open } => {
                         (Span::line(*open), "add a `---` line after the last frontmatter field")
                     }
@@ -56,6 +56,8 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     FrontmatterError::NotMapping { line, .. } => {
                         (Span::line(*line), "write the frontmatter as `key: value` lines")
                     }
+                    // ADR-140 defines no frontmatter: the file name names the doc.
+                    FrontmatterError::Missing => continue,
                 };
                 sink.emit(doc.path, span, "frontmatter", error.to_string()).help(help);
                 continue;
@@ -63,7 +65,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         };
         let name = doc.file_name().ok();
         match frontmatter.get("format") {
-            None => missing(sink, doc, "format"),
+            None => {}
             Some(node) if node.as_str() == Some(FORMAT) => {}
             Some(node) => field(
                 sink,
@@ -75,7 +77,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             ),
         }
         match frontmatter.get("doc") {
-            None => missing(sink, doc, "doc"),
+            None => {}
             Some(node) => match node.as_str() {
                 Some(d) if !is_kebab(d) => field(
                     sink,
@@ -108,7 +110,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             },
         }
         match frontmatter.get("version") {
-            None => missing(sink, doc, "version"),
+            None => {}
             Some(node) => match node.as_i64() {
                 Some(v) if v > 0 => {
                     if let Some(name) = name.filter(|n| i64::from(n.version) != v) {
@@ -148,11 +150,6 @@ fn check(view: &VotingView, sink: &mut Sink) {
             }
         }
     }
-}
-
-fn missing(sink: &mut Sink, doc: &VotingDoc, name: &str) {
-    sink.emit(doc.path, Span::line(1), name, format!("the frontmatter has no `{name}` field"))
-        .help("a voting doc's frontmatter has `format: voting/v1`, `doc: <doc>` and `version: <n>`, optionally `scope: [...]`");
 }
 
 fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: &Yaml, message: String, help: &str) {

@@ -177,8 +177,8 @@ pub fn tally_document(path: &str, text: &str) -> Result<TallyReport, TallyError>
     }
     Ok(TallyReport {
         path: path.to_string(),
-        doc: doc.field("doc").and_then(|d| d.scalar_text()).map(str::to_string),
-        version: doc.field("version").and_then(|v| v.as_i64()),
+        doc: doc.doc_name().map(str::to_string),
+        version: doc.version(),
         sections,
     })
 }
