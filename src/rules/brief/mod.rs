@@ -10,6 +10,7 @@ mod adr_superseded;
 mod adr_undeclared;
 mod agent_duplicate;
 mod agent_mismatch;
+mod criterion;
 mod edited_after_merge;
 mod field_type;
 mod filename;
@@ -35,6 +36,7 @@ use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
 use crate::rules::paths::lookups;
 
+pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
 pub use review_required::reasons as review_reasons;
 
 pub use crate::rules::paths::LOCAL_REPO;
