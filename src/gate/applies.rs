@@ -101,6 +101,8 @@ mod tests {
             Applicability { applies: false, reasons: vec![format!("brief under threshold: operator's call ({path})")] }
         );
 
+        changes.head.insert(path.into(), brief(80, "a/b, A/B, a/b"));
+        assert!(!applicability(&changes).applies, "one repository, listed three times");
         changes.head.insert(path.into(), brief(80, "a/b, c/d"));
         assert_eq!(applicability(&changes).reasons, vec![format!("`{path}`: 2 repos touched > 1")]);
         changes.head.insert(path.into(), brief(101, "a/b"));

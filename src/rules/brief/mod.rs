@@ -20,6 +20,7 @@ mod out_of_scope_empty;
 mod path_invalid;
 mod path_missing;
 mod path_unverifiable;
+mod repo_duplicate;
 mod repo_format;
 mod review_required;
 mod to_be_created_rationale;
@@ -51,6 +52,7 @@ fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
         agent_mismatch::rule(),
         agent_duplicate::rule(),
         repo_format::rule(),
+        repo_duplicate::rule(),
         adr_format::rule(),
         adr_missing::rule(),
         adr_not_honoured::rule(),
