@@ -108,7 +108,7 @@ fn threshold_table(view: &BriefView) -> Option<String> {
             } else {
                 format!("required: {}", reasons.join(" and "))
             };
-            let lines = brief.lines_estimate()?;
+            let lines = brief.lines_estimate().filter(|n| *n > 0).map_or("?".to_string(), |n| n.to_string());
             Some(format!(
                 "| `{}` | {} | {lines} | {} | {verdict} |",
                 brief.path,
