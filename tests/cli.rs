@@ -212,7 +212,8 @@ fn pr_body_repo_roots_and_setup_errors() {
     let brief = "dark-factory/briefs/SWARM-AU-hosts.md".to_string();
     assert_eq!(
         rules,
-        vec![("brief/review-required".into(), brief.clone(), 9), ("brief/path-missing".into(), brief, 13)]
+        vec![("brief/review-required".into(), brief.clone(), 3), ("brief/path-missing".into(), brief, 13)],
+        "the repository cut is reported on `repos_touched`"
     );
 
     let out = gatehouse(dir, &["--pr-body", "/nonexistent/body.md"]);
