@@ -281,8 +281,24 @@ fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a s
 /// `owner/repo@rev:path` spans, so a source can load those trees before the
 /// rules run.
 pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = pinned_paths(changes).into_iter().map(|p| (p.repo, p.rev)).collect();
+    out.dedup();
+    out
+}
+
+/// A path a changed brief pins to a revision: `owner/repo@rev:path`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PinnedPath {
+    pub repo: String,
+    pub rev: String,
+    pub path: String,
+}
+
+/// Every `owner/repo@rev:path` span of the changed briefs, sorted, once each,
+/// so a source can look up exactly those paths before the rules run.
+pub fn pinned_paths(changes: &ChangeSet) -> Vec<PinnedPath> {
     let matcher = globset(&changes.config.briefs.paths);
-    let mut out: Vec<(String, String)> = changes
+    let mut out: Vec<PinnedPath> = changes
         .changed()
         .filter(|(p, _)| matcher.is_match(p))
         .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
@@ -293,7 +309,9 @@ pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
                 .code_spans
                 .iter()
                 .filter_map(|span| match classify(&span.text, &repos) {
-                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), .. }) => Some((repo, rev)),
+                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), path }) => {
+                        Some(PinnedPath { repo, rev, path })
+                    }
                     _ => None,
                 })
                 .collect::<Vec<_>>()
