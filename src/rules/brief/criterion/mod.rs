@@ -4,6 +4,10 @@
 //! says anything about it, unless it rests on a quality word, an aspiration
 //! or a process step that nothing measurable pins down.
 
+mod words;
+
+use words::*;
+
 /// What the rubric found in one criterion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assessment {
@@ -43,328 +47,6 @@ pub enum VagueKind {
     /// A catch-all verb over a catch-all object: handles errors.
     Catchall,
 }
-
-/// Quality words vague wherever they stand.
-const QUALITY: &[&str] = &[
-    "robust",
-    "robustly",
-    "gracefully",
-    "graceful",
-    "seamless",
-    "seamlessly",
-    "user-friendly",
-    "intuitive",
-    "intuitively",
-    "elegant",
-    "elegantly",
-    "maintainable",
-    "readable",
-    "scalable",
-    "performant",
-    "production-ready",
-    "future-proof",
-    "bug-free",
-    "high-quality",
-    "well-tested",
-    "well-documented",
-    "well-designed",
-    "nice",
-    "nicely",
-    "nicer",
-    "good",
-    "great",
-    "better",
-    "improved",
-    "enhanced",
-    "optimal",
-    "optimally",
-    "polished",
-    "snappy",
-    "modern",
-    "smooth",
-    "smoothly",
-    "reliably",
-    "resilient",
-    "securely",
-    "efficiently",
-    "quickly",
-    "easily",
-    "seriously",
-    "carefully",
-    "thoroughly",
-    "delightful",
-    "dependable",
-    "timely",
-    "reasonably",
-    "adequately",
-    "sufficiently",
-    "reasonable",
-    "acceptable",
-    "sufficient",
-    "adequate",
-    "faster",
-    "quicker",
-    "cleaner",
-    "simpler",
-    "easier",
-    "highly",
-    "painless",
-    "frictionless",
-    "hassle-free",
-    "works",
-];
-
-/// Words vague when they are what the criterion says its subject is
-/// (`latency is low`, `makes the code simpler`), not when they name a thing
-/// (`a clean checkout`, `low-priority jobs`).
-const PREDICATIVE: &[&str] = &[
-    "fast",
-    "quick",
-    "slow",
-    "clean",
-    "simple",
-    "easy",
-    "secure",
-    "reliable",
-    "stable",
-    "consistent",
-    "accurate",
-    "relevant",
-    "healthy",
-    "helpful",
-    "clear",
-    "flexible",
-    "extensible",
-    "responsive",
-    "efficient",
-    "low",
-    "high",
-    "small",
-    "large",
-    "minimal",
-    "fine",
-    "ok",
-    "okay",
-    "happy",
-    "satisfied",
-    "pleased",
-    "complete",
-    "completed",
-    "done",
-    "fixed",
-    "resolved",
-    "addressed",
-    "implemented",
-    "finished",
-    "ready",
-    "usable",
-    "understandable",
-    "solid",
-    "pleasant",
-    "beautiful",
-    "merged",
-    "approved",
-    "working",
-];
-
-/// Hedges: they say a result is right without saying what right is.
-const HEDGES: &[&str] = &["correctly", "properly", "appropriately", "accurately", "correct", "proper", "right"];
-
-const ASPIRATIONS: &[&str] = &[
-    "aim",
-    "aims",
-    "strive",
-    "strives",
-    "ideally",
-    "hopefully",
-    "try",
-    "minimize",
-    "minimise",
-    "minimizes",
-    "minimises",
-    "maximize",
-    "maximise",
-    "maximizes",
-    "maximises",
-    "reduce",
-    "reduces",
-    "increase",
-    "increases",
-    "improve",
-    "improves",
-    "enhance",
-    "enhances",
-    "optimize",
-    "optimise",
-    "optimizes",
-    "optimises",
-    "eventually",
-];
-
-const PROCESS: &[&str] =
-    &["reviewed", "qa", "stakeholder", "stakeholders", "sign-off", "signoff", "discussed", "demoed"];
-
-/// Multi-word vague phrases, with their kind.
-const PHRASES: &[(&str, VagueKind)] = &[
-    ("as expected", VagueKind::Hedge),
-    ("as intended", VagueKind::Hedge),
-    ("as designed", VagueKind::Hedge),
-    ("the expected", VagueKind::Hedge),
-    ("best practice", VagueKind::Process),
-    ("best practices", VagueKind::Process),
-    ("coding standards", VagueKind::Process),
-    ("style guide", VagueKind::Process),
-    ("sign off", VagueKind::Process),
-    ("signs off", VagueKind::Process),
-    ("signed off", VagueKind::Process),
-    ("code review", VagueKind::Process),
-    ("in a timely manner", VagueKind::Quality),
-    ("no regressions", VagueKind::Quality),
-    ("without regressions", VagueKind::Quality),
-    ("no bugs", VagueKind::Quality),
-    ("well tested", VagueKind::Quality),
-    ("well documented", VagueKind::Quality),
-    ("high quality", VagueKind::Quality),
-    ("as much as possible", VagueKind::Aspiration),
-    ("where possible", VagueKind::Aspiration),
-    ("if possible", VagueKind::Aspiration),
-    ("whenever possible", VagueKind::Aspiration),
-    ("as soon as possible", VagueKind::Aspiration),
-];
-
-/// Verbs after which an adjective is what the subject is said to be.
-const LINKING: &[&str] = &[
-    "is", "are", "be", "been", "being", "was", "were", "stays", "stay", "remains", "remain", "feels", "feel", "looks",
-    "look", "seems", "seem", "becomes", "become", "keeps", "still",
-];
-
-/// Words that may sit between a linking verb and its adjective.
-const INTENSIFIERS: &[&str] = &[
-    "very",
-    "more",
-    "less",
-    "too",
-    "so",
-    "quite",
-    "fairly",
-    "reasonably",
-    "sufficiently",
-    "highly",
-    "extremely",
-    "really",
-    "pretty",
-    "as",
-    "and",
-    "or",
-    "not",
-    "always",
-    "also",
-    "consistently",
-    "generally",
-    "much",
-    "never",
-];
-
-const MAKING: &[&str] = &["make", "makes", "making", "made", "keep", "keeping", "kept"];
-
-/// Verbs that say something happens to a thing without saying what.
-const CATCHALL_VERBS: &[&str] = &["handle", "handles", "handled", "handling", "deal", "deals", "cope", "copes"];
-
-/// Nouns that name no particular thing.
-const GENERIC: &[&str] = &[
-    "it",
-    "this",
-    "that",
-    "they",
-    "them",
-    "everything",
-    "anything",
-    "something",
-    "things",
-    "thing",
-    "stuff",
-    "feature",
-    "features",
-    "system",
-    "app",
-    "application",
-    "code",
-    "solution",
-    "implementation",
-    "functionality",
-    "product",
-    "data",
-    "errors",
-    "error",
-    "failures",
-    "failure",
-    "exceptions",
-    "edge",
-    "cases",
-    "case",
-    "corner",
-    "input",
-    "inputs",
-    "traffic",
-    "load",
-    "scale",
-    "issues",
-    "problems",
-    "situations",
-    "scenarios",
-    "all",
-    "experience",
-    "quality",
-    "performance",
-    "results",
-    "output",
-    "behaviour",
-    "behavior",
-    "approach",
-    "way",
-    "manner",
-    "users",
-    "user",
-    "one",
-];
-
-/// Function words: never an observable, never a predicate by themselves.
-const STOP: &[&str] = &[
-    "the", "a", "an", "of", "to", "in", "on", "at", "by", "for", "with", "without", "and", "or", "but", "from", "into",
-    "as", "its", "their", "his", "her", "our", "my", "your", "we", "i", "you", "he", "she", "each", "every", "any",
-    "some", "no", "not", "than", "then", "there", "here", "when", "if", "unless", "after", "before", "while", "so",
-    "such", "new", "old", "other", "another", "same", "also", "very", "more", "less", "most", "only", "just", "which",
-    "who", "whose", "what", "where", "how", "up", "down", "out", "over", "under", "again", "both",
-];
-
-const AUXILIARIES: &[&str] = &[
-    "is", "are", "be", "been", "being", "was", "were", "has", "have", "had", "does", "do", "did", "can", "cannot",
-    "can't", "must", "should", "will", "won't", "would", "may", "never", "doesn't", "don't", "isn't", "aren't", "get",
-    "gets", "got",
-];
-
-const COMPARISONS: &[&str] = &[
-    "<", ">", "<=", ">=", "≤", "≥", "=", "under", "below", "above", "over", "within", "exactly", "than", "exceeds",
-    "exceed", "between",
-];
-
-/// Verbs a plural subject takes in their bare form (`backups work`,
-/// `requests get a 401`); other verbs are known by their endings.
-const BASE_VERBS: &[&str] = &[
-    "work", "show", "see", "fail", "pass", "return", "include", "appear", "contain", "match", "exist", "stay",
-    "remain", "reach", "receive", "list", "keep", "go", "run", "load", "open", "close", "print", "exit", "log", "emit",
-    "send", "read", "write", "accept", "reject", "handle", "sign", "agree", "take", "make", "use", "stop", "start",
-];
-
-/// Number words that count as a measurement ("one" does not: "the old one").
-const NUMBER_WORDS: &[&str] = &[
-    "zero", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twice",
-    "hundred", "thousand", "million", "dozen",
-];
-
-/// Clause openers after which a hedged criterion names its condition.
-const CONDITIONS: &[&str] =
-    &["when", "if", "unless", "with", "without", "for", "after", "before", "whose", "that", "which", "where", "on"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -466,39 +148,8 @@ fn vague_terms(tokens: &[Token]) -> Vec<(usize, Vague)> {
     let mut found = Vec::new();
     let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
     for (i, t) in tokens.iter().enumerate() {
-        if t.kind != Kind::Word {
-            continue;
-        }
-        let w = t.word.as_str();
-        let mut push = |kind| found.push((i, Vague { text: t.raw.to_string(), kind }));
-        if QUALITY.contains(&w) && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart")) {
-            push(VagueKind::Quality);
-        } else if PREDICATIVE.contains(&w) && predicative(tokens, i) {
-            push(if matches!(w, "merged" | "approved") { VagueKind::Process } else { VagueKind::Quality });
-        } else if HEDGES.contains(&w)
-            && (w.ends_with("ly") || predicative(tokens, i) || word(i.wrapping_sub(1)) == "the")
-        {
-            push(VagueKind::Hedge);
-        } else if ASPIRATIONS.contains(&w) || PROCESS.contains(&w) {
-            push(if PROCESS.contains(&w) { VagueKind::Process } else { VagueKind::Aspiration });
-        } else if w == "well" && word(i.wrapping_sub(1)) != "as" && word(i + 1) != "as" {
-            push(VagueKind::Quality);
-        } else if w == "work" && !is_determiner(word(i.wrapping_sub(1))) {
-            push(VagueKind::Quality);
-        } else if matches!(w, "agree" | "agrees" | "agreed")
-            && tokens[i.saturating_sub(3)..i].iter().any(|t| matches!(t.word.as_str(), "team" | "everyone" | "we"))
-        {
-            push(VagueKind::Process);
-        } else if matches!(w, "updated" | "written" | "added")
-            && tokens[..i].iter().any(|t| matches!(t.word.as_str(), "documentation" | "docs" | "tests"))
-            && predicative(tokens, i)
-        {
-            push(VagueKind::Process);
-        } else if CATCHALL_VERBS.contains(&w) {
-            let near = &tokens[i.saturating_sub(3)..(i + 4).min(tokens.len())];
-            if near.iter().any(|t| t.kind == Kind::Word && GENERIC.contains(&t.word.as_str()) && t.word != "one") {
-                push(VagueKind::Catchall);
-            }
+        if let Some(kind) = word_kind(tokens, i) {
+            found.push((i, Vague { text: t.raw.to_string(), kind }));
         }
     }
     for (phrase, kind) in PHRASES {
@@ -513,6 +164,40 @@ fn vague_terms(tokens: &[Token]) -> Vec<(usize, Vague)> {
     found.sort_by_key(|(i, _)| *i);
     found.dedup_by(|b, a| b.1.text.contains(&a.1.text) || a.1.text.contains(&b.1.text));
     found
+}
+
+/// Whether the word at `i` is vague on its own, and how.
+fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
+    let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
+    let w = word(i);
+    let before = |n: usize| &tokens[i.saturating_sub(n)..i];
+    let quality = QUALITY.contains(&w) && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
+        || (w == "well" && word(i.wrapping_sub(1)) != "as" && word(i + 1) != "as")
+        || (w == "work" && !is_determiner(word(i.wrapping_sub(1))));
+    let process = PROCESS.contains(&w)
+        || (matches!(w, "merged" | "approved") && predicative(tokens, i))
+        || (matches!(w, "agree" | "agrees" | "agreed")
+            && before(3).iter().any(|t| matches!(t.word.as_str(), "team" | "everyone" | "we")))
+        || (matches!(w, "updated" | "written" | "added")
+            && before(i).iter().any(|t| matches!(t.word.as_str(), "documentation" | "docs" | "tests"))
+            && predicative(tokens, i));
+    let catchall = CATCHALL_VERBS.contains(&w)
+        && tokens[i.saturating_sub(3)..(i + 4).min(tokens.len())]
+            .iter()
+            .any(|t| t.kind == Kind::Word && GENERIC.contains(&t.word.as_str()) && t.word != "one");
+    if process {
+        Some(VagueKind::Process)
+    } else if quality || (PREDICATIVE.contains(&w) && predicative(tokens, i)) {
+        Some(VagueKind::Quality)
+    } else if HEDGES.contains(&w) && (w.ends_with("ly") || predicative(tokens, i) || word(i.wrapping_sub(1)) == "the") {
+        Some(VagueKind::Hedge)
+    } else if ASPIRATIONS.contains(&w) {
+        Some(VagueKind::Aspiration)
+    } else if catchall {
+        Some(VagueKind::Catchall)
+    } else {
+        None
+    }
 }
 
 fn is_determiner(word: &str) -> bool {
