@@ -130,7 +130,7 @@ fn scope(text: &str, start: usize, end: usize) -> &str {
     {
         return &text[open + 1..end + close];
     }
-    let sentence_end = |s: &str| s.find(|c| matches!(c, '.' | '!' | '?'));
+    let sentence_end = |s: &str| s.find(['.', '!', '?']);
     let from = text[..start]
         .char_indices()
         .rev()
