@@ -212,7 +212,8 @@ fn pr_body_repo_roots_and_setup_errors() {
     let brief = "dark-factory/briefs/SWARM-AU-hosts.md".to_string();
     assert_eq!(
         rules,
-        vec![("brief/review-required".into(), brief.clone(), 9), ("brief/path-missing".into(), brief, 13)]
+        vec![("brief/review-required".into(), brief.clone(), 3), ("brief/path-missing".into(), brief, 13)],
+        "the repository cut is reported on `repos_touched`"
     );
 
     let out = gatehouse(dir, &["--pr-body", "/nonexistent/body.md"]);
@@ -303,4 +304,21 @@ fn tally_one_voting_doc() {
     assert!(text.contains("state            consensus-locked"), "{text}");
     let missing = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["tally", "/nonexistent.md"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn paths_at_a_tag_are_looked_up_like_branches_and_shas() {
+    let tmp = repo();
+    let dir = tmp.path();
+    git(dir, &["tag", "v1.2", "main"]);
+    git(dir, &["tag", "-a", "-m", "release", "release-1.3", "main"]);
+    let brief = GOOD.replace("SWARM-AR", "SWARM-AW").replace(
+        "`scripts/backup.sh`.",
+        "`gyrum-labs/infra@v1.2:scripts/backup.sh`, `gyrum-labs/infra@release-1.3:scripts/backup.sh`,\n\
+         `gyrum-labs/infra@v1.2:scripts/restore.sh`.",
+    );
+    write(dir, "dark-factory/briefs/SWARM-AW-tag.md", &brief);
+    let v = json(&gatehouse(dir, &["--repo-name", "gyrum-labs/infra", "--format", "json"]));
+    assert_eq!(rules_at(&v), vec![("brief/path-missing".into(), "dark-factory/briefs/SWARM-AW-tag.md".into(), 14)]);
+    assert_eq!(v["findings"][0]["message"], "path `scripts/restore.sh` does not exist in gyrum-labs/infra@v1.2");
 }

@@ -30,19 +30,25 @@ pub fn explain(r: &RuleInfo) -> String {
     out
 }
 
+/// Wraps each line of `text` (paragraphs and list items stay apart) at `width`.
 fn wrap(text: &str, width: usize) -> String {
     let mut out = String::new();
-    let mut line = 0;
-    for word in text.split_whitespace() {
-        if line > 0 && line + 1 + word.len() > width {
+    for (i, paragraph) in text.split('\n').enumerate() {
+        if i > 0 {
             out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
         }
-        out.push_str(word);
-        line += word.chars().count();
+        let mut line = 0;
+        for word in paragraph.split_whitespace() {
+            if line > 0 && line + 1 + word.len() > width {
+                out.push('\n');
+                line = 0;
+            } else if line > 0 {
+                out.push(' ');
+                line += 1;
+            }
+            out.push_str(word);
+            line += word.chars().count();
+        }
     }
     out
 }

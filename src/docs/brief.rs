@@ -55,8 +55,17 @@ impl<'a> Brief<'a> {
         items.iter().filter_map(|item| item.scalar_text().map(|s| (s, item))).collect()
     }
 
+    /// The distinct repositories of `repos_touched`, in order: GitHub's
+    /// names are case-insensitive, so `Acme/Factory` repeats `acme/factory`
+    /// (the first spelling is kept; `brief/repo-duplicate` reports the rest).
     pub fn repos(&self) -> Vec<&str> {
-        self.strings("repos_touched").into_iter().map(|(s, _)| s).collect()
+        let mut repos: Vec<&str> = Vec::new();
+        for (repo, _) in self.strings("repos_touched") {
+            if !repos.iter().any(|r| r.eq_ignore_ascii_case(repo)) {
+                repos.push(repo);
+            }
+        }
+        repos
     }
 
     pub fn lines_estimate(&self) -> Option<i64> {
@@ -129,6 +138,8 @@ mod tests {
         let b = Brief::parse("dark-factory/briefs/SWARM-AR-x.md", text);
         assert_eq!(b.agent(), Some("SWARM-AR"));
         assert_eq!(b.repos(), vec!["a/b", "c/d"]);
+        let text = text.replace("[a/b, c/d]", "[a/b, A/B, c/d, a/b]");
+        assert_eq!(Brief::parse("dark-factory/briefs/SWARM-AR-x.md", &text).repos(), vec!["a/b", "c/d"]);
         assert_eq!(b.lines_estimate(), Some(400));
         assert_eq!(b.field_line("lines_estimate"), 4);
         assert_eq!(b.markdown.code_spans[0].line, 6);

@@ -101,10 +101,18 @@ mod tests {
             Applicability { applies: false, reasons: vec![format!("brief under threshold: operator's call ({path})")] }
         );
 
+        changes.head.insert(path.into(), brief(80, "a/b, A/B, a/b"));
+        assert!(!applicability(&changes).applies, "one repository, listed three times");
         changes.head.insert(path.into(), brief(80, "a/b, c/d"));
         assert_eq!(applicability(&changes).reasons, vec![format!("`{path}`: 2 repos touched > 1")]);
         changes.head.insert(path.into(), brief(101, "a/b"));
         assert!(applicability(&changes).applies);
+        // More than one repository needs review whatever the LOC estimate says.
+        for estimate in ["", "lines_estimate: many\n", "lines_estimate: -5\n"] {
+            let text = format!("---\nagent: SWARM-AR\nrepos_touched: [a/b, c/d]\n{estimate}---\n");
+            changes.head.insert(path.into(), FileContent::Text(text.into()));
+            assert_eq!(applicability(&changes).reasons, vec![format!("`{path}`: 2 repos touched > 1")], "{estimate}");
+        }
 
         let mut changes = ChangeSet::default();
         assert!(!applicability(&changes).applies);

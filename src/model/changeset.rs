@@ -162,6 +162,18 @@ impl RepoTree {
 #[derive(Clone, Debug, Default)]
 pub struct RepoIndex {
     trees: BTreeMap<(String, Option<String>), Arc<RepoTree>>,
+    /// Single paths at a revision whose whole tree was not listed (the App
+    /// asks GitHub for exactly the paths documents pin): (repo, rev, path
+    /// without a trailing `/`) → what is there.
+    objects: BTreeMap<(String, String, String), Object>,
+}
+
+/// What one path is at one revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Object {
+    File,
+    Dir,
+    Absent,
 }
 
 /// The answer to "does this path exist there?".
@@ -182,10 +194,23 @@ impl RepoIndex {
         self.trees.get(&(repo.to_ascii_lowercase(), rev.map(str::to_string))).map(Arc::as_ref)
     }
 
+    /// Records what `path` is in `repo` at `rev` (the revision resolved).
+    pub fn insert_object(&mut self, repo: &str, rev: &str, path: &str, object: Object) {
+        let key = (repo.to_ascii_lowercase(), rev.to_string(), path.trim_end_matches('/').to_string());
+        self.objects.insert(key, object);
+    }
+
     /// Looks `path` up in `repo` at `rev`; a trailing `/` asks for a directory.
     pub fn lookup(&self, repo: &str, rev: Option<&str>, path: &str) -> PathLookup {
         let Some(tree) = self.tree(repo, rev) else {
-            return PathLookup::Unknown;
+            let key =
+                rev.map(|rev| (repo.to_ascii_lowercase(), rev.to_string(), path.trim_end_matches('/').to_string()));
+            return match key.and_then(|k| self.objects.get(&k)) {
+                None => PathLookup::Unknown,
+                Some(Object::Dir) => PathLookup::Exists,
+                Some(Object::File) if !path.ends_with('/') => PathLookup::Exists,
+                Some(_) => PathLookup::Missing,
+            };
         };
         let found = if path.ends_with('/') {
             tree.contains_dir(path)
@@ -208,8 +233,10 @@ pub struct ChangeSet {
     pub pr: PrInfo,
     pub repos: RepoIndex,
     pub config: Config,
-    /// Commit ids known to be in the repository's history (git mode only);
-    /// `None` when the source cannot tell.
+    /// Commit ids known to be in the repository's history: every commit
+    /// reachable from a ref (git mode), or the full ids of the commits
+    /// documents name that GitHub found (the App). `None` when the source
+    /// cannot tell.
     pub history: Option<std::collections::BTreeSet<String>>,
 }
 
@@ -308,6 +335,22 @@ mod tests {
         let globs = PathFilter::globs(&["a/[13]".into(), "d/*".into()]);
         assert_eq!(changes.changed_in(&globs).map(|(p, _)| p).collect::<Vec<_>>(), ["a/3"]);
         assert_eq!(changes.deleted_in(&globs).collect::<Vec<_>>(), ["a/1", "d/1"]);
+    }
+
+    #[test]
+    fn single_objects_answer_lookups_at_their_revision() {
+        let mut index = RepoIndex::default();
+        index.insert_object("Acme/Docs", "v1.2", "scripts/", Object::Dir);
+        index.insert_object("acme/docs", "v1.2", "scripts/a.sh", Object::File);
+        index.insert_object("acme/docs", "v1.2", "b.sh", Object::Absent);
+        assert_eq!(index.lookup("acme/docs", Some("v1.2"), "scripts/"), PathLookup::Exists);
+        assert_eq!(index.lookup("ACME/docs", Some("v1.2"), "scripts"), PathLookup::Exists);
+        assert_eq!(index.lookup("acme/docs", Some("v1.2"), "scripts/a.sh"), PathLookup::Exists);
+        assert_eq!(index.lookup("acme/docs", Some("v1.2"), "scripts/a.sh/"), PathLookup::Missing);
+        assert_eq!(index.lookup("acme/docs", Some("v1.2"), "b.sh"), PathLookup::Missing);
+        assert_eq!(index.lookup("acme/docs", Some("v1.2"), "c.sh"), PathLookup::Unknown);
+        assert_eq!(index.lookup("acme/docs", Some("main"), "b.sh"), PathLookup::Unknown);
+        assert_eq!(index.lookup("acme/docs", None, "b.sh"), PathLookup::Unknown);
     }
 
     proptest::proptest! {

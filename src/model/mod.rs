@@ -4,6 +4,8 @@ mod changeset;
 mod finding;
 mod report;
 
-pub use changeset::{ChangeSet, ChangedFile, FileContent, Files, PR_BODY, PathLookup, PrInfo, RepoIndex, RepoTree};
+pub use changeset::{
+    ChangeSet, ChangedFile, FileContent, Files, Object, PR_BODY, PathLookup, PrInfo, RepoIndex, RepoTree,
+};
 pub use finding::{Diagnostic, Finding, Severity, Sink, Span, fingerprint};
 pub use report::{Check, CheckReport, Conclusion, Report};

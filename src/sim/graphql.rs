@@ -1,5 +1,5 @@
 //! The GraphQL operations gatehouse sends, answered by operation name
-//! (`Blobs`, `Threads`, `Resolve`) from their variables.
+//! (`Blobs`, `Objects`, `Threads`, `Resolve`) from their variables.
 
 use axum::Json;
 use axum::extract::State;
@@ -41,6 +41,13 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
             out.insert(format!("f{i}"), blob.unwrap_or(Value::Null));
         }
         json!({ "repository": out })
+    } else if query.starts_with("query Objects") {
+        let Some(repo) = s.repo(&var("owner"), &var("name")) else { return not_found() };
+        let mut out = Map::new();
+        for (i, expression) in numbered("o") {
+            out.insert(format!("o{i}"), object(repo, &expression));
+        }
+        json!({ "repository": out })
     } else if query.starts_with("query Threads") {
         let full = format!("{}/{}", var("owner"), var("name"));
         let number = vars.get("number").and_then(Value::as_u64).unwrap_or(0);
@@ -76,6 +83,26 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
         return (StatusCode::OK, Json(json!({ "errors": [{ "message": "unknown operation" }] }))).into_response();
     };
     Json(json!({ "data": data })).into_response()
+}
+
+/// `object(expression:)`: a commit for `<rev>`, a blob or tree for
+/// `<rev>:<path>`, `null` when nothing is there.
+fn object(repo: &super::Repo, expression: &str) -> Value {
+    let (rev, path) = match expression.split_once(':') {
+        Some((rev, path)) => (rev, Some(path.trim_end_matches('/'))),
+        None => (expression, None),
+    };
+    let Some(sha) = repo.resolve(rev) else { return Value::Null };
+    let Some(path) = path else { return json!({ "__typename": "Commit", "oid": sha }) };
+    let Some(tree) = repo.commits.get(sha) else { return Value::Null };
+    let dir = format!("{path}/");
+    if tree.contains_key(path) {
+        json!({ "__typename": "Blob" })
+    } else if path.is_empty() || tree.range(dir.clone()..).next().is_some_and(|(p, _)| p.starts_with(&dir)) {
+        json!({ "__typename": "Tree" })
+    } else {
+        Value::Null
+    }
 }
 
 fn not_found() -> Response {

@@ -145,7 +145,28 @@ pub(crate) struct Pull {
 pub(crate) struct Repo {
     pub full_name: String,
     pub commits: HashMap<String, Arc<Tree>>,
+    /// Branch and tag names → commit ids.
+    pub refs: HashMap<String, String>,
     pub pulls: BTreeMap<u64, Pull>,
+}
+
+impl Repo {
+    /// The commit a revision names: a ref, a full commit id, or an
+    /// unambiguous prefix of one (at least 4 hex digits), as `git rev-parse`.
+    pub fn resolve(&self, rev: &str) -> Option<&str> {
+        if let Some(sha) = self.refs.get(rev) {
+            return Some(sha);
+        }
+        if let Some((sha, _)) = self.commits.get_key_value(rev) {
+            return Some(sha);
+        }
+        if rev.len() < 4 || !rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let mut matching = self.commits.keys().filter(|sha| sha.starts_with(rev));
+        let first = matching.next()?;
+        matching.next().is_none().then_some(first.as_str())
+    }
 }
 
 #[derive(Debug)]
@@ -263,6 +284,41 @@ impl Sim {
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha, head_sha }
+    }
+
+    /// Stores a commit under the id given (a real repository's, to compare
+    /// the App with a checkout of it).
+    pub fn add_commit(&self, repo: &str, sha: &str, tree: Tree) {
+        let mut state = self.lock();
+        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        entry.full_name = repo.to_string();
+        entry.commits.insert(sha.to_string(), Arc::new(tree));
+    }
+
+    /// Points a branch or tag name at a commit.
+    pub fn set_ref(&self, repo: &str, name: &str, sha: &str) {
+        let mut state = self.lock();
+        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        entry.refs.insert(name.to_string(), sha.to_string());
+    }
+
+    /// Opens PR `number` between two commits stored with [`Sim::add_commit`].
+    pub fn open_pr_between(&self, repo: &str, number: u64, base_sha: &str, head_sha: &str, body: &str) -> PrRefs {
+        let mut state = self.lock();
+        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        entry.pulls.insert(
+            number,
+            Pull {
+                number,
+                base_sha: base_sha.to_string(),
+                head_sha: head_sha.to_string(),
+                body: body.to_string(),
+                title: format!("Change #{number}"),
+                from_fork: false,
+                authors: vec!["author".into()],
+            },
+        );
+        PrRefs { repo: repo.to_string(), number, base_sha: base_sha.to_string(), head_sha: head_sha.to_string() }
     }
 
     /// Marks a PR as coming from a fork (check suites list no PRs for it).

@@ -2,7 +2,9 @@
 //! commits, body), its file list (paginated; over 3000 files the evaluation
 //! fails closed), the repo config at the BASE commit, one recursive tree per
 //! commit (cached), and the relevant files' contents in batched GraphQL
-//! `object(expression: "<sha>:<path>")` queries. Six calls for a typical PR.
+//! `object(expression: "<sha>:<path>")` queries, and, when briefs pin paths
+//! to a revision or specs name commits in `landed.md`, one more batched query
+//! for exactly those. Six calls for a typical PR.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -14,7 +16,9 @@ use super::Relevance;
 use crate::config::{CONFIG_PATH, Config};
 use crate::gate;
 use crate::github::{ApiError, Call, GitHub, HeadSha, RepoName};
-use crate::model::{ChangeSet, ChangedFile, FileContent, Files, PrInfo, RepoIndex, RepoTree};
+use crate::model::{ChangeSet, ChangedFile, FileContent, Files, Object, PrInfo, RepoIndex, RepoTree};
+use crate::rules::brief::{PinnedPath, pinned_paths};
+use crate::rules::spec::SpecView;
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
@@ -242,7 +246,7 @@ pub async fn read(
     }
     let mut repos = RepoIndex::default();
     repos.insert(&repo.full(), None, head_tree);
-    let changes = ChangeSet {
+    let mut changes = ChangeSet {
         repo: Some(repo.full()),
         base,
         head,
@@ -259,7 +263,114 @@ pub async fn read(
         config,
         history: None,
     };
+    pinned_and_commits(gh, installation, repo, &mut changes).await?;
     Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes })))
+}
+
+/// Asks GitHub, in one batched query, for what the head tree cannot answer
+/// and a checkout can: the paths changed briefs pin to a revision of this
+/// repository (`owner/repo@rev:path`, each revision resolved too), and which
+/// of the commits the touched specs' `landed.md` names exist. The answers
+/// are data in the ChangeSet (pinned paths in its RepoIndex, found commits
+/// as its history); a query GitHub refuses leaves them unknown, as a
+/// checkout without that revision would.
+async fn pinned_and_commits(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    changes: &mut ChangeSet,
+) -> Result<(), ApiError> {
+    let own = repo.full();
+    let pins: Vec<PinnedPath> =
+        pinned_paths(changes).into_iter().filter(|p| p.repo.eq_ignore_ascii_case(&own)).collect();
+    let mut revs: Vec<&str> = pins.iter().map(|p| p.rev.as_str()).collect();
+    revs.sort_unstable();
+    revs.dedup();
+    let mut shas: Vec<String> =
+        SpecView::new(changes).specs.iter().flat_map(|s| s.landed.iter().map(|l| l.sha.clone())).collect();
+    shas.sort();
+    shas.dedup();
+    if revs.is_empty() && shas.is_empty() {
+        return Ok(());
+    }
+    let expressions: Vec<String> = revs
+        .iter()
+        .map(|r| r.to_string())
+        .chain(pins.iter().map(|p| format!("{}:{}", p.rev, p.path.trim_end_matches('/'))))
+        .chain(shas.iter().cloned())
+        .collect();
+    let answers = match objects(gh, installation, repo, &expressions).await {
+        Ok(answers) => answers,
+        Err(err) if err.is_transient() => return Err(err),
+        Err(err) => {
+            tracing::warn!(repo = %own, error = %err, "pinned paths and landed commits left unknown");
+            return Ok(());
+        }
+    };
+    let (rev_answers, rest) = answers.split_at(revs.len());
+    let (pin_answers, commit_answers) = rest.split_at(pins.len());
+    let resolved: Vec<&str> = revs
+        .iter()
+        .zip(rev_answers)
+        .filter(|(_, a)| matches!(a.typename.as_deref(), Some("Commit" | "Tag")))
+        .map(|(r, _)| *r)
+        .collect();
+    for (pin, answer) in pins.iter().zip(pin_answers) {
+        if !resolved.contains(&pin.rev.as_str()) {
+            continue;
+        }
+        let object = match answer.typename.as_deref() {
+            Some("Blob") => Object::File,
+            Some("Tree") => Object::Dir,
+            _ => Object::Absent,
+        };
+        changes.repos.insert_object(&own, &pin.rev, &pin.path, object);
+    }
+    if !shas.is_empty() {
+        let found = commit_answers.iter().filter(|a| a.typename.as_deref() == Some("Commit"));
+        changes.history = Some(found.filter_map(|a| a.oid.clone()).collect());
+    }
+    Ok(())
+}
+
+/// What GitHub found at one revision expression.
+#[derive(Clone, Debug, Default)]
+struct Found {
+    /// `Commit`, `Tag`, `Tree` or `Blob`; `None` when nothing is there.
+    typename: Option<String>,
+    oid: Option<String>,
+}
+
+/// Looks revision expressions (`<rev>`, `<rev>:<path>`) up in batches.
+async fn objects(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    expressions: &[String],
+) -> Result<Vec<Found>, ApiError> {
+    let mut out = Vec::with_capacity(expressions.len());
+    for batch in expressions.chunks(BATCH) {
+        let mut query = String::from("query Objects($owner: String!, $name: String!");
+        let mut fields = String::new();
+        let mut variables = serde_json::Map::new();
+        variables.insert("owner".into(), json!(repo.owner));
+        variables.insert("name".into(), json!(repo.name));
+        for (i, expression) in batch.iter().enumerate() {
+            query.push_str(&format!(", $o{i}: String!"));
+            fields.push_str(&format!(" o{i}: object(expression: $o{i}) {{ __typename oid }}"));
+            variables.insert(format!("o{i}"), json!(expression));
+        }
+        query.push_str(&format!(") {{ repository(owner: $owner, name: $name) {{{fields} }} }}"));
+        let data = gh.graphql(installation, &query, Value::Object(variables)).await?;
+        for i in 0..batch.len() {
+            let object = data.pointer(&format!("/repository/o{i}")).filter(|o| !o.is_null());
+            out.push(object.map_or_else(Found::default, |o| Found {
+                typename: str_at(o, "/__typename").map(str::to_string),
+                oid: str_at(o, "/oid").map(str::to_string),
+            }));
+        }
+    }
+    Ok(out)
 }
 
 /// Where a relevant file must be read.

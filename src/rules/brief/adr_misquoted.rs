@@ -66,7 +66,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
 
 /// The one ADR a blockquote names: in itself, else on the nearest non-blank
 /// line before or after it.
-fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
+pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
     let mut own: Vec<u32> = mentions(&quote.text).iter().map(|m| m.number).collect();
     own.dedup();
     match own.len() {

@@ -10,6 +10,7 @@ mod adr_superseded;
 mod adr_undeclared;
 mod agent_duplicate;
 mod agent_mismatch;
+mod criterion;
 mod edited_after_merge;
 mod field_type;
 mod filename;
@@ -19,6 +20,7 @@ mod out_of_scope_empty;
 mod path_invalid;
 mod path_missing;
 mod path_unverifiable;
+mod repo_duplicate;
 mod repo_format;
 mod review_required;
 mod to_be_created_rationale;
@@ -35,6 +37,7 @@ use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
 use crate::rules::paths::lookups;
 
+pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
 pub use review_required::reasons as review_reasons;
 
 pub use crate::rules::paths::LOCAL_REPO;
@@ -49,6 +52,7 @@ fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
         agent_mismatch::rule(),
         agent_duplicate::rule(),
         repo_format::rule(),
+        repo_duplicate::rule(),
         adr_format::rule(),
         adr_missing::rule(),
         adr_not_honoured::rule(),
@@ -104,7 +108,7 @@ fn threshold_table(view: &BriefView) -> Option<String> {
             } else {
                 format!("required: {}", reasons.join(" and "))
             };
-            let lines = brief.lines_estimate()?;
+            let lines = brief.lines_estimate().filter(|n| *n > 0).map_or("?".to_string(), |n| n.to_string());
             Some(format!(
                 "| `{}` | {} | {lines} | {} | {verdict} |",
                 brief.path,
@@ -277,8 +281,24 @@ fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a s
 /// `owner/repo@rev:path` spans, so a source can load those trees before the
 /// rules run.
 pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = pinned_paths(changes).into_iter().map(|p| (p.repo, p.rev)).collect();
+    out.dedup();
+    out
+}
+
+/// A path a changed brief pins to a revision: `owner/repo@rev:path`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PinnedPath {
+    pub repo: String,
+    pub rev: String,
+    pub path: String,
+}
+
+/// Every `owner/repo@rev:path` span of the changed briefs, sorted, once each,
+/// so a source can look up exactly those paths before the rules run.
+pub fn pinned_paths(changes: &ChangeSet) -> Vec<PinnedPath> {
     let matcher = globset(&changes.config.briefs.paths);
-    let mut out: Vec<(String, String)> = changes
+    let mut out: Vec<PinnedPath> = changes
         .changed()
         .filter(|(p, _)| matcher.is_match(p))
         .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
@@ -289,7 +309,9 @@ pub fn revisions_named(changes: &ChangeSet) -> Vec<(String, String)> {
                 .code_spans
                 .iter()
                 .filter_map(|span| match classify(&span.text, &repos) {
-                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), .. }) => Some((repo, rev)),
+                    SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), path }) => {
+                        Some(PinnedPath { repo, rev, path })
+                    }
                     _ => None,
                 })
                 .collect::<Vec<_>>()

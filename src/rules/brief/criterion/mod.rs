@@ -1,0 +1,433 @@
+//! The testability rubric for one success criterion (ADR-099: "something a
+//! test could assert"). It flags what is vague rather than requiring a listed
+//! form: a criterion passes when it names something a test could observe and
+//! says anything about it, unless it rests on a quality word, an aspiration
+//! or a process step that nothing measurable pins down.
+
+mod words;
+
+use words::*;
+
+/// What the rubric found in one criterion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assessment {
+    /// The vague phrases nothing in the criterion pins down, as written.
+    pub vague: Vec<Vague>,
+    /// A word that says something about what is named: a verb, a copula, a
+    /// comparison.
+    pub predicate: Option<String>,
+    /// What a test would look at: a code span, a quoted string, a number, an
+    /// identifier, or a named thing of the system.
+    pub observable: Option<String>,
+}
+
+impl Assessment {
+    pub fn testable(&self) -> bool {
+        self.vague.is_empty() && self.predicate.is_some() && self.observable.is_some()
+    }
+}
+
+/// A vague phrase and why it is vague.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vague {
+    pub text: String,
+    pub kind: VagueKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VagueKind {
+    /// A quality word with no measurable referent: works, robust, fast.
+    Quality,
+    /// A hedge that leaves the expected result unsaid: correctly, as expected.
+    Hedge,
+    /// A goal without a target: minimise, improve, aim for.
+    Aspiration,
+    /// A step of the team's process, not a property of the system.
+    Process,
+    /// A catch-all verb over a catch-all object: handles errors.
+    Catchall,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Word,
+    Code,
+    Quote,
+    /// Where an explanation starts: `:`, `;`, `—`, `(`, `e.g.`, `i.e.`.
+    Break,
+}
+
+#[derive(Clone, Debug)]
+struct Token<'a> {
+    kind: Kind,
+    /// As written (without surrounding punctuation).
+    raw: &'a str,
+    /// Lower-cased, for word lists.
+    word: String,
+}
+
+/// Applies the rubric to one criterion.
+pub fn assess(text: &str) -> Assessment {
+    let tokens = tokenize(text);
+    let raw = vague_terms(&tokens);
+    let strong = tokens.iter().position(is_strong);
+    let has_anchor = tokens.iter().any(is_anchor);
+    let condition = has_condition(&tokens);
+    let vague = raw
+        .into_iter()
+        .filter(|(at, v)| match v.kind {
+            VagueKind::Process => true,
+            VagueKind::Catchall => strong.is_none(),
+            VagueKind::Hedge => strong.is_none() && !condition && !explained(&tokens, *at),
+            VagueKind::Quality | VagueKind::Aspiration => {
+                !has_anchor && !tokens[*at..].iter().any(|t| t.kind == Kind::Code) && !explained(&tokens, *at)
+            }
+        })
+        .map(|(_, v)| v)
+        .collect();
+    let verb = predicate(&tokens);
+    Assessment { vague, predicate: verb.map(|i| tokens[i].raw.to_string()), observable: observable(&tokens, verb) }
+}
+
+/// Splits a criterion into code spans, quoted strings, words and breaks.
+fn tokenize(text: &str) -> Vec<Token<'_>> {
+    let mut tokens = Vec::new();
+    let mut plain_start = 0;
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i..].chars().next().expect("in bounds");
+        let close = match c {
+            '`' => Some(('`', Kind::Code)),
+            '"' => Some(('"', Kind::Quote)),
+            '“' => Some(('”', Kind::Quote)),
+            '\'' if text[..i].chars().last().is_none_or(|p| !p.is_alphanumeric()) => Some(('\'', Kind::Quote)),
+            _ => None,
+        };
+        if let Some((close, kind)) = close {
+            let start = i + c.len_utf8();
+            let end = text[start..].find(close).map(|e| start + e);
+            if let Some(end) = end.filter(|e| *e > start) {
+                words(&text[plain_start..i], &mut tokens);
+                tokens.push(Token { kind, raw: &text[start..end], word: text[start..end].to_lowercase() });
+                i = end + close.len_utf8();
+                plain_start = i;
+                continue;
+            }
+        }
+        i += c.len_utf8();
+    }
+    words(&text[plain_start..], &mut tokens);
+    tokens
+}
+
+/// Splits plain text at whitespace into words, trimming punctuation, and
+/// marks where an explanation starts.
+fn words<'a>(text: &'a str, out: &mut Vec<Token<'a>>) {
+    for chunk in text.split_whitespace() {
+        if matches!(chunk, "—" | "–" | "-" | "--" | "e.g." | "i.e." | "e.g.," | "i.e.,") {
+            out.push(Token { kind: Kind::Break, raw: chunk, word: String::new() });
+            continue;
+        }
+        if chunk.starts_with('(') {
+            out.push(Token { kind: Kind::Break, raw: "(", word: String::new() });
+        }
+        let trailing = |c: char| matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | '\'' | '"');
+        let word = chunk.trim_start_matches(['(', '\'', '"']).trim_end_matches(trailing);
+        if !word.is_empty() {
+            out.push(Token { kind: Kind::Word, raw: word, word: word.to_lowercase() });
+        }
+        let tail = &chunk[chunk.trim_end_matches(trailing).len()..];
+        if tail.contains([':', ';']) {
+            out.push(Token { kind: Kind::Break, raw: tail, word: String::new() });
+        }
+    }
+}
+
+/// Every vague phrase, with the index of the token it starts at.
+fn vague_terms(tokens: &[Token]) -> Vec<(usize, Vague)> {
+    let mut found = Vec::new();
+    let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
+    for (i, t) in tokens.iter().enumerate() {
+        if let Some(kind) = word_kind(tokens, i) {
+            found.push((i, Vague { text: t.raw.to_string(), kind }));
+        }
+    }
+    for (phrase, kind) in PHRASES {
+        let parts: Vec<&str> = phrase.split(' ').collect();
+        for i in 0..tokens.len().saturating_sub(parts.len() - 1) {
+            if parts.iter().enumerate().all(|(k, p)| word(i + k) == *p) {
+                let text = tokens[i..i + parts.len()].iter().map(|t| t.raw).collect::<Vec<_>>().join(" ");
+                found.push((i, Vague { text, kind: *kind }));
+            }
+        }
+    }
+    found.sort_by_key(|(i, _)| *i);
+    found.dedup_by(|b, a| b.1.text.contains(&a.1.text) || a.1.text.contains(&b.1.text));
+    found
+}
+
+/// Whether the word at `i` is vague on its own, and how.
+fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
+    let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
+    let w = word(i);
+    let before = |n: usize| &tokens[i.saturating_sub(n)..i];
+    let quality = QUALITY.contains(&w) && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
+        || (w == "well" && word(i.wrapping_sub(1)) != "as" && word(i + 1) != "as")
+        || (w == "work" && !is_determiner(word(i.wrapping_sub(1))));
+    let process = PROCESS.contains(&w)
+        || (matches!(w, "merged" | "approved") && predicative(tokens, i))
+        || (matches!(w, "agree" | "agrees" | "agreed")
+            && before(3).iter().any(|t| matches!(t.word.as_str(), "team" | "everyone" | "we")))
+        || (matches!(w, "updated" | "written" | "added")
+            && before(i).iter().any(|t| matches!(t.word.as_str(), "documentation" | "docs" | "tests"))
+            && predicative(tokens, i));
+    let catchall = CATCHALL_VERBS.contains(&w)
+        && tokens[i.saturating_sub(3)..(i + 4).min(tokens.len())]
+            .iter()
+            .any(|t| t.kind == Kind::Word && GENERIC.contains(&t.word.as_str()) && t.word != "one");
+    if process {
+        Some(VagueKind::Process)
+    } else if quality || (PREDICATIVE.contains(&w) && predicative(tokens, i)) {
+        Some(VagueKind::Quality)
+    } else if HEDGES.contains(&w) && (w.ends_with("ly") || predicative(tokens, i) || word(i.wrapping_sub(1)) == "the") {
+        Some(VagueKind::Hedge)
+    } else if ASPIRATIONS.contains(&w) {
+        Some(VagueKind::Aspiration)
+    } else if catchall {
+        Some(VagueKind::Catchall)
+    } else {
+        None
+    }
+}
+
+fn is_determiner(word: &str) -> bool {
+    matches!(
+        word,
+        "the"
+            | "a"
+            | "any"
+            | "no"
+            | "each"
+            | "every"
+            | "of"
+            | "this"
+            | "that"
+            | "their"
+            | "its"
+            | "more"
+            | "less"
+            | "all"
+    ) || word.ends_with("ed")
+        || word.ends_with("ing")
+}
+
+/// Whether the adjective at `at` is said of the subject: after a linking
+/// verb (`is`, `stays`, `looks`), possibly through intensifiers and other
+/// adjectives, or as what something `makes` or `keeps` its object.
+fn predicative(tokens: &[Token], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        let w = tokens[i].word.as_str();
+        if LINKING.contains(&w) {
+            return true;
+        }
+        let adjective = PREDICATIVE.contains(&w) || QUALITY.contains(&w) || HEDGES.contains(&w);
+        if tokens[i].kind != Kind::Word || !(INTENSIFIERS.contains(&w) || adjective) {
+            break;
+        }
+        // `accessible and fast`: the word before a coordination is one more adjective.
+        if matches!(w, "and" | "or") && i > 0 {
+            i -= 1;
+        }
+    }
+    tokens[at.saturating_sub(5)..at].iter().any(|t| MAKING.contains(&t.word.as_str()))
+}
+
+/// A number that measures: it starts with a digit (`200`, `2.5s`, `10k`,
+/// `50%`, `<=3`), or is a number word. `p99`, `v2` and `S3` name things.
+fn is_anchor(t: &Token) -> bool {
+    match t.kind {
+        Kind::Quote => true,
+        Kind::Word => {
+            t.raw
+                .trim_start_matches(['<', '>', '=', '≤', '≥', '~', '±', '$', '+'])
+                .starts_with(|c: char| c.is_ascii_digit())
+                || NUMBER_WORDS.contains(&t.word.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// A concrete observable: a code span, a quoted string, a number, or a word
+/// shaped like an identifier, path, flag, header or proper name.
+fn is_strong(t: &Token) -> bool {
+    match t.kind {
+        Kind::Code | Kind::Quote => true,
+        Kind::Break => false,
+        Kind::Word => is_anchor(t) || identifier_like(t.raw),
+    }
+}
+
+fn identifier_like(raw: &str) -> bool {
+    let chars: Vec<char> = raw.chars().collect();
+    let upper = chars.iter().filter(|c| c.is_ascii_uppercase()).count();
+    let camel = chars.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    let dotted = chars.windows(3).any(|w| w[0].is_alphanumeric() && w[1] == '.' && w[2].is_alphanumeric())
+        && !matches!(raw, "e.g" | "i.e");
+    let capitalised = chars.first().is_some_and(char::is_ascii_uppercase) && upper == 1 && chars.len() > 1;
+    raw.chars().any(|c| c.is_ascii_digit())
+        || raw.contains(['_', '=', '(', '{', '<', '@', '#'])
+        || (raw.contains('/') && raw != "and/or")
+        || raw.starts_with('-') && raw.len() > 1
+        || raw.starts_with('.') && raw.len() > 1
+        || dotted
+        || camel
+        || upper >= 2
+        || capitalised
+}
+
+/// Whether an explanation after the vague word at `at` pins it down: a
+/// clause after `:`, `;`, `—`, `(` or `e.g.` that names an observable, says
+/// something about it, and is not vague itself.
+fn explained(tokens: &[Token], at: usize) -> bool {
+    let breaks: Vec<usize> =
+        tokens.iter().enumerate().filter(|(i, t)| *i > at && t.kind == Kind::Break).map(|(i, _)| i).collect();
+    breaks.iter().enumerate().any(|(k, &start)| {
+        let end = breaks.get(k + 1).copied().unwrap_or(tokens.len());
+        let clause = &tokens[start + 1..end];
+        !clause.is_empty()
+            && vague_terms(clause).is_empty()
+            && predicate(clause).is_some_and(|verb| observable(clause, Some(verb)).is_some())
+    })
+}
+
+/// Whether a condition clause names something particular (`rows with a
+/// missing id column`, `when the token has expired`).
+fn has_condition(tokens: &[Token]) -> bool {
+    tokens.iter().enumerate().any(|(i, t)| {
+        CONDITIONS.contains(&t.word.as_str())
+            && tokens[i + 1..].iter().any(|t| t.kind == Kind::Word && is_content(&t.word))
+    })
+}
+
+fn is_content(word: &str) -> bool {
+    word.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        && !STOP.contains(&word)
+        && !GENERIC.contains(&word)
+        && !AUXILIARIES.contains(&word)
+        && !LINKING.contains(&word)
+        && !QUALITY.contains(&word)
+        && !PREDICATIVE.contains(&word)
+        && !HEDGES.contains(&word)
+        && !ASPIRATIONS.contains(&word)
+}
+
+/// The index of the word that says something about what is named.
+fn predicate(tokens: &[Token]) -> Option<usize> {
+    let verb_shaped = |w: &str| {
+        let letters = w.chars().all(|c| c.is_ascii_lowercase() || c == '\'');
+        letters
+            && w.len() >= 4
+            && ((w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is"))
+                || w.ends_with("ed")
+                || w.ends_with("ing"))
+    };
+    // A leading word ending in -s is the subject (`backups`), not its verb.
+    let found = tokens.iter().enumerate().position(|(i, t)| {
+        let w = t.word.as_str();
+        t.kind == Kind::Word
+            && (AUXILIARIES.contains(&w)
+                || COMPARISONS.contains(&w)
+                || (i > 0 && (verb_shaped(w) || BASE_VERBS.contains(&w))))
+    });
+    if found.is_some() {
+        return found;
+    }
+    // An imperative: a leading word followed by its object.
+    let first = tokens.first().filter(|t| t.kind == Kind::Word && !STOP.contains(&t.word.as_str()))?;
+    let next = tokens.get(1)?;
+    let object = next.kind == Kind::Code || matches!(next.word.as_str(), "a" | "an" | "the") || is_strong(next);
+    (object && first.kind == Kind::Word).then_some(0)
+}
+
+/// What a test would look at, other than the predicate's own word.
+fn observable(tokens: &[Token], predicate: Option<usize>) -> Option<String> {
+    if let Some(t) = tokens.iter().find(|t| is_strong(t)) {
+        return Some(match t.kind {
+            Kind::Code => format!("`{}`", t.raw),
+            Kind::Quote => format!("\"{}\"", t.raw),
+            _ => t.raw.to_string(),
+        });
+    }
+    tokens
+        .iter()
+        .enumerate()
+        .find(|(i, t)| Some(*i) != predicate && t.kind == Kind::Word && is_content(&t.word))
+        .map(|(_, t)| t.raw.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_adr_examples() {
+        assert!(!assess("the feature works").testable());
+        assert!(assess("endpoint returns 200 with the documented schema").testable());
+    }
+
+    #[test]
+    fn tokens_keep_code_quotes_and_explanations_apart() {
+        let kinds: Vec<(Kind, &str)> = tokenize("the API is fast: `GET /x` prints \"ok\" (p95 < 200 ms), tenant's")
+            .iter()
+            .map(|t| (t.kind, t.raw))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (Kind::Word, "the"),
+                (Kind::Word, "API"),
+                (Kind::Word, "is"),
+                (Kind::Word, "fast"),
+                (Kind::Break, ":"),
+                (Kind::Code, "GET /x"),
+                (Kind::Word, "prints"),
+                (Kind::Quote, "ok"),
+                (Kind::Break, "("),
+                (Kind::Word, "p95"),
+                (Kind::Word, "<"),
+                (Kind::Word, "200"),
+                (Kind::Word, "ms"),
+                (Kind::Word, "tenant's"),
+            ]
+        );
+    }
+
+    #[test]
+    fn quality_words_pinned_down_pass() {
+        for ok in [
+            "the API is fast: p95 under 300 ms",
+            "handles a missing config gracefully by exiting with code 2",
+            "the importer is robust against `\\r\\n` line endings",
+            "`make lint` passes on a clean checkout",
+            "the server drains connections during a graceful shutdown",
+        ] {
+            assert!(assess(ok).testable(), "{ok}: {:?}", assess(ok));
+        }
+    }
+
+    #[test]
+    fn vague_words_are_reported_as_written() {
+        let a = assess("it works as expected");
+        let found: Vec<(&str, VagueKind)> = a.vague.iter().map(|v| (v.text.as_str(), v.kind)).collect();
+        assert_eq!(found, vec![("works", VagueKind::Quality), ("as expected", VagueKind::Hedge)]);
+        let a = assess("code is reviewed by the team");
+        assert_eq!(a.vague[0].kind, VagueKind::Process);
+        let a = assess("all edge cases are handled");
+        assert_eq!(a.vague[0], Vague { text: "handled".into(), kind: VagueKind::Catchall });
+        assert!(assess("backups").predicate.is_none());
+        assert!(assess("a nightly backup").predicate.is_none());
+        assert!(assess("everything passes").observable.is_none());
+    }
+}

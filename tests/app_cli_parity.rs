@@ -1,0 +1,181 @@
+//! The App and the CLI give the same findings on the same change: one set of
+//! commits, made in a real git repository (for `gatehouse check`) and stored
+//! under the same ids in the simulated GitHub (for the App). The change
+//! touches every family, pins brief paths to a branch, a tag and a revision
+//! that does not exist, and names in `landed.md` a commit of the history and
+//! one that is not.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+use gatehouse::sim::{Tree, tree_from_dir};
+
+const REPO: &str = "acme/docs";
+const BODY: &str = "Adds the demo documents.\n\nVoting-format: v1\n";
+const MISSING_COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Makes the work tree hold exactly `tree`, commits it, and returns its id.
+fn commit(dir: &Path, tree: &Tree, message: &str) -> String {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != ".git" {
+            let path = entry.path();
+            if path.is_dir() { std::fs::remove_dir_all(path) } else { std::fs::remove_file(path) }.unwrap();
+        }
+    }
+    for (path, bytes) in tree {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+fn pinned_brief() -> String {
+    "---
+agent: SWARM-AZ
+repos_touched: [acme/docs]
+adrs_referenced: [ADR-095]
+success_criteria:
+  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"
+out_of_scope:
+  - the restore runbook
+lines_estimate: 40
+---
+# SWARM-AZ: pinned paths
+
+Implement ADR-095 as a host concern, starting from `acme/docs@main:scripts/backup.sh`
+and the steps in `acme/docs@v1.2:runbooks/`. The old `acme/docs@main:scripts/gone.sh`
+never existed, and `acme/docs@no-such-branch:scripts/backup.sh` cannot be read.
+"
+    .to_string()
+}
+
+/// (rule, path, line, severity) of every finding, from the App's check runs.
+fn app_findings(runs: &[gatehouse::sim::CheckRun]) -> BTreeSet<(String, String, u64, String)> {
+    let level = |l: &str| match l {
+        "failure" => "error",
+        "warning" => "warning",
+        _ => "notice",
+    };
+    runs.iter()
+        .flat_map(|r| r.annotations.iter())
+        .map(|a| {
+            (
+                a["title"].as_str().unwrap().to_string(),
+                a["path"].as_str().unwrap().to_string(),
+                a["start_line"].as_u64().unwrap(),
+                level(a["annotation_level"].as_str().unwrap()).to_string(),
+            )
+        })
+        .collect()
+}
+
+fn cli_findings(dir: &Path, base: &str, head: &str) -> BTreeSet<(String, String, u64, String)> {
+    let body = dir.parent().unwrap().join("pr-body.md");
+    std::fs::write(&body, BODY).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["check", "--repo"])
+        .arg(dir)
+        .args(["--base", base, "--head", head, "--repo-name", REPO, "--format", "json", "--pr-body"])
+        .arg(&body)
+        .output()
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
+    let demo = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    let base: Tree = demo
+        .iter()
+        .filter(|(p, _)| !p.starts_with("dark-factory/") && !p.starts_with("fondue/") && !p.starts_with(".harnery/"))
+        .map(|(p, b)| (p.clone(), b.clone()))
+        .collect();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let base_sha = commit(&dir, &base, "base");
+    git(&dir, &["tag", "v1.2"]);
+    let mut head = demo.clone();
+    head.insert("dark-factory/briefs/SWARM-AZ-pins.md".into(), pinned_brief().into_bytes());
+    let landed = format!(
+        "attempt-01 implementation starts at {}\nattempt-01 phase-01 closed at {MISSING_COMMIT}\n",
+        &base_sha[..12]
+    );
+    head.insert("fondue/specs/csv-export/landed.md".into(), landed.into_bytes());
+    git(&dir, &["checkout", "-qb", "change"]);
+    let head_sha = commit(&dir, &head, "change");
+    let cli = cli_findings(&dir, &base_sha, &head_sha);
+
+    let db_dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    sim.add_commit(REPO, &base_sha, base);
+    sim.add_commit(REPO, &head_sha, head);
+    sim.set_ref(REPO, "main", &base_sha);
+    sim.set_ref(REPO, "v1.2", &base_sha);
+    sim.set_ref(REPO, "change", &head_sha);
+    sim.open_pr_between(REPO, 1, &base_sha, &head_sha, BODY);
+    let app = start_app(config(&Db::sqlite(&db_dir), &sim.url())).await;
+    let payload = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "parity-1", &payload).await, 202);
+    let names = gatehouse::publish::check_names();
+    wait_for("check runs to complete", || {
+        let runs = sim.check_runs(REPO, &head_sha);
+        runs.len() == names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+    let app = app_findings(&sim.check_runs(REPO, &head_sha));
+
+    let brief = "dark-factory/briefs/SWARM-AZ-pins.md".to_string();
+    let landed = "fondue/specs/csv-export/landed.md".to_string();
+    for expected in [
+        ("brief/path-missing".to_string(), brief.clone(), 14, "error".to_string()),
+        ("brief/path-unverifiable".to_string(), brief.clone(), 15, "notice".to_string()),
+        ("spec/landed-format".to_string(), landed, 2, "warning".to_string()),
+    ] {
+        assert!(cli.contains(&expected), "the CLI misses {expected:?}: {cli:#?}");
+    }
+    let pinned: Vec<_> = cli.iter().filter(|f| f.1 == brief).collect();
+    assert_eq!(pinned.len(), 2, "the pins at main and v1.2 resolve: {pinned:#?}");
+    let families: BTreeSet<&str> = cli.iter().filter_map(|f| f.0.split('/').next()).collect();
+    for family in ["brief", "voting", "spec", "decision"] {
+        assert!(families.contains(family), "no {family} finding to compare: {cli:#?}");
+    }
+    let only_cli: Vec<_> = cli.difference(&app).collect();
+    let only_app: Vec<_> = app.difference(&cli).collect();
+    assert!(only_cli.is_empty() && only_app.is_empty(), "only the CLI: {only_cli:#?}\nonly the App: {only_app:#?}");
+}
