@@ -21,6 +21,13 @@ pub struct RetryPolicy {
     /// The longest wait a rate limit may impose before the call gives up.
     pub max_wait: Duration,
     pub timeout: Duration,
+    /// How long a job is retried through transient failures (GitHub down,
+    /// 5xx, rate limits) before it is given up on, from its first delivery.
+    pub job_deadline: Duration,
+    /// The delay before a failed job runs again, doubled per attempt up to
+    /// `job_backoff_max`.
+    pub job_backoff: Duration,
+    pub job_backoff_max: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -30,7 +37,18 @@ impl Default for RetryPolicy {
             backoff: Duration::from_millis(250),
             max_wait: Duration::from_secs(120),
             timeout: Duration::from_secs(20),
+            job_deadline: Duration::from_secs(6 * 3600),
+            job_backoff: Duration::from_secs(2),
+            job_backoff_max: Duration::from_secs(300),
         }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay before a job that failed on attempt `attempts` runs again.
+    pub fn job_backoff(&self, attempts: i64) -> Duration {
+        let doublings = attempts.saturating_sub(1).clamp(0, 20) as u32;
+        self.job_backoff.saturating_mul(1 << doublings).min(self.job_backoff_max)
     }
 }
 

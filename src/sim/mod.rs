@@ -121,6 +121,10 @@ pub struct Faults {
     /// answering (a slow GitHub: the client may time out after the write).
     pub slow_next: u32,
     pub delay: Duration,
+    /// Answer the next N matching requests with `status` and a GitHub-shaped
+    /// error (nothing applied): 401, 404, 422...
+    pub status_next: u32,
+    pub status: u16,
     /// Only requests whose `METHOD path` contains this (empty: all).
     pub only: String,
 }
@@ -160,6 +164,20 @@ pub(crate) struct State {
     pub next_id: u64,
     /// Every JWT accepted, for tests of the claims.
     pub jwts_seen: u32,
+    /// How long a minted installation token lives (GitHub: an hour).
+    pub token_life_s: u64,
+    /// Lines GitHub cannot place a review comment on: (repo, PR, path, line).
+    pub refused_lines: Vec<(String, u64, String, u32)>,
+    pub issue_comments: Vec<IssueComment>,
+}
+
+/// A plain comment on a PR's conversation.
+#[derive(Clone, Debug)]
+pub struct IssueComment {
+    pub id: u64,
+    pub repo: String,
+    pub pr: u64,
+    pub body: String,
 }
 
 impl State {
@@ -213,6 +231,9 @@ impl Sim {
             faults: Faults::default(),
             next_id: 1000,
             jwts_seen: 0,
+            token_life_s: 3600,
+            refused_lines: Vec::new(),
+            issue_comments: Vec::new(),
         }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
@@ -312,6 +333,21 @@ impl Sim {
             "repository": { "full_name": repo },
             "installation": { "id": installation },
         })
+    }
+
+    /// Installation tokens minted from now on live `secs` seconds.
+    pub fn set_token_life(&self, secs: u64) {
+        self.lock().token_life_s = secs;
+    }
+
+    /// Review comments on `path:line` of the PR are refused with 422, as
+    /// GitHub refuses a line it cannot place in the diff.
+    pub fn refuse_review_line(&self, repo: &str, number: u64, path: &str, line: u32) {
+        self.lock().refused_lines.push((repo.to_ascii_lowercase(), number, path.to_string(), line));
+    }
+
+    pub fn issue_comments(&self, repo: &str, pr: u64) -> Vec<IssueComment> {
+        self.lock().issue_comments.iter().filter(|c| c.repo.eq_ignore_ascii_case(repo) && c.pr == pr).cloned().collect()
     }
 
     pub fn set_faults(&self, faults: Faults) {

@@ -98,20 +98,21 @@ async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Ac
         .flat_map(|((d, _), _)| d.jobs.iter().map(move |j| (d, j)))
         .collect();
     for chunk in jobs.chunks(MAX_BATCH) {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
-            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) VALUES {rows}"
+            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, state, attempts, not_before, created_at) VALUES {rows}"
         );
         let mut insert = sqlx::query(AssertSqlSafe(sql));
         for (delivery, job) in chunk {
             insert = insert
                 .bind(&delivery.id)
-                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
+                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
                 .bind(&job.repo)
                 .bind(job.pr as i64)
                 .bind(job.installation as i64)
                 .bind(job.head_sha.as_deref())
                 .bind(&job.reason)
+                .bind(job.check.as_deref())
                 .bind(now)
                 .bind(now);
         }

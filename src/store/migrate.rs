@@ -46,6 +46,8 @@ const STEPS: &[&str] = &[
         recorded_at BIGINT NOT NULL,
         PRIMARY KEY (repo, pr, review_id)
     )",
+    "ALTER TABLE gh_jobs ADD COLUMN only_check TEXT",
+    "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";
