@@ -40,6 +40,14 @@ pub(crate) async fn run(ctx: Arc<Ctx>, worker: String, mut stop: watch::Receiver
         if *stop.borrow() {
             break;
         }
+        if let Some(wait) = ctx.github.outage_wait() {
+            // GitHub is down: another worker's job is the probe.
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = stop.changed() => {}
+            }
+            continue;
+        }
         match ctx.store.claim(&worker, ctx.lease).await {
             Ok(Some(job)) => process(&ctx, &worker, job).await,
             Ok(None) => {
@@ -84,10 +92,13 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
         }
         Ok(Outcome::Resolved) => Ok(true),
         Err(err) => {
-            let transient = err.downcast_ref::<ApiError>().is_some_and(ApiError::is_transient);
+            let api = err.downcast_ref::<ApiError>();
+            let transient = api.is_some_and(ApiError::is_transient);
+            let unauthorized = matches!(api, Some(ApiError::Unauthorized { .. }));
             let message = format!("{err:#}");
             let age = Duration::from_millis((now_ms() - job.created_at).max(0) as u64);
-            if transient && age < ctx.retry.job_deadline {
+            let bounded = !unauthorized || job.attempts < ctx.retry.unauthorized_attempts;
+            if transient && bounded && age < ctx.retry.job_deadline {
                 let delay = ctx.retry.job_backoff(job.attempts);
                 tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
                 ctx.store.retry_later(&job, worker, delay, &message).await
