@@ -134,6 +134,23 @@ async fn superseded_runs_are_handed_on(store: Store) {
     assert_eq!(second.stale, vec![(first.id, "a".to_string())]);
 }
 
+/// A captured body resent under new delivery ids is one delivery.
+async fn replayed_bodies(store: Store) {
+    let body = br#"{"action":"opened","number":1}"#;
+    assert_eq!(
+        store.accept_signed("d-1", "pull_request", body, &[job(1, "a")]).await.unwrap(),
+        Accepted::New { jobs: 1 }
+    );
+    for n in 2..=10 {
+        let again = store.accept_signed(&format!("d-{n}"), "pull_request", body, &[job(1, "a")]).await.unwrap();
+        assert_eq!(again, Accepted::Duplicate, "resend {n}");
+    }
+    let other = store.accept_signed("d-11", "pull_request", br#"{"action":"opened","number":2}"#, &[]).await.unwrap();
+    assert_eq!(other, Accepted::New { jobs: 0 });
+    assert_eq!(store.accept_signed("d-12", "check_suite", body, &[]).await.unwrap(), Accepted::New { jobs: 0 });
+    assert_eq!((store.deliveries().await.unwrap(), store.jobs().await.unwrap().len()), (3, 1));
+}
+
 async fn lease_expiry(store: Store) {
     store.accept("d-1", "pull_request", &[job(1, "a")]).await.unwrap();
     let job = store.claim("crashed", Duration::from_millis(1)).await.unwrap().expect("a job");
@@ -214,10 +231,20 @@ both_engines!(
     head_jobs_take_their_prs_lock,
     partial_jobs_coalesce_by_check,
     superseded_runs_are_handed_on,
+    replayed_bodies,
     lease_expiry,
     retry_later,
     reviews
 );
+
+/// The 202 promises the delivery is on disk: SQLite fsyncs the accepting
+/// commit.
+#[tokio::test]
+async fn sqlite_accepts_with_synchronous_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Db::sqlite(&dir).store().await;
+    assert_eq!(store.accept_synchronous().await.unwrap(), Some(2));
+}
 
 #[tokio::test]
 async fn sqlite_file_is_created_when_missing() {

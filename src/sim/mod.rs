@@ -2,8 +2,10 @@
 //! `gatehouse demo` (the production path never uses it): repositories built
 //! from file trees (a base and a head tree per PR), the REST and GraphQL
 //! routes gatehouse calls, RS256 verification of the App JWT, installation
-//! tokens, stored check runs, reviews and threads, a request log, and
-//! switches that inject 500s, secondary rate limits and slow responses.
+//! tokens (of a settable life), stored check runs, reviews, threads and PR
+//! comments with GitHub's length limits, a request log, and switches that
+//! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
+//! responses and review lines GitHub cannot place.
 
 pub mod diff;
 mod graphql;

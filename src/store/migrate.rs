@@ -48,6 +48,8 @@ const STEPS: &[&str] = &[
     )",
     "ALTER TABLE gh_jobs ADD COLUMN only_check TEXT",
     "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
+    "ALTER TABLE gh_deliveries ADD COLUMN digest TEXT",
+    "CREATE UNIQUE INDEX IF NOT EXISTS gh_deliveries_digest ON gh_deliveries (digest)",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
@@ -112,11 +113,12 @@ pub struct JobCounts {
 /// delivery id seen before inserts nothing.
 async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Delivery, now: i64) -> Result<Accepted> {
     let inserted = sqlx::query(
-        "INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
     )
     .bind(&item.id)
     .bind(&item.event)
     .bind(now)
+    .bind(item.digest.as_deref())
     .execute(&mut **tx)
     .await?
     .rows_affected();
@@ -223,11 +225,21 @@ impl Store {
                 .busy_timeout(Duration::from_secs(10));
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
-                .connect_with(options)
+                .connect_with(options.clone())
+                .await
+                .with_context(|| format!("cannot open {shown}"))?;
+            // The 202 promises the delivery is on disk: the accepting commit
+            // runs on its own connection with synchronous=FULL (the WAL is
+            // fsynced at commit; NORMAL could lose the last commits on an OS
+            // crash or power loss). Group commit shares that fsync among the
+            // deliveries that arrive together.
+            let durable = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(options.synchronous(SqliteSynchronous::Full))
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
             let writer = Arc::new(tokio::sync::Mutex::new(()));
-            let batcher = batch::Batcher::start(pool.clone(), writer.clone());
+            let batcher = batch::Batcher::start(durable, writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut options =
@@ -260,6 +272,16 @@ impl Store {
         Ok(store)
     }
 
+    /// SQLite's `synchronous` level on the connection that commits accepted
+    /// deliveries (2: FULL, fsynced at commit); `None` on PostgreSQL, whose
+    /// commits are durable when they return.
+    pub async fn accept_synchronous(&self) -> Result<Option<i64>> {
+        match &self.engine {
+            Engine::Sqlite { batcher, .. } => Ok(Some(batcher.synchronous().await?)),
+            Engine::Postgres(_) => Ok(None),
+        }
+    }
+
     pub fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
@@ -289,7 +311,30 @@ impl Store {
     /// delivery id was seen before. On SQLite, concurrent deliveries share one
     /// commit (group commit); each is answered only once it is durable.
     pub async fn accept(&self, delivery: &str, event: &str, jobs: &[NewJob]) -> Result<Accepted> {
-        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), jobs: jobs.to_vec() };
+        self.store_delivery(delivery, event, None, jobs).await
+    }
+
+    /// Like [`Store::accept`], also recognising the signed body: a body
+    /// accepted before (by a SHA-256 digest of the event name and the signed
+    /// bytes) is a duplicate whatever its delivery id, so a captured delivery
+    /// resent with new ids makes no second job.
+    pub async fn accept_signed(&self, delivery: &str, event: &str, body: &[u8], jobs: &[NewJob]) -> Result<Accepted> {
+        let mut hasher = Sha256::new();
+        hasher.update(event.as_bytes());
+        hasher.update([0]);
+        hasher.update(body);
+        let digest = hex::encode(hasher.finalize());
+        self.store_delivery(delivery, event, Some(digest), jobs).await
+    }
+
+    async fn store_delivery(
+        &self,
+        delivery: &str,
+        event: &str,
+        digest: Option<String>,
+        jobs: &[NewJob],
+    ) -> Result<Accepted> {
+        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), digest, jobs: jobs.to_vec() };
         match &self.engine {
             Engine::Sqlite { batcher, .. } => batcher.accept(item).await,
             Engine::Postgres(pool) => {
