@@ -92,7 +92,10 @@ async fn ten_thousand_deliveries_during_an_outage() {
             newest = (1..=PRS).map(|n| sim.push(REPO, n, with_brief(41 + n as u32))).collect();
         }
         for number in 1..=PRS {
-            let body = serde_json::to_vec(&sim.pull_request_event(REPO, number, "synchronize")).unwrap();
+            // Each event's own body, as GitHub's differ (an identical body is a replay).
+            let mut event = sim.pull_request_event(REPO, number, "synchronize");
+            event["pull_request"]["updated_at"] = format!("2026-11-30T10:{:02}:{:02}Z", round / 60, round % 60).into();
+            let body = serde_json::to_vec(&event).unwrap();
             let signature = gatehouse::webhook::signature::sign(SECRET.as_bytes(), &body);
             let request = client
                 .post(format!("http://{}/webhook", app.addr))
