@@ -15,6 +15,7 @@ fn job(pr: u64, sha: &str) -> NewJob {
         installation: 7,
         head_sha: Some(sha.into()),
         reason: "pull_request.opened".into(),
+        check: None,
     }
 }
 
@@ -61,6 +62,93 @@ async fn coalesce(store: Store) {
     assert!(!store.complete(&first, "w1").await.unwrap(), "a job completes once");
     let counts = store.job_counts().await.unwrap();
     assert_eq!((counts.done, counts.superseded, counts.running), (1, 2, 1));
+}
+
+fn only(pr: u64, sha: &str, check: &str) -> NewJob {
+    NewJob { check: Some(check.into()), reason: "check_run.rerequested".into(), ..job(pr, sha) }
+}
+
+const LEASE: Duration = Duration::from_secs(30);
+
+/// A review-gate job and a full evaluation of one PR never run at once; the
+/// full evaluation covers a gate job waiting beside it.
+async fn one_pr_one_worker(store: Store) {
+    store.accept("d-full", "pull_request", &[job(1, "a")]).await.unwrap();
+    store.accept("d-gate", "pull_request_review", &[only(1, "a", "gatehouse/review")]).await.unwrap();
+    let full = store.claim("w1", LEASE).await.unwrap().expect("a job");
+    assert_eq!(full.check, None, "the full evaluation is claimed");
+    assert_eq!(store.job_counts().await.unwrap().superseded, 1, "and covers the gate job");
+    store.accept("d-gate-2", "pull_request_review", &[only(1, "a", "gatehouse/review")]).await.unwrap();
+    assert!(store.claim("w2", LEASE).await.unwrap().is_none(), "the PR is held: the gate job waits");
+    assert!(store.complete(&full, "w1").await.unwrap());
+    let gate = store.claim("w2", LEASE).await.unwrap().expect("the gate job");
+    assert_eq!(gate.check.as_deref(), Some("gatehouse/review"));
+}
+
+/// A job naming only a head commit is resolved into a job of its PR, which
+/// waits for the PR's lock like any other.
+async fn head_jobs_take_their_prs_lock(store: Store) {
+    store.accept("d-pr", "pull_request", &[job(1, "a")]).await.unwrap();
+    store.accept("d-suite", "check_suite", &[job(0, "a")]).await.unwrap();
+    let pr_job = store.claim("w1", LEASE).await.unwrap().expect("the PR's job");
+    assert_eq!(pr_job.pr, 1);
+    let head_job = store.claim("w2", LEASE).await.unwrap().expect("the head's job");
+    assert_eq!((head_job.pr, head_job.head_sha.as_deref()), (0, Some("a")));
+    assert!(store.resolve(&head_job, "w2", &[1]).await.unwrap());
+    assert!(!store.resolve(&head_job, "w2", &[1]).await.unwrap(), "resolved once");
+    assert!(store.claim("w2", LEASE).await.unwrap().is_none(), "PR 1 is held by w1");
+    assert!(store.complete(&pr_job, "w1").await.unwrap());
+    let resolved = store.claim("w2", LEASE).await.unwrap().expect("the resolved job");
+    assert_eq!((resolved.pr, resolved.delivery.as_str()), (1, "d-suite"));
+    assert_eq!(resolved.created_at, head_job.created_at, "it keeps the delivery's age");
+}
+
+/// A job for one check never stands in for a full evaluation, nor for a job
+/// of another check.
+async fn partial_jobs_coalesce_by_check(store: Store) {
+    store.accept("d-1", "check_run", &[only(1, "a", "gatehouse/briefs")]).await.unwrap();
+    store.accept("d-2", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
+    store.accept("d-3", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
+    let first = store.claim("w", LEASE).await.unwrap().unwrap();
+    assert_eq!((first.delivery.as_str(), first.check.as_deref()), ("d-3", Some("gatehouse/voting")));
+    assert!(store.complete(&first, "w").await.unwrap());
+    let second = store.claim("w", LEASE).await.unwrap().expect("the briefs re-run is kept");
+    assert_eq!(second.check.as_deref(), Some("gatehouse/briefs"));
+    assert!(store.complete(&second, "w").await.unwrap());
+    store.accept("d-4", "pull_request", &[job(1, "b")]).await.unwrap();
+    store.accept("d-5", "check_run", &[only(1, "b", "gatehouse/briefs")]).await.unwrap();
+    let full = store.claim("w", LEASE).await.unwrap().unwrap();
+    assert_eq!((full.delivery.as_str(), full.check.as_deref()), ("d-4", None), "the full job wins");
+    assert!(store.claim("w", LEASE).await.unwrap().is_none());
+}
+
+/// A superseded job that had started check runs is handed to the job that
+/// replaced it, which closes or adopts them.
+async fn superseded_runs_are_handed_on(store: Store) {
+    store.accept("d-1", "pull_request", &[job(1, "a")]).await.unwrap();
+    let first = store.claim("w", LEASE).await.unwrap().unwrap();
+    store.started(&first, "a").await.unwrap();
+    assert!(store.retry_later(&first, "w", Duration::from_secs(60), "GitHub said 502").await.unwrap());
+    store.accept("d-2", "pull_request", &[job(1, "b")]).await.unwrap();
+    let second = store.claim("w", LEASE).await.unwrap().unwrap();
+    assert_eq!(second.stale, vec![(first.id, "a".to_string())]);
+}
+
+/// A captured body resent under new delivery ids is one delivery.
+async fn replayed_bodies(store: Store) {
+    let body = br#"{"action":"opened","number":1}"#;
+    assert_eq!(
+        store.accept_signed("d-1", "pull_request", body, &[job(1, "a")]).await.unwrap(),
+        Accepted::New { jobs: 1 }
+    );
+    for n in 2..=10 {
+        let again = store.accept_signed(&format!("d-{n}"), "pull_request", body, &[job(1, "a")]).await.unwrap();
+        assert_eq!(again, Accepted::Duplicate, "resend {n}");
+    }
+    let other = store.accept_signed("d-11", "pull_request", br#"{"action":"opened","number":2}"#, &[]).await.unwrap();
+    assert_eq!(other, Accepted::New { jobs: 0 });
+    assert_eq!(store.accept_signed("d-12", "check_suite", body, &[]).await.unwrap(), Accepted::New { jobs: 0 });
+    assert_eq!((store.deliveries().await.unwrap(), store.jobs().await.unwrap().len()), (3, 1));
 }
 
 async fn lease_expiry(store: Store) {
@@ -135,7 +223,28 @@ macro_rules! both_engines {
     };
 }
 
-both_engines!(dedup, concurrent_replays, coalesce, lease_expiry, retry_later, reviews);
+both_engines!(
+    dedup,
+    concurrent_replays,
+    coalesce,
+    one_pr_one_worker,
+    head_jobs_take_their_prs_lock,
+    partial_jobs_coalesce_by_check,
+    superseded_runs_are_handed_on,
+    replayed_bodies,
+    lease_expiry,
+    retry_later,
+    reviews
+);
+
+/// The 202 promises the delivery is on disk: SQLite fsyncs the accepting
+/// commit.
+#[tokio::test]
+async fn sqlite_accepts_with_synchronous_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Db::sqlite(&dir).store().await;
+    assert_eq!(store.accept_synchronous().await.unwrap(), Some(2));
+}
 
 #[tokio::test]
 async fn sqlite_file_is_created_when_missing() {

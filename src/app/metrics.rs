@@ -21,6 +21,11 @@ pub struct Metrics {
     rate_limit_remaining: AtomicI64,
     connections_shed: AtomicU64,
     connections_refused: AtomicU64,
+    /// 401s that failed a token mint, and calls refused with a fresh token.
+    unauthorized_token: AtomicU64,
+    unauthorized_call: AtomicU64,
+    /// 1 while GitHub is not answering (the App sends one probe per interval).
+    github_down: AtomicI64,
 }
 
 impl Metrics {
@@ -68,6 +73,17 @@ impl Metrics {
         }
     }
 
+    /// A 401 from GitHub that a fresh token did not cure: at `stage` "token"
+    /// (minting it) or "call".
+    pub fn unauthorized(&self, stage: &'static str) {
+        let counter = if stage == "token" { &self.unauthorized_token } else { &self.unauthorized_call };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn github_down(&self, down: bool) {
+        self.github_down.store(i64::from(down), Ordering::Relaxed);
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         out.push_str("# HELP gatehouse_deliveries_total Webhook deliveries by event and outcome.\n");
@@ -113,6 +129,15 @@ impl Metrics {
             "gatehouse_github_rate_limit_remaining {}",
             self.rate_limit_remaining.load(Ordering::Relaxed)
         );
+        out.push_str("# HELP gatehouse_github_unauthorized_total GitHub 401s a fresh token did not cure, by stage.\n");
+        out.push_str("# TYPE gatehouse_github_unauthorized_total counter\n");
+        for (stage, counter) in [("call", &self.unauthorized_call), ("token", &self.unauthorized_token)] {
+            let n = counter.load(Ordering::Relaxed);
+            let _ = writeln!(out, "gatehouse_github_unauthorized_total{{stage=\"{stage}\"}} {n}");
+        }
+        out.push_str("# HELP gatehouse_github_down 1 while GitHub is not answering (one probe per interval).\n");
+        out.push_str("# TYPE gatehouse_github_down gauge\n");
+        let _ = writeln!(out, "gatehouse_github_down {}", self.github_down.load(Ordering::Relaxed));
         out
     }
 }

@@ -187,6 +187,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         trees: TreeCache::default(),
         lease: config.lease,
         wake: wake.clone(),
+        retry: config.retry,
     });
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))

@@ -2,6 +2,7 @@
 //! run the rules, publish, complete. A transient failure puts the job back
 //! with a delay; a crash lets the lease lapse and another worker takes over.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,13 +11,12 @@ use tokio::sync::{Notify, watch};
 
 use super::metrics::Metrics;
 use crate::gate;
+use crate::github::RetryPolicy;
 use crate::github::{ApiError, GitHub, RepoName};
 use crate::publish::{self, checks, review, summary};
 use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};
-use crate::store::{Job, Store};
+use crate::store::{Job, Store, now_ms};
 
-/// Attempts before a job is given up on.
-const MAX_ATTEMPTS: i64 = 6;
 /// How often an idle worker looks for jobs it was not woken for.
 const POLL: Duration = Duration::from_millis(200);
 
@@ -27,6 +27,7 @@ pub(crate) struct Ctx {
     pub trees: TreeCache,
     pub lease: Duration,
     pub wake: Arc<Notify>,
+    pub retry: RetryPolicy,
 }
 
 pub(crate) fn worker_id(n: usize) -> String {
@@ -38,6 +39,14 @@ pub(crate) async fn run(ctx: Arc<Ctx>, worker: String, mut stop: watch::Receiver
     loop {
         if *stop.borrow() {
             break;
+        }
+        if let Some(wait) = ctx.github.outage_wait() {
+            // GitHub is down: another worker's job is the probe.
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = stop.changed() => {}
+            }
+            continue;
         }
         match ctx.store.claim(&worker, ctx.lease).await {
             Ok(Some(job)) => process(&ctx, &worker, job).await,
@@ -73,22 +82,29 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
             }
         })
     });
-    let result = evaluate_job(ctx, &job).await;
+    let mut progress = Progress::default();
+    let result = evaluate_job(ctx, worker, &job, &mut progress).await;
     drop(heartbeat);
     let stored = match result {
-        Ok(()) => {
+        Ok(Outcome::Evaluated) => {
             ctx.metrics.job_finished(started.elapsed().as_secs_f64());
             ctx.store.complete(&job, worker).await
         }
+        Ok(Outcome::Resolved) => Ok(true),
         Err(err) => {
-            let transient = err.downcast_ref::<ApiError>().is_some_and(ApiError::is_transient);
+            let api = err.downcast_ref::<ApiError>();
+            let transient = api.is_some_and(ApiError::is_transient);
+            let unauthorized = matches!(api, Some(ApiError::Unauthorized { .. }));
             let message = format!("{err:#}");
-            if transient && job.attempts < MAX_ATTEMPTS {
-                let delay = Duration::from_secs(1u64 << job.attempts.clamp(0, 6));
-                tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs(), "job failed; will retry");
+            let age = Duration::from_millis((now_ms() - job.created_at).max(0) as u64);
+            let bounded = !unauthorized || job.attempts < ctx.retry.unauthorized_attempts;
+            if transient && bounded && age < ctx.retry.job_deadline {
+                let delay = ctx.retry.job_backoff(job.attempts);
+                tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
                 ctx.store.retry_later(&job, worker, delay, &message).await
             } else {
-                tracing::error!(job = job.id, error = %message, "job failed");
+                tracing::error!(job = job.id, error = %message, "job failed for good");
+                conclude_runs(ctx, &job, &progress, &message).await;
                 ctx.store.fail(&job, worker, &message).await
             }
         }
@@ -100,6 +116,31 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
     }
 }
 
+/// What a job did.
+enum Outcome {
+    Evaluated,
+    /// A head commit's job became jobs of its PRs (already recorded).
+    Resolved,
+}
+
+/// The check runs a job started, so a job that fails for good can end them.
+#[derive(Default)]
+struct Progress {
+    runs: Vec<(RepoName, BTreeMap<String, u64>)>,
+}
+
+/// Gives every run the job started and did not complete a `failure` saying
+/// why: a required check never waits on a job that is gone.
+async fn conclude_runs(ctx: &Ctx, job: &Job, progress: &Progress, error: &str) {
+    for (repo, runs) in &progress.runs {
+        match checks::conclude_failed(&ctx.github, job.installation, repo, runs, error).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(job = job.id, runs = n, "check runs concluded as failed"),
+            Err(err) => tracing::error!(job = job.id, error = %err, "cannot conclude the job's check runs"),
+        }
+    }
+}
+
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
@@ -108,28 +149,54 @@ impl Drop for AbortOnDrop {
     }
 }
 
-async fn evaluate_job(ctx: &Ctx, job: &Job) -> Result<()> {
+async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
-    let prs = match (job.pr, &job.head_sha) {
-        (0, Some(sha)) => source::pulls_for_head(&ctx.github, job.installation, &repo, sha).await?,
-        (pr, _) => vec![pr],
-    };
-    for pr in prs {
-        evaluate_pr(ctx, job, &repo, pr).await?;
+    if let (0, Some(sha)) = (job.pr, &job.head_sha) {
+        // Resolved to its PRs before anything is evaluated: each PR's job
+        // then takes that PR's lock and coalesces with its other jobs.
+        let prs = source::pulls_for_head(&ctx.github, job.installation, &repo, sha).await?;
+        if ctx.store.resolve(job, worker, &prs).await? {
+            tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
+            ctx.wake.notify_waiters();
+        }
+        return Ok(Outcome::Resolved);
     }
-    Ok(())
+    evaluate_pr(ctx, job, &repo, job.pr, progress).await?;
+    Ok(Outcome::Evaluated)
 }
 
-async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Result<()> {
+/// Events that come with every push: a head is evaluated once for them.
+fn once_per_head(reason: &str) -> bool {
+    matches!(reason, "pull_request.opened" | "pull_request.synchronize" | "check_suite.requested")
+}
+
+async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progress: &mut Progress) -> Result<()> {
     let gh = &ctx.github;
     let inst = job.installation;
     let pr = source::pull_request(gh, inst, repo, number).await?;
     let head = pr.head_sha.0.clone();
-    let names = if job.review_only() { vec![summary::REVIEW_CHECK.to_string()] } else { publish::check_names() };
-    let runs = checks::start(gh, inst, repo, &head, job.id, &names, job.reason == "check_suite.requested").await?;
+    // Runs left open on heads the PR moved past: this job's own from an
+    // earlier attempt, and those of the jobs it superseded.
+    let own = job.started_sha.iter().map(|sha| (job.id, sha.clone()));
+    for (id, sha) in own.chain(job.stale.iter().cloned()).filter(|(_, sha)| *sha != head) {
+        let closed = checks::close_stale(gh, inst, repo, &sha, id).await?;
+        if closed > 0 {
+            tracing::info!(job = job.id, of_job = id, %sha, closed, "closed check runs of a replaced head");
+        }
+    }
+    let review_only = job.check.as_deref() == Some(summary::REVIEW_CHECK);
+    let names = match &job.check {
+        Some(name) => vec![name.clone()],
+        None => publish::check_names(),
+    };
+    let runs = checks::start(gh, inst, repo, &head, job.id, &names, once_per_head(&job.reason)).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());
+    }
+    progress.runs.push((repo.clone(), runs.ids.clone()));
+    if job.started_sha.as_deref() != Some(head.as_str()) {
+        ctx.store.started(job, &head).await?;
     }
     let read = source::read(gh, inst, repo, pr.clone(), &ctx.trees).await;
     let snapshot = match read {
@@ -144,7 +211,8 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
         }
         Err(err) if err.is_transient() => return Err(err.into()),
         Err(err) => {
-            let reason = format!("Reading the pull request failed: {err}");
+            let reason =
+                format!("Reading the pull request failed: {err}\n\nPress **Re-run** on this check to try again.");
             fail_closed(ctx, inst, repo, &runs, &names, &reason).await?;
             return Err(err.into());
         }
@@ -168,11 +236,11 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64) -> Resu
         let delivered = runs.completed.get(&output.name).copied();
         checks::finish(gh, inst, repo, *id, &output, &findings, delivered).await?;
     }
-    if job.review_only() {
+    if review_only {
         tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
         return Ok(());
     }
-    if ctx.store.superseded(job).await? {
+    if ctx.store.superseded(job, &head).await? {
         tracing::info!(job = job.id, "a newer head is queued: no review for this one");
         return Ok(());
     }

@@ -84,22 +84,32 @@ impl AppCredentials {
     }
 }
 
-/// Installation tokens by installation id, with their expiry (Unix seconds).
+/// Installation tokens by installation id, with when to refresh them (Unix
+/// seconds).
 #[derive(Debug, Default)]
 pub struct TokenCache {
     tokens: tokio::sync::Mutex<HashMap<u64, (Token, u64)>>,
 }
 
+/// When a token minted at `now` and expiring at `expires_at` is refreshed:
+/// when less than the smaller of five minutes and half its life is left.
+fn refresh_at(now: u64, expires_at: u64) -> u64 {
+    let life = expires_at.saturating_sub(now);
+    expires_at - REFRESH_MARGIN.as_secs().min(life / 2)
+}
+
 impl TokenCache {
-    /// The cached token when it has more than the refresh margin left.
+    /// The cached token until its refresh time.
     pub async fn get(&self, installation: u64) -> Option<Token> {
         let tokens = self.tokens.lock().await;
-        let (token, expires) = tokens.get(&installation)?;
-        (*expires > unix_now() + REFRESH_MARGIN.as_secs()).then(|| token.clone())
+        let (token, refresh) = tokens.get(&installation)?;
+        (*refresh > unix_now()).then(|| token.clone())
     }
 
+    /// Caches a token just minted.
     pub async fn put(&self, installation: u64, token: Token, expires_at: u64) {
-        self.tokens.lock().await.insert(installation, (token, expires_at));
+        let refresh = refresh_at(unix_now(), expires_at);
+        self.tokens.lock().await.insert(installation, (token, refresh));
     }
 
     /// Forgets a token GitHub refused.
@@ -155,11 +165,22 @@ mod tests {
     async fn tokens_are_refreshed_before_they_expire() {
         let cache = TokenCache::default();
         cache.put(1, Token::new("fresh"), unix_now() + 3600).await;
-        cache.put(2, Token::new("expiring"), unix_now() + 120).await;
+        cache.put(2, Token::new("short-lived"), unix_now() + 60).await;
+        cache.put(3, Token::new("expired"), unix_now()).await;
         assert_eq!(cache.get(1).await, Some(Token::new("fresh")));
-        assert_eq!(cache.get(2).await, None, "under five minutes left: mint a new one");
+        assert_eq!(cache.get(2).await, Some(Token::new("short-lived")), "a minute's token is used for half of it");
+        assert_eq!(cache.get(3).await, None);
         cache.drop_token(1).await;
         assert_eq!(cache.get(1).await, None);
+    }
+
+    #[test]
+    fn refresh_comes_at_the_earlier_of_five_minutes_left_and_half_life() {
+        let now = 1_000_000;
+        assert_eq!(refresh_at(now, now + 3600), now + 3300, "an hour's token: five minutes before expiry");
+        assert_eq!(refresh_at(now, now + 60), now + 30, "a minute's token: half its life");
+        assert_eq!(refresh_at(now, now + 600), now + 300, "ten minutes: both say five");
+        assert_eq!(refresh_at(now, now), now);
     }
 
     #[test]

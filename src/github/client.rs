@@ -10,6 +10,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
+use super::outage::Outage;
 use crate::app::metrics::Metrics;
 
 /// How hard to try.
@@ -21,6 +22,20 @@ pub struct RetryPolicy {
     /// The longest wait a rate limit may impose before the call gives up.
     pub max_wait: Duration,
     pub timeout: Duration,
+    /// How long a job is retried through transient failures (GitHub down,
+    /// 5xx, rate limits) before it is given up on, from its first delivery.
+    pub job_deadline: Duration,
+    /// The delay before a failed job runs again, doubled per attempt up to
+    /// `job_backoff_max`.
+    pub job_backoff: Duration,
+    pub job_backoff_max: Duration,
+    /// While GitHub is down, one job is let through per probe interval,
+    /// doubled while the outage lasts up to `probe_interval_max`.
+    pub probe_interval: Duration,
+    pub probe_interval_max: Duration,
+    /// Attempts of a job that GitHub answers 401 (a token refused, or not
+    /// minted: clock skew, a key being rotated) before it is given up on.
+    pub unauthorized_attempts: i64,
 }
 
 impl Default for RetryPolicy {
@@ -30,7 +45,21 @@ impl Default for RetryPolicy {
             backoff: Duration::from_millis(250),
             max_wait: Duration::from_secs(120),
             timeout: Duration::from_secs(20),
+            job_deadline: Duration::from_secs(6 * 3600),
+            job_backoff: Duration::from_secs(2),
+            job_backoff_max: Duration::from_secs(300),
+            probe_interval: Duration::from_secs(10),
+            probe_interval_max: Duration::from_secs(120),
+            unauthorized_attempts: 8,
         }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay before a job that failed on attempt `attempts` runs again.
+    pub fn job_backoff(&self, attempts: i64) -> Duration {
+        let doublings = attempts.saturating_sub(1).clamp(0, 20) as u32;
+        self.job_backoff.saturating_mul(1 << doublings).min(self.job_backoff_max)
     }
 }
 
@@ -58,6 +87,10 @@ pub enum ApiError {
     RateLimited { what: String, wait_s: u64 },
     #[error("GitHub App authentication failed: {0}")]
     Auth(String),
+    /// GitHub answered 401: the installation token was refused or could not
+    /// be minted. Retried, a bounded number of times.
+    #[error("GitHub answered 401 to {what}: {message}")]
+    Unauthorized { what: String, message: String },
 }
 
 impl ApiError {
@@ -67,6 +100,7 @@ impl ApiError {
             ApiError::Status { status, .. } => *status >= 500 || *status == 429,
             ApiError::Uncertain { .. } | ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
             ApiError::Auth(_) => false,
+            ApiError::Unauthorized { .. } => true,
         }
     }
 }
@@ -90,6 +124,7 @@ pub struct GitHub {
     tokens: Arc<TokenCache>,
     policy: RetryPolicy,
     metrics: Arc<Metrics>,
+    outage: Arc<Outage>,
 }
 
 enum Outcome {
@@ -127,12 +162,19 @@ impl GitHub {
             creds: Arc::new(creds),
             tokens: Arc::new(TokenCache::default()),
             policy,
+            outage: Arc::new(Outage::new(policy.probe_interval, policy.probe_interval_max)),
             metrics,
         })
     }
 
     pub fn app_id(&self) -> u64 {
         self.creds.app_id
+    }
+
+    /// While GitHub is down, how long until the next probe is due; `None`:
+    /// go ahead (GitHub is up, or the caller's job is the probe).
+    pub fn outage_wait(&self) -> Option<Duration> {
+        self.outage.wait()
     }
 
     /// An installation token, from the cache or freshly minted.
@@ -143,7 +185,15 @@ impl GitHub {
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
         // Minting a token twice is harmless: idempotent for our purposes.
-        let response = self.send(Method::POST, &url, None, &jwt, Call::Idempotent, "an installation token").await?;
+        let what = "an installation token";
+        let response = match self.send(Method::POST, &url, None, &jwt, Call::Idempotent, what).await {
+            Err(ApiError::Status { status: 401, message, .. }) => {
+                self.metrics.unauthorized("token");
+                tracing::warn!(installation, %message, "GitHub answered 401 to minting an installation token");
+                return Err(ApiError::Unauthorized { what: what.into(), message });
+            }
+            other => other?,
+        };
         let token = response
             .body
             .get("token")
@@ -184,7 +234,14 @@ impl GitHub {
                 // The token was revoked or expired early: mint another once.
                 self.tokens.drop_token(installation).await;
                 let token = self.token(installation).await?;
-                self.send(method, &url, body, &token, call, &what).await
+                match self.send(method, &url, body, &token, call, &what).await {
+                    Err(ApiError::Status { status: 401, message, what }) => {
+                        self.metrics.unauthorized("call");
+                        tracing::warn!(installation, %what, %message, "GitHub answered 401 to a fresh token");
+                        Err(ApiError::Unauthorized { what, message })
+                    }
+                    other => other,
+                }
             }
             other => other,
         }
@@ -236,12 +293,16 @@ impl GitHub {
             if wait > self.policy.max_wait {
                 return Err(ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() });
             }
-            if attempt >= self.policy.attempts {
-                return Err(if rate_limited {
-                    ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() }
-                } else {
-                    ApiError::Transport { what: what.into(), reason }
-                });
+            // While GitHub is down, a call is one probe, not a round of retries.
+            if attempt >= self.policy.attempts || (!rate_limited && self.outage.is_down()) {
+                if rate_limited {
+                    return Err(ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() });
+                }
+                if self.outage.failed() {
+                    self.metrics.github_down(true);
+                    tracing::warn!(what, reason, "GitHub is not answering: pausing, one probe per interval");
+                }
+                return Err(ApiError::Transport { what: what.into(), reason });
             }
             tracing::debug!(what, attempt, wait_ms = wait.as_millis() as u64, reason, "retrying a GitHub call");
             tokio::time::sleep(wait).await;
@@ -266,6 +327,10 @@ impl GitHub {
             }
         };
         let status = response.status();
+        if !status.is_server_error() && self.outage.answered() {
+            self.metrics.github_down(false);
+            tracing::info!("GitHub answers again: resuming");
+        }
         let headers = response.headers().clone();
         let num =
             |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());

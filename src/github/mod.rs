@@ -4,6 +4,7 @@
 
 pub mod auth;
 mod client;
+mod outage;
 
 pub use auth::{AppCredentials, Token};
 pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};

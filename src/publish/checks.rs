@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::limits;
 use super::summary::CheckOutput;
 use crate::github::{ApiError, Call, GitHub, RepoName};
 use crate::model::{Finding, Severity};
@@ -18,8 +19,6 @@ use crate::webhook::envelope::RERUN_ACTION;
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;
 /// More annotations than this are dropped, with a note in the summary.
 pub const MAX_ANNOTATIONS: usize = 1000;
-/// GitHub's limit on an annotation's message, in characters.
-const MESSAGE_LIMIT: usize = 60_000;
 
 /// The check runs of one job on one head, by name.
 #[derive(Debug, Default)]
@@ -28,12 +27,15 @@ pub struct CheckRuns {
     /// Runs this job completed before (it ran again after a crash): how many
     /// annotations each already carries.
     pub completed: BTreeMap<String, usize>,
-    /// Another job already has gatehouse runs on this head.
-    pub head_evaluated: bool,
 }
 
 fn external_id(job: i64, name: &str) -> String {
     format!("gatehouse:{job}:{name}")
+}
+
+/// The check name in an external id `gatehouse:{job}:{name}`.
+fn check_name(external_id: &str) -> Option<&str> {
+    external_id.strip_prefix("gatehouse:")?.split_once(':').map(|(_, name)| name)
 }
 
 /// A check run as listed: id, status, annotations delivered.
@@ -70,10 +72,13 @@ async fn existing(
     Ok(out)
 }
 
-/// Creates (or, for a job run again, finds) the job's check runs, in
-/// progress. With `once_per_head`, a head another job already has runs on
-/// gets none (GitHub sends `check_suite.requested` with every push, next to
-/// `pull_request.synchronize`).
+/// Creates (or finds) the job's check runs on `sha`, in progress. A run of
+/// this job (it ran before and crashed) is reused; so is another job's run
+/// of the same check still in progress on this head (that job was
+/// superseded or gave up: one PR is evaluated by one worker at a time).
+/// With `once_per_head`, a check another job already completed on this head
+/// gets no new run: a push makes several events (`pull_request.synchronize`,
+/// `check_suite.requested`) and the head is evaluated once.
 pub async fn start(
     gh: &GitHub,
     installation: u64,
@@ -85,10 +90,7 @@ pub async fn start(
 ) -> Result<CheckRuns, ApiError> {
     let mut known = existing(gh, installation, repo, sha).await?;
     let own = format!("gatehouse:{job}:");
-    let mut runs = CheckRuns { head_evaluated: known.keys().any(|k| !k.starts_with(&own)), ..CheckRuns::default() };
-    if once_per_head && runs.head_evaluated {
-        return Ok(runs);
-    }
+    let mut runs = CheckRuns::default();
     for name in names {
         let ext = external_id(job, name);
         if let Some((id, status, annotations)) = known.get(&ext) {
@@ -96,6 +98,18 @@ pub async fn start(
             if status == "completed" {
                 runs.completed.insert(name.clone(), *annotations);
             }
+            continue;
+        }
+        let others: Vec<&Listed> = known
+            .iter()
+            .filter(|(k, _)| !k.starts_with(&own) && check_name(k) == Some(name.as_str()))
+            .map(|(_, listed)| listed)
+            .collect();
+        if let Some((id, _, _)) = others.iter().find(|(_, status, _)| status != "completed") {
+            runs.ids.insert(name.clone(), *id);
+            continue;
+        }
+        if once_per_head && !others.is_empty() {
             continue;
         }
         let body = json!({ "name": name, "head_sha": sha, "external_id": ext, "status": "in_progress" });
@@ -125,6 +139,85 @@ pub async fn start(
     Ok(runs)
 }
 
+/// Completes `job`'s runs still in progress on `sha` (a head the PR has
+/// moved past) as `cancelled`, saying why.
+pub async fn close_stale(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    sha: &str,
+    job: i64,
+) -> Result<usize, ApiError> {
+    let own = format!("gatehouse:{job}:");
+    let mut closed = 0;
+    for (ext, (id, status, _)) in existing(gh, installation, repo, sha).await? {
+        if !ext.starts_with(&own) || status == "completed" {
+            continue;
+        }
+        let output = CheckOutput {
+            name: check_name(&ext).unwrap_or("").to_string(),
+            conclusion: "cancelled",
+            title: "A newer commit replaced this one".into(),
+            summary: "The pull request moved on to a newer commit before this one was evaluated; gatehouse \
+                      evaluates the newest commit."
+                .into(),
+        };
+        complete_plain(gh, installation, repo, id, &output).await?;
+        closed += 1;
+    }
+    Ok(closed)
+}
+
+/// Ends runs a job leaves behind when it fails for good: each run not yet
+/// completed gets `failure` with what went wrong and how to retry, so a
+/// required check never waits forever.
+pub async fn conclude_failed(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    runs: &BTreeMap<String, u64>,
+    error: &str,
+) -> Result<usize, ApiError> {
+    let mut concluded = 0;
+    for (name, id) in runs {
+        let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
+        let run = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
+        if run.get("status").and_then(Value::as_str) == Some("completed") {
+            continue;
+        }
+        complete_plain(gh, installation, repo, *id, &super::summary::job_failed(name, error)).await?;
+        concluded += 1;
+    }
+    Ok(concluded)
+}
+
+/// Completes a run with an output and no annotations.
+async fn complete_plain(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    id: u64,
+    output: &CheckOutput,
+) -> Result<(), ApiError> {
+    let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
+    let body = json!({
+        "status": "completed",
+        "conclusion": output.conclusion,
+        "output": {
+            "title": limits::chars(&output.title, limits::CHECK_TITLE_CHARS),
+            "summary": limits::chars(&output.summary, limits::OUTPUT_CHARS),
+        },
+        "actions": [rerun_action()],
+    });
+    gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Idempotent).await?;
+    Ok(())
+}
+
+/// The button GitHub shows on a run; it comes back as `check_run.requested_action`.
+fn rerun_action() -> Value {
+    json!({ "label": "Re-run", "description": "Evaluate this pull request again", "identifier": RERUN_ACTION })
+}
+
 fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "failure",
@@ -135,19 +228,17 @@ fn level(severity: Severity) -> &'static str {
 
 /// A finding as a GitHub annotation.
 pub fn annotation(f: &Finding) -> Value {
-    let mut message: String = f.message.chars().take(MESSAGE_LIMIT).collect();
-    if let Some(help) = &f.help {
-        message.push_str("\n\nHow to fix: ");
-        message.push_str(help);
-    }
-    let message: String = message.chars().take(MESSAGE_LIMIT).collect();
+    let message = match &f.help {
+        Some(help) => format!("{}\n\nHow to fix: {help}", f.message),
+        None => f.message.clone(),
+    };
     let mut a = json!({
         "path": f.path,
         "start_line": f.span.line.max(1),
         "end_line": f.span.end_line.max(f.span.line).max(1),
         "annotation_level": level(f.severity),
-        "title": f.rule,
-        "message": message,
+        "title": limits::chars(f.rule, limits::ANNOTATION_TITLE_CHARS),
+        "message": limits::bytes(&message, limits::ANNOTATION_BYTES),
     });
     if f.span.col > 0 && f.span.end_line == f.span.line {
         a["start_column"] = json!(f.span.col);
@@ -177,6 +268,8 @@ pub async fn finish(
             findings.len() - MAX_ANNOTATIONS
         ));
     }
+    let summary = limits::chars(&summary, limits::OUTPUT_CHARS).into_owned();
+    let title = limits::chars(&output.title, limits::CHECK_TITLE_CHARS);
     let annotations: Vec<Value> = findings.iter().take(MAX_ANNOTATIONS).map(|f| annotation(f)).collect();
     // `None` until the run is completed; then how many annotations it carries.
     let mut sent = delivered.map(|n| n.min(annotations.len()));
@@ -188,15 +281,14 @@ pub async fn finish(
                 let body = json!({
                     "status": "completed",
                     "conclusion": output.conclusion,
-                    "output": { "title": output.title, "summary": summary, "annotations": first },
-                    // The button GitHub shows on the run; it comes back as check_run.requested_action.
-                    "actions": [{ "label": "Re-run", "description": "Evaluate this pull request again", "identifier": RERUN_ACTION }],
+                    "output": { "title": title, "summary": summary, "annotations": first },
+                    "actions": [rerun_action()],
                 });
                 (body, first.len())
             }
             Some(done) if done < annotations.len() => {
                 let batch = &annotations[done..(done + ANNOTATIONS_PER_REQUEST).min(annotations.len())];
-                (json!({ "output": { "title": output.title, "summary": summary, "annotations": batch } }), batch.len())
+                (json!({ "output": { "title": title, "summary": summary, "annotations": batch } }), batch.len())
             }
             Some(_) => break,
         };

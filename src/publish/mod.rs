@@ -3,10 +3,11 @@
 
 pub mod checks;
 pub mod diff;
+pub mod limits;
 pub mod review;
 pub mod summary;
 
-use crate::model::{Finding, Report};
+use crate::model::{Finding, PR_BODY, Report};
 use summary::CheckOutput;
 
 /// The check-run names every job reports: the check of each registered
@@ -20,12 +21,16 @@ pub fn check_names() -> Vec<String> {
 }
 
 /// Each check's output and the findings to annotate on it; `review` is the
-/// review gate's.
+/// review gate's. Findings about the pull request body are not annotated
+/// (the body is not a file of the commit): the summary lists them.
 pub fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput, Vec<&Finding>)> {
     let mut out: Vec<(CheckOutput, Vec<&Finding>)> = report
         .checks
         .iter()
-        .map(|check| (summary::render(check, &report.general), report.general.iter().chain(&check.findings).collect()))
+        .map(|check| {
+            let annotated = report.general.iter().chain(&check.findings).filter(|f| f.path != PR_BODY).collect();
+            (summary::render(check, &report.general), annotated)
+        })
         .collect();
     out.push((review, Vec::new()));
     out

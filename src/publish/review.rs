@@ -10,6 +10,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::diff::commentable_lines;
+use super::limits;
 use crate::github::{ApiError, Call, GitHub, RepoName};
 use crate::model::{Finding, Severity};
 use crate::source::github::PrFile;
@@ -23,7 +24,8 @@ const THREADS: &str = "query Threads($owner: String!, $name: String!, $number: I
 repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
 reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } \
 nodes { id isResolved comments(first: 1) { nodes { body } } } } \
-reviews(last: 100) { nodes { body commit { oid } } } } } }";
+reviews(last: 100) { nodes { body commit { oid } } } \
+comments(last: 100) { nodes { body } } } } }";
 
 /// What the PR already shows from gatehouse.
 #[derive(Debug, Default)]
@@ -43,6 +45,8 @@ pub struct Published {
     pub in_body: usize,
     pub resolved: usize,
     pub review_posted: bool,
+    /// GitHub refused the review twice: the findings went out as a comment.
+    pub as_comment: bool,
 }
 
 fn fingerprints_in(body: &str) -> impl Iterator<Item = String> + '_ {
@@ -59,7 +63,10 @@ async fn existing(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) 
         let vars = json!({ "owner": repo.owner, "name": repo.name, "number": number, "cursor": cursor });
         let data = gh.graphql(installation, THREADS, vars).await?;
         let pull = data.pointer("/repository/pullRequest").cloned().unwrap_or(Value::Null);
-        for review in pull.pointer("/reviews/nodes").and_then(Value::as_array).into_iter().flatten() {
+        // Reviews, and the plain comments a review falls back to.
+        let reviews = pull.pointer("/reviews/nodes").and_then(Value::as_array).into_iter().flatten();
+        let comments = pull.pointer("/comments/nodes").and_then(Value::as_array).into_iter().flatten();
+        for review in reviews.chain(comments) {
             let body = review.get("body").and_then(Value::as_str).unwrap_or("");
             out.commented.extend(fingerprints_in(body));
             if let Some(at) = body.find(REVIEW_MARK) {
@@ -86,13 +93,46 @@ async fn existing(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) 
     Ok(out)
 }
 
+/// Longest message of one finding listed in a review body.
+const BODY_MESSAGE_CHARS: usize = 2_000;
+
+/// An inline comment, within GitHub's limit: the text is cut, never the
+/// fingerprint at its end.
 fn comment_body(f: &Finding) -> String {
-    let mut body = format!("**{}** `{}`: {}", f.severity.as_str(), f.rule, f.message);
+    let mut text = format!("**{}** `{}`: {}", f.severity.as_str(), f.rule, f.message);
     if let Some(help) = &f.help {
-        body.push_str(&format!("\n\nHow to fix: {help}"));
+        text.push_str(&format!("\n\nHow to fix: {help}"));
     }
-    body.push_str(&format!("\n\n`gatehouse explain {}` says why.\n\n{FINGERPRINT}{} -->", f.rule, f.fingerprint));
-    body
+    let tail = format!("\n\n`gatehouse explain {}` says why.\n\n{FINGERPRINT}{} -->", f.rule, f.fingerprint);
+    let room = limits::COMMENT_CHARS - tail.chars().count();
+    format!("{}{tail}", limits::chars(&text, room))
+}
+
+/// The review body: how many new findings, those not commented inline, and
+/// the head's mark (kept whatever is cut: it says this head was reviewed).
+fn review_body(head: &str, total: usize, in_body: &[&Finding], note: Option<&str>) -> String {
+    let mut text = format!("gatehouse found {total} new finding(s) on `{}`.", &head[..head.len().min(7)]);
+    if let Some(note) = note {
+        text.push_str(&format!("\n\n{note}"));
+    }
+    if !in_body.is_empty() {
+        text.push_str("\n\nNot commented on a line of the diff:\n");
+        for f in in_body {
+            let message = f.message.split_whitespace().collect::<Vec<_>>().join(" ");
+            text.push_str(&format!(
+                "\n- `{}:{}` **{}** `{}`: {} {FINGERPRINT}{} -->",
+                f.path,
+                f.span.line,
+                f.severity.as_str(),
+                f.rule,
+                limits::chars(&message, BODY_MESSAGE_CHARS),
+                f.fingerprint
+            ));
+        }
+    }
+    let tail = format!("\n\n{REVIEW_MARK}{head} -->");
+    let room = limits::COMMENT_CHARS - tail.chars().count();
+    format!("{}{tail}", limits::chars(&text, room))
 }
 
 /// Posts the review for `head` and resolves the threads of findings that
@@ -135,59 +175,91 @@ pub async fn publish(
     let lines: BTreeMap<&str, BTreeSet<u32>> =
         files.iter().filter_map(|f| f.patch.as_deref().map(|p| (f.path.as_str(), commentable_lines(p)))).collect();
     let mut seen = BTreeSet::new();
-    let mut comments = Vec::new();
-    let mut body_findings = Vec::new();
+    let mut inline: Vec<&Finding> = Vec::new();
+    let mut body_findings: Vec<&Finding> = Vec::new();
     for f in findings.iter().filter(|f| f.severity != Severity::Notice) {
         if before.commented.contains(&f.fingerprint) || !seen.insert(f.fingerprint.as_str()) {
             continue;
         }
         if lines.get(f.path.as_str()).is_some_and(|l| l.contains(&f.span.line)) {
-            comments.push(json!({ "path": f.path, "line": f.span.line, "side": "RIGHT", "body": comment_body(f) }));
+            inline.push(*f);
         } else {
             body_findings.push(*f);
         }
     }
-    if comments.is_empty() && body_findings.is_empty() {
+    if inline.is_empty() && body_findings.is_empty() {
         return Ok(published);
     }
-    let mut body = format!(
-        "gatehouse found {} new finding(s) on `{}`.",
-        comments.len() + body_findings.len(),
-        &head[..head.len().min(7)]
-    );
-    if !body_findings.is_empty() {
-        body.push_str("\n\nOn lines outside this diff:\n");
-        for f in &body_findings {
-            body.push_str(&format!(
-                "\n- `{}:{}` **{}** `{}`: {} {FINGERPRINT}{} -->",
-                f.path,
-                f.span.line,
-                f.severity.as_str(),
-                f.rule,
-                f.message.split_whitespace().collect::<Vec<_>>().join(" "),
-                f.fingerprint
-            ));
+    let total = inline.len() + body_findings.len();
+    let comments: Vec<Value> = inline
+        .iter()
+        .map(|f| json!({ "path": f.path, "line": f.span.line, "side": "RIGHT", "body": comment_body(f) }))
+        .collect();
+    let body = review_body(head, total, &body_findings, None);
+    let reviews = format!("/repos/{}/{}/pulls/{number}/reviews", repo.owner, repo.name);
+    let request = json!({ "commit_id": head, "event": "COMMENT", "body": body, "comments": comments });
+    let refused = match create(gh, installation, repo, number, head, &reviews, &request).await {
+        Ok(()) => {
+            published.inline = inline.len();
+            published.in_body = body_findings.len();
+            published.review_posted = true;
+            return Ok(published);
+        }
+        Err(ApiError::Status { status: 422, message, .. }) => message,
+        Err(err) => return Err(err),
+    };
+    // GitHub refused the review. Its answer does not say which comment it
+    // could not place, so every finding moves into the body; if the body is
+    // what it refused, the same text goes out as a plain comment.
+    tracing::warn!(pr = number, %refused, "GitHub refused the review; posting its comments in the body");
+    let all: Vec<&Finding> = inline.iter().chain(&body_findings).copied().collect();
+    let note = (!inline.is_empty())
+        .then_some("GitHub could not place these comments on the diff, so they are listed here instead of inline.");
+    let body = review_body(head, total, &all, note);
+    if !inline.is_empty() {
+        let request = json!({ "commit_id": head, "event": "COMMENT", "body": body, "comments": [] });
+        match create(gh, installation, repo, number, head, &reviews, &request).await {
+            Ok(()) => {
+                published.in_body = all.len();
+                published.review_posted = true;
+                return Ok(published);
+            }
+            Err(ApiError::Status { status: 422, message, .. }) => {
+                tracing::warn!(pr = number, refused = %message, "GitHub refused the review body; posting a comment");
+            }
+            Err(err) => return Err(err),
         }
     }
-    body.push_str(&format!("\n\n{REVIEW_MARK}{head} -->"));
-    let request = json!({ "commit_id": head, "event": "COMMENT", "body": body, "comments": comments });
-    let path = format!("/repos/{}/{}/pulls/{number}/reviews", repo.owner, repo.name);
+    let issue_comments = format!("/repos/{}/{}/issues/{number}/comments", repo.owner, repo.name);
+    create(gh, installation, repo, number, head, &issue_comments, &json!({ "body": body })).await?;
+    published.in_body = all.len();
+    published.as_comment = true;
+    Ok(published)
+}
+
+/// Posts a review or comment for `head`; when GitHub's answer is lost, looks
+/// for it before posting again.
+async fn create(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    number: u64,
+    head: &str,
+    path: &str,
+    request: &Value,
+) -> Result<(), ApiError> {
     for attempt in 1..=3 {
-        match gh.rest(installation, Method::POST, &path, Some(&request), Call::Create).await {
-            Ok(_) => break,
+        match gh.rest(installation, Method::POST, path, Some(request), Call::Create).await {
+            Ok(_) => return Ok(()),
             Err(ApiError::Uncertain { .. }) if attempt < 3 => {
-                // Posted after all? Then do not post it twice.
                 if existing(gh, installation, repo, number).await?.reviewed_heads.contains(head) {
-                    break;
+                    return Ok(());
                 }
             }
             Err(err) => return Err(err),
         }
     }
-    published.review_posted = true;
-    published.inline = comments.len();
-    published.in_body = body_findings.len();
-    Ok(published)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! state moves). Markdown, within GitHub's limits.
 
 use crate::gate::{Applicability, Outcome};
-use crate::model::{CheckReport, Conclusion, Finding, Severity};
+use crate::model::{CheckReport, Conclusion, Finding, PR_BODY, Severity};
 
 /// GitHub's limit on `output.summary` and `output.text`, in characters.
 pub const SUMMARY_LIMIT: usize = 65535;
@@ -80,6 +80,16 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
             }
         }
     }
+    let on_body: Vec<&&Finding> = findings.iter().filter(|f| f.path == PR_BODY).collect();
+    if !on_body.is_empty() {
+        summary.push_str("\n### In the pull request body\n\n");
+        for f in on_body {
+            summary.push_str(&format!("- **{}** {} (`{}`)\n", f.severity.as_str(), one_line(&f.message), f.rule));
+            if let Some(help) = &f.help {
+                summary.push_str(&format!("  — {}\n", one_line(help)));
+            }
+        }
+    }
     for block in &check.details {
         summary.push('\n');
         summary.push_str(block);
@@ -87,7 +97,7 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
     }
     if !findings.is_empty() {
         summary.push_str(&format!(
-            "\nEvery finding is annotated on its line ({}). Run `gatehouse check` locally to see the same report; \
+            "\nEvery finding in a file is annotated on its line ({}). Run `gatehouse check` locally to see the same report; \
              `gatehouse explain <rule>` says why a rule exists and how to satisfy it.\n",
             counts(&findings)
         ));
@@ -129,6 +139,22 @@ pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
         title: "Cannot evaluate this pull request".into(),
         summary: fit(format!(
             "**gatehouse could not evaluate this pull request**, so this check fails closed.\n\n{reason}\n"
+        )),
+    }
+}
+
+/// A run whose job failed for good (GitHub refused a call, or stayed
+/// unreachable past the retry deadline): nothing was decided about the
+/// documents, and the Re-run button tries again.
+pub fn job_failed(name: &str, error: &str) -> CheckOutput {
+    CheckOutput {
+        name: name.to_string(),
+        conclusion: "failure",
+        title: "gatehouse could not finish this check".into(),
+        summary: fit(format!(
+            "**gatehouse could not finish evaluating this pull request**, so this check fails closed; nothing \
+             was decided about its documents.\n\nWhat went wrong: {error}\n\nPress **Re-run** on this check (or \
+             push a new commit) to evaluate the pull request again.\n"
         )),
     }
 }

@@ -67,9 +67,16 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
             .filter(|r| r.repo.eq_ignore_ascii_case(&full) && r.pr == number)
             .map(|r| json!({ "body": r.body, "commit": { "oid": r.commit_id } }))
             .collect();
+        let comments: Vec<Value> = s
+            .issue_comments
+            .iter()
+            .filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.pr == number)
+            .map(|c| json!({ "body": c.body }))
+            .collect();
         json!({ "repository": { "pullRequest": {
             "reviewThreads": { "pageInfo": { "hasNextPage": end < threads.len(), "endCursor": end.to_string() }, "nodes": nodes },
             "reviews": { "nodes": reviews },
+            "comments": { "nodes": comments },
         } } })
     } else if query.starts_with("mutation Resolve") {
         let mut out = Map::new();

@@ -2,9 +2,11 @@
 //! `gatehouse demo` (the production path never uses it): repositories built
 //! from file trees (a base and a head tree per PR), the REST and GraphQL
 //! routes gatehouse calls, RS256 verification of the App JWT, installation
-//! tokens, stored check runs, reviews and threads, a request log, and
-//! switches that inject 500s, secondary rate limits and slow responses, and
-//! the App manifest flow (`gatehouse register`).
+//! tokens (of a settable life), stored check runs, reviews, threads and PR
+//! comments with GitHub's length limits, a request log, switches that
+//! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
+//! responses and review lines GitHub cannot place, and the App manifest
+//! flow (`gatehouse register`).
 
 pub mod diff;
 mod graphql;
@@ -125,6 +127,10 @@ pub struct Faults {
     /// answering (a slow GitHub: the client may time out after the write).
     pub slow_next: u32,
     pub delay: Duration,
+    /// Answer the next N matching requests with `status` and a GitHub-shaped
+    /// error (nothing applied): 401, 404, 422...
+    pub status_next: u32,
+    pub status: u16,
     /// Only requests whose `METHOD path` contains this (empty: all).
     pub only: String,
 }
@@ -188,6 +194,20 @@ pub(crate) struct State {
     /// Its own address, for the URLs it hands out.
     pub base_url: String,
     pub manifests: manifests::Registry,
+    /// How long a minted installation token lives (GitHub: an hour).
+    pub token_life_s: u64,
+    /// Lines GitHub cannot place a review comment on: (repo, PR, path, line).
+    pub refused_lines: Vec<(String, u64, String, u32)>,
+    pub issue_comments: Vec<IssueComment>,
+}
+
+/// A plain comment on a PR's conversation.
+#[derive(Clone, Debug)]
+pub struct IssueComment {
+    pub id: u64,
+    pub repo: String,
+    pub pr: u64,
+    pub body: String,
 }
 
 impl State {
@@ -245,6 +265,9 @@ impl Sim {
             jwts_seen: 0,
             base_url: format!("http://{addr}"),
             manifests: manifests::Registry::default(),
+            token_life_s: 3600,
+            refused_lines: Vec::new(),
+            issue_comments: Vec::new(),
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {
@@ -396,6 +419,21 @@ impl Sim {
         for (_, issued) in self.lock().manifests.codes.values_mut() {
             *issued = issued.saturating_sub(CODE_LIFE_S);
         }
+    }
+
+    /// Installation tokens minted from now on live `secs` seconds.
+    pub fn set_token_life(&self, secs: u64) {
+        self.lock().token_life_s = secs;
+    }
+
+    /// Review comments on `path:line` of the PR are refused with 422, as
+    /// GitHub refuses a line it cannot place in the diff.
+    pub fn refuse_review_line(&self, repo: &str, number: u64, path: &str, line: u32) {
+        self.lock().refused_lines.push((repo.to_ascii_lowercase(), number, path.to_string(), line));
+    }
+
+    pub fn issue_comments(&self, repo: &str, pr: u64) -> Vec<IssueComment> {
+        self.lock().issue_comments.iter().filter(|c| c.repo.eq_ignore_ascii_case(repo) && c.pr == pr).cloned().collect()
     }
 
     pub fn set_faults(&self, faults: Faults) {

@@ -22,6 +22,10 @@ pub(crate) type Shared = Arc<Mutex<SimState>>;
 
 /// GitHub lists at most this many files of a PR.
 const FILES_CAP: usize = 3000;
+/// GitHub's limit on an annotation's message and raw details, in bytes.
+const ANNOTATION_BYTES: usize = 64 * 1024;
+/// GitHub's limit on a review's, a review comment's or a comment's body.
+const BODY_CHARS: usize = 65_536;
 
 pub(crate) fn lock(state: &Shared) -> MutexGuard<'_, SimState> {
     state.lock().unwrap_or_else(|e| e.into_inner())
@@ -34,6 +38,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
         .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review).get(list_reviews))
         .route("/repos/{owner}/{repo}/pulls/{number}/commits", get(list_commits))
+        .route("/repos/{owner}/{repo}/issues/{number}/comments", post(create_issue_comment))
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
         .route("/repos/{owner}/{repo}/check-runs", post(create_check_run))
@@ -67,6 +72,7 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
         RateLimit(u64),
         Exhausted,
         Slow(std::time::Duration),
+        Status(u16),
     }
     let fault = {
         let mut s = lock(&state);
@@ -82,6 +88,9 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
         } else if f.exhaust_next > 0 {
             f.exhaust_next -= 1;
             Some(Fault::Exhausted)
+        } else if f.status_next > 0 {
+            f.status_next -= 1;
+            Some(Fault::Status(f.status))
         } else if f.slow_next > 0 {
             f.slow_next -= 1;
             Some(Fault::Slow(f.delay))
@@ -91,6 +100,16 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
     };
     let response = match fault {
         Some(Fault::Fail) => error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"),
+        Some(Fault::Status(status)) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let message = match status.as_u16() {
+                401 => "Bad credentials",
+                404 => "Not Found",
+                422 => "Validation Failed",
+                _ => status.canonical_reason().unwrap_or("Error"),
+            };
+            error(status, message)
+        }
         Some(Fault::RateLimit(after)) => {
             let mut r = error(
                 StatusCode::FORBIDDEN,
@@ -163,7 +182,7 @@ async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers:
     s.jwts_seen += 1;
     let n = s.id();
     let token = format!("ghs_sim{n:010}");
-    let expires = now() + 3600;
+    let expires = now() + s.token_life_s;
     s.tokens.insert(token.clone(), expires);
     (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_rfc3339_utc(expires) }))).into_response()
 }
@@ -315,6 +334,15 @@ fn apply(run: &mut CheckRun, body: &Value) -> Result<(), &'static str> {
         if annotations.len() > 50 {
             return Err("at most 50 annotations per request");
         }
+        for a in &annotations {
+            let text = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
+            if text("message").len() > ANNOTATION_BYTES || text("raw_details").len() > ANNOTATION_BYTES {
+                return Err("annotation message and raw_details are limited to 64 KB");
+            }
+            if text("title").chars().count() > 255 {
+                return Err("annotation title is limited to 255 characters");
+            }
+        }
         (run.title, run.summary, run.text) = (field("title"), field("summary"), field("text"));
         run.annotations.extend(annotations);
     }
@@ -391,6 +419,13 @@ async fn create_review(
     let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     let files = changed_files(repo, p);
+    let review_body = body.get("body").and_then(Value::as_str).unwrap_or("");
+    if review_body.chars().count() > BODY_CHARS {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Validation Failed: body is too long (maximum is 65536 characters)",
+        );
+    }
     let mut comments = Vec::new();
     for c in body.get("comments").and_then(Value::as_array).cloned().unwrap_or_default() {
         let path = c.get("path").and_then(Value::as_str).unwrap_or("").to_string();
@@ -398,13 +433,23 @@ async fn create_review(
         let in_diff = files.iter().any(|f| {
             f["filename"] == path.as_str() && f["patch"].as_str().is_some_and(|p| commentable_lines(p).contains(&line))
         });
-        if !in_diff {
+        let refused = s
+            .refused_lines
+            .iter()
+            .any(|(r, n, p, l)| r.eq_ignore_ascii_case(&full) && *n == number && *p == path && *l == line);
+        if !in_diff || refused {
             return error(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "Unprocessable Entity: pull_request_review_thread.line must be part of the diff",
             );
         }
         let body = c.get("body").and_then(Value::as_str).unwrap_or("").to_string();
+        if body.chars().count() > BODY_CHARS {
+            return error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Validation Failed: body is too long (maximum is 65536 characters)",
+            );
+        }
         comments.push(ReviewComment { path, line, body });
     }
     let id = s.id();
@@ -434,6 +479,24 @@ async fn create_review(
     };
     s.reviews.push(review);
     Json(json!({ "id": id, "commit_id": commit_id, "state": "COMMENTED" })).into_response()
+}
+
+async fn create_issue_comment(
+    State(state): State<Shared>,
+    Path((owner, name, number)): Path<(String, String, u64)>,
+    Json(body): Json<Value>,
+) -> Response {
+    let mut s = lock(&state);
+    if s.repo(&owner, &name).and_then(|r| r.pulls.get(&number)).is_none() {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    }
+    let text = body.get("body").and_then(Value::as_str).unwrap_or("").to_string();
+    if text.is_empty() || text.chars().count() > BODY_CHARS {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, "Validation Failed: body is missing or too long");
+    }
+    let id = s.id();
+    s.issue_comments.push(super::IssueComment { id, repo: format!("{owner}/{name}"), pr: number, body: text.clone() });
+    (StatusCode::CREATED, Json(json!({ "id": id, "body": text }))).into_response()
 }
 
 async fn list_reviews(

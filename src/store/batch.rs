@@ -22,6 +22,8 @@ const MAX_BATCH: usize = 256;
 pub struct Delivery {
     pub id: String,
     pub event: String,
+    /// Of the signed body, when there was one: a body seen before is a replay.
+    pub digest: Option<String>,
     pub jobs: Vec<NewJob>,
 }
 
@@ -31,12 +33,16 @@ type Reply = oneshot::Sender<Result<Accepted, String>>;
 #[derive(Clone, Debug)]
 pub struct Batcher {
     queue: mpsc::Sender<(Delivery, Reply)>,
+    /// The connection deliveries are committed on.
+    pool: SqlitePool,
 }
 
 impl Batcher {
     pub fn start(pool: SqlitePool, writer: Arc<Mutex<()>>) -> Batcher {
         let (queue, mut incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
+        let committer = pool.clone();
         tokio::spawn(async move {
+            let pool = committer;
             let mut batch = Vec::with_capacity(MAX_BATCH);
             while incoming.recv_many(&mut batch, MAX_BATCH).await > 0 {
                 let outcome = {
@@ -58,7 +64,12 @@ impl Batcher {
                 }
             }
         });
-        Batcher { queue }
+        Batcher { queue, pool }
+    }
+
+    /// SQLite's `synchronous` level on the committing connection (2: FULL).
+    pub async fn synchronous(&self) -> Result<i64> {
+        Ok(sqlx::query("PRAGMA synchronous").fetch_one(&self.pool).await?.try_get(0)?)
     }
 
     pub async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
@@ -73,17 +84,17 @@ impl Batcher {
 async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
     let now = now_ms();
     let mut tx = pool.begin().await?;
-    let rows = vec!["(?, ?, ?)"; batch.len()].join(", ");
+    let rows = vec!["(?, ?, ?, ?)"; batch.len()].join(", ");
     let sql = format!(
-        "INSERT INTO gh_deliveries (id, event, received_at) VALUES {rows} ON CONFLICT (id) DO NOTHING RETURNING id"
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
     );
     let mut insert = sqlx::query(AssertSqlSafe(sql));
     for (delivery, _) in batch {
-        insert = insert.bind(&delivery.id).bind(&delivery.event).bind(now);
+        insert = insert.bind(&delivery.id).bind(&delivery.event).bind(now).bind(delivery.digest.as_deref());
     }
     let mut inserted: HashSet<String> =
         insert.fetch_all(&mut *tx).await?.iter().map(|row| row.try_get("id")).collect::<Result<_, _>>()?;
-    // A delivery id twice in one batch: the first is new, the second a replay.
+    // A delivery id (or body) twice in one batch: the first is new, the second a replay.
     let results: Vec<Accepted> = batch
         .iter()
         .map(|(d, _)| match inserted.remove(&d.id) {
@@ -98,20 +109,21 @@ async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Ac
         .flat_map(|((d, _), _)| d.jobs.iter().map(move |j| (d, j)))
         .collect();
     for chunk in jobs.chunks(MAX_BATCH) {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
-            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) VALUES {rows}"
+            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, state, attempts, not_before, created_at) VALUES {rows}"
         );
         let mut insert = sqlx::query(AssertSqlSafe(sql));
         for (delivery, job) in chunk {
             insert = insert
                 .bind(&delivery.id)
-                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
+                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
                 .bind(&job.repo)
                 .bind(job.pr as i64)
                 .bind(job.installation as i64)
                 .bind(job.head_sha.as_deref())
                 .bind(&job.reason)
+                .bind(job.check.as_deref())
                 .bind(now)
                 .bind(now);
         }

@@ -46,6 +46,10 @@ const STEPS: &[&str] = &[
         recorded_at BIGINT NOT NULL,
         PRIMARY KEY (repo, pr, review_id)
     )",
+    "ALTER TABLE gh_jobs ADD COLUMN only_check TEXT",
+    "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
+    "ALTER TABLE gh_deliveries ADD COLUMN digest TEXT",
+    "CREATE UNIQUE INDEX IF NOT EXISTS gh_deliveries_digest ON gh_deliveries (digest)",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

@@ -8,6 +8,7 @@
 //! both engines.
 
 pub(crate) mod batch;
+mod jobs;
 mod migrate;
 mod reviews;
 
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
@@ -25,6 +27,8 @@ use sqlx::{Postgres, Row, Sqlite, Transaction};
 pub struct NewJob {
     /// `owner/name`.
     pub repo: String,
+    /// 0: the open PRs whose head is `head_sha` (a fork's check suite names
+    /// none); the worker resolves them into jobs of their own.
     pub pr: u64,
     pub installation: u64,
     /// The head the event named, when it named one (informational: the worker
@@ -32,6 +36,9 @@ pub struct NewJob {
     pub head_sha: Option<String>,
     /// Why: `pull_request.opened`, `check_run.rerequested`...
     pub reason: String,
+    /// The one check run asked for (a re-run of one check, or the review gate
+    /// after a review); `None`: every check.
+    pub check: Option<String>,
 }
 
 /// A claimed job.
@@ -44,32 +51,31 @@ pub struct Job {
     pub installation: u64,
     pub head_sha: Option<String>,
     pub reason: String,
+    pub check: Option<String>,
     pub attempts: i64,
+    /// When the first delivery asking for this work was stored (ms).
+    pub created_at: i64,
+    /// The head this job started check runs on, on an earlier attempt.
+    pub started_sha: Option<String>,
+    /// Jobs this claim superseded that had started check runs: (job id, head).
+    pub stale: Vec<(i64, String)>,
 }
 
-/// Jobs that only re-evaluate the review gate (a review was submitted).
-pub const REVIEW_ONLY: &str = "pull_request_review.";
-
 impl Job {
-    /// Jobs with one key coalesce: one PR, or (PR number 0, a fork's check
-    /// suite) one head commit. Review-gate jobs have their own key, so a
-    /// review never stands in for a full evaluation.
-    fn key(repo: &str, pr: u64, head_sha: Option<&str>, reason: &str) -> String {
+    /// The lock and coalescing key: one PR, whatever the event (a review, a
+    /// re-run, a push), so one PR is evaluated by one worker at a time; a job
+    /// naming only a head commit (PR number 0) has its own key until it is
+    /// resolved into jobs of its PRs.
+    fn key(repo: &str, pr: u64, head_sha: Option<&str>) -> String {
         let repo = repo.to_ascii_lowercase();
         match (pr, head_sha) {
             (0, Some(sha)) => format!("{repo}@{sha}"),
-            _ if reason.starts_with(REVIEW_ONLY) => format!("{repo}#{pr}:review"),
             _ => format!("{repo}#{pr}"),
         }
     }
 
     fn pr_key(&self) -> String {
-        Job::key(&self.repo, self.pr, self.head_sha.as_deref(), &self.reason)
-    }
-
-    /// Only the review gate needs evaluating.
-    pub fn review_only(&self) -> bool {
-        self.reason.starts_with(REVIEW_ONLY)
+        Job::key(&self.repo, self.pr, self.head_sha.as_deref())
     }
 }
 
@@ -107,11 +113,12 @@ pub struct JobCounts {
 /// delivery id seen before inserts nothing.
 async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Delivery, now: i64) -> Result<Accepted> {
     let inserted = sqlx::query(
-        "INSERT INTO gh_deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
     )
     .bind(&item.id)
     .bind(&item.event)
     .bind(now)
+    .bind(item.digest.as_deref())
     .execute(&mut **tx)
     .await?
     .rows_affected();
@@ -120,16 +127,17 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
     }
     for job in &item.jobs {
         sqlx::query(
-            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, state, attempts, not_before, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $8)",
+            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, state, attempts, not_before, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', 0, $9, $9)",
         )
         .bind(&item.id)
-        .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref(), &job.reason))
+        .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
         .bind(&job.repo)
         .bind(job.pr as i64)
         .bind(job.installation as i64)
         .bind(job.head_sha.as_deref())
         .bind(&job.reason)
+        .bind(job.check.as_deref())
         .bind(now)
         .execute(&mut **tx)
         .await?;
@@ -137,13 +145,17 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
     Ok(Accepted::New { jobs: item.jobs.len() })
 }
 
-/// Claimable jobs, oldest first: queued and due, or running with a lapsed lease.
-/// Two indexed lookups (an `OR` would scan the table, under the write lock).
+/// Claimable jobs, oldest first: queued and due, or running with a lapsed
+/// lease, of PRs no worker holds. Two indexed lookups (an `OR` would scan the
+/// table, under the write lock).
 const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE state = 'queued' AND not_before <= $1 \
+     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
      UNION ALL SELECT id, pr_key FROM gh_jobs WHERE state = 'running' AND lease_until < $1 ORDER BY id LIMIT 16";
 /// The same for PostgreSQL replicas: rows another claimer holds are skipped.
-const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE (state = 'queued' AND not_before <= $1) \
-     OR (state = 'running' AND lease_until < $1) ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
+const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((state = 'queued' AND not_before <= $1) \
+     OR (state = 'running' AND lease_until < $1)) \
+     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
+     ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
 
 #[derive(Clone)]
 enum Engine {
@@ -213,11 +225,21 @@ impl Store {
                 .busy_timeout(Duration::from_secs(10));
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
-                .connect_with(options)
+                .connect_with(options.clone())
+                .await
+                .with_context(|| format!("cannot open {shown}"))?;
+            // The 202 promises the delivery is on disk: the accepting commit
+            // runs on its own connection with synchronous=FULL (the WAL is
+            // fsynced at commit; NORMAL could lose the last commits on an OS
+            // crash or power loss). Group commit shares that fsync among the
+            // deliveries that arrive together.
+            let durable = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(options.synchronous(SqliteSynchronous::Full))
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
             let writer = Arc::new(tokio::sync::Mutex::new(()));
-            let batcher = batch::Batcher::start(pool.clone(), writer.clone());
+            let batcher = batch::Batcher::start(durable, writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut options =
@@ -250,6 +272,16 @@ impl Store {
         Ok(store)
     }
 
+    /// SQLite's `synchronous` level on the connection that commits accepted
+    /// deliveries (2: FULL, fsynced at commit); `None` on PostgreSQL, whose
+    /// commits are durable when they return.
+    pub async fn accept_synchronous(&self) -> Result<Option<i64>> {
+        match &self.engine {
+            Engine::Sqlite { batcher, .. } => Ok(Some(batcher.synchronous().await?)),
+            Engine::Postgres(_) => Ok(None),
+        }
+    }
+
     pub fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
@@ -279,7 +311,30 @@ impl Store {
     /// delivery id was seen before. On SQLite, concurrent deliveries share one
     /// commit (group commit); each is answered only once it is durable.
     pub async fn accept(&self, delivery: &str, event: &str, jobs: &[NewJob]) -> Result<Accepted> {
-        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), jobs: jobs.to_vec() };
+        self.store_delivery(delivery, event, None, jobs).await
+    }
+
+    /// Like [`Store::accept`], also recognising the signed body: a body
+    /// accepted before (by a SHA-256 digest of the event name and the signed
+    /// bytes) is a duplicate whatever its delivery id, so a captured delivery
+    /// resent with new ids makes no second job.
+    pub async fn accept_signed(&self, delivery: &str, event: &str, body: &[u8], jobs: &[NewJob]) -> Result<Accepted> {
+        let mut hasher = Sha256::new();
+        hasher.update(event.as_bytes());
+        hasher.update([0]);
+        hasher.update(body);
+        let digest = hex::encode(hasher.finalize());
+        self.store_delivery(delivery, event, Some(digest), jobs).await
+    }
+
+    async fn store_delivery(
+        &self,
+        delivery: &str,
+        event: &str,
+        digest: Option<String>,
+        jobs: &[NewJob],
+    ) -> Result<Accepted> {
+        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), digest, jobs: jobs.to_vec() };
         match &self.engine {
             Engine::Sqlite { batcher, .. } => batcher.accept(item).await,
             Engine::Postgres(pool) => {
@@ -289,171 +344,6 @@ impl Store {
                 Ok(accepted)
             }
         }
-    }
-
-    /// Claims the next job for `worker`, leased for `lease`. Jobs of one PR
-    /// coalesce: the newest queued job of the PR is claimed and the older ones
-    /// are marked superseded. A PR whose job is running elsewhere (lease not
-    /// expired) is skipped; a job whose lease expired is claimable again.
-    pub async fn claim(&self, worker: &str, lease: Duration) -> Result<Option<Job>> {
-        let now = now_ms();
-        let until = now + lease.as_millis() as i64;
-        macro_rules! claim_in {
-            ($tx:expr, $candidates:expr) => {{
-                let tx = &mut $tx;
-                let candidates = sqlx::query($candidates)
-                .bind(now)
-                .fetch_all(&mut **tx)
-                .await?;
-                let mut claimed = None;
-                for row in candidates {
-                    let key: String = row.try_get("pr_key")?;
-                    // The PR lock: taken when free or expired; a concurrent
-                    // claimer of the same PR waits on the row and then sees it taken.
-                    let locked = sqlx::query(
-                        "INSERT INTO gh_pr_locks (pr_key, owner, lease_until) VALUES ($1, $2, $3) \
-                         ON CONFLICT (pr_key) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until \
-                         WHERE gh_pr_locks.lease_until < $4 OR gh_pr_locks.owner = excluded.owner RETURNING pr_key",
-                    )
-                    .bind(&key)
-                    .bind(worker)
-                    .bind(until)
-                    .bind(now)
-                    .fetch_optional(&mut **tx)
-                    .await?;
-                    if locked.is_none() {
-                        continue;
-                    }
-                    let newest: i64 = sqlx::query(
-                        "SELECT MAX(id) AS id FROM gh_jobs WHERE pr_key = $1 AND (state = 'queued' OR (state = 'running' AND lease_until < $2))",
-                    )
-                    .bind(&key)
-                    .bind(now)
-                    .fetch_one(&mut **tx)
-                    .await?
-                    .try_get("id")?;
-                    sqlx::query(
-                        "UPDATE gh_jobs SET state = 'superseded', finished_at = $1 WHERE pr_key = $2 AND id < $3 \
-                         AND (state = 'queued' OR (state = 'running' AND lease_until < $1))",
-                    )
-                    .bind(now)
-                    .bind(&key)
-                    .bind(newest)
-                    .execute(&mut **tx)
-                    .await?;
-                    let row = sqlx::query(
-                        "UPDATE gh_jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1 \
-                         WHERE id = $3 RETURNING id, delivery, repo, pr, installation, head_sha, reason, attempts",
-                    )
-                    .bind(worker)
-                    .bind(until)
-                    .bind(newest)
-                    .fetch_one(&mut **tx)
-                    .await?;
-                    claimed = Some(Job {
-                        id: row.try_get("id")?,
-                        delivery: row.try_get("delivery")?,
-                        repo: row.try_get("repo")?,
-                        pr: row.try_get::<i64, _>("pr")? as u64,
-                        installation: row.try_get::<i64, _>("installation")? as u64,
-                        head_sha: row.try_get("head_sha")?,
-                        reason: row.try_get("reason")?,
-                        attempts: row.try_get("attempts")?,
-                    });
-                    break;
-                }
-                claimed
-            }};
-        }
-        let claimed = match &self.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
-                let mut tx: Transaction<'_, Sqlite> = pool.begin().await?;
-                let claimed = claim_in!(tx, CANDIDATES);
-                tx.commit().await?;
-                claimed
-            }
-            Engine::Postgres(pool) => {
-                let mut tx: Transaction<'_, Postgres> = pool.begin().await?;
-                let claimed = claim_in!(tx, CANDIDATES_SKIP_LOCKED);
-                tx.commit().await?;
-                claimed
-            }
-        };
-        Ok(claimed)
-    }
-
-    /// Extends a running job's lease (and its PR lock). False when the lease
-    /// was lost: another worker may own the job now.
-    pub async fn renew(&self, job: &Job, worker: &str, lease: Duration) -> Result<bool> {
-        let until = now_ms() + lease.as_millis() as i64;
-        let sql = "UPDATE gh_jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'";
-        let lock = "UPDATE gh_pr_locks SET lease_until = $1 WHERE pr_key = $2 AND owner = $3";
-        let key = job.pr_key();
-        let renewed = self.write(sql, |q| q.bind(until).bind(job.id).bind(worker.to_string())).await?;
-        self.write(lock, |q| q.bind(until).bind(key.clone()).bind(worker.to_string())).await?;
-        Ok(renewed == 1)
-    }
-
-    /// Marks a job done, once: false when this worker no longer owns it.
-    pub async fn complete(&self, job: &Job, worker: &str) -> Result<bool> {
-        self.finish(job, worker, "done", None).await
-    }
-
-    /// Gives up on a job for good.
-    pub async fn fail(&self, job: &Job, worker: &str, error: &str) -> Result<bool> {
-        self.finish(job, worker, "failed", Some(error)).await
-    }
-
-    /// Puts a job back in the queue to run again after `delay`.
-    pub async fn retry_later(&self, job: &Job, worker: &str, delay: Duration, error: &str) -> Result<bool> {
-        let not_before = now_ms() + delay.as_millis() as i64;
-        let sql = "UPDATE gh_jobs SET state = 'queued', not_before = $1, lease_owner = NULL, error = $2 \
-                   WHERE id = $3 AND lease_owner = $4 AND state = 'running'";
-        let changed = self
-            .write(sql, |q| q.bind(not_before).bind(error.to_string()).bind(job.id).bind(worker.to_string()))
-            .await?;
-        self.unlock(job, worker).await?;
-        Ok(changed == 1)
-    }
-
-    async fn finish(&self, job: &Job, worker: &str, state: &str, error: Option<&str>) -> Result<bool> {
-        let sql = "UPDATE gh_jobs SET state = $1, finished_at = $2, error = $3 WHERE id = $4 AND lease_owner = $5 AND state = 'running'";
-        let now = now_ms();
-        let changed = self
-            .write(sql, |q| {
-                q.bind(state.to_string())
-                    .bind(now)
-                    .bind(error.map(str::to_string))
-                    .bind(job.id)
-                    .bind(worker.to_string())
-            })
-            .await?;
-        self.unlock(job, worker).await?;
-        Ok(changed == 1)
-    }
-
-    async fn unlock(&self, job: &Job, worker: &str) -> Result<()> {
-        let key = job.pr_key();
-        self.write("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2", |q| {
-            q.bind(key.clone()).bind(worker.to_string())
-        })
-        .await?;
-        Ok(())
-    }
-
-    /// Is a newer job for this job's PR waiting? Then this one's result is
-    /// stale before it is published.
-    pub async fn superseded(&self, job: &Job) -> Result<bool> {
-        let key = job.pr_key();
-        let sql = "SELECT COUNT(*) AS n FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued'";
-        let n: i64 = match &self.engine {
-            Engine::Sqlite { pool, .. } => {
-                sqlx::query(sql).bind(&key).bind(job.id).fetch_one(pool).await?.try_get("n")?
-            }
-            Engine::Postgres(pool) => sqlx::query(sql).bind(&key).bind(job.id).fetch_one(pool).await?.try_get("n")?,
-        };
-        Ok(n > 0)
     }
 
     pub async fn deliveries(&self) -> Result<i64> {

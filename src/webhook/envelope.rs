@@ -56,6 +56,7 @@ struct CheckSuite {
 #[derive(Deserialize)]
 struct CheckRun {
     head_sha: String,
+    name: Option<String>,
     #[serde(default)]
     pull_requests: Vec<PrRef>,
 }
@@ -122,12 +123,13 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
         return Ok(Work::default());
     };
     let reason = format!("{event}.{action}");
-    let job = |pr: u64, head_sha: Option<String>| NewJob {
+    let job = |pr: u64, head_sha: Option<String>, check: Option<&str>| NewJob {
         repo: repo.clone(),
         pr,
         installation,
         head_sha,
         reason: reason.clone(),
+        check: check.map(str::to_string),
     };
     let mut work = Work::default();
     match (event, action) {
@@ -138,19 +140,23 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
             }
             if let Some(pr) = &payload.pull_request {
                 let number = payload.number.unwrap_or(pr.number);
-                work.jobs.push(job(number, pr.head.as_ref().map(|h| h.sha.clone())));
+                work.jobs.push(job(number, pr.head.as_ref().map(|h| h.sha.clone()), None));
             }
         }
         ("check_suite", "requested" | "rerequested") => {
             if let Some(suite) = &payload.check_suite {
-                work.jobs.extend(for_prs(&suite.pull_requests, &suite.head_sha, job));
+                work.jobs.extend(for_prs(&suite.pull_requests, &suite.head_sha, |pr, sha| job(pr, sha, None)));
             }
         }
         ("check_run", "rerequested" | "requested_action") => {
             let rerun = action == "rerequested"
                 || payload.requested_action.as_ref().is_some_and(|a| a.identifier == RERUN_ACTION);
             if let (true, Some(run)) = (rerun, &payload.check_run) {
-                work.jobs.extend(for_prs(&run.pull_requests, &run.head_sha, job));
+                // GitHub's Re-run on one check re-runs that check; the
+                // run's own Re-run button evaluates the whole PR again.
+                let names = crate::publish::check_names();
+                let one = run.name.as_deref().filter(|n| action == "rerequested" && names.iter().any(|c| c == n));
+                work.jobs.extend(for_prs(&run.pull_requests, &run.head_sha, |pr, sha| job(pr, sha, one)));
             }
         }
         ("pull_request_review", "submitted" | "edited" | "dismissed") => {
@@ -168,7 +174,8 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
                     commit_id: review.commit_id.clone(),
                 });
                 // The review gate is evaluated again (only it: the documents did not change).
-                work.jobs.push(job(pr.number, pr.head.as_ref().map(|h| h.sha.clone())));
+                let gate = Some(crate::publish::summary::REVIEW_CHECK);
+                work.jobs.push(job(pr.number, pr.head.as_ref().map(|h| h.sha.clone()), gate));
             }
         }
         _ => {}
@@ -235,6 +242,22 @@ mod tests {
     }
 
     #[test]
+    fn a_rerequested_check_asks_for_that_check_only() {
+        let body = |name: &str| {
+            format!(
+                r#"{{"action":"rerequested","check_run":{{"name":"{name}","head_sha":"abc","pull_requests":[{{"number":3}}]}},
+                "repository":{{"full_name":"acme/docs"}},"installation":{{"id":1}}}}"#
+            )
+        };
+        let briefs = parse("check_run", body("gatehouse/briefs").as_bytes()).unwrap();
+        assert_eq!(briefs.jobs[0].check.as_deref(), Some("gatehouse/briefs"));
+        let gate = parse("check_run", body("gatehouse/review").as_bytes()).unwrap();
+        assert_eq!(gate.jobs[0].check.as_deref(), Some("gatehouse/review"));
+        let unknown = parse("check_run", body("someone/else").as_bytes()).unwrap();
+        assert_eq!(unknown.jobs[0].check, None, "a check gatehouse does not know: everything");
+    }
+
+    #[test]
     fn a_review_is_recorded_and_re_gates_the_pr() {
         let body = r#"{"action":"submitted","review":{"id":9,"user":{"login":"gyrum-lin"},"state":"APPROVED","commit_id":"abc"},
             "pull_request":{"number":4,"head":{"sha":"abc"}},"repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
@@ -242,6 +265,7 @@ mod tests {
         let review = work.review.unwrap();
         assert_eq!((review.reviewer.as_str(), review.state.as_str(), review.pr), ("gyrum-lin", "approved", 4));
         assert_eq!(work.jobs[0].reason, "pull_request_review.submitted");
+        assert_eq!(work.jobs[0].check.as_deref(), Some("gatehouse/review"), "only the gate");
     }
 
     #[test]

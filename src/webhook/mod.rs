@@ -107,7 +107,7 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             return (StatusCode::BAD_REQUEST, "body is not a JSON payload\n");
         }
     };
-    let accepted = r.store.accept(delivery, event, &work.jobs).await;
+    let accepted = r.store.accept_signed(delivery, event, &body, &work.jobs).await;
     match accepted {
         Ok(Accepted::Duplicate) => {
             r.metrics.delivery(event, "duplicate");

@@ -99,6 +99,12 @@ pub fn config(db: &Db, api_url: &str) -> AppConfig {
         backoff: Duration::from_millis(20),
         max_wait: Duration::from_secs(10),
         timeout: Duration::from_secs(5),
+        job_deadline: Duration::from_secs(600),
+        job_backoff: Duration::from_millis(50),
+        job_backoff_max: Duration::from_secs(1),
+        probe_interval: Duration::from_millis(200),
+        probe_interval_max: Duration::from_secs(1),
+        unauthorized_attempts: 8,
     };
     config
 }
