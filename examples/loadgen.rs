@@ -1,4 +1,4 @@
-//! Load generator for the App (DESIGN §9).
+//! Load generator for the App.
 //!
 //! `cargo run --release --example loadgen` runs two benchmarks:
 //! - **ack**: starts the App as a child process (`gatehouse serve` on SQLite in a

@@ -1,4 +1,4 @@
-//! API economy (DESIGN §9): reading a PR that touches 100 documents costs at
+//! API economy: reading a PR that touches 100 documents costs at
 //! most 8 GitHub calls, counted by the simulated GitHub's request log.
 
 mod common;

@@ -22,7 +22,7 @@ use crate::webhook::{BodyLimits, Receiver, Secrets};
 use metrics::Metrics;
 pub use server::ServerLimits;
 
-/// App configuration, from flags or the environment (DESIGN §6).
+/// App configuration, from flags or the environment.
 #[derive(Clone)]
 pub struct AppConfig {
     pub app_id: u64,

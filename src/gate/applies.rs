@@ -1,4 +1,4 @@
-//! When the review gate applies to a pull request (issue 6, DESIGN §5): a
+//! When the review gate applies to a pull request: a
 //! brief over ADR-099's threshold added or changed, a decision moving to
 //! `enacted` at tier 2 (ADR 0007: tier 2 is "where a human sees them before
 //! enactment"), or a path the policy names touched. Elsewhere the `gatehouse/review` check is neutral and says

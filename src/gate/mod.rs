@@ -1,4 +1,4 @@
-//! The approval policy (DESIGN §5, ADR-099's "2-of-3 formal approval rule
+//! The approval policy (ADR-099's "2-of-3 formal approval rule
 //! plus Dana's advisory pass"): a pure evaluation of the BASE config's
 //! `review:` policy against a PR's reviews and commit authors.
 
