@@ -62,6 +62,13 @@ enum Command {
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     Demo,
+    /// Print the JSON Schema (draft 2020-12) of a document kind, for editors and agents.
+    ///
+    /// The same schemas are committed under `schemas/`.
+    Schema {
+        #[arg(value_enum)]
+        kind: crate::schema::Kind,
+    },
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -188,6 +195,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Schema { kind } => {
+            print!("{}", crate::schema::render(kind));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Register(args) => register::run(args),
         Command::Serve(args) => {
             let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();
