@@ -9,7 +9,7 @@ mod text;
 pub use github::github;
 pub use json::json;
 pub use sarif::sarif;
-pub use text::text;
+pub use text::{findings as text_findings, text};
 
 /// The output formats of `gatehouse check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
