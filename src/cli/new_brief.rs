@@ -90,7 +90,7 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
         match args.format {
             TextOrJson::Text => {
                 print!("{}", crate::render::text_findings(&findings, &changes));
-                let reason = why.unwrap_or_else(|| format!("the brief has {} error(s)", findings.len()));
+                let reason = why.unwrap_or_else(|| format!("{} finding(s) on the brief", findings.len()));
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {
@@ -289,6 +289,9 @@ fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
         .filter(|f| f.severity == Severity::Error || f.rule == "brief/adr-superseded")
         .cloned()
         .collect();
+    // A repository the brief names but gatehouse cannot read leaves every
+    // path in it unverifiable: the scaffold asks for its checkout first.
+    const UNVERIFIABLE: &crate::rules::RuleInfo = &crate::rules::brief::PATH_UNVERIFIABLE;
     let brief = Brief::parse(path, text);
     for repo in &fields.repos {
         let known = changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(repo))
@@ -299,15 +302,15 @@ fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
                 crate::model::Span::at(n.line, n.col, repo.chars().count() as u32)
             });
             findings.push(Finding {
-                rule: "brief/path-unverifiable",
-                severity: Severity::Error,
+                rule: UNVERIFIABLE.id,
+                severity: UNVERIFIABLE.default_severity,
                 path: path.to_string(),
                 span,
                 message: format!("gatehouse has no checkout of `{repo}` to verify the brief against"),
                 help: Some(format!(
                     "pass --repo-root {repo}=DIR (its checkout), or --repo-name {repo} when it is this checkout"
                 )),
-                fingerprint: crate::model::fingerprint("brief/path-unverifiable", path, repo),
+                fingerprint: crate::model::fingerprint(UNVERIFIABLE.id, path, repo),
             });
         }
     }

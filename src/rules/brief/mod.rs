@@ -35,6 +35,7 @@ use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
 use crate::rules::paths::lookups;
 
+pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
 
 pub use crate::rules::paths::LOCAL_REPO;
