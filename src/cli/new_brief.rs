@@ -141,13 +141,14 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The brief's fields from the flags, asking on a terminal for what is missing.
+/// The brief's fields from the flags, asking on a terminal for what is
+/// missing (on stderr: stdout carries only the result).
 fn fields(args: &mut NewBriefArgs, adrs: &BTreeMap<u32, (Adr, String)>) -> Result<Fields> {
     let missing = args.agent.is_none() || args.slug.is_none() || args.repos.is_empty() || args.lines.is_none();
     if missing && std::io::stdin().is_terminal() {
         let ask = |question: &str| -> Result<String> {
-            print!("{question}: ");
-            std::io::stdout().flush()?;
+            eprint!("{question}: ");
+            std::io::stderr().flush()?;
             let mut line = String::new();
             std::io::stdin().lock().read_line(&mut line)?;
             Ok(line.trim().to_string())
@@ -163,7 +164,7 @@ fn fields(args: &mut NewBriefArgs, adrs: &BTreeMap<u32, (Adr, String)>) -> Resul
                 ask("repositories (owner/name, space-separated)")?.split_whitespace().map(String::from).collect();
         }
         if args.adrs.is_empty() {
-            println!("ADRs in this repository: {}", offered(adrs));
+            eprintln!("ADRs in this repository: {}", offered(adrs));
             args.adrs = ask("ADRs to honour (space-separated, empty for none)")?
                 .split([' ', ','])
                 .filter(|s| !s.is_empty())
