@@ -16,6 +16,7 @@ pub mod publish;
 pub mod register;
 pub mod render;
 pub mod rules;
+pub mod schema;
 pub mod sim;
 pub mod source;
 pub mod store;

@@ -2,6 +2,7 @@
 
 mod explain;
 mod gate;
+mod new_brief;
 mod register;
 
 use std::path::PathBuf;
@@ -62,6 +63,16 @@ enum Command {
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     Demo,
+    /// Scaffold a governed document.
+    #[command(subcommand)]
+    New(NewCommand),
+    /// Print the JSON Schema (draft 2020-12) of a document kind, for editors and agents.
+    ///
+    /// The same schemas are committed under `schemas/`.
+    Schema {
+        #[arg(value_enum)]
+        kind: crate::schema::Kind,
+    },
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -71,6 +82,17 @@ enum Command {
         #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
         format: TextOrJson,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum NewCommand {
+    /// Write an agent brief (ADR-099) after checking its ADRs, repositories and agent id.
+    ///
+    /// The frontmatter is filled in and each cited ADR's binding text quoted; the
+    /// success criteria and out-of-scope placeholders are reported by `gatehouse
+    /// check` until filled. Exit status: 0 written, 1 refused (with the findings
+    /// `check` would print; nothing is written), 2 usage or setup failure.
+    Brief(new_brief::NewBriefArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -230,6 +252,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::New(NewCommand::Brief(args)) => new_brief::run(args),
+        Command::Schema { kind } => {
+            print!("{}", crate::schema::render(kind));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Register(args) => register::run(args),
         Command::Serve(args) => {
             let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();

@@ -9,7 +9,7 @@ mod text;
 pub use github::github;
 pub use json::json;
 pub use sarif::sarif;
-pub use text::text;
+pub use text::{findings as text_findings, text};
 
 /// Which control characters [`escape_controls`] leaves as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

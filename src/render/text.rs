@@ -70,6 +70,15 @@ fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
+/// Findings alone, each with its source line, as `text` prints them.
+pub fn findings<'f>(findings: impl IntoIterator<Item = &'f Finding>, changes: &ChangeSet) -> String {
+    let mut out = String::new();
+    for finding in findings {
+        snippet(&mut out, finding, changes);
+    }
+    out
+}
+
 fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
     let _ = writeln!(out, "{}[{}]: {}", f.severity.as_str(), f.rule, escape_controls(&f.message, Keep::Nothing));
     let line = f.span.line;

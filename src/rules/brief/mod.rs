@@ -38,6 +38,7 @@ use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
 use crate::rules::paths::lookups;
 
 pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
+pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
 
 pub use crate::rules::paths::LOCAL_REPO;

@@ -9,7 +9,7 @@ mod evidence_required;
 mod id;
 mod json;
 mod review_required;
-mod schema;
+pub(crate) mod schema;
 mod superseded_by;
 mod terminal_readonly;
 mod timestamps;

@@ -35,7 +35,8 @@ pub fn rule<'a>() -> Rule<DecisionView<'a>> {
     Rule { info: &INFO, check }
 }
 
-const OPTIONAL_TEXT: [&str; 10] = [
+/// Optional fields that hold a string or null.
+pub const OPTIONAL_TEXT: [&str; 10] = [
     "context",
     "default_taken",
     "filed_by",
@@ -47,8 +48,14 @@ const OPTIONAL_TEXT: [&str; 10] = [
     "wontfix_reason",
     "updated_at",
 ];
-const STAKES: [&str; 3] = ["small", "medium", "high"];
-const VERDICTS: [&str; 4] = ["ratified", "overridden", "wrong-tier-high", "wrong-tier-low"];
+/// The fields every manifest has.
+pub const REQUIRED: [&str; 7] = ["schema_version", "decision_id", "status", "tier", "stakes", "question", "filed_at"];
+/// The fields of a `resolution` object, all required.
+pub const RESOLUTION_FIELDS: [&str; 3] = ["recommendation", "resolved_by", "resolved_at"];
+/// The fields a `review` object must have.
+pub const REVIEW_FIELDS: [&str; 2] = ["verdict", "reviewed_at"];
+pub const STAKES: [&str; 3] = ["small", "medium", "high"];
+pub const VERDICTS: [&str; 4] = ["ratified", "overridden", "wrong-tier-high", "wrong-tier-low"];
 
 fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.parsed() {
@@ -78,8 +85,7 @@ impl Schema<'_, '_, '_> {
             return;
         };
         self.duplicates(members, "");
-        let required = ["schema_version", "decision_id", "status", "tier", "stakes", "question", "filed_at"];
-        for key in required {
+        for key in REQUIRED {
             if root.member(key).is_none() {
                 self.wrong(
                     root,
@@ -142,15 +148,13 @@ impl Schema<'_, '_, '_> {
                 "set `tier` to the number 0, 1 or 2 (2: a human sees it before enactment)",
             ),
             "stakes" => self.one_of(v, key, &STAKES),
-            "resolution" => {
-                self.block(v, key, &["recommendation", "resolved_by", "resolved_at"], |s, m| match m.key.as_str() {
-                    "recommendation" | "resolved_by" => s.text(&m.value, &format!("resolution.{}", m.key), true),
-                    "resolved_at" => s.text(&m.value, "resolution.resolved_at", false),
-                    "evidence" => s.evidence(&m.value),
-                    _ => {}
-                })
-            }
-            "review" => self.block(v, key, &["verdict", "reviewed_at"], |s, m| match m.key.as_str() {
+            "resolution" => self.block(v, key, &RESOLUTION_FIELDS, |s, m| match m.key.as_str() {
+                "recommendation" | "resolved_by" => s.text(&m.value, &format!("resolution.{}", m.key), true),
+                "resolved_at" => s.text(&m.value, "resolution.resolved_at", false),
+                "evidence" => s.evidence(&m.value),
+                _ => {}
+            }),
+            "review" => self.block(v, key, &REVIEW_FIELDS, |s, m| match m.key.as_str() {
                 "verdict" => s.one_of(&m.value, "review.verdict", &VERDICTS),
                 "reviewed_at" => s.text(&m.value, "review.reviewed_at", false),
                 "note" if !m.value.is_null() => s.text(&m.value, "review.note", false),

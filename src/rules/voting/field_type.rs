@@ -31,7 +31,8 @@ pub fn rule<'a>() -> Rule<VotingView<'a>> {
 }
 
 /// Argument fields that hold one string.
-const STRINGS: [&str; 7] = ["id", "proposer", "proposed_at", "proposition", "rationale", "modification_kind", "target"];
+pub const STRINGS: [&str; 7] =
+    ["id", "proposer", "proposed_at", "proposition", "rationale", "modification_kind", "target"];
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, _, block) in view.blocks() {

@@ -11,7 +11,7 @@ mod date;
 mod duplicate_vote;
 mod evidence_refs;
 mod example;
-mod field_type;
+pub(crate) mod field_type;
 mod filename;
 mod format_cite;
 mod frontmatter;
