@@ -16,6 +16,7 @@ pub mod publish;
 pub mod render;
 pub mod rules;
 pub mod sim;
+pub mod site;
 pub mod source;
 pub mod store;
 pub mod webhook;

@@ -47,6 +47,14 @@ enum Command {
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     Demo,
+    /// Write a static web site of the repository's governed documents.
+    ///
+    /// The decision queue and review feed, the standards ledgers with their
+    /// tallies, the specs' stages and reviews, and every brief, each page with
+    /// the findings of `gatehouse check --all`. Self-contained HTML: no
+    /// script, no external fonts or styles. Exit status: 0 when the site is
+    /// written (error findings are shown in it), 2 when it cannot be.
+    Site(SiteArgs),
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -92,6 +100,22 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct SiteArgs {
+    /// The checkout or plain folder whose documents are shown.
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// The folder the pages are written to (created when missing).
+    #[arg(long, default_value = "site")]
+    out: PathBuf,
+    /// The instant ages are counted to, RFC 3339 [default: now].
+    #[arg(long, value_name = "TIMESTAMP")]
+    as_of: Option<String>,
+    /// The checkout's owner/name, as the pages name it [default: from the origin remote].
+    #[arg(long, value_name = "OWNER/NAME")]
+    repo_name: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -169,6 +193,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Site(args) => site(args),
         Command::Serve(args) => {
             // A key given as a file wins over one in the environment.
             let config = crate::app::AppConfig::from_lookup(|name| match name {
@@ -204,6 +229,35 @@ fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
         TextOrJson::Text => print!("{}", crate::rules::voting::render_text(&report)),
         TextOrJson::Json => println!("{}", serde_json::to_string_pretty(&report).expect("plain data")),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn site(args: SiteArgs) -> Result<ExitCode> {
+    if let Some(name) = &args.repo_name
+        && !crate::docs::pathref::is_repo_name(name)
+    {
+        bail!("--repo-name `{name}` is not an owner/name repository name");
+    }
+    let now = match &args.as_of {
+        Some(text) => {
+            crate::docs::timestamp::parse(text)
+                .with_context(|| format!("--as-of `{text}` is not an RFC 3339 timestamp like 2026-07-06T09:30:00Z"))?
+                .seconds
+        }
+        None => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+    };
+    let request = Request { dir: args.repo.clone(), all: true, repo_name: args.repo_name, ..Request::default() };
+    let changes = local::changeset(&request)?;
+    let report = crate::rules::evaluate(&changes);
+    let repo = changes.repo.clone().unwrap_or_else(|| args.repo.display().to_string());
+    let site = crate::site::build(&changes, &report, &crate::site::Options { now, repo });
+    crate::site::write(&site, &args.out)?;
+    println!(
+        "wrote {} pages to {}; open {}",
+        site.pages.len(),
+        args.out.display(),
+        args.out.join("index.html").display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
