@@ -104,6 +104,31 @@ fn assert_tally_shown(page: &str, tally_text: &str, what: &str) {
     }
 }
 
+/// Basic accessibility: one `<h1>`, headings that never skip a level, a
+/// language, and every chart an image with a title and a description.
+fn assert_accessible(path: &str, html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"), "{path}: doctype and language");
+    let levels: Vec<u8> = html
+        .match_indices("<h")
+        .filter_map(|(at, _)| {
+            let digit = *html.as_bytes().get(at + 2)?;
+            (b'1'..=b'6').contains(&digit).then_some(digit - b'0')
+        })
+        .collect();
+    assert_eq!(levels.first(), Some(&1), "{path}: starts with an h1: {levels:?}");
+    assert_eq!(levels.iter().filter(|l| **l == 1).count(), 1, "{path}: one h1: {levels:?}");
+    for pair in levels.windows(2) {
+        assert!(pair[1] <= pair[0] + 1, "{path}: heading levels skip: {levels:?}");
+    }
+    for (at, _) in html.match_indices("<svg") {
+        let svg = &html[at..at + html[at..].find("</svg>").expect("the svg closes")];
+        assert!(
+            svg.contains("role=\"img\"") && svg.contains("<title id=") && svg.contains("<desc id="),
+            "{path}: {svg}"
+        );
+    }
+}
+
 #[test]
 fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
     let demo = manifest_dir().join("fixtures/demo-repo");
@@ -180,7 +205,8 @@ fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
     let index = page("index.html");
     assert!(index.contains("href=\"decisions/cache-invalidation-2026-07-21-5e02.html\""), "{index}");
     assert!(index.contains("href=\"briefs/SWARM-AQ-manifest-tools.html\""), "{index}");
-    for html in pages.values() {
+    for (path, html) in &pages {
+        assert_accessible(path, html);
         assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"));
         assert!(!html.contains("<link") && !html.contains("<script") && !html.contains("@import"));
     }
@@ -230,6 +256,9 @@ fn every_rule_fixture_renders_with_its_documents_findings_and_tallies() {
         copy_tree(&head, tmp.path());
         let what = head.strip_prefix(&root).unwrap().display().to_string();
         let (site, changes, report) = site_of(tmp.path());
+        for (path, html) in &site.pages {
+            assert_accessible(&format!("{what}: {path}"), html);
+        }
         let all: String = site.pages.iter().map(|(_, html)| html.as_str()).collect();
         let config = &changes.config;
         let listed = |index: &str, path: &str| {

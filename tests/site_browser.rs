@@ -104,7 +104,8 @@ fn every_page_loads_in_chromium_without_console_messages_or_fetches() {
                     for page in chunk {
                         let output = run(chromium, &format!("file://{}", out.join(page).display()), &["--dump-dom"]);
                         let dom = String::from_utf8_lossy(&output.stdout);
-                        if !output.status.success() || !dom.contains("<main id=\"main\">") || !dom.contains("</footer>") {
+                        if !output.status.success() || !dom.contains("<main id=\"main\">") || !dom.contains("</footer>")
+                        {
                             problems.push(format!("{page} did not load: {}", String::from_utf8_lossy(&output.stderr)));
                         }
                         if !console(&output).is_empty() {

@@ -46,30 +46,30 @@ fn short(text: &str, n: usize) -> String {
 pub fn tally(out: &mut String, id: &str, t: &SectionTally) {
     let rows = t.arguments.len().max(1) as f64;
     let height = 108.0 + rows * ROW + 24.0;
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<svg role=\"img\" aria-labelledby=\"{id}-t {id}-d\" viewBox=\"0 0 {WIDTH} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
-<title id=\"{id}-t\">Tally of section {}</title><desc id=\"{id}-d\">{}</desc>\n",
+<title id=\"{id}-t\">Tally of section {}</title><desc id=\"{id}-d\">{}</desc>",
         esc(&t.section),
         esc(&describe(t))
     );
     // The weighted votes against the quorum.
     let votes = Scale::new([t.weighted_votes, QUORUM]);
     let quorum_x = votes.x(QUORUM);
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<text x=\"0\" y=\"16\" font-size=\"13\" font-weight=\"600\">Weighted votes (quorum {q})</text>\
 <rect x=\"{x0}\" y=\"26\" width=\"{w:.1}\" height=\"18\" fill=\"#5a7fb0\"/>\
 <line x1=\"{quorum_x:.1}\" y1=\"22\" x2=\"{quorum_x:.1}\" y2=\"48\" stroke=\"#1a1a1a\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\
 <text x=\"{quorum_x:.1}\" y=\"62\" font-size=\"11\" text-anchor=\"middle\">quorum {q}</text>\
-<text x=\"{WIDTH}\" y=\"40\" font-size=\"13\" text-anchor=\"end\">{n}</text>\n",
+<text x=\"{WIDTH}\" y=\"40\" font-size=\"13\" text-anchor=\"end\">{n}</text>",
         q = number(QUORUM),
         x0 = PLOT_LEFT,
         w = (votes.x(t.weighted_votes) - PLOT_LEFT).max(0.0),
         n = number(t.weighted_votes),
     );
     let _ =
-        write!(out, "<text x=\"0\" y=\"90\" font-size=\"13\" font-weight=\"600\">Weighted total per argument</text>\n");
+        writeln!(out, "<text x=\"0\" y=\"90\" font-size=\"13\" font-weight=\"600\">Weighted total per argument</text>");
     let top = t.arguments.iter().map(|a| a.total).fold(f64::NEG_INFINITY, f64::max);
     let (line, line_label) = match t.arguments.len() {
         0 => (None, String::new()),
@@ -80,7 +80,7 @@ pub fn tally(out: &mut String, id: &str, t: &SectionTally) {
     let zero = scale.x(0.0);
     let first = 100.0;
     if t.arguments.is_empty() {
-        let _ = write!(out, "<text x=\"{PLOT_LEFT}\" y=\"{}\" font-size=\"13\">no arguments</text>\n", first + 16.0);
+        let _ = writeln!(out, "<text x=\"{PLOT_LEFT}\" y=\"{}\" font-size=\"13\">no arguments</text>", first + 16.0);
     }
     for (i, a) in t.arguments.iter().enumerate() {
         let y = first + i as f64 * ROW;
@@ -88,11 +88,11 @@ pub fn tally(out: &mut String, id: &str, t: &SectionTally) {
         let (x, w) = if end >= zero { (zero, end - zero) } else { (end, zero - end) };
         let lead = t.leaders.contains(&a.id);
         let fill = if lead { "#0b4f9c" } else { "#5a7fb0" };
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<text x=\"{lx}\" y=\"{ty:.1}\" font-size=\"13\" text-anchor=\"end\">{label}</text>\
 <rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"18\" fill=\"{fill}\"><title>{title}</title></rect>\
-<text x=\"{WIDTH}\" y=\"{ty:.1}\" font-size=\"13\" text-anchor=\"end\"{weight}>{value}</text>\n",
+<text x=\"{WIDTH}\" y=\"{ty:.1}\" font-size=\"13\" text-anchor=\"end\"{weight}>{value}</text>",
             lx = PLOT_LEFT - 6.0,
             ty = y + 14.0,
             label = esc(&short(&a.id, 10)),
@@ -103,17 +103,17 @@ pub fn tally(out: &mut String, id: &str, t: &SectionTally) {
         );
     }
     let bottom = first + rows * ROW;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<line x1=\"{zero:.1}\" y1=\"{y1}\" x2=\"{zero:.1}\" y2=\"{bottom}\" stroke=\"#1a1a1a\" stroke-width=\"1\"/>\n",
+        "<line x1=\"{zero:.1}\" y1=\"{y1}\" x2=\"{zero:.1}\" y2=\"{bottom}\" stroke=\"#1a1a1a\" stroke-width=\"1\"/>",
         y1 = first - 4.0
     );
     if let Some(at) = line {
         let x = scale.x(at);
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<line x1=\"{x:.1}\" y1=\"{y1}\" x2=\"{x:.1}\" y2=\"{bottom}\" stroke=\"#a1000e\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>\
-<text x=\"{x:.1}\" y=\"{ty}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+<text x=\"{x:.1}\" y=\"{ty}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
             attr(&line_label),
             y1 = first - 4.0,
             ty = bottom + 14.0
@@ -136,16 +136,16 @@ pub fn stages(out: &mut String, id: &str, current: Option<usize>, state: &str, a
         (Some(i), _) => format!("Current stage: {} ({} of {}), state {state}.", STAGES[i], i + 1, STAGES.len()),
         (None, _) => "The spec has no valid current state.".to_string(),
     };
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<svg role=\"img\" aria-labelledby=\"{id}-t {id}-d\" viewBox=\"0 0 {width} 84\" xmlns=\"http://www.w3.org/2000/svg\">\
-<title id=\"{id}-t\">Stage path</title><desc id=\"{id}-d\">Stages: {}. {}</desc>\n",
+<title id=\"{id}-t\">Stage path</title><desc id=\"{id}-d\">Stages: {}. {}</desc>",
         STAGES.join(" → "),
         esc(&where_)
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<line x1=\"{}\" y1=\"28\" x2=\"{}\" y2=\"28\" stroke=\"#4a4a4a\" stroke-width=\"3\"{}/>\n",
+        "<line x1=\"{}\" y1=\"28\" x2=\"{}\" y2=\"28\" stroke=\"#4a4a4a\" stroke-width=\"3\"{}/>",
         step / 2.0,
         width - step / 2.0,
         if abandoned { " stroke-dasharray=\"6 4\"" } else { "" }
@@ -157,13 +157,13 @@ pub fn stages(out: &mut String, id: &str, current: Option<usize>, state: &str, a
             Some(c) if i < c => ("#5a7fb0", 9.0, ""),
             _ => ("#ffffff", 9.0, ""),
         };
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<circle cx=\"{x}\" cy=\"28\" r=\"{r}\" fill=\"{fill}\" stroke=\"#1a1a1a\" stroke-width=\"2\"/>\
-<text x=\"{x}\" y=\"62\" font-size=\"12\" text-anchor=\"middle\"{weight}>{name}</text>\n"
+<text x=\"{x}\" y=\"62\" font-size=\"12\" text-anchor=\"middle\"{weight}>{name}</text>"
         );
         if current == Some(i) {
-            let _ = write!(out, "<text x=\"{x}\" y=\"78\" font-size=\"11\" text-anchor=\"middle\">now</text>\n");
+            let _ = writeln!(out, "<text x=\"{x}\" y=\"78\" font-size=\"11\" text-anchor=\"middle\">now</text>");
         }
     }
     out.push_str("</svg>");

@@ -39,8 +39,9 @@ impl Decision<'_> {
         self.manifest.text_field(key)
     }
 
+    /// The question, else the id (a manifest may lack one).
     fn question(&self) -> &str {
-        self.text("question").unwrap_or("(no question)")
+        self.text("question").unwrap_or(&self.id)
     }
 
     fn block(&self, key: &str) -> Option<&Json> {

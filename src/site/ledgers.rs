@@ -221,9 +221,9 @@ the margin of +{} below the top argument (a lone argument must reach it to lock)
 
 fn ledger_table(page: &mut Page, block: &Block) {
     let votes: usize = block.arguments().map(|a| a.votes().len()).sum();
-    let _ = write!(
+    let _ = writeln!(
         page.body,
-        "<details{}><summary>Vote ledger ({})</summary>\n",
+        "<details{}><summary>Vote ledger ({})</summary>",
         if votes <= OPEN_LEDGER { " open" } else { "" },
         html::plural(votes, "vote")
     );
