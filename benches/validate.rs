@@ -110,9 +110,39 @@ fn voting(c: &mut Criterion) {
     c.bench_function("voting", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
 }
 
+/// `gatehouse site` on the 1,000 briefs and the 100 voting docs, every
+/// document new as `check --all` reads them: the rules' report, then every
+/// page (issue 17: under one second). Reading the files and writing the
+/// pages are left out.
+fn site(c: &mut Criterion) {
+    let (mut base, mut head) = (Files::new(), Files::new());
+    let mut tree = corpus::briefs::add(&mut base, &mut head);
+    tree.extend(corpus::voting::add(&mut base, &mut head));
+    tree.extend(head.keys().cloned());
+    let mut repos = RepoIndex::default();
+    repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+    let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), head, repos, ..Default::default() };
+    let options = gatehouse::site::Options { now: 1_785_000_000, repo: "gyrum-labs/platform".into() };
+    let report = gatehouse::rules::evaluate(&changes);
+    let site = gatehouse::site::build(&changes, &report, &options);
+    let pages = |folder: &str| site.pages.iter().filter(|(p, _)| p.starts_with(folder)).count();
+    assert_eq!(pages("briefs/"), corpus::briefs::BRIEFS + 1);
+    assert_eq!(pages("ledgers/"), corpus::voting::DOCS + 1);
+    c.bench_function("site", |b| {
+        b.iter(|| {
+            let changes = std::hint::black_box(&changes);
+            let report = gatehouse::rules::evaluate(changes);
+            gatehouse::site::build(changes, &report, &options)
+        })
+    });
+    c.bench_function("site-pages-only", |b| {
+        b.iter(|| gatehouse::site::build(std::hint::black_box(&changes), &report, &options))
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate, briefs, pull_request, decisions, validate_specs, voting
+    targets = validate, briefs, pull_request, decisions, validate_specs, voting, site
 }
 criterion_main!(benches);

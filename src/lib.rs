@@ -18,6 +18,7 @@ pub mod render;
 pub mod rules;
 pub mod schema;
 pub mod sim;
+pub mod site;
 pub mod source;
 pub mod store;
 pub mod webhook;

@@ -73,6 +73,14 @@ enum Command {
         #[arg(value_enum)]
         kind: crate::schema::Kind,
     },
+    /// Write a static web site of the repository's governed documents.
+    ///
+    /// The decision queue and review feed, the standards ledgers with their
+    /// tallies, the specs' stages and reviews, and every brief, each page with
+    /// the findings of `gatehouse check --all`. Self-contained HTML: no
+    /// script, no external fonts or styles. Exit status: 0 when the site is
+    /// written (error findings are shown in it), 2 when it cannot be.
+    Site(SiteArgs),
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -129,6 +137,22 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct SiteArgs {
+    /// The checkout or plain folder whose documents are shown.
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// The folder the pages are written to (created when missing).
+    #[arg(long, default_value = "site")]
+    out: PathBuf,
+    /// The instant ages are counted to, RFC 3339 [default: now].
+    #[arg(long, value_name = "TIMESTAMP")]
+    as_of: Option<String>,
+    /// The checkout's owner/name, as the pages name it [default: from the origin remote].
+    #[arg(long, value_name = "OWNER/NAME")]
+    repo_name: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -227,6 +251,15 @@ pub(crate) fn emit(text: &str) -> Result<()> {
     }
 }
 
+/// `println!` through [`emit`]: control characters escaped, a closed pipe
+/// returned as [`StdoutClosed`] from the calling function.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::emit(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+pub(crate) use outln;
+
 /// Runs the command line; usage and setup failures exit 2.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -254,10 +287,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tally { file, format } => tally(&file, format),
         Command::New(NewCommand::Brief(args)) => new_brief::run(args),
         Command::Schema { kind } => {
-            print!("{}", crate::schema::render(kind));
+            emit(&crate::schema::render(kind))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Register(args) => register::run(args),
+        Command::Site(args) => site(args),
         Command::Serve(args) => {
             let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();
             // Flags, then the env file, then the environment; a key file
@@ -300,7 +334,8 @@ fn probe(url: Option<String>) -> ExitCode {
         });
     match outcome {
         Ok(url) => {
-            println!("ready: {url} answered 200");
+            // A closed pipe after a success is still a success.
+            let _ = emit(&format!("ready: {url} answered 200\n"));
             ExitCode::SUCCESS
         }
         Err(reason) => {
@@ -318,6 +353,35 @@ fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
         TextOrJson::Text => emit(&crate::rules::voting::render_text(&report))?,
         TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn site(args: SiteArgs) -> Result<ExitCode> {
+    if let Some(name) = &args.repo_name
+        && !crate::docs::pathref::is_repo_name(name)
+    {
+        bail!("--repo-name `{name}` is not an owner/name repository name");
+    }
+    let now = match &args.as_of {
+        Some(text) => {
+            crate::docs::timestamp::parse(text)
+                .with_context(|| format!("--as-of `{text}` is not an RFC 3339 timestamp like 2026-07-06T09:30:00Z"))?
+                .seconds
+        }
+        None => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+    };
+    let request = Request { dir: args.repo.clone(), all: true, repo_name: args.repo_name, ..Request::default() };
+    let changes = local::changeset(&request)?;
+    let report = crate::rules::evaluate(&changes);
+    let repo = changes.repo.clone().unwrap_or_else(|| args.repo.display().to_string());
+    let site = crate::site::build(&changes, &report, &crate::site::Options { now, repo });
+    crate::site::write(&site, &args.out)?;
+    outln!(
+        "wrote {} pages to {}; open {}",
+        site.pages.len(),
+        args.out.display(),
+        args.out.join("index.html").display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

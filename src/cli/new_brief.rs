@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use super::TextOrJson;
+use super::{TextOrJson, outln};
 use crate::config::{PathFilter, Threshold};
 use crate::docs::adr::{Adr, parse_id};
 use crate::docs::brief::Brief;
@@ -89,13 +89,13 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
         let why = exists.then(|| format!("{path} exists; gatehouse new never overwrites a file"));
         match args.format {
             TextOrJson::Text => {
-                print!("{}", crate::render::text_findings(&findings, &changes));
+                super::emit(&crate::render::text_findings(&findings, &changes))?;
                 let reason = why.unwrap_or_else(|| format!("{} finding(s) on the brief", findings.len()));
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {
                 let out = serde_json::json!({ "written": false, "path": path, "exists": exists, "findings": findings });
-                println!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
+                outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
             }
         }
         return Ok(ExitCode::from(1));
@@ -112,15 +112,15 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     let reasons = review_reasons(&path, &text, changes.config.briefs.review_threshold);
     match args.format {
         TextOrJson::Text => {
-            println!("wrote {path}");
+            outln!("wrote {path}");
             if reasons.is_empty() {
-                println!(
+                outln!(
                     "brief-PR review: not required (one repository, lines_estimate within the threshold); the operator's call"
                 );
             } else {
-                println!("brief-PR review: required ({})", reasons.join("; "));
+                outln!("brief-PR review: required ({})", reasons.join("; "));
             }
-            println!("next: fill in `success_criteria` and `out_of_scope`; `gatehouse check` reports them until then");
+            outln!("next: fill in `success_criteria` and `out_of_scope`; `gatehouse check` reports them until then");
         }
         TextOrJson::Json => {
             let out = serde_json::json!({
@@ -135,7 +135,7 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
                 "placeholders": ["success_criteria", "out_of_scope"],
                 "text": text,
             });
-            println!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
+            outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
+use super::outln;
+
 use crate::register::{self, DEFAULT_BIND, DEFAULT_GITHUB_URL, DEFAULT_OUT, RegisterConfig, credentials};
 
 #[derive(clap::Args, Debug)]
@@ -53,23 +55,23 @@ pub fn run(args: RegisterArgs) -> Result<ExitCode> {
     };
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async move {
         let registration = register::start(config).await?;
-        println!(
+        outln!(
             "Open {} in a browser signed in to GitHub and press \"Create the App on GitHub\".",
             registration.page_url()
         );
-        println!("Waiting for GitHub's return (Ctrl-C stops; nothing is written before it).");
+        outln!("Waiting for GitHub's return (Ctrl-C stops; nothing is written before it).");
         let registered = tokio::select! {
             outcome = registration.finish() => outcome?,
             _ = tokio::signal::ctrl_c() => bail!("stopped before GitHub's return: nothing was written"),
         };
         let owner = registered.owner.as_deref().map(|o| format!(" for {o}")).unwrap_or_default();
-        println!("\nRegistered the GitHub App {:?} (id {}){owner}.", registered.name, registered.app_id);
-        println!(
+        outln!("\nRegistered the GitHub App {:?} (id {}){owner}.", registered.name, registered.app_id);
+        outln!(
             "Its private key and webhook secret are in {} (keep it secret; it is never printed).",
             registered.written.dir.display()
         );
-        println!("\nInstall it on your repositories:\n  {}", registered.install_url);
-        println!(
+        outln!("\nInstall it on your repositories:\n  {}", registered.install_url);
+        outln!(
             "\nThen start the App:\n  gatehouse serve --env-file {}",
             shell_word(&args.out.join(credentials::ENV_FILE))
         );

@@ -33,7 +33,10 @@ mod vote_order;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use tally::{ArgumentTally, SectionTally, State, TallyError, TallyReport, render_text, tally_document};
+pub use tally::{
+    ArgumentTally, MARGIN, QUORUM, SectionTally, State, TallyError, TallyReport, describe, number, render_text, signed,
+    tally_doc, tally_document,
+};
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
 use crate::config::PathFilter;
