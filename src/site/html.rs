@@ -59,18 +59,40 @@ pub fn external_href(text: &str) -> Option<String> {
     ok.then(|| attr(text.trim()))
 }
 
-/// A page being written: its path in the site, its depth (for links back to
-/// the root) and its body.
+/// A page being written: its path in the site and its HTML so far. The
+/// head (title, style sheet, navigation) is written when the page is made,
+/// so that [`Page::finish`] only appends the footer: a ledger page runs to
+/// megabytes, which a second copy would cost.
 pub struct Page {
     /// Path inside the site folder, `/`-separated: `ledgers/x.html`.
     pub path: String,
-    pub title: String,
     pub body: String,
 }
 
 impl Page {
-    pub fn new(path: impl Into<String>, title: impl Into<String>) -> Page {
-        Page { path: path.into(), title: title.into(), body: String::with_capacity(4096) }
+    pub fn new(path: impl Into<String>, title: impl AsRef<str>) -> Page {
+        let mut page = Page { path: path.into(), body: String::with_capacity(STYLE.len() + 8192) };
+        let root = page.root();
+        let out = &mut page.body;
+        out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+        let _ = writeln!(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">");
+        out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+        out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
+        esc_into(out, title.as_ref());
+        out.push_str(" · gatehouse</title>\n<style>\n");
+        out.push_str(STYLE);
+        out.push_str("</style>\n</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n");
+        let _ = write!(
+            out,
+            "<header><nav aria-label=\"Site\"><ul>\
+<li><a href=\"{root}index.html\">Overview</a></li>\
+<li><a href=\"{root}decisions/index.html\">Decisions</a></li>\
+<li><a href=\"{root}ledgers/index.html\">Ledgers</a></li>\
+<li><a href=\"{root}specs/index.html\">Specs</a></li>\
+<li><a href=\"{root}briefs/index.html\">Briefs</a></li>\
+</ul></nav></header>\n<main id=\"main\">\n"
+        );
+        page
     }
 
     /// The prefix that leads from this page to the site's root.
@@ -92,32 +114,11 @@ impl Page {
     }
 
     /// The whole document. `footer` is plain text.
-    pub fn finish(self, footer: &str) -> String {
-        let root = self.root();
-        let mut out = String::with_capacity(self.body.len() + STYLE.len() + 1024);
-        out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-        let _ = writeln!(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">");
-        out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-        out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
-        esc_into(&mut out, &self.title);
-        out.push_str(" · gatehouse</title>\n<style>\n");
-        out.push_str(STYLE);
-        out.push_str("</style>\n</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n");
-        let _ = write!(
-            out,
-            "<header><nav aria-label=\"Site\"><ul>\
-<li><a href=\"{root}index.html\">Overview</a></li>\
-<li><a href=\"{root}decisions/index.html\">Decisions</a></li>\
-<li><a href=\"{root}ledgers/index.html\">Ledgers</a></li>\
-<li><a href=\"{root}specs/index.html\">Specs</a></li>\
-<li><a href=\"{root}briefs/index.html\">Briefs</a></li>\
-</ul></nav></header>\n<main id=\"main\">\n"
-        );
-        out.push_str(&self.body);
-        out.push_str("</main>\n<footer><p>");
-        esc_into(&mut out, footer);
-        out.push_str("</p></footer>\n</body>\n</html>\n");
-        out
+    pub fn finish(mut self, footer: &str) -> String {
+        self.body.push_str("</main>\n<footer><p>");
+        esc_into(&mut self.body, footer);
+        self.body.push_str("</p></footer>\n</body>\n</html>\n");
+        self.body
     }
 }
 

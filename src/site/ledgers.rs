@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::html::{self, Page, esc};
 use super::{Card, Context, Entry, Family, Kind, chart};
 use crate::docs::voting::{Block, Section};
-use crate::rules::voting::{MARGIN, QUORUM, SectionTally, State, VotingView, number, signed};
+use crate::rules::voting::{MARGIN, QUORUM, SectionTally, State, VotingView, number, push_number, signed};
 
 /// Ledgers with at most this many votes in a section are shown open.
 const OPEN_LEDGER: usize = 12;
@@ -252,7 +252,7 @@ fn ledger_table(page: &mut Page, block: &Block) {
             }
             page.push("</td><td class=\"num\">");
             match vote.weight() {
-                Some(w) => page.push(&number(w)),
+                Some(w) => push_number(&mut page.body, w),
                 None => page.text(raw("weight")),
             }
             if !counted {

@@ -34,8 +34,8 @@ mod vote_order;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use tally::{
-    ArgumentTally, MARGIN, QUORUM, SectionTally, State, TallyError, TallyReport, describe, number, render_text, signed,
-    tally_doc, tally_document,
+    ArgumentTally, MARGIN, QUORUM, SectionTally, State, TallyError, TallyReport, describe, number, push_number,
+    render_text, signed, tally_doc, tally_document,
 };
 
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};

@@ -3,6 +3,8 @@
 //! total against the quorum of 10, the margin against +5, and the state.
 //! Weights are summed in millionths so totals are exact and hand-checkable.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::docs::voting::{Block, Section, VotingDoc};
@@ -191,21 +193,36 @@ pub fn signed(value: f64) -> String {
 
 /// A weight or total with at most six decimals, trailing zeros dropped.
 pub fn number(value: f64) -> String {
+    let mut out = String::new();
+    push_number(&mut out, value);
+    out
+}
+
+/// Appends [`number`]`(value)` to `out`, without a String of its own: the
+/// site writes one per vote of every ledger.
+pub fn push_number(out: &mut String, value: f64) {
     // Totals are whole micro-units (see `MICRO`): below a billion their
     // digits come out exact from the integer, with no float formatting (a
     // big PR's tallies print tens of thousands of them).
     let micros = (value * MICRO).round();
-    if micros.abs() < 1e15 {
-        let micros = micros as i64;
-        let (whole, fraction) = (micros.unsigned_abs() / 1_000_000, micros.unsigned_abs() % 1_000_000);
-        let sign = if micros < 0 { "-" } else { "" };
-        if fraction == 0 {
-            return format!("{sign}{whole}");
-        }
-        let digits = format!("{fraction:06}");
-        return format!("{sign}{whole}.{}", digits.trim_end_matches('0'));
+    if micros.abs() >= 1e15 {
+        out.push_str(&six_places(value));
+        return;
     }
-    six_places(value)
+    let micros = micros as i64;
+    let (whole, mut fraction) = (micros.unsigned_abs() / 1_000_000, micros.unsigned_abs() % 1_000_000);
+    if micros < 0 {
+        out.push('-');
+    }
+    let _ = write!(out, "{whole}");
+    if fraction != 0 {
+        let mut width = 6;
+        while fraction % 10 == 0 {
+            fraction /= 10;
+            width -= 1;
+        }
+        let _ = write!(out, ".{fraction:0width$}");
+    }
 }
 
 /// `number` for any value: the float formatted to six places, trailing
