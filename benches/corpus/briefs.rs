@@ -26,7 +26,8 @@ pub fn add(base: &mut Files, head: &mut Files) -> Vec<String> {
             "---\nagent: SWARM-{id}\nrepos_touched: [gyrum-labs/platform]\nadrs_referenced: [ADR-{a:03}, ADR-{b:03}]\n\
 success_criteria:\n  - \"`cargo test -p svc{i}` exits 0\"\n  - the job endpoint returns 200 within 50 ms\n  - the importer rejects rows over 1 MB\n\
 out_of_scope:\n  - the billing service\nlines_estimate: {lines}\n---\n# Service {i}\n\n\
-Implement ADR-{a:03} and ADR-{b:03} for service {i}.\n\n> Service {a} keeps its state in Postgres, never on local disk.\n\n\
+Implement ADR-{a:03} and ADR-{b:03} for service {i}.\n\nADR-{a:03} says:\n\n> Service {a} keeps its state in Postgres, never on local disk.\n\n\
+Per ADR-{b:03}, every job of service {i} is idempotent and retried at most 3 times.\n\n\
 Change `services/svc{i}/main.rs` and add `services/svc{i}/retry.rs` (to-be-created: the retry wrapper ADR-{b:03} asks for).\n\
 See `gyrum-labs/platform#12` and https://example.com/docs for context.\n",
             lines = 50 + i % 300,

@@ -12,7 +12,7 @@ pub static INFO: RuleInfo = RuleInfo {
     why: "ADR-099 exists because briefs were \"drafted from chat memory rather than verified against the \
 merged ADR\". A quote is the strongest way to honour an ADR, and the most dangerous when it is \
 misremembered. A `>` blockquote that names exactly one ADR, in itself or on the nearest non-blank \
-line before or after it, is a quote of that ADR: its text (whitespace folded, emphasis stripped, the \
+line before it (or, when that line names none, the one after it), is a quote of that ADR: its text (whitespace folded, emphasis stripped, the \
 attribution removed; the parts in quotation marks when it has any; `…` skips words) must occur in \
 the ADR as merged on the base.",
     bad: Example {
@@ -65,7 +65,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
 }
 
 /// The one ADR a blockquote names: in itself, else on the nearest non-blank
-/// line before or after it.
+/// line before it, else (when that line names none) on the one after it.
 pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
     let mut own: Vec<u32> = mentions(&quote.text).iter().map(|m| m.number).collect();
     own.dedup();
@@ -77,12 +77,21 @@ pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
     let nearest = |lines: &mut dyn Iterator<Item = u32>| {
         lines.map(|l| brief.line_text(l)).find(|t| !t.trim().is_empty()).unwrap_or("")
     };
-    let before = nearest(&mut (brief.body_line..quote.line).rev());
-    let last = brief.body_line + brief.body.lines().count() as u32;
-    let after = nearest(&mut (quote.end_line + 1..last));
-    let mut near: Vec<u32> = mentions(before).iter().chain(mentions(after).iter()).map(|m| m.number).collect();
-    near.sort_unstable();
-    near.dedup();
+    let ids = |text: &str| {
+        let mut ids: Vec<u32> = mentions(text).iter().map(|m| m.number).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    // An attribution leads into its quote ("ADR-095 says:"), so the line
+    // before decides when it names an ADR; the line after only when it names none.
+    let before = ids(nearest(&mut (brief.body_line..quote.line).rev()));
+    let near = if before.is_empty() {
+        let last = brief.body_line + brief.body.lines().count() as u32;
+        ids(nearest(&mut (quote.end_line + 1..last)))
+    } else {
+        before
+    };
     (near.len() == 1).then(|| near[0])
 }
 

@@ -14,7 +14,7 @@ pub static INFO: RuleInfo = RuleInfo {
     why: "ADR-099: reviewers verify that \"every ADR cited in adrs_referenced is actually quoted or \
 honoured, not just name-dropped\". SWARM-AR was briefed to implement ADR-095 against the ADR's own \
 non-negotiable rules. A mention honours the ADR when it is\n\n\
-- a QUOTE: a `>` blockquote attributed to the ADR (its id in the quote or on the line next to it; \
+- a QUOTE: a `>` blockquote attributed to the ADR (its id in the quote, or on the nearest line before it, else after it; \
 `brief/adr-misquoted` checks the words), or\n\
 - a STATEMENT of what the ADR requires of this work: the sentence (or the parenthesis) that names the \
 ADR says something in at least three words of its own.\n\n\
@@ -201,6 +201,8 @@ mod tests {
             "- ADR-095: backups are a host concern, never a playbook",
             "[ADR-095](../adr/ADR-095.md) requires a runbook restore, not a UI button.",
             "ADR-095 is explicit:\n\n> Backups are a host concern.",
+            "ADR-095 says:\n\n> Backups are a host concern.\n\nPer ADR-090, the upload is a pipeline step.",
+            "> Backups are a host concern.\n\n(ADR-095)",
             "See ADR-090. Under ADR-095 the dump is stored off-host.",
         ] {
             assert_eq!(best(body), Some(Mentioned::Honoured), "{body}");
