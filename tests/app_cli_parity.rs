@@ -6,6 +6,7 @@
 //! one that is not.
 
 mod common;
+mod local_repo;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,22 +14,11 @@ use std::process::Command;
 
 use common::*;
 use gatehouse::sim::{Tree, tree_from_dir};
+use local_repo::git;
 
 const REPO: &str = "acme/docs";
 const BODY: &str = "Adds the demo documents.\n\nVoting-format: v1\n";
 const MISSING_COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// Makes the work tree hold exactly `tree`, commits it, and returns its id.
 fn commit(dir: &Path, tree: &Tree, message: &str) -> String {

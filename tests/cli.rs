@@ -6,40 +6,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const GOOD: &str = "---
-agent: SWARM-AR
-repos_touched: [gyrum-labs/infra]
-adrs_referenced: [ADR-095]
-success_criteria:
-  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"
-out_of_scope:
-  - a UI button for restores
-lines_estimate: 80
----
-# Backups
+mod local_repo;
+use local_repo::{ADR, GOOD, git, write};
 
-Implement ADR-095: extend `scripts/backup.sh`.
-";
-
-const ADR: &str = "# ADR-095: Backups are a host concern\n\nStatus: Accepted\n";
 const BRIEF: &str = "dark-factory/briefs/SWARM-AR-pg-backup.md";
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// A repository whose `main` holds an ADR, a script and a good brief; HEAD is
 /// on a `feature` branch.

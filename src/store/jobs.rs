@@ -137,7 +137,7 @@ impl Store {
     /// Ends a job that named only a head commit: one job per PR whose head
     /// it is takes its place (same delivery, reason and age), so each is
     /// evaluated under its PR's lock like any other job of that PR. False
-    /// when this worker no longer owns the job.
+    /// when the job's lease is another worker's.
     pub async fn resolve(&self, job: &Job, worker: &str, prs: &[u64]) -> Result<bool> {
         let now = now_ms();
         let key = job.pr_key();
@@ -196,7 +196,7 @@ impl Store {
         Ok(renewed == 1)
     }
 
-    /// Marks a job done, once: false when this worker no longer owns it.
+    /// Marks a job done, once: false when the job's lease is another worker's.
     pub async fn complete(&self, job: &Job, worker: &str) -> Result<bool> {
         self.finish(job, worker, "done", None).await
     }

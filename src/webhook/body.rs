@@ -38,8 +38,8 @@ pub struct Unverified {
 }
 
 impl Unverified {
-    /// The body, its signature checked: it no longer counts against the
-    /// budget for unverified bodies.
+    /// The body, its signature checked: its bytes leave the budget for
+    /// unverified bodies.
     pub fn verified(self) -> Vec<u8> {
         drop(self.permit);
         self.bytes
