@@ -7,12 +7,6 @@ use common::*;
 use gatehouse::sim::{Sim, Tree};
 
 const REPO: &str = "acme/docs";
-const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
-
-fn base() -> Tree {
-    let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
-}
 
 /// The head: a brief citing an ADR that does not exist (line 4).
 fn head_with_missing_adr() -> Tree {

@@ -12,15 +12,9 @@ use common::*;
 use gatehouse::sim::Tree;
 
 const REPO: &str = "acme/docs";
-const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
 const ROUNDS: u64 = 50;
 /// Pushes per PR: round 0 of a PR opens it, the others push to it.
 const PUSHES: u64 = 5;
-
-fn base() -> Tree {
-    let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
-}
 
 /// A brief with one finding that stays (a missing ADR) and one that is new
 /// in each round (a missing path).

@@ -10,18 +10,6 @@ use common::*;
 use gatehouse::sim::{Faults, Sim, Tree};
 
 const REPO: &str = "acme/docs";
-const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
-
-fn base() -> Tree {
-    let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
-}
-
-fn with_brief(text: &str) -> Tree {
-    let mut head = base();
-    head.insert(BRIEF.into(), text.as_bytes().to_vec());
-    head
-}
 
 /// A brief citing a missing ADR: one inline comment expected.
 fn failing_brief() -> String {

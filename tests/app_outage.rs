@@ -10,12 +10,6 @@ use common::*;
 use gatehouse::sim::{Faults, Tree};
 
 const REPO: &str = "acme/docs";
-const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
-
-fn base() -> Tree {
-    let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
-}
 
 fn with_brief(estimate: u32) -> Tree {
     let mut head = base();

@@ -11,18 +11,6 @@ use gatehouse::sim::{Faults, Sim, Tree};
 use serde_json::json;
 
 const REPO: &str = "acme/docs";
-const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
-
-fn base() -> Tree {
-    let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
-}
-
-fn with_brief(text: &str) -> Tree {
-    let mut head = base();
-    head.insert(BRIEF.into(), text.as_bytes().to_vec());
-    head
-}
 
 /// A brief over the review threshold citing a missing ADR (line 4): every
 /// call of a job is made, the review gate's included.

@@ -4,9 +4,10 @@
 //! code, an existing credentials folder). The page is also read by headless
 //! Chromium where it is installed (and must be under CI=true).
 
+mod chromium;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use common::*;
@@ -291,37 +292,15 @@ async fn the_page_answers_only_to_its_own_address() {
     assert!(err.to_string().contains("not a loopback address"), "{err}");
 }
 
-fn chromium() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH")
-        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join("chromium")).find(|p| p.is_file()));
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is not installed: .ci/run installs it (Debian's `chromium`)"
-        );
-        eprintln!("note: chromium is not installed: skipping the headless browser check of the registration page");
-    }
-    found
-}
-
 #[tokio::test]
 async fn headless_chromium_sees_the_form_and_its_manifest() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium::find("the headless browser check of the registration page") else { return };
     let sim = manifest_sim().await;
     let dir = tempfile::tempdir().unwrap();
     let registration = register::start(config(&sim, &dir.path().join("c"), Some("acme"))).await.unwrap();
     let profile = tempfile::tempdir().unwrap();
     let run = tokio::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
+        .args(chromium::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(registration.page_url())

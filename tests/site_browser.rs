@@ -7,13 +7,10 @@
 //! Without `chromium` on the PATH the test is skipped with a note; under
 //! `CI=true` (`.ci/run` installs it) it must run.
 
+mod chromium;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join("chromium")).find(|p| p.is_file())
-}
 
 /// The `target/` folder of this build.
 fn target_dir() -> PathBuf {
@@ -25,19 +22,8 @@ fn target_dir() -> PathBuf {
 fn run(chromium: &Path, url: &str, args: &[&str]) -> Output {
     let profile = tempfile::tempdir().unwrap();
     Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
+        .args(chromium::HEADLESS)
+        .args(["--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=0"])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(url)
@@ -52,13 +38,7 @@ fn console(output: &Output) -> Vec<String> {
 
 #[test]
 fn every_page_loads_in_chromium_without_console_messages_or_fetches() {
-    let Some(chromium) = chromium() else {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("chromium is not on the PATH; .ci/run installs Debian's chromium package");
-        }
-        eprintln!("note: chromium is not on the PATH: skipping the browser test (apt-get install chromium)");
-        return;
-    };
+    let Some(chromium) = chromium::find("the site's browser test") else { return };
     let target = target_dir();
     let out = target.join("site-demo");
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo");

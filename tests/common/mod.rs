@@ -184,3 +184,19 @@ pub async fn jobs_idle(store: &gatehouse::store::Store) {
     }
     panic!("gave up waiting for the jobs to finish");
 }
+
+/// The brief the App suites add to [`base`].
+pub const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
+
+/// A repository with an ADR and a README.
+pub fn base() -> Tree {
+    let (adr_path, adr_text) = adr();
+    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
+}
+
+/// [`base`] with `text` at [`BRIEF`].
+pub fn with_brief(text: &str) -> Tree {
+    let mut head = base();
+    head.insert(BRIEF.into(), text.as_bytes().to_vec());
+    head
+}
