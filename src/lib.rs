@@ -4,19 +4,17 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
+pub use gatehouse_core::{config, docs, gate, model, render, rules, schema};
+
 pub mod app;
 pub mod cli;
-pub mod config;
+#[cfg(feature = "demo")]
 pub mod demo;
-pub mod docs;
-pub mod gate;
 pub mod github;
-pub mod model;
 pub mod publish;
 pub mod register;
-pub mod render;
-pub mod rules;
-pub mod schema;
+/// The simulated GitHub, for the demo and the tests.
+#[cfg(feature = "demo")]
 pub mod sim;
 pub mod site;
 pub mod source;

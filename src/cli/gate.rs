@@ -39,12 +39,11 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
             errors.iter().map(|e| format!("{}:{}:{}: {}", args.config.display(), e.line, e.col, e.message)).collect();
         bail!("the config is invalid:\n{}", lines.join("\n"));
     }
-    let reviews = gate::parse_reviews(&read(&args.reviews, "--reviews")?)
+    let reviews = crate::github::reviews::parse_reviews(&read(&args.reviews, "--reviews")?)
         .with_context(|| format!("in {}", args.reviews.display()))?;
     let (authors, last) = match &args.commits {
-        Some(path) => {
-            gate::commit_authors(&read(path, "--commits")?).with_context(|| format!("in {}", path.display()))?
-        }
+        Some(path) => crate::github::reviews::commit_authors(&read(path, "--commits")?)
+            .with_context(|| format!("in {}", path.display()))?,
         None => (Vec::new(), None),
     };
     let Some(head) = args.head.or(last) else {

@@ -62,6 +62,7 @@ enum Command {
     },
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
+    #[cfg(feature = "demo")]
     Demo,
     /// Scaffold a governed document.
     #[command(subcommand)]
@@ -305,6 +306,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Probe { url } => Ok(probe(url)),
+        #[cfg(feature = "demo")]
         Command::Demo => {
             crate::demo::run()?;
             Ok(ExitCode::SUCCESS)

@@ -5,6 +5,7 @@
 pub mod auth;
 mod client;
 mod outage;
+pub mod reviews;
 
 pub use auth::{AppCredentials, Token};
 pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};

@@ -75,7 +75,8 @@ weighted votes in a section; margin: at least +{} between the top two arguments<
         });
         entries.push(Entry { kind: Kind::Ledger, path: doc.path.to_string(), page: page_path, findings });
     }
-    for (path, content) in view.filter.select(&cx.changes.head) {
+    let voting_paths = crate::config::PathFilter::globs(&cx.changes.config.voting.paths);
+    for (path, content) in voting_paths.select(&cx.changes.head) {
         if content.text().is_some() {
             continue;
         }

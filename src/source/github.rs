@@ -151,9 +151,10 @@ pub async fn reviews_and_authors(
         what: format!("GET {base}/{what}"),
         message: format!("{err:#}"),
     };
-    let reviews = gate::parse_reviews(&Value::Array(reviews?).to_string()).map_err(|e| malformed("reviews", e))?;
-    let (authors, _) =
-        gate::commit_authors(&Value::Array(commits?).to_string()).map_err(|e| malformed("commits", e))?;
+    let reviews = crate::github::reviews::parse_reviews(&Value::Array(reviews?).to_string())
+        .map_err(|e| malformed("reviews", e))?;
+    let (authors, _) = crate::github::reviews::commit_authors(&Value::Array(commits?).to_string())
+        .map_err(|e| malformed("commits", e))?;
     Ok((reviews, authors))
 }
 

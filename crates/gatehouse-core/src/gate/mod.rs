@@ -1,0 +1,214 @@
+//! The approval policy (ADR-099's "2-of-3 formal approval rule
+//! plus Dana's advisory pass"): a pure evaluation of the BASE config's
+//! `review:` policy against a PR's reviews and commit authors.
+
+mod applies;
+
+use serde::Serialize;
+
+pub use applies::{Applicability, applicability};
+
+use crate::config::ReviewConfig;
+
+/// A review as the policy reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    pub login: String,
+    pub state: ReviewState,
+    /// The commit the review was submitted on.
+    pub commit: Option<String>,
+    /// RFC 3339; reviews are ordered by it (then by their list order).
+    pub submitted_at: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewState {
+    Approved,
+    ChangesRequested,
+    Commented,
+    Dismissed,
+    Pending,
+}
+
+/// What still stands between the PR and a green gate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Missing {
+    /// `needed` more approvals from any of `from`, on commit `on`.
+    Approvals { needed: usize, from: Vec<String>, on: String },
+    /// An advisory reviewer who has not reviewed.
+    Advisory { login: String },
+    /// More core reviewers request changes than the policy allows.
+    ChangesRequested { by: Vec<String>, limit: u64 },
+    /// Two or more core reviewers authored commits: the gate fails closed.
+    TooManyRecusals { recused: Vec<String> },
+}
+
+/// The gate's verdict, with everything a reviewer or an agent needs to act.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub passed: bool,
+    pub head: String,
+    pub required: u64,
+    /// Core reviewers who count: the configured ones less the recused.
+    pub eligible: Vec<String>,
+    pub recused: Vec<String>,
+    /// Core reviewers whose approval counts on `head`.
+    pub approvals: Vec<String>,
+    /// Core reviewers whose latest decisive review requests changes.
+    pub changes_requested: Vec<String>,
+    /// Approvals that no longer count because they are on an older commit.
+    pub stale: Vec<String>,
+    pub advisory_reviewed: Vec<String>,
+    pub missing: Vec<Missing>,
+}
+
+/// `Dana`, `dana`, `dana[bot]` are one reviewer.
+pub fn same_login(a: &str, b: &str) -> bool {
+    normalize(a) == normalize(b)
+}
+
+fn normalize(login: &str) -> String {
+    let lower = login.trim().to_ascii_lowercase();
+    lower.strip_suffix("[bot]").map(str::to_string).unwrap_or(lower)
+}
+
+/// Evaluates `policy` for a PR whose head commit is `head`.
+pub fn evaluate(policy: &ReviewConfig, reviews: &[Review], commit_authors: &[String], head: &str) -> Outcome {
+    let mut ordered: Vec<(usize, &Review)> = reviews.iter().enumerate().collect();
+    ordered.sort_by(|(i, a), (j, b)| (a.submitted_at.as_deref(), i).cmp(&(b.submitted_at.as_deref(), j)));
+
+    // The latest decisive review (approve, request changes, dismissal) of each
+    // reviewer; comments do not undo either.
+    let latest =
+        |login: &str| -> Option<&Review> {
+            ordered.iter().rev().map(|(_, r)| *r).filter(|r| same_login(&r.login, login)).find(|r| {
+                matches!(r.state, ReviewState::Approved | ReviewState::ChangesRequested | ReviewState::Dismissed)
+            })
+        };
+    let reviewed = |login: &str| reviews.iter().any(|r| same_login(&r.login, login) && r.state != ReviewState::Pending);
+
+    let recused: Vec<String> = if policy.recusal {
+        policy.core_reviewers.iter().filter(|c| commit_authors.iter().any(|a| same_login(a, c))).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    let eligible: Vec<String> = policy.core_reviewers.iter().filter(|c| !recused.contains(c)).cloned().collect();
+    let mut approvals = Vec::new();
+    let mut stale = Vec::new();
+    let mut changes_requested = Vec::new();
+    for login in &eligible {
+        match latest(login) {
+            Some(r) if r.state == ReviewState::Approved => {
+                let current = !policy.stale_on_push || r.commit.as_deref().is_some_and(|c| same_commit(c, head));
+                if current { approvals.push(login.clone()) } else { stale.push(login.clone()) }
+            }
+            Some(r) if r.state == ReviewState::ChangesRequested => changes_requested.push(login.clone()),
+            _ => {}
+        }
+    }
+    let advisory_reviewed: Vec<String> = policy.advisory.iter().filter(|a| reviewed(a)).cloned().collect();
+
+    let mut missing = Vec::new();
+    if recused.len() >= 2 {
+        missing.push(Missing::TooManyRecusals { recused: recused.clone() });
+    }
+    let required = policy.core_required as usize;
+    // With two or more recusals the gate fails closed; no approval can fix it.
+    if recused.len() < 2 && approvals.len() < required {
+        let from = eligible.iter().filter(|l| !approvals.contains(l)).cloned().collect();
+        missing.push(Missing::Approvals { needed: required - approvals.len(), from, on: head.to_string() });
+    }
+    for login in policy.advisory.iter().filter(|a| !advisory_reviewed.contains(a)) {
+        missing.push(Missing::Advisory { login: login.clone() });
+    }
+    if changes_requested.len() as u64 > policy.max_changes_requested {
+        missing.push(Missing::ChangesRequested { by: changes_requested.clone(), limit: policy.max_changes_requested });
+    }
+    Outcome {
+        passed: missing.is_empty(),
+        head: head.to_string(),
+        required: policy.core_required,
+        eligible,
+        recused,
+        approvals,
+        changes_requested,
+        stale,
+        advisory_reviewed,
+        missing,
+    }
+}
+
+/// Full and abbreviated commit ids name the same commit.
+fn same_commit(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
+}
+
+fn or_list(names: &[String]) -> String {
+    match names {
+        [] => "nobody (no eligible core reviewer is left)".to_string(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+impl Outcome {
+    /// One human line per missing item, e.g. "1 more approval from marcus,
+    /// priya or lin on abc1234".
+    pub fn missing_lines(&self) -> Vec<String> {
+        self.missing
+            .iter()
+            .map(|m| match m {
+                Missing::Approvals { needed, from, on } => {
+                    let noun = if *needed == 1 { "approval" } else { "approvals" };
+                    format!("{needed} more {noun} from {} on {}", or_list(from), short(on))
+                }
+                Missing::Advisory { login } => format!("{login} has not reviewed"),
+                Missing::ChangesRequested { by, limit } => {
+                    format!("{} request changes (at most {limit} may); a later approval by the same reviewer replaces a request", by.join(", "))
+                }
+                Missing::TooManyRecusals { recused } => {
+                    format!("{} authored commits in this PR and are recused; with two or more recusals the gate fails closed", recused.join(" and "))
+                }
+            })
+            .collect()
+    }
+
+    /// A short markdown summary, human first.
+    pub fn summary(&self) -> String {
+        let mut out = if self.passed {
+            format!(
+                "Review gate passed: {} of {} core approvals on `{}`.",
+                self.approvals.len(),
+                self.required,
+                short(&self.head)
+            )
+        } else {
+            format!(
+                "Review gate not passed. Still missing:\n\n{}",
+                self.missing_lines().iter().map(|l| format!("- {l}\n")).collect::<String>()
+            )
+        };
+        if !self.recused.is_empty() && self.recused.len() < 2 {
+            out.push_str(&format!(
+                "\n\n{} authored commits here and is recused: the quorum is {} of {}.",
+                self.recused.join(", "),
+                self.required,
+                self.eligible.len()
+            ));
+        }
+        if !self.stale.is_empty() {
+            out.push_str(&format!("\n\nApprovals on an older commit no longer count: {}.", self.stale.join(", ")));
+        }
+        out
+    }
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(7).collect()
+}
+
+#[cfg(test)]
+mod tests;

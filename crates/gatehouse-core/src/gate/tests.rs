@@ -1,0 +1,223 @@
+//! Table-driven tests, one clause of the policy at a time.
+
+use super::*;
+
+const HEAD: &str = "abc1234def5678";
+const OLD: &str = "0011223344556677";
+
+fn policy() -> ReviewConfig {
+    crate::config::Config::default().review
+}
+
+fn review(login: &str, state: ReviewState, commit: &str, at: &str) -> Review {
+    Review { login: login.into(), state, commit: Some(commit.into()), submitted_at: Some(at.into()) }
+}
+
+use ReviewState::*;
+
+fn approve(login: &str) -> Review {
+    review(login, Approved, HEAD, "2026-05-01T10:00:00Z")
+}
+
+fn dana() -> Review {
+    review("gyrum-dana", Commented, OLD, "2026-05-01T09:00:00Z")
+}
+
+#[test]
+fn clauses() {
+    struct Case {
+        name: &'static str,
+        reviews: Vec<Review>,
+        authors: Vec<&'static str>,
+        passed: bool,
+        missing: Vec<&'static str>,
+    }
+    let cases = vec![
+        Case {
+            name: "quorum met, advisory reviewed",
+            reviews: vec![approve("gyrum-marcus"), approve("gyrum-lin"), dana()],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "one approval short",
+            reviews: vec![approve("gyrum-marcus"), dana()],
+            authors: vec![],
+            passed: false,
+            missing: vec!["1 more approval from gyrum-priya or gyrum-lin on abc1234"],
+        },
+        Case {
+            name: "no reviews at all",
+            reviews: vec![],
+            authors: vec![],
+            passed: false,
+            missing: vec![
+                "2 more approvals from gyrum-marcus, gyrum-priya or gyrum-lin on abc1234",
+                "gyrum-dana has not reviewed",
+            ],
+        },
+        Case {
+            name: "advisory missing",
+            reviews: vec![approve("gyrum-marcus"), approve("gyrum-priya")],
+            authors: vec![],
+            passed: false,
+            missing: vec!["gyrum-dana has not reviewed"],
+        },
+        Case {
+            name: "advisory may request changes: any state counts",
+            reviews: vec![
+                approve("gyrum-marcus"),
+                approve("gyrum-priya"),
+                review("gyrum-dana", ChangesRequested, HEAD, "2026-05-01T11:00:00Z"),
+            ],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "one core change request is within the limit",
+            reviews: vec![
+                approve("gyrum-marcus"),
+                approve("gyrum-priya"),
+                review("gyrum-lin", ChangesRequested, HEAD, "2026-05-01T11:00:00Z"),
+                dana(),
+            ],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "two core change requests exceed it",
+            reviews: vec![
+                approve("gyrum-marcus"),
+                review("gyrum-priya", ChangesRequested, HEAD, "2026-05-01T11:00:00Z"),
+                review("gyrum-lin", ChangesRequested, HEAD, "2026-05-01T11:00:00Z"),
+                dana(),
+            ],
+            authors: vec![],
+            passed: false,
+            missing: vec![
+                "1 more approval from gyrum-priya or gyrum-lin on abc1234",
+                "gyrum-priya, gyrum-lin request changes (at most 1 may); a later approval by the same reviewer replaces a request",
+            ],
+        },
+        Case {
+            name: "a later approval replaces a change request; a later comment does not undo it",
+            reviews: vec![
+                review("gyrum-priya", ChangesRequested, OLD, "2026-05-01T08:00:00Z"),
+                review("gyrum-lin", ChangesRequested, OLD, "2026-05-01T08:00:00Z"),
+                review("gyrum-priya", Approved, HEAD, "2026-05-01T12:00:00Z"),
+                review("gyrum-priya", Commented, HEAD, "2026-05-01T13:00:00Z"),
+                approve("gyrum-marcus"),
+                dana(),
+            ],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "recusal shrinks the quorum to 2-of-2",
+            reviews: vec![approve("gyrum-priya"), approve("gyrum-lin"), dana()],
+            authors: vec!["gyrum-marcus"],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "a recused reviewer's approval does not count",
+            reviews: vec![approve("gyrum-marcus"), approve("gyrum-lin"), dana()],
+            authors: vec!["Gyrum-Marcus"],
+            passed: false,
+            missing: vec!["1 more approval from gyrum-priya on abc1234"],
+        },
+        Case {
+            name: "two recusals fail closed",
+            reviews: vec![approve("gyrum-lin"), approve("gyrum-priya"), dana()],
+            authors: vec!["gyrum-marcus", "gyrum-priya[bot]"],
+            passed: false,
+            missing: vec![
+                "gyrum-marcus and gyrum-priya authored commits in this PR and are recused; with two or more recusals the gate fails closed",
+            ],
+        },
+        Case {
+            name: "stale approvals do not count",
+            reviews: vec![approve("gyrum-marcus"), review("gyrum-lin", Approved, OLD, "2026-05-01T10:00:00Z"), dana()],
+            authors: vec![],
+            passed: false,
+            missing: vec!["1 more approval from gyrum-priya or gyrum-lin on abc1234"],
+        },
+        Case {
+            name: "logins match case-insensitively and with [bot]",
+            reviews: vec![
+                approve("GYRUM-MARCUS"),
+                approve("gyrum-lin[bot]"),
+                review("Gyrum-Dana", Commented, HEAD, "2026-05-01T10:00:00Z"),
+            ],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+        Case {
+            name: "a dismissed approval no longer counts",
+            reviews: vec![
+                approve("gyrum-marcus"),
+                approve("gyrum-lin"),
+                review("gyrum-lin", Dismissed, HEAD, "2026-05-01T12:00:00Z"),
+                dana(),
+            ],
+            authors: vec![],
+            passed: false,
+            missing: vec!["1 more approval from gyrum-priya or gyrum-lin on abc1234"],
+        },
+        Case {
+            name: "pending reviews are not reviews",
+            reviews: vec![
+                approve("gyrum-marcus"),
+                approve("gyrum-lin"),
+                review("gyrum-dana", Pending, HEAD, "2026-05-01T12:00:00Z"),
+            ],
+            authors: vec![],
+            passed: false,
+            missing: vec!["gyrum-dana has not reviewed"],
+        },
+        Case {
+            name: "an abbreviated head commit id matches",
+            reviews: vec![
+                review("gyrum-marcus", Approved, "abc1234", "2026-05-01T10:00:00Z"),
+                approve("gyrum-lin"),
+                dana(),
+            ],
+            authors: vec![],
+            passed: true,
+            missing: vec![],
+        },
+    ];
+    for case in cases {
+        let authors: Vec<String> = case.authors.iter().map(|a| a.to_string()).collect();
+        let outcome = evaluate(&policy(), &case.reviews, &authors, HEAD);
+        assert_eq!(outcome.passed, case.passed, "{}: {outcome:?}", case.name);
+        assert_eq!(outcome.missing_lines(), case.missing, "{}", case.name);
+    }
+}
+
+#[test]
+fn stale_approvals_count_when_the_policy_says_so() {
+    let mut p = policy();
+    p.stale_on_push = false;
+    let reviews = [review("gyrum-marcus", Approved, OLD, "1"), review("gyrum-lin", Approved, OLD, "2"), dana()];
+    assert!(evaluate(&p, &reviews, &[], HEAD).passed);
+    p.stale_on_push = true;
+    let outcome = evaluate(&p, &reviews, &[], HEAD);
+    assert_eq!(outcome.stale, vec!["gyrum-marcus", "gyrum-lin"]);
+    assert!(outcome.summary().contains("Approvals on an older commit no longer count: gyrum-marcus, gyrum-lin."));
+}
+
+#[test]
+fn recusal_can_be_turned_off() {
+    let mut p = policy();
+    p.recusal = false;
+    let reviews = [approve("gyrum-marcus"), approve("gyrum-lin"), dana()];
+    let outcome = evaluate(&p, &reviews, &["gyrum-marcus".into(), "gyrum-lin".into()], HEAD);
+    assert!(outcome.passed, "{outcome:?}");
+    assert!(outcome.recused.is_empty());
+}

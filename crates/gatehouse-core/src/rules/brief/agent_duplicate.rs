@@ -1,0 +1,46 @@
+use super::BriefView;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "brief/agent-duplicate",
+    default_severity: Severity::Error,
+    summary: "no other brief, merged or in this change, uses the same agent id",
+    why: "Under ADR-099 a brief is \"the canonical record of what each sub-agent was asked to do, indexed \
+by slug\", and the agent id names the sub-agent. Two briefs for one agent id make it ambiguous which \
+contract the agent runs from.",
+    bad: Example {
+        path: "dark-factory/briefs/SWARM-AR-restore-drill.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/agent-duplicate/fail/head/dark-factory/briefs/SWARM-AR-restore-drill.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/briefs/SWARM-AS-restore-drill.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/agent-duplicate/pass/head/dark-factory/briefs/SWARM-AS-restore-drill.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<BriefView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &BriefView, sink: &mut Sink) {
+    for brief in &view.briefs {
+        let (Some(agent), Some(node)) = (brief.agent(), brief.field("agent")) else { continue };
+        let others: Vec<&str> =
+            view.agents.iter().filter(|(a, p, _)| *a == agent && *p != brief.path).map(|(_, p, _)| *p).collect();
+        if let Some(first) = others.first() {
+            let more = if others.len() > 1 { format!(" (and {} more)", others.len() - 1) } else { String::new() };
+            sink.emit(
+                brief.path,
+                Span::at(node.line, node.col, agent.len() as u32),
+                "agent",
+                format!("agent id `{agent}` is already used by `{first}`{more}"),
+            )
+            .help("give this brief a fresh agent id; each agent id names one brief");
+        }
+    }
+}

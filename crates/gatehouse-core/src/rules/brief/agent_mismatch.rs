@@ -1,0 +1,46 @@
+use super::BriefView;
+use crate::docs::brief::is_agent_id;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "brief/agent-mismatch",
+    default_severity: Severity::Error,
+    summary: "`agent` equals the agent id in the file name",
+    why: "ADR-099 names a brief `SWARM-XX-<slug>.md` with `agent: SWARM-XX` in its frontmatter; the agent \
+is fired with \"implement dark-factory/briefs/SWARM-AR-pg-backup.md as written\". A file named for one \
+agent that briefs another sends the work to the wrong place.",
+    bad: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/agent-mismatch/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/agent-mismatch/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<BriefView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &BriefView, sink: &mut Sink) {
+    for brief in &view.briefs {
+        let (Ok(name), Some(agent), Some(node)) = (brief.file_name(), brief.agent(), brief.field("agent")) else {
+            continue;
+        };
+        if is_agent_id(agent) && agent != name.agent {
+            sink.emit(
+                brief.path,
+                Span::at(node.line, node.col, agent.len() as u32),
+                "agent",
+                format!("`agent` is `{agent}` but the file name says `{}`", name.agent),
+            )
+            .help(format!("set `agent: {}`, or rename the file to `{agent}-{}.md`", name.agent, name.slug));
+        }
+    }
+}

@@ -1,0 +1,52 @@
+use super::BriefView;
+use crate::docs::frontmatter::FrontmatterError;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "brief/frontmatter",
+    default_severity: Severity::Error,
+    summary: "the frontmatter is present, terminated and valid YAML",
+    why: "ADR-099: \"The brief markdown carries frontmatter with a fixed schema so reviewers (and future \
+tooling) can verify the brief mechanically.\" Without a readable frontmatter no other check can run, \
+so a missing `---` block, an unclosed one, or YAML that does not parse (including anchors, aliases \
+and nesting deeper than 32 levels, which no brief needs) is an error at its line.",
+    bad: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/frontmatter/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/frontmatter/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<BriefView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &BriefView, sink: &mut Sink) {
+    for brief in &view.briefs {
+        let Err(error) = &brief.frontmatter else { continue };
+        let (span, help) = match error {
+            FrontmatterError::Missing => {
+                (Span::line(1), "start the file with a `---` line, the six ADR-099 fields, then a closing `---` line")
+            }
+            FrontmatterError::Unterminated { open } => {
+                (Span::line(*open), "add a `---` line after the last frontmatter field")
+            }
+            FrontmatterError::Yaml(e) => (
+                Span::at(e.line, e.col, 1),
+                "fix the YAML at this line; quote values that contain `: ` or start with a special character",
+            ),
+            FrontmatterError::NotMapping { line, .. } => {
+                (Span::line(*line), "write the frontmatter as `key: value` lines")
+            }
+        };
+        sink.emit(brief.path, span, "frontmatter", error.to_string()).help(help);
+    }
+}

@@ -1,0 +1,43 @@
+use super::BriefView;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "brief/out-of-scope-empty",
+    default_severity: Severity::Warning,
+    summary: "`out_of_scope` declares at least one thing the agent must not do",
+    why: "ADR-099's `out_of_scope` lists \"things the agent must not do\"; it is where Priya (security / \
+YAGNI) looks for scope creep. SWARM-AR's failed brief asked for a UI button and on-host storage that \
+the ADR ruled out. An empty list is legal but usually means nobody thought about the edges.",
+    bad: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/out-of-scope-empty/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/out-of-scope-empty/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<BriefView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &BriefView, sink: &mut Sink) {
+    for brief in &view.briefs {
+        let Some(node) = brief.field("out_of_scope") else { continue };
+        if node.as_seq().is_some_and(<[_]>::is_empty) {
+            sink.emit(
+                brief.path,
+                Span::at(node.line, node.col, 2),
+                "out_of_scope",
+                "`out_of_scope` is empty: the brief declares nothing the agent must not do",
+            )
+            .help("list what the agent must leave alone (neighbouring systems, shapes the ADR ruled out)");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+use super::BriefView;
+use crate::model::{PathLookup, Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "brief/path-unverifiable",
+    default_severity: Severity::Notice,
+    summary: "a body path's repository cannot be read here, so its existence is unchecked",
+    why: "ADR-099's path check needs the named repository at the named commit. When gatehouse cannot \
+read it (locally, a repo with no `--repo-root owner/name=DIR`; a revision that is not available) it \
+says so instead of guessing: the path is neither passed nor failed.",
+    bad: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/path-unverifiable/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/brief/path-unverifiable/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<BriefView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &BriefView, sink: &mut Sink) {
+    for path in view.paths.iter().filter(|p| p.flag.is_none() && p.unverifiable()) {
+        let brief = &view.briefs[path.brief];
+        let Some(target) = path.path() else { continue };
+        let unread: Vec<&str> =
+            path.lookups.iter().filter(|(_, l)| *l == PathLookup::Unknown).map(|(r, _)| r.as_str()).collect();
+        let at = target.rev.as_ref().map(|r| format!(" at `{r}`")).unwrap_or_default();
+        sink.emit(
+            brief.path,
+            path.span,
+            format!("path:{}", path.text),
+            format!("cannot check `{}`: {}{at} cannot be read here", target.path, unread.join(", ")),
+        )
+        .help(format!(
+            "locally, pass `--repo-root {}=DIR` with a checkout of it",
+            unread.first().copied().unwrap_or("owner/name")
+        ));
+    }
+}

@@ -1,0 +1,64 @@
+use super::DecisionView;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "decision/evidence-required",
+    default_severity: Severity::Error,
+    summary: "a resolved (or enacted, reviewed, archived) decision cites at least one piece of evidence",
+    why: "ADR 0007: \"Evidence is required at resolve (≥1 citation): an evidence-free resolution is \
+structurally incomplete and bounced.\" Agents act on a resolved decision immediately (\"always-proceed, \
+review-async\"), so the evidence is what a later review calibrates against. From `resolved` on, the \
+manifest's `resolution.evidence` holds at least one non-empty citation; an empty string is never a \
+citation.",
+    bad: Example {
+        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/evidence-required/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
+    },
+    good: Example {
+        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/evidence-required/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<DecisionView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &DecisionView, sink: &mut Sink) {
+    for d in view.parsed() {
+        let m = &d.head;
+        let resolution = m.member("resolution").filter(|r| !r.value.is_null());
+        let evidence = resolution.and_then(|r| r.value.member("evidence"));
+        for (i, item) in evidence.and_then(|e| e.value.as_array()).unwrap_or(&[]).iter().enumerate() {
+            if item.as_str().is_some_and(|s| s.trim().is_empty()) {
+                sink.emit(
+                    m.path,
+                    Span::line(item.line),
+                    format!("empty[{i}]"),
+                    format!("evidence entry {} is empty", i + 1),
+                )
+                .help("write the citation (a path, a link, a council id) or remove the entry");
+            }
+        }
+        let Some((status, _)) = m.status().filter(|(s, _)| s.is_resolved()) else { continue };
+        let (line, what) = match (resolution, evidence) {
+            (None, _) => (m.status_line(), "has no `resolution`"),
+            (Some(r), None) if r.value.as_object().is_some() => (r.line, "has a `resolution` without `evidence`"),
+            (Some(_), Some(e)) => match e.value.as_array() {
+                Some(items) if !items.iter().any(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) => {
+                    (e.line, "has no evidence: `resolution.evidence` holds no citation")
+                }
+                _ => continue,
+            },
+            // A resolution that is not an object is decision/schema's finding.
+            (Some(_), None) => continue,
+        };
+        sink.emit(m.path, Span::line(line), "evidence", format!("decision is {} but {what}", status.name()))
+            .help("cite at least one piece of evidence: `\"evidence\": [\"docs/benchmarks/retry.md\"]`");
+    }
+}

@@ -1,0 +1,62 @@
+use super::DecisionView;
+use crate::docs::decision::{is_valid_id, manifest_path};
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "decision/id",
+    default_severity: Severity::Error,
+    summary: "`decision_id` equals the file name and follows the engine's id pattern",
+    why: "ADR 0007 stores \"State at .harnery/decisions/<id>.json … One file per decision — no shared \
+index — so concurrent filers never contend\". The file name is the index: the engine finds a decision \
+by its id, so `decision_id` must equal the file name, and the id follows the harnery engine's pattern \
+`<slug>-YYYY-MM-DD-<4 hex>` (docs/seed-coverage.md, Engine formats), lower-case. A decision has one manifest: the same id at the \
+top of the docket and in `archive/` is two decisions claiming one name.",
+    bad: Example {
+        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/id/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
+    },
+    good: Example {
+        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/id/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<DecisionView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &DecisionView, sink: &mut Sink) {
+    for d in view.parsed() {
+        let stem = d.location.stem;
+        let node = d.head.get("decision_id");
+        let line = node.map_or(d.head.root_line(), |n| n.line);
+        if !is_valid_id(stem) {
+            sink.emit(d.head.path, Span::line(line), "pattern", format!("the file name `{stem}.json` is not a decision id"))
+                .help("name the decision `<slug>-YYYY-MM-DD-<4 hex digits>.json`, lower-case, e.g. `queue-backend-2026-07-10-7d21.json`");
+        }
+        if let Some(id) = node.and_then(|n| n.as_str()).filter(|id| *id != stem) {
+            sink.emit(
+                d.head.path,
+                Span::line(line),
+                "mismatch",
+                format!("`decision_id` is `{id}` but the file is `{stem}.json`"),
+            )
+            .help("the id and the file name must be the same: rename the file or fix `decision_id`");
+        }
+        let other = manifest_path(d.location.folder, stem, !d.location.archived);
+        if view.changes.head.contains_key(&other) {
+            sink.emit(
+                d.head.path,
+                Span::line(line),
+                "duplicate",
+                format!("decision `{stem}` also has a manifest at `{other}`"),
+            )
+            .help("keep one manifest per decision: remove the copy, or give the new decision its own id");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+use super::DecisionView;
+use crate::docs::decision::lifecycle::Status;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "decision/superseded-by",
+    default_severity: Severity::Error,
+    summary: "a superseded decision names, in `superseded_by`, a decision that exists",
+    why: "ADR 0007 keeps resolved decisions \"as searchable precedent\" so \"the same questions\" stop \
+recurring \"with no precedent to cite\". `superseded` is an escape hatch that sends a reader on to the \
+decision that replaced this one: a superseded manifest names it in `superseded_by`, and that decision \
+has a manifest in the docket (at the top or in `archive/`). A decision cannot supersede itself.",
+    bad: Example {
+        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/superseded-by/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
+    },
+    good: Example {
+        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
+        text: include_str!(
+            "../../../../../fixtures/rules/decision/superseded-by/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<DecisionView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &DecisionView, sink: &mut Sink) {
+    for d in view.parsed() {
+        let m = &d.head;
+        let node = m.get("superseded_by").filter(|n| !n.is_null());
+        match node.and_then(|n| n.as_str().map(|s| (s.trim(), n.line))) {
+            Some(("", _)) | None if m.status().is_some_and(|(s, _)| s == Status::Superseded) => {
+                let line = node.map_or(m.status_line(), |n| n.line);
+                sink.emit(
+                    m.path,
+                    Span::line(line),
+                    "missing",
+                    "decision is superseded but `superseded_by` names no decision",
+                )
+                .help("set `superseded_by` to the id of the decision that replaces this one");
+            }
+            Some((id, line)) if id == d.location.stem => {
+                sink.emit(m.path, Span::line(line), "self", "`superseded_by` names this decision itself")
+                    .help("name the decision that replaces this one");
+            }
+            Some((id, line)) if !id.is_empty() && !view.exists(d.location.folder, id) => {
+                sink.emit(
+                    m.path,
+                    Span::line(line),
+                    "unknown",
+                    format!("`superseded_by` names `{id}`, which has no manifest in `{}`", d.location.folder),
+                )
+                .help(format!(
+                    "file the replacing decision as `{}/{id}.json` in this change, or fix the id",
+                    d.location.folder
+                ));
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,65 @@
+use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
+
+use super::{VotingView, at};
+use crate::model::{Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/duplicate-vote",
+    default_severity: Severity::Warning,
+    summary: "a voter votes at most once on one argument",
+    why: "ADR-140 weights each vote by the voter's power for the section's scope; a voter that votes twice on \
+one argument counts twice. The curator (Phase 3) recomputes totals, but the ledger should not need \
+deduplicating: the second vote by the same `voter` on the same argument is a warning naming both votes.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/duplicate-vote/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/duplicate-vote/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for (doc, block, argument) in view.arguments() {
+        let votes = argument.votes();
+        // foldhash: several times faster than SipHash on short voter names,
+        // and seeded per map, so crafted names cannot force collisions.
+        let mut first: HashMap<&str, usize, RandomState> =
+            HashMap::with_capacity_and_hasher(votes.len(), RandomState::default());
+        for vote in votes {
+            let Some(voter) = vote.voter() else { continue };
+            match first.get(voter) {
+                Some(index) => {
+                    let node = vote.field("voter").unwrap_or(vote.node);
+                    sink.emit(
+                        doc.path,
+                        at(node),
+                        format!("{}/{}/vote{}/duplicate", block.name(), argument.name(), vote.index + 1),
+                        format!(
+                            "{voter} already voted on argument `{}` (vote {}); this is vote {}",
+                            argument.name(),
+                            index + 1,
+                            vote.index + 1
+                        ),
+                    )
+                    .help("one vote per voter per argument; a changed mind is a new argument, not a second vote");
+                }
+                None => {
+                    first.insert(voter, vote.index);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+use super::{VotingView, anchor, at};
+use crate::docs::voting::KINDS;
+use crate::model::{Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/modification-kind",
+    default_severity: Severity::Error,
+    summary: "`modification_kind` is original, example-patch, counter-example or counter-argument",
+    why: "ADR-140 declares four modification kinds: `original` (the seed argument, the rule as first stated), \
+`example-patch` (the rule is right, the bound example is wrong or stale), `counter-example` (the rule is \
+right, this example applies it differently) and `counter-argument` (the rule itself is contested). \"The kind \
+shapes vote routing because it shapes what the vote means\"; a three- or five-kind taxonomy was considered and \
+rejected, so any other value is an error.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/modification-kind/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/modification-kind/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for (doc, block, argument) in view.arguments() {
+        let Some(node) = argument.field("modification_kind") else { continue };
+        let Some(kind) = node.as_str() else { continue };
+        if !KINDS.contains(&kind) {
+            sink.emit(doc.path, at(node), anchor(block, &argument, "modification_kind"), format!("`modification_kind` of argument `{}` is `{kind}`, not one of {}", argument.name(), KINDS.join(", ")))
+                .help("original: the rule as first stated; example-patch: swap the example; counter-example: another way to apply it; counter-argument: the rule is wrong");
+        }
+    }
+}

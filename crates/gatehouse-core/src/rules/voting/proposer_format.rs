@@ -1,0 +1,40 @@
+use super::{VotingView, anchor, at};
+use crate::docs::voting::is_persona_pin;
+use crate::model::{Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/proposer-format",
+    default_severity: Severity::Error,
+    summary: "`proposer` is `<persona>/<model_pin>`",
+    why: "ADR-140: `proposer` is \"<persona>/<model_pin> E.g. lin/opus-4.7, jon-laptop/operator-seed. The \
+validator checks the slash-shape; the power layer (Phase 4) reads this to apply weights.\" Both parts are \
+non-empty and made of letters, digits, `.`, `_` and `-`; there is exactly one slash.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/proposer-format/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/proposer-format/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for (doc, block, argument) in view.arguments() {
+        let Some(node) = argument.field("proposer") else { continue };
+        let Some(proposer) = node.as_str() else { continue };
+        if !is_persona_pin(proposer) {
+            sink.emit(doc.path, at(node), anchor(block, &argument, "proposer"), format!("proposer `{proposer}` of argument `{}` is not `<persona>/<model_pin>`", argument.name()))
+                .help("write the persona and the model pin joined by one `/`, e.g. `lin/opus-4.7` or `jon-laptop/operator-seed`");
+        }
+    }
+}

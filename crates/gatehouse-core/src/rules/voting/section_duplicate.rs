@@ -1,0 +1,50 @@
+use std::collections::HashMap;
+
+use super::{VotingView, at};
+use crate::model::{Severity, Sink};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/section-duplicate",
+    default_severity: Severity::Error,
+    summary: "section ids (`section:`) are unique within a doc",
+    why: "ADR-140's curator computes weighted totals per section, and Phase 5 promotes a section's bound \
+example under `examples/<rule-id>/`: the `section` id is the key every consumer uses to find a section's \
+ledger. Two blocks with the same id would merge two rules' votes, so each `section:` value appears once per \
+doc.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/section-duplicate/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/section-duplicate/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for doc in &view.docs {
+        let mut seen: HashMap<&str, u32> = HashMap::new();
+        for (_, block) in doc.blocks() {
+            let Some(node) = block.root().get("section") else { continue };
+            let Some(id) = node.as_str() else { continue };
+            match seen.get(id) {
+                Some(first) => {
+                    sink.emit(doc.path, at(node), format!("section:{id}:duplicate"), format!("section id `{id}` is already used on line {first}"))
+                        .help("give each section its own id; if both blocks argue the same rule, merge their arguments into one section");
+                }
+                None => {
+                    seen.insert(id, node.line());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+use super::VotingView;
+use super::tally::describe;
+use crate::model::{Severity, Sink, Span};
+use crate::rules::{Example, Rule, RuleInfo};
+
+pub static INFO: RuleInfo = RuleInfo {
+    id: "voting/tally",
+    default_severity: Severity::Notice,
+    summary: "per section: weighted totals, quorum, margin and state",
+    why: "ADR-140 \"Retirement margin and quorum\": the curator \"retires losing arguments when both \
+conditions hold for a section: Quorum: ≥10 weighted-vote total across all arguments in the section … Margin: \
+≥+5 between the top-1 and top-2 arguments by weighted total.\" and \"Sections with only one argument that hits \
+≥10 weighted votes ≥+5 enter 'consensus-locked' state\". For every section of a changed doc this notice \
+reports, from the stored weights, each argument's total (Σ vote × weight), the section's weighted-vote total \
+(Σ weight), the margin and the state: open, retirement-eligible (naming the losers) or consensus-locked. \
+Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid bootstrap\"): gatehouse reports \
+eligibility, it never retires. `gatehouse tally FILE` prints the same for one document. ADR-140's curator \
+recomputes totals with current power scores at run time; gatehouse sees only the weights the ledger stored, so \
+its tally is the snapshot view of the ledger as written.",
+    bad: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/tally/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+    good: Example {
+        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
+        text: include_str!(
+            "../../../../../fixtures/rules/voting/tally/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+        ),
+    },
+};
+
+pub fn rule<'a>() -> Rule<VotingView<'a>> {
+    Rule { info: &INFO, check }
+}
+
+fn check(view: &VotingView, sink: &mut Sink) {
+    for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
+        for tally in tallies {
+            sink.emit(doc.path, Span::line(tally.line), format!("{}/tally", tally.section), describe(tally))
+                .help("retirement stays gated until ADR-140's bootstrap unlock; gatehouse reports eligibility and never retires");
+        }
+    }
+}

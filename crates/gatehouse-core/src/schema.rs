@@ -1,0 +1,297 @@
+//! JSON Schemas (draft 2020-12) of the documents gatehouse checks, for
+//! editors and agents: a brief's frontmatter, a section's `voting` block, a
+//! decision manifest and `.github/gatehouse.yml`. They are built from the
+//! field lists the rules use, so a schema says what the rules say; the
+//! copies under `schemas/` are kept equal to them by a test.
+
+use serde_json::{Value, json};
+
+use crate::docs::brief::FIELDS as BRIEF_FIELDS;
+use crate::docs::decision::lifecycle::Status;
+use crate::docs::voting::{ARGUMENT_FIELDS, BLOCK_FIELDS, EXAMPLE_FIELDS, KINDS, MAX_WEIGHT, MIN_RATIONALE};
+use crate::rules::decision::schema as decision;
+use crate::rules::voting::field_type::STRINGS as ARGUMENT_STRINGS;
+
+const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The documents a schema describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Kind {
+    /// A brief's YAML frontmatter (ADR-099).
+    Brief,
+    /// A section's fenced `voting` block (ADR-140).
+    Voting,
+    /// A decision manifest (ADR 0007).
+    Decision,
+    /// `.github/gatehouse.yml`.
+    Config,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Brief => "brief",
+            Kind::Voting => "voting",
+            Kind::Decision => "decision",
+            Kind::Config => "config",
+        }
+    }
+
+    /// The committed copy's path in the repository.
+    pub fn file(self) -> String {
+        format!("schemas/{}.schema.json", self.name())
+    }
+}
+
+/// The schema of `kind`.
+pub fn schema(kind: Kind) -> Value {
+    match kind {
+        Kind::Brief => brief(),
+        Kind::Voting => voting(),
+        Kind::Decision => decision(),
+        Kind::Config => config(),
+    }
+}
+
+/// The schema as `gatehouse schema` prints it and `schemas/` holds it.
+pub fn render(kind: Kind) -> String {
+    serde_json::to_string_pretty(&schema(kind)).expect("plain data") + "\n"
+}
+
+/// A string with something in it besides blanks.
+fn text() -> Value {
+    json!({ "type": "string", "pattern": "\\S" })
+}
+
+fn object(properties: serde_json::Map<String, Value>, required: &[&str]) -> serde_json::Map<String, Value> {
+    let mut o = serde_json::Map::new();
+    o.insert("type".into(), json!("object"));
+    o.insert("required".into(), json!(required));
+    o.insert("properties".into(), Value::Object(properties));
+    o
+}
+
+fn brief() -> Value {
+    let list = |min: u32, what: &str| json!({ "type": "array", "minItems": min, "items": text(), "description": what });
+    let mut properties = serde_json::Map::new();
+    for field in BRIEF_FIELDS {
+        let value = match field {
+            "agent" => json!({
+                "type": "string",
+                "pattern": "^SWARM-[A-Z0-9]{1,6}$",
+                "description": "The sub-agent's id, `SWARM-` and 1-6 of A-Z, 0-9; the file name starts with it."
+            }),
+            "repos_touched" => list(1, "The repositories the agent may change, as `owner/name`."),
+            "adrs_referenced" => list(0, "The ADRs the agent must honour, as `ADR-NNN`; `[]` when none."),
+            "success_criteria" => list(1, "One testable assertion per entry."),
+            "out_of_scope" => list(0, "What the agent must not do."),
+            "lines_estimate" => json!({
+                "type": "integer",
+                "minimum": 1,
+                "description": "The lines the agent will change; over the review threshold (100) needs brief-PR review."
+            }),
+            other => unreachable!("ADR-099 field `{other}` without a schema"),
+        };
+        properties.insert(field.into(), value);
+    }
+    let mut root = serde_json::Map::new();
+    root.insert("$schema".into(), json!(DRAFT));
+    root.insert("title".into(), json!("gatehouse brief frontmatter (ADR-099)"));
+    root.extend(object(properties, &BRIEF_FIELDS));
+    root.insert("additionalProperties".into(), json!(false));
+    Value::Object(root)
+}
+
+fn voting() -> Value {
+    let mut argument = serde_json::Map::new();
+    for field in ARGUMENT_STRINGS {
+        argument.insert(field.into(), json!({ "type": "string" }));
+    }
+    argument.insert("modification_kind".into(), json!({ "type": "string", "enum": KINDS }));
+    argument.insert("rationale".into(), json!({ "type": "string", "minLength": MIN_RATIONALE }));
+    argument.insert("evidence_pr_refs".into(), json!({ "type": "array", "items": { "type": "string" } }));
+    let example: serde_json::Map<String, Value> =
+        EXAMPLE_FIELDS.iter().map(|f| ((*f).to_string(), json!({ "type": "string" }))).collect();
+    argument.insert("example".into(), Value::Object(object(example, &EXAMPLE_FIELDS)));
+    let vote = json!({
+        "type": "object",
+        "required": crate::docs::voting::VOTE_FIELDS,
+        "properties": {
+            "voter": { "type": "string", "description": "`<persona>/<model_pin>`" },
+            "vote": { "enum": [1, -1] },
+            "weight": { "type": "number", "exclusiveMinimum": 0, "maximum": MAX_WEIGHT },
+            "ts": { "type": "string", "description": "RFC 3339 with a zone" },
+            "rationale": { "type": "string", "minLength": MIN_RATIONALE },
+            "scope_match": { "type": "number", "minimum": 0, "maximum": 1 }
+        }
+    });
+    argument.insert("vote_ledger".into(), json!({ "type": "array", "items": vote }));
+    let mut block = serde_json::Map::new();
+    block.insert("section".into(), text());
+    block.insert("active_argument".into(), text());
+    block.insert("arguments".into(), json!({ "type": "array", "items": object(argument, &ARGUMENT_FIELDS) }));
+    let mut root = serde_json::Map::new();
+    root.insert("$schema".into(), json!(DRAFT));
+    root.insert("title".into(), json!("gatehouse voting block (ADR-140), one per `## ` section"));
+    root.extend(object(block, &BLOCK_FIELDS));
+    Value::Object(root)
+}
+
+fn decision() -> Value {
+    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
+    let mut properties = serde_json::Map::new();
+    properties.insert("schema_version".into(), json!({ "const": 1 }));
+    properties.insert("decision_id".into(), text());
+    properties.insert("question".into(), text());
+    properties.insert("filed_at".into(), json!({ "type": "string" }));
+    properties.insert("status".into(), json!({ "enum": statuses }));
+    properties.insert("tier".into(), json!({ "enum": [0, 1, 2] }));
+    properties.insert("stakes".into(), json!({ "enum": decision::STAKES }));
+    for field in decision::OPTIONAL_TEXT {
+        properties.insert(field.into(), json!({ "type": ["string", "null"] }));
+    }
+    let mut resolution = serde_json::Map::new();
+    resolution.insert("recommendation".into(), text());
+    resolution.insert("resolved_by".into(), text());
+    resolution.insert("resolved_at".into(), json!({ "type": "string" }));
+    resolution.insert("evidence".into(), json!({ "type": "array", "items": { "type": "string" } }));
+    let mut resolution = object(resolution, &decision::RESOLUTION_FIELDS);
+    resolution.insert("type".into(), json!(["object", "null"]));
+    properties.insert("resolution".into(), Value::Object(resolution));
+    let mut review = serde_json::Map::new();
+    review.insert("verdict".into(), json!({ "enum": decision::VERDICTS }));
+    review.insert("reviewed_at".into(), json!({ "type": "string" }));
+    review.insert("note".into(), json!({ "type": ["string", "null"] }));
+    let mut review = object(review, &decision::REVIEW_FIELDS);
+    review.insert("type".into(), json!(["object", "null"]));
+    properties.insert("review".into(), Value::Object(review));
+    let mut root = serde_json::Map::new();
+    root.insert("$schema".into(), json!(DRAFT));
+    root.insert("title".into(), json!("gatehouse decision manifest (ADR 0007); other keys are allowed"));
+    root.extend(object(properties, &decision::REQUIRED));
+    Value::Object(root)
+}
+
+/// `.github/gatehouse.yml`, as [`crate::config::Config::parse`] reads it:
+/// every section refuses keys it does not know.
+fn config() -> Value {
+    let defaults = crate::config::Config::default();
+    let globs = |default: &[String]| {
+        json!({
+            "type": "array",
+            "items": { "type": "string", "minLength": 1, "not": { "pattern": "^/|(^|/)\\.\\.(/|$)" } },
+            "default": default,
+            "description": "Globs relative to the repository root; `**` crosses folders, `*` does not."
+        })
+    };
+    let folders = |default: &[String]| {
+        json!({
+            "type": "array",
+            "items": { "type": "string", "minLength": 1, "not": { "pattern": "^/|(^|/)\\.\\.(/|$)" } },
+            "default": default
+        })
+    };
+    let count = |default: u64| json!({ "type": "integer", "minimum": 0, "default": default });
+    let flag = |default: bool| json!({ "type": "boolean", "default": default });
+    let names = |default: &[String]| json!({ "type": "array", "items": { "type": "string", "minLength": 1 }, "default": default });
+    let section =
+        |properties: Value| json!({ "type": "object", "additionalProperties": false, "properties": properties });
+    let rule_ids: Vec<&str> = crate::rules::all_rules().iter().map(|r| r.id).collect();
+    let review = &defaults.review;
+    let threshold = defaults.briefs.review_threshold;
+    json!({
+        "$schema": DRAFT,
+        "title": "gatehouse repository configuration, .github/gatehouse.yml",
+        "type": ["object", "null"],
+        "additionalProperties": false,
+        "properties": {
+            "briefs": section(json!({
+                "paths": globs(&defaults.briefs.paths),
+                "review_threshold": section(json!({ "lines": count(threshold.lines), "repos": count(threshold.repos) }))
+            })),
+            "adrs": section(json!({ "paths": globs(&defaults.adrs.paths) })),
+            "voting": section(json!({ "paths": globs(&defaults.voting.paths) })),
+            "specs": section(json!({ "paths": folders(&defaults.specs.paths) })),
+            "decisions": section(json!({ "paths": folders(&defaults.decisions.paths) })),
+            "review": section(json!({
+                "core": section(json!({ "reviewers": names(&review.core_reviewers), "required": count(review.core_required) })),
+                "advisory": names(&review.advisory),
+                "max_changes_requested": count(review.max_changes_requested),
+                "recusal": flag(review.recusal),
+                "stale_on_push": flag(review.stale_on_push),
+                "paths": globs(&review.paths)
+            })),
+            "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
+            "rules": {
+                "type": "object",
+                "propertyNames": { "enum": rule_ids },
+                "additionalProperties": { "enum": ["off", "error", "warning", "notice"] }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A YAML line giving `value` to the dotted `path`.
+    fn yaml_at(path: &[&str], value: &str) -> String {
+        let mut out = String::new();
+        for (depth, key) in path.iter().enumerate() {
+            out.push_str(&"  ".repeat(depth));
+            out.push_str(key);
+            out.push(':');
+            out.push(if depth + 1 == path.len() { ' ' } else { '\n' });
+        }
+        out + value + "\n"
+    }
+
+    /// Every leaf the config schema names is a key the config reader takes,
+    /// with a value of the schema's type; a key beside them is refused by both.
+    #[test]
+    fn config_schema_names_what_the_reader_reads() {
+        fn walk(node: &Value, path: &mut Vec<String>, leaves: &mut Vec<(Vec<String>, Value)>) {
+            match node.get("properties").and_then(Value::as_object) {
+                Some(properties) => {
+                    for (key, child) in properties {
+                        path.push(key.clone());
+                        walk(child, path, leaves);
+                        path.pop();
+                    }
+                }
+                None => leaves.push((path.clone(), node.clone())),
+            }
+        }
+        let mut leaves = Vec::new();
+        walk(&schema(Kind::Config), &mut Vec::new(), &mut leaves);
+        assert!(leaves.len() >= 15, "{leaves:?}");
+        for (path, leaf) in leaves {
+            let sample = match leaf.get("type").and_then(Value::as_str) {
+                Some("array") => "[\"x/*.md\"]",
+                Some("integer") => "3",
+                Some("boolean") => "false",
+                _ => "{ brief/unknown-field: off }",
+            };
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            let text = yaml_at(&path, sample);
+            assert_eq!(crate::config::Config::parse(&text).1, vec![], "{text}");
+            let mut wrong = path.clone();
+            *wrong.last_mut().unwrap() = "not_a_key";
+            if path.first() != Some(&"rules") {
+                assert_eq!(crate::config::Config::parse(&yaml_at(&wrong, sample)).1.len(), 1, "{wrong:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_schema_declares_draft_2020_12() {
+        for kind in Kind::ALL {
+            assert_eq!(schema(kind)["$schema"], DRAFT, "{}", kind.name());
+        }
+        assert_eq!(schema(Kind::Brief)["required"], json!(BRIEF_FIELDS));
+    }
+}
