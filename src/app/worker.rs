@@ -125,8 +125,8 @@ enum Outcome {
 
 /// The check runs a job started, so a job that fails for good can end them.
 #[derive(Default)]
-struct Progress {
-    runs: Vec<(RepoName, BTreeMap<String, u64>)>,
+pub(super) struct Progress {
+    pub(super) runs: Vec<(RepoName, BTreeMap<String, u64>)>,
 }
 
 /// Gives every run the job started and did not complete a `failure` saying
@@ -151,6 +151,10 @@ impl Drop for AbortOnDrop {
 
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
+    if job.reason.starts_with("merge_group.") {
+        super::merge_group::evaluate(ctx, job, &repo, progress).await?;
+        return Ok(Outcome::Evaluated);
+    }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
         // then takes that PR's lock and coalesces with its other jobs.
@@ -254,7 +258,7 @@ fn short(pr: &PullRequest) -> &str {
     &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
 }
 
-async fn fail_closed(
+pub(super) async fn fail_closed(
     ctx: &Ctx,
     inst: u64,
     repo: &RepoName,

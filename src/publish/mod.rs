@@ -4,6 +4,7 @@
 pub mod checks;
 pub mod diff;
 pub mod limits;
+pub mod merge_group;
 pub mod review;
 pub mod summary;
 

@@ -9,7 +9,9 @@
 
 pub(crate) mod batch;
 mod jobs;
+mod merge_groups;
 mod migrate;
+mod review_requests;
 mod reviews;
 
 use std::str::FromStr;
@@ -21,6 +23,9 @@ use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
+
+pub use merge_groups::MergeGroupRecord;
+pub use review_requests::ReviewRequests;
 
 /// The work a verified delivery asks for: evaluate one pull request.
 #[derive(Clone, Debug, PartialEq, Eq)]
