@@ -60,7 +60,12 @@ pub fn review_gate(pulls: &[PullGate]) -> CheckOutput {
             );
         }
     }
-    CheckOutput { name: REVIEW_CHECK.into(), conclusion: if passed { "success" } else { "failure" }, title, summary: fit(summary) }
+    CheckOutput {
+        name: REVIEW_CHECK.into(),
+        conclusion: if passed { "success" } else { "failure" },
+        title,
+        summary: fit(summary),
+    }
 }
 
 /// A run of a merge group that left the queue before it was evaluated.
