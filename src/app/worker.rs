@@ -13,6 +13,7 @@ use super::metrics::Metrics;
 use crate::gate;
 use crate::github::RetryPolicy;
 use crate::github::{ApiError, GitHub, RepoName};
+use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
 use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};
 use crate::store::{Job, Store, now_ms};
@@ -227,14 +228,21 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
         tokio::task::spawn_blocking(move || (crate::rules::evaluate(&changes), gate::applicability(&changes)))
             .await
             .context("the rules panicked")?;
+    let mut requests = None;
     let outcome = match applicability.applies {
         true => {
             let (reviews, authors) = source::reviews_and_authors(gh, inst, repo, number).await?;
-            Some(gate::evaluate(&policy, &reviews, &authors, &head))
+            let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
+            let state = GateState { repo, number, head: &head, policy: &policy, outcome: &outcome, reviews: &reviews };
+            requests = review_requests::ask(gh, &ctx.store, inst, &state).await?;
+            Some(outcome)
         }
         false => None,
     };
-    let review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    if let Some(note) = requests {
+        review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
+    }
     for (output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
         let delivered = runs.completed.get(&output.name).copied();
