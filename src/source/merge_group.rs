@@ -145,7 +145,7 @@ pub async fn group_pulls(
         let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
         let pulls: Vec<PullSummary> = typed(response.body, "GET pulls")?;
         for pull in pulls {
-            if named == Some(pull.number) || commits.iter().any(|c| *c == pull.head.sha) {
+            if named == Some(pull.number) || commits.contains(&pull.head.sha) {
                 found.push((pull.number, pull.head.sha));
             }
         }
