@@ -94,6 +94,15 @@ async fn two_prs_that_pass_alone_and_conflict_together_fail_the_group_on_the_rig
     assert_eq!(deliver(app.addr, "merge_group", "group-1", &event).await, 202);
     evaluated(&sim, &group.head_sha).await;
     jobs_idle(&app.store).await;
+    // The push of the queue branch makes a check suite naming no PR.
+    let suite = json!({
+        "action": "requested",
+        "check_suite": { "head_sha": group.head_sha, "head_branch": "gh-readonly-queue/main/pr-2", "pull_requests": [] },
+        "repository": { "full_name": REPO },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(app.addr, "check_suite", "group-suite", &suite).await, 202);
+    jobs_idle(&app.store).await;
     let runs = sim.check_runs(REPO, &group.head_sha);
     assert_eq!(runs.len(), gatehouse::publish::check_names().len(), "one run per check");
     let briefs = runs.iter().find(|r| r.name == "gatehouse/briefs").unwrap();
@@ -139,7 +148,7 @@ async fn a_clean_group_passes_and_redelivered_events_make_no_second_run() {
 }
 
 #[tokio::test]
-async fn a_group_github_will_not_compare_gets_its_runs_concluded_and_a_dequeued_group_is_left_alone() {
+async fn a_group_github_will_not_compare_gets_its_runs_concluded_and_re_run_and_leaving_the_queue_adds_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
     let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
@@ -154,12 +163,23 @@ async fn a_group_github_will_not_compare_gets_its_runs_concluded_and_a_dequeued_
         assert_eq!(run.conclusion.as_deref(), Some("failure"), "{}: concluded, not stranded", run.name);
         assert!(run.summary.contains("could not finish"), "{}", run.summary);
     }
+    // GitHub's Re-run on one of the group's checks evaluates the group again.
+    let rerun = json!({
+        "action": "rerequested",
+        "check_run": { "name": "gatehouse/briefs", "head_sha": group.head_sha, "pull_requests": [] },
+        "repository": { "full_name": REPO },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(app.addr, "check_run", "rerun-briefs", &rerun).await, 202);
+    jobs_idle(&app.store).await;
+    assert_eq!(conclusion(&sim, &group.head_sha, "gatehouse/briefs"), "success");
+    assert_eq!(conclusion(&sim, &group.head_sha, "gatehouse/voting"), "failure", "only the check re-run");
     let destroyed = merge_group_event(&group, "destroyed");
     assert_eq!(deliver(app.addr, "merge_group", "group-1-gone", &destroyed).await, 202);
     jobs_idle(&app.store).await;
     let counts = app.store.job_counts().await.unwrap();
     assert_eq!(counts.failed, 1, "only the job GitHub refused failed: {counts:?}");
     let runs = sim.check_runs(REPO, &group.head_sha);
-    assert_eq!(runs.len(), gatehouse::publish::check_names().len(), "leaving the queue adds no run");
+    assert_eq!(runs.len(), gatehouse::publish::check_names().len() + 1, "leaving the queue adds no run");
     app.kill();
 }

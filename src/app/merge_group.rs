@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result, anyhow};
 
-use super::worker::{Ctx, Progress, fail_closed};
+use super::worker::{Ctx, Progress, fail_closed, once_per_head};
 use crate::github::{HeadSha, RepoName};
 use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
 use crate::publish::{self, checks, summary};
@@ -14,6 +14,8 @@ use crate::source::github::{self as source, PullRequest, Read};
 use crate::source::merge_group::{self as group_source, COMPARE_FILES};
 use crate::store::Job;
 
+/// The job reason of a group the queue asks checks for.
+const CHECKS_REQUESTED: &str = "merge_group.checks_requested";
 /// The job reason of a group that left the queue.
 const DESTROYED: &str = "merge_group.destroyed";
 
@@ -29,8 +31,14 @@ pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoName, progress: &m
         .merge_group(&job.repo, &head)
         .await?
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
-    let names = publish::check_names();
-    let runs = checks::start(gh, inst, repo, &head, job.id, &names, true).await?;
+    // The queue's request and the check suite of the group's push are
+    // answered once per group; a re-run (of one check or all) evaluates again.
+    let once = job.reason == CHECKS_REQUESTED || once_per_head(&job.reason);
+    let names = match &job.check {
+        Some(name) => vec![name.clone()],
+        None => publish::check_names(),
+    };
+    let runs = checks::start(gh, inst, repo, &head, job.id, &names, once).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());

@@ -160,6 +160,11 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
         // Resolved to its PRs before anything is evaluated: each PR's job
         // then takes that PR's lock and coalesces with its other jobs.
         let prs = source::pulls_for_head(&ctx.github, job.installation, &repo, sha).await?;
+        if prs.is_empty() && ctx.store.merge_group(&job.repo, sha).await?.is_some() {
+            // A re-run of a merge group's check: the group is no PR's head.
+            super::merge_group::evaluate(ctx, job, &repo, progress).await?;
+            return Ok(Outcome::Evaluated);
+        }
         if ctx.store.resolve(job, worker, &prs).await? {
             tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
             ctx.wake.notify_waiters();
@@ -171,7 +176,7 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
 }
 
 /// Events that come with every push: a head is evaluated once for them.
-fn once_per_head(reason: &str) -> bool {
+pub(super) fn once_per_head(reason: &str) -> bool {
     matches!(reason, "pull_request.opened" | "pull_request.synchronize" | "check_suite.requested")
 }
 
