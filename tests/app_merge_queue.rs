@@ -118,8 +118,18 @@ async fn two_prs_that_pass_alone_and_conflict_together_fail_the_group_on_the_rig
 }
 
 #[tokio::test]
-async fn a_clean_group_passes_and_redelivered_events_make_no_second_run() {
+async fn a_clean_group_passes_and_redelivered_events_make_no_second_run_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    clean_group(Db::sqlite(&dir)).await;
+}
+
+#[tokio::test]
+async fn a_clean_group_passes_and_redelivered_events_make_no_second_run_on_postgres() {
     let Some(db) = Db::postgres() else { return };
+    clean_group(db).await;
+}
+
+async fn clean_group(db: Db) {
     let sim = sim().await;
     let app = start_app(config(&db, &sim.url())).await;
     two_prs(&sim, &app, "dark-factory/briefs/SWARM-AS-restores.md", "AS").await;

@@ -63,9 +63,9 @@ async fn the_gate_asks_who_it_needs_once_per_head() {
 
 #[tokio::test]
 async fn a_login_github_refuses_is_named_and_not_asked_again() {
-    let Some(db) = Db::postgres() else { return };
+    let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
-    let app = start_app(config(&db, &sim.url())).await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
     sim.refuse_reviewer(REPO, "gyrum-dana");
     let pr = sim.open_pr(REPO, 1, base(), big_change(base()), "Backups.");
     let event = sim.pull_request_event(REPO, 1, "opened");
@@ -89,9 +89,9 @@ async fn a_login_github_refuses_is_named_and_not_asked_again() {
 
 #[tokio::test]
 async fn the_config_turns_it_off() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(db) = Db::postgres() else { return };
     let sim = sim().await;
-    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let app = start_app(config(&db, &sim.url())).await;
     let mut configured = base();
     configured.insert(".github/gatehouse.yml".into(), b"review:\n  request_reviewers: false\n".to_vec());
     let pr = sim.open_pr(REPO, 1, configured.clone(), big_change(configured), "Backups.");
