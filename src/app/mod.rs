@@ -3,6 +3,7 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
+mod merge_group;
 pub mod metrics;
 pub mod probe;
 mod server;

@@ -13,6 +13,7 @@ use super::metrics::Metrics;
 use crate::gate;
 use crate::github::RetryPolicy;
 use crate::github::{ApiError, GitHub, RepoName};
+use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
 use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};
 use crate::store::{Job, Store, now_ms};
@@ -125,8 +126,8 @@ enum Outcome {
 
 /// The check runs a job started, so a job that fails for good can end them.
 #[derive(Default)]
-struct Progress {
-    runs: Vec<(RepoName, BTreeMap<String, u64>)>,
+pub(super) struct Progress {
+    pub(super) runs: Vec<(RepoName, BTreeMap<String, u64>)>,
 }
 
 /// Gives every run the job started and did not complete a `failure` saying
@@ -151,10 +152,19 @@ impl Drop for AbortOnDrop {
 
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
+    if job.reason.starts_with("merge_group.") {
+        super::merge_group::evaluate(ctx, job, &repo, progress).await?;
+        return Ok(Outcome::Evaluated);
+    }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
         // then takes that PR's lock and coalesces with its other jobs.
         let prs = source::pulls_for_head(&ctx.github, job.installation, &repo, sha).await?;
+        if prs.is_empty() && ctx.store.merge_group(&job.repo, sha).await?.is_some() {
+            // A re-run of a merge group's check: the group is no PR's head.
+            super::merge_group::evaluate(ctx, job, &repo, progress).await?;
+            return Ok(Outcome::Evaluated);
+        }
         if ctx.store.resolve(job, worker, &prs).await? {
             tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
             ctx.wake.notify_waiters();
@@ -166,7 +176,7 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
 }
 
 /// Events that come with every push: a head is evaluated once for them.
-fn once_per_head(reason: &str) -> bool {
+pub(super) fn once_per_head(reason: &str) -> bool {
     matches!(reason, "pull_request.opened" | "pull_request.synchronize" | "check_suite.requested")
 }
 
@@ -223,14 +233,21 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
         tokio::task::spawn_blocking(move || (crate::rules::evaluate(&changes), gate::applicability(&changes)))
             .await
             .context("the rules panicked")?;
+    let mut requests = None;
     let outcome = match applicability.applies {
         true => {
             let (reviews, authors) = source::reviews_and_authors(gh, inst, repo, number).await?;
-            Some(gate::evaluate(&policy, &reviews, &authors, &head))
+            let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
+            let state = GateState { repo, number, head: &head, policy: &policy, outcome: &outcome, reviews: &reviews };
+            requests = review_requests::ask(gh, &ctx.store, inst, &state).await?;
+            Some(outcome)
         }
         false => None,
     };
-    let review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    if let Some(note) = requests {
+        review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
+    }
     for (output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
         let delivered = runs.completed.get(&output.name).copied();
@@ -254,7 +271,7 @@ fn short(pr: &PullRequest) -> &str {
     &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
 }
 
-async fn fail_closed(
+pub(super) async fn fail_closed(
     ctx: &Ctx,
     inst: u64,
     repo: &RepoName,

@@ -192,7 +192,7 @@ pub async fn conclude_failed(
 }
 
 /// Completes a run with an output and no annotations.
-async fn complete_plain(
+pub(crate) async fn complete_plain(
     gh: &GitHub,
     installation: u64,
     repo: &RepoName,

@@ -11,6 +11,7 @@
 pub mod diff;
 mod graphql;
 mod manifests;
+mod queue;
 mod routes;
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +25,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 pub use manifests::{CODE_LIFE_S, ManifestApp};
+pub use queue::MergeGroupRefs;
 
 /// Repo-relative path → bytes.
 pub type Tree = BTreeMap<String, Vec<u8>>;
@@ -154,6 +156,12 @@ pub(crate) struct Repo {
     /// Branch and tag names → commit ids.
     pub refs: HashMap<String, String>,
     pub pulls: BTreeMap<u64, Pull>,
+    /// Parents of the commits that have them (merge groups).
+    pub parents: HashMap<String, Vec<String>>,
+    /// PR number → logins asked for a review who have not reviewed.
+    pub requested: BTreeMap<u64, Vec<String>>,
+    /// Logins that are not collaborators: review requests naming them get 422.
+    pub non_collaborators: Vec<String>,
 }
 
 impl Repo {
@@ -393,6 +401,11 @@ impl Sim {
             body: String::new(),
             comments: Vec::new(),
         });
+        if let Some(requested) =
+            guard.repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.requested.get_mut(&number))
+        {
+            requested.retain(|r| !crate::gate::same_login(r, login));
+        }
         json!({
             "action": "submitted",
             "review": { "id": id, "user": { "login": login }, "state": state.to_ascii_lowercase(), "commit_id": head },

@@ -38,6 +38,11 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
         .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review).get(list_reviews))
         .route("/repos/{owner}/{repo}/pulls/{number}/commits", get(list_commits))
+        .route(
+            "/repos/{owner}/{repo}/pulls/{number}/requested_reviewers",
+            post(super::queue::request_reviewers).get(super::queue::list_requested_reviewers),
+        )
+        .route("/repos/{owner}/{repo}/compare/{basehead}", get(super::queue::compare))
         .route("/repos/{owner}/{repo}/issues/{number}/comments", post(create_issue_comment))
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
@@ -59,7 +64,7 @@ pub(crate) fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "message": message }))).into_response()
 }
 
@@ -206,6 +211,11 @@ fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
     let empty = super::Tree::new();
     let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
     let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
+    diff_files(base, head)
+}
+
+/// The files that differ between two trees with their patches, by path.
+pub(crate) fn diff_files(base: &super::Tree, head: &super::Tree) -> Vec<Value> {
     let mut paths: Vec<&String> = base.keys().chain(head.keys()).collect();
     paths.sort();
     paths.dedup();

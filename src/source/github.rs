@@ -182,13 +182,27 @@ pub async fn read(
     pr: PullRequest,
     trees: &TreeCache,
 ) -> Result<Read, ApiError> {
-    let number = pr.number;
     if pr.changed_files > MAX_FILES {
         return Ok(Read::TooManyFiles { pr });
     }
+    let listed = files(gh, installation, repo, pr.number);
+    read_changes(gh, installation, repo, pr, listed, trees).await
+}
+
+/// Reads the change from `pr.base_sha` to `pr.head_sha` into a ChangeSet,
+/// `listed` answering for its changed files (read while the tree and the
+/// config are).
+pub(crate) async fn read_changes(
+    gh: &GitHub,
+    installation: u64,
+    repo: &RepoName,
+    pr: PullRequest,
+    listed: impl std::future::Future<Output = Result<Vec<PrFile>, ApiError>>,
+    trees: &TreeCache,
+) -> Result<Read, ApiError> {
     let config_expr = vec![format!("{}:{CONFIG_PATH}", pr.base_sha)];
     let (files, tree, config) = tokio::join!(
-        files(gh, installation, repo, number),
+        listed,
         tree(gh, installation, repo, &pr.head_sha.0, trees),
         blobs(gh, installation, repo, &config_expr, u64::MAX),
     );

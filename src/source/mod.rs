@@ -5,6 +5,7 @@ pub mod fs;
 pub mod git;
 pub mod github;
 pub mod local;
+pub mod merge_group;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 

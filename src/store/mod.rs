@@ -9,7 +9,9 @@
 
 pub(crate) mod batch;
 mod jobs;
+mod merge_groups;
 mod migrate;
+mod review_requests;
 mod reviews;
 
 use std::str::FromStr;
@@ -22,13 +24,17 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
 
+pub use merge_groups::MergeGroupRecord;
+pub use review_requests::ReviewRequests;
+
 /// The work a verified delivery asks for: evaluate one pull request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewJob {
     /// `owner/name`.
     pub repo: String,
     /// 0: the open PRs whose head is `head_sha` (a fork's check suite names
-    /// none); the worker resolves them into jobs of their own.
+    /// none; the worker resolves them into jobs of their own), or the merge
+    /// group whose head it is.
     pub pr: u64,
     pub installation: u64,
     /// The head the event named, when it named one (informational: the worker
@@ -64,8 +70,8 @@ pub struct Job {
 impl Job {
     /// The lock and coalescing key: one PR, whatever the event (a review, a
     /// re-run, a push), so one PR is evaluated by one worker at a time; a job
-    /// naming only a head commit (PR number 0) has its own key until it is
-    /// resolved into jobs of its PRs.
+    /// naming only a head commit (PR number 0) is keyed by that commit: a
+    /// merge group's, or a head to resolve into jobs of its PRs.
     fn key(repo: &str, pr: u64, head_sha: Option<&str>) -> String {
         let repo = repo.to_ascii_lowercase();
         match (pr, head_sha) {

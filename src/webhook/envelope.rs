@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::store::{NewJob, ReviewRecord};
+use crate::store::{MergeGroupRecord, NewJob, ReviewRecord};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -17,6 +17,16 @@ struct Payload {
     check_run: Option<CheckRun>,
     requested_action: Option<RequestedAction>,
     review: Option<Review>,
+    merge_group: Option<MergeGroup>,
+}
+
+/// GitHub's `merge_group` object (the fields gatehouse reads).
+#[derive(Deserialize)]
+struct MergeGroup {
+    head_sha: String,
+    head_ref: String,
+    base_sha: String,
+    base_ref: String,
 }
 
 #[derive(Deserialize)]
@@ -86,11 +96,12 @@ struct User {
 
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub const KNOWN_EVENTS: [&str; 7] = [
+pub const KNOWN_EVENTS: [&str; 8] = [
     "check_run",
     "check_suite",
     "installation",
     "installation_repositories",
+    "merge_group",
     "ping",
     "pull_request",
     "pull_request_review",
@@ -104,6 +115,8 @@ pub const RERUN_ACTION: &str = "rerun";
 pub struct Work {
     pub jobs: Vec<NewJob>,
     pub review: Option<ReviewRecord>,
+    /// A merge group to record before its job is stored.
+    pub merge_group: Option<MergeGroupRecord>,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -176,6 +189,20 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
                 // The review gate is evaluated again (only it: the documents did not change).
                 let gate = Some(crate::publish::summary::REVIEW_CHECK);
                 work.jobs.push(job(pr.number, pr.head.as_ref().map(|h| h.sha.clone()), gate));
+            }
+        }
+        ("merge_group", "checks_requested" | "destroyed") => {
+            if let Some(group) = &payload.merge_group {
+                // Keyed by the group's head: PR number 0 with the head, as a
+                // merge group has no PR of its own.
+                work.jobs.push(job(0, Some(group.head_sha.clone()), None));
+                work.merge_group = Some(MergeGroupRecord {
+                    repo: repo.clone(),
+                    head_sha: group.head_sha.clone(),
+                    base_sha: group.base_sha.clone(),
+                    base_ref: group.base_ref.clone(),
+                    head_ref: group.head_ref.clone(),
+                });
             }
         }
         _ => {}
@@ -266,6 +293,21 @@ mod tests {
         assert_eq!((review.reviewer.as_str(), review.state.as_str(), review.pr), ("gyrum-lin", "approved", 4));
         assert_eq!(work.jobs[0].reason, "pull_request_review.submitted");
         assert_eq!(work.jobs[0].check.as_deref(), Some("gatehouse/review"), "only the gate");
+    }
+
+    #[test]
+    fn a_merge_group_is_recorded_and_keyed_by_its_head() {
+        let body = r#"{"action":"checks_requested","merge_group":{"head_sha":"ff01","head_ref":"refs/heads/gh-readonly-queue/main/pr-2-ee02",
+            "base_sha":"ee02","base_ref":"refs/heads/main","head_commit":{"id":"ff01","tree_id":"aa","message":"Merge pull request #2",
+            "timestamp":"2026-11-30T10:00:00Z","author":{"name":"a","email":"a@example.com"},"committer":{"name":"GitHub","email":"noreply@github.com"}}},
+            "repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
+        let work = parse("merge_group", body.as_bytes()).unwrap();
+        assert_eq!((work.jobs[0].pr, work.jobs[0].head_sha.as_deref()), (0, Some("ff01")));
+        assert_eq!(work.jobs[0].reason, "merge_group.checks_requested");
+        let group = work.merge_group.unwrap();
+        assert_eq!((group.base_sha.as_str(), group.base_ref.as_str()), ("ee02", "refs/heads/main"));
+        let destroyed = body.replace("checks_requested", "destroyed\",\"reason\":\"dequeued");
+        assert_eq!(parse("merge_group", destroyed.as_bytes()).unwrap().jobs[0].reason, "merge_group.destroyed");
     }
 
     #[test]

@@ -222,6 +222,7 @@ fn config() -> Value {
                 "max_changes_requested": count(review.max_changes_requested),
                 "recusal": flag(review.recusal),
                 "stale_on_push": flag(review.stale_on_push),
+                "request_reviewers": flag(review.request_reviewers),
                 "paths": globs(&review.paths)
             })),
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),

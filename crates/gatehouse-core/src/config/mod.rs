@@ -58,6 +58,8 @@ pub struct ReviewConfig {
     pub recusal: bool,
     pub stale_on_push: bool,
     pub paths: Vec<String>,
+    /// The App asks the reviewers the gate still needs for their review.
+    pub request_reviewers: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +100,7 @@ impl Default for Config {
                 recusal: true,
                 stale_on_push: true,
                 paths: Vec::new(),
+                request_reviewers: true,
             },
             rules: BTreeMap::new(),
             limits: Limits { max_file_bytes: 1024 * 1024 },
@@ -270,6 +273,7 @@ impl Config {
                     "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
                     "recusal" => p.bool(v, &mut r.recusal),
                     "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+                    "request_reviewers" => p.bool(v, &mut r.request_reviewers),
                     "paths" => p.globs(v, &mut r.paths),
                     _ => false,
                 }
