@@ -3,7 +3,6 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
-pub mod metrics;
 pub mod probe;
 mod server;
 mod worker;
@@ -16,10 +15,10 @@ use anyhow::{Context, Result, bail};
 use tokio::sync::{Notify, watch};
 
 use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
+use crate::metrics::Metrics;
 use crate::source::github::TreeCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
-use metrics::Metrics;
 pub use server::ServerLimits;
 
 /// App configuration, from flags or the environment.
@@ -175,7 +174,7 @@ impl Running {
 /// Starts the receiver and the workers; migrations run first.
 pub async fn start(config: AppConfig) -> Result<Running> {
     let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
-    let metrics = Arc::new(Metrics::new());
+    let metrics = Arc::new(Metrics::new(&crate::webhook::envelope::KNOWN_EVENTS));
     let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
     let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?;
     let wake = Arc::new(Notify::new());

@@ -350,9 +350,9 @@ fn probe(url: Option<String>) -> ExitCode {
 fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let path = file.to_string_lossy();
-    let report = crate::rules::voting::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = crate::docs::voting::tally::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     match format {
-        TextOrJson::Text => emit(&crate::rules::voting::render_text(&report))?,
+        TextOrJson::Text => emit(&crate::docs::voting::tally::render_text(&report))?,
         TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
     }
     Ok(ExitCode::SUCCESS)

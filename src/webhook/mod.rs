@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::sync::Notify;
 
-use crate::app::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::store::{Accepted, Store};
 pub use body::BodyLimits;
 use body::Unverified;

@@ -11,7 +11,7 @@ mod paths;
 pub mod spec;
 pub mod voting;
 
-use crate::config::{CONFIG_PATH, Config, Level};
+use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
 use crate::model::{
     ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint,
 };
@@ -108,6 +108,11 @@ pub fn find(id: &str) -> Option<&'static RuleInfo> {
     all_rules().into_iter().find(|r| r.id == id)
 }
 
+/// Reads a config file whose `rules:` may name only the rules registered here.
+pub fn read_config(text: &str) -> (Config, Vec<ConfigError>) {
+    Config::parse(text, &|id| find(id).is_some())
+}
+
 /// Runs every family over the ChangeSet.
 pub fn evaluate(changes: &ChangeSet) -> Report {
     let config = &changes.config;
@@ -178,7 +183,7 @@ fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
     let mut sink = Sink::default();
     match content.text() {
         Some(text) => {
-            for e in Config::parse(text).1 {
+            for e in read_config(text).1 {
                 let anchor = format!("{}:{}", e.line, e.message);
                 sink.emit(CONFIG_PATH, crate::model::Span::at(e.line, e.col, 1), anchor, e.message)
                     .help("fix the key or remove it; `gatehouse explain config/invalid` shows a valid file");

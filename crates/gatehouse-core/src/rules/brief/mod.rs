@@ -41,8 +41,6 @@ pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
 pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
 
-pub use crate::rules::paths::LOCAL_REPO;
-
 fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
     vec![
         filename::rule(),

@@ -168,7 +168,7 @@ impl<'a> DecisionView<'a> {
         if has_manifest(self.changes, folder, id) {
             return true;
         }
-        let repo = self.changes.repo.as_deref().unwrap_or(crate::rules::brief::LOCAL_REPO);
+        let repo = self.changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
         self.changes.repos.tree(repo, None).is_some_and(|tree| {
             tree.contains_file(&manifest_path(folder, id, false))
                 || tree.contains_file(&manifest_path(folder, id, true))

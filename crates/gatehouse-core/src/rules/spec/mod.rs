@@ -157,7 +157,7 @@ fn is_project_skill(path: &str) -> bool {
 /// `fondue/kb/` in git, so the Arbiter's disk may have one the repository
 /// does not.
 fn update_runs(changes: &ChangeSet) -> bool {
-    let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+    let repo = changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
     changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p))
         || changes.repos.tree(repo, None).is_some_and(|tree| {
             let files = tree.files();
@@ -257,7 +257,7 @@ impl<'a> SpecView<'a> {
                 specs.push((key, head_files, base_files));
             }
         }
-        let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+        let repo = changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
         let has_kb =
             changes.repos.lookup(repo, None, KB_INDEX) == PathLookup::Exists || changes.head.contains_key(KB_INDEX);
         let update = update_runs(changes);

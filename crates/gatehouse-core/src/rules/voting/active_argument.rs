@@ -1,5 +1,5 @@
-use super::tally::signed;
 use super::{VotingView, at};
+use crate::docs::voting::tally::signed;
 use crate::model::{Severity, Sink};
 use crate::rules::{Example, Rule, RuleInfo};
 

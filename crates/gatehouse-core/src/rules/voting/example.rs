@@ -2,8 +2,8 @@ use super::{VotingView, anchor, at};
 use crate::docs::pathref::{SpanKind, classify, is_issue_ref, is_repo_name};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, EXAMPLE_FIELDS, VotingDoc, is_sha, show};
-use crate::model::{PathLookup, Severity, Sink, Span};
-use crate::rules::paths::{LOCAL_REPO, lookups};
+use crate::model::{LOCAL_REPO, PathLookup, Severity, Sink, Span};
+use crate::rules::paths::lookups;
 use crate::rules::{Example, Rule, RuleInfo};
 
 pub static INFO: RuleInfo = RuleInfo {

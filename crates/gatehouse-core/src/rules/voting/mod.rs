@@ -25,7 +25,6 @@ mod section_block;
 mod section_duplicate;
 mod section_original;
 mod self_vote;
-mod tally;
 mod tally_notice;
 mod target;
 mod vote_entry;
@@ -33,14 +32,10 @@ mod vote_order;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use tally::{
-    ArgumentTally, MARGIN, QUORUM, SectionTally, State, TallyError, TallyReport, describe, number, push_number,
-    render_text, signed, tally_doc, tally_document,
-};
-
 use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
 use crate::config::PathFilter;
 use crate::docs::tree::Node;
+use crate::docs::voting::tally::{self, SectionTally};
 use crate::docs::voting::{Argument, Block, Section, VotingDoc, is_voting_doc};
 use crate::model::{ChangeSet, Check, FileContent, Sink, Span};
 

@@ -1,5 +1,5 @@
 use super::VotingView;
-use super::tally::describe;
+use crate::docs::voting::tally::describe;
 use crate::model::{Severity, Sink, Span};
 use crate::rules::{Example, Rule, RuleInfo};
 
