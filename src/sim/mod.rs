@@ -364,14 +364,6 @@ impl Sim {
         sha
     }
 
-    /// Sets who authored the PR's commits (for recusal).
-    pub fn set_commit_authors(&self, repo: &str, number: u64, authors: &[&str]) {
-        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number))
-        {
-            pull.authors = authors.iter().map(|a| a.to_string()).collect();
-        }
-    }
-
     /// A human review on the PR's current head (`APPROVED`,
     /// `CHANGES_REQUESTED`, `COMMENTED`); returns the `pull_request_review`
     /// webhook payload GitHub would send.

@@ -4,7 +4,8 @@
 use anyhow::{Context, Result};
 use sqlx::{PgPool, Row, SqlitePool};
 
-/// `{ID}` becomes the engine's auto-increment primary key.
+/// `{ID}` becomes the engine's auto-increment primary key. Steps are counted
+/// by position, so a step stays once released and a later step undoes it.
 const STEPS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS gh_deliveries (
         id TEXT PRIMARY KEY,
@@ -50,6 +51,8 @@ const STEPS: &[&str] = &[
     "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
     "ALTER TABLE gh_deliveries ADD COLUMN digest TEXT",
     "CREATE UNIQUE INDEX IF NOT EXISTS gh_deliveries_digest ON gh_deliveries (digest)",
+    // The review gate reads reviews from the GitHub API: nothing reads a stored copy.
+    "DROP TABLE IF EXISTS gh_reviews",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

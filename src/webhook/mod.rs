@@ -114,11 +114,6 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             (StatusCode::OK, "duplicate delivery\n")
         }
         Ok(Accepted::New { jobs }) => {
-            if let Some(review) = &work.review
-                && let Err(err) = r.store.record_review(review).await
-            {
-                tracing::warn!(delivery, error = %err, "cannot record a review");
-            }
             if jobs > 0 {
                 r.wake.notify_one();
             }
