@@ -3,6 +3,7 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
+pub mod logs;
 pub mod probe;
 mod server;
 mod worker;
@@ -19,6 +20,7 @@ use crate::metrics::Metrics;
 use crate::source::github::TreeCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
+use logs::LogFormat;
 pub use server::ServerLimits;
 
 /// App configuration, from flags or the environment.
@@ -39,6 +41,7 @@ pub struct AppConfig {
     pub lease: Duration,
     pub retry: RetryPolicy,
     pub limits: ServerLimits,
+    pub log_format: LogFormat,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -52,6 +55,7 @@ impl std::fmt::Debug for AppConfig {
             .field("api_url", &self.api_url)
             .field("workers", &self.workers)
             .field("limits", &self.limits)
+            .field("log_format", &self.log_format)
             .finish_non_exhaustive()
     }
 }
@@ -75,6 +79,7 @@ impl AppConfig {
             lease: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             limits: ServerLimits::default(),
+            log_format: LogFormat::Text,
         }
     }
 
@@ -83,7 +88,7 @@ impl AppConfig {
     /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
     /// `GATEHOUSE_WORKERS`, and the server's limits: `GATEHOUSE_MAX_CONNECTIONS`,
     /// `GATEHOUSE_HEADER_TIMEOUT_SECS`, `GATEHOUSE_BODY_TIMEOUT_SECS`,
-    /// `GATEHOUSE_BODY_MEMORY_MB`.
+    /// `GATEHOUSE_BODY_MEMORY_MB`; and `GATEHOUSE_LOG_FORMAT` (`text` or `json`).
     pub fn from_env() -> Result<AppConfig> {
         AppConfig::from_lookup(|name| std::env::var(name).ok())
     }
@@ -137,6 +142,9 @@ impl AppConfig {
         }
         if let Some(mb) = number("GATEHOUSE_BODY_MEMORY_MB")? {
             limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(format) = var("GATEHOUSE_LOG_FORMAT") {
+            config.log_format = format.parse().map_err(anyhow::Error::msg)?;
         }
         Ok(config)
     }
@@ -219,12 +227,10 @@ pub fn serve(config: AppConfig) -> Result<()> {
 }
 
 /// Runs the App on the caller's runtime until SIGINT or SIGTERM. Logs go to
-/// stderr, filtered by `RUST_LOG` (default `gatehouse=info`), unless the
-/// caller set up tracing.
+/// stderr in `config.log_format`, filtered by `RUST_LOG` (default
+/// `gatehouse=info`), unless the caller set up tracing.
 pub async fn serve_async(config: AppConfig) -> Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("gatehouse=info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    logs::init("gatehouse=info", config.log_format);
     tracing::info!(config = ?config, "starting");
     let running = start(config).await?;
     shutdown_signal().await;

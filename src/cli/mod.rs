@@ -195,6 +195,10 @@ struct ServeArgs {
     /// deliveries get 503 (default 64, at least 25) [env: GATEHOUSE_BODY_MEMORY_MB].
     #[arg(long, value_name = "MB")]
     body_memory_mb: Option<u64>,
+    /// Log lines as `text` (coloured on a terminal only) or `json`, one
+    /// object a line for log collectors (default text) [env: GATEHOUSE_LOG_FORMAT].
+    #[arg(long, value_enum)]
+    log_format: Option<crate::app::logs::LogFormat>,
 }
 
 impl ServeArgs {
@@ -211,6 +215,9 @@ impl ServeArgs {
             "GATEHOUSE_HEADER_TIMEOUT_SECS" => self.header_timeout_secs.map(|n| n.to_string()),
             "GATEHOUSE_BODY_TIMEOUT_SECS" => self.body_timeout_secs.map(|n| n.to_string()),
             "GATEHOUSE_BODY_MEMORY_MB" => self.body_memory_mb.map(|n| n.to_string()),
+            "GATEHOUSE_LOG_FORMAT" => {
+                self.log_format.and_then(|f| clap::ValueEnum::to_possible_value(&f)).map(|v| v.get_name().to_string())
+            }
             _ => None,
         }
     }
