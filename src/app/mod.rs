@@ -6,9 +6,11 @@ pub mod env_file;
 pub mod logs;
 pub mod probe;
 mod server;
+pub mod settings;
 mod worker;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +24,7 @@ use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
 use logs::LogFormat;
 pub use server::ServerLimits;
+pub use settings::Settings;
 
 /// App configuration, from flags or the environment.
 #[derive(Clone)]
@@ -94,7 +97,7 @@ impl AppConfig {
     }
 
     /// Like [`AppConfig::from_env`], with `lookup` answering for the
-    /// environment (the CLI puts its flags in front of it).
+    /// environment (an env file read into a map, say).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<AppConfig> {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let app_id = var("GATEHOUSE_APP_ID")
@@ -102,52 +105,53 @@ impl AppConfig {
             .trim()
             .parse::<u64>()
             .context("GATEHOUSE_APP_ID must be a number")?;
-        let private_key = match (var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH")) {
-            (Some(pem), _) => pem,
-            (None, Some(path)) => std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {path}"))?,
-            (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
-        };
-        let secrets = Secrets::parse(&var("GATEHOUSE_WEBHOOK_SECRET").unwrap_or_default());
-        if secrets.is_empty() {
-            bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
-        }
-        let mut config = AppConfig::new(app_id, Token::new(private_key), secrets);
-        if let Some(url) = var("GATEHOUSE_DATABASE_URL") {
-            config.database_url = url;
-        }
-        if let Some(bind) = var("GATEHOUSE_BIND") {
-            config.bind = bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port"))?;
-        }
-        if let Some(url) = var("GATEHOUSE_GITHUB_API_URL") {
-            config.api_url = url;
-        }
-        if let Some(n) = var("GATEHOUSE_WORKERS") {
-            config.workers = n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number")?.clamp(1, 64);
-        }
+        let private_key =
+            private_key(var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH").map(PathBuf::from))?;
+        let secrets = webhook_secrets(var("GATEHOUSE_WEBHOOK_SECRET"))?;
+        let mut config = AppConfig::new(app_id, private_key, secrets);
         let number = |name: &str| -> Result<Option<u64>> {
             var(name)
                 .map(|v| v.trim().parse::<u64>().with_context(|| format!("{name} must be a whole number")))
                 .transpose()
         };
-        let limits = &mut config.limits;
-        if let Some(n) = number("GATEHOUSE_MAX_CONNECTIONS")? {
-            limits.max_connections = (n as usize).max(1);
-        }
-        if let Some(secs) = number("GATEHOUSE_HEADER_TIMEOUT_SECS")? {
-            limits.header_timeout = Duration::from_secs(secs.max(1));
-        }
-        if let Some(secs) = number("GATEHOUSE_BODY_TIMEOUT_SECS")? {
-            limits.body_timeout = Duration::from_secs(secs.max(1));
-        }
-        if let Some(mb) = number("GATEHOUSE_BODY_MEMORY_MB")? {
-            limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);
-        }
-        if let Some(format) = var("GATEHOUSE_LOG_FORMAT") {
-            config.log_format = format.parse().map_err(anyhow::Error::msg)?;
-        }
+        let settings = Settings {
+            database_url: var("GATEHOUSE_DATABASE_URL"),
+            bind: var("GATEHOUSE_BIND")
+                .map(|bind| bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port")))
+                .transpose()?,
+            github_api_url: var("GATEHOUSE_GITHUB_API_URL"),
+            workers: var("GATEHOUSE_WORKERS")
+                .map(|n| n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number"))
+                .transpose()?,
+            max_connections: number("GATEHOUSE_MAX_CONNECTIONS")?,
+            header_timeout_secs: number("GATEHOUSE_HEADER_TIMEOUT_SECS")?,
+            body_timeout_secs: number("GATEHOUSE_BODY_TIMEOUT_SECS")?,
+            body_memory_mb: number("GATEHOUSE_BODY_MEMORY_MB")?,
+            log_format: var("GATEHOUSE_LOG_FORMAT").map(|f| f.parse().map_err(anyhow::Error::msg)).transpose()?,
+        };
+        settings.apply(&mut config);
         Ok(config)
     }
+}
+
+/// The App's private key: the PEM when given, else the file `path` names.
+pub fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> {
+    let pem = match (pem, path) {
+        (Some(pem), _) => pem,
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {}", path.display()))?,
+        (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
+    };
+    Ok(Token::new(pem))
+}
+
+/// The webhook secrets, comma-separated; at least one.
+pub fn webhook_secrets(value: Option<String>) -> Result<Secrets> {
+    let secrets = Secrets::parse(&value.unwrap_or_default());
+    if secrets.is_empty() {
+        bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
+    }
+    Ok(secrets)
 }
 
 /// A running App.
