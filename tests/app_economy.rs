@@ -6,8 +6,8 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use gatehouse::app::metrics::Metrics;
 use gatehouse::github::{AppCredentials, GitHub, RepoName, RetryPolicy};
+use gatehouse::metrics::Metrics;
 use gatehouse::source::github::{self as source, Read, TreeCache};
 
 #[tokio::test]
@@ -26,7 +26,7 @@ async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
     }
     sim.open_pr("acme/docs", 5, base, head, "A hundred briefs.");
     let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
-    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new())).unwrap();
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
     let repo = RepoName::parse("acme/docs").unwrap();
     sim.clear_requests();
 
@@ -55,7 +55,7 @@ async fn the_file_list_is_read_across_pages() {
     }
     sim.open_pr("acme/docs", 6, base, head, "");
     let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
-    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new())).unwrap();
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
     let repo = RepoName::parse("acme/docs").unwrap();
     let pr = source::pull_request(&gh, INSTALLATION, &repo, 6).await.unwrap();
     let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap()

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, watch};
 
-use super::metrics::Metrics;
 use crate::gate;
 use crate::github::RetryPolicy;
 use crate::github::{ApiError, GitHub, RepoName};
+use crate::metrics::Metrics;
 use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
 use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};

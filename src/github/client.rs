@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
 use super::outage::Outage;
-use crate::app::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// How hard to try.
 #[derive(Clone, Copy, Debug)]

@@ -208,7 +208,7 @@ pub(crate) async fn read_changes(
     );
     let (files, head_tree, config) = (files?, tree?, config?);
     let config = match config.into_iter().next().flatten() {
-        Some(FileContent::Text(text)) => Config::parse(&text).0,
+        Some(FileContent::Text(text)) => crate::rules::read_config(&text).0,
         _ => Config::default(),
     };
     let limit = config.limits.max_file_bytes;

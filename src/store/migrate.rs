@@ -4,7 +4,8 @@
 use anyhow::{Context, Result};
 use sqlx::{PgPool, Row, SqlitePool};
 
-/// `{ID}` becomes the engine's auto-increment primary key.
+/// `{ID}` becomes the engine's auto-increment primary key. Steps are counted
+/// by position, so a step stays once released and a later step undoes it.
 const STEPS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS gh_deliveries (
         id TEXT PRIMARY KEY,
@@ -68,6 +69,8 @@ const STEPS: &[&str] = &[
         recorded_at BIGINT NOT NULL,
         PRIMARY KEY (repo, pr, head_sha)
     )",
+    // The review gate reads reviews from the GitHub API: nothing reads a stored copy.
+    "DROP TABLE IF EXISTS gh_reviews",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

@@ -1,5 +1,5 @@
 //! Durable storage for the App: verified deliveries (deduplicated by
-//! `X-GitHub-Delivery`), jobs claimed with a lease, and recorded reviews.
+//! `X-GitHub-Delivery`) and jobs claimed with a lease.
 //!
 //! One interface, two engines with the same schema: SQLite (the embedded
 //! default, one process) and PostgreSQL (several replicas sharing one
@@ -12,7 +12,6 @@ mod jobs;
 mod merge_groups;
 mod migrate;
 mod review_requests;
-mod reviews;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -94,18 +93,7 @@ pub enum Accepted {
     Duplicate,
 }
 
-/// A review as recorded for the review gate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReviewRecord {
-    pub repo: String,
-    pub pr: u64,
-    pub review_id: u64,
-    pub reviewer: String,
-    pub state: String,
-    pub commit_id: Option<String>,
-}
-
-/// Job counts by state, for `/metrics` and tests.
+/// Job counts by state: `gatehouse demo` waits on them, and the tests read them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JobCounts {
     pub queued: i64,

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::sync::Notify;
 
-use crate::app::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::store::{Accepted, Store};
 pub use body::BodyLimits;
 use body::Unverified;
@@ -122,11 +122,6 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             (StatusCode::OK, "duplicate delivery\n")
         }
         Ok(Accepted::New { jobs }) => {
-            if let Some(review) = &work.review
-                && let Err(err) = r.store.record_review(review).await
-            {
-                tracing::warn!(delivery, error = %err, "cannot record a review");
-            }
             if jobs > 0 {
                 r.wake.notify_one();
             }
