@@ -2,7 +2,10 @@
 //! touching one brief of 50,000 (100,000 files), read from the simulated
 //! GitHub over loopback with the contents of the base's documents cached
 //! by blob id (an earlier pull request on the same base read them), then
-//! run through every rule. Budget: under 50 ms.
+//! run through every rule. The budget is 50 ms; on 2 shared cores this
+//! measures about 730 ms for the read and the rules and 160 ms for the
+//! rules alone, which still parse every brief of the head for the agent ids
+//! repository-wide rules compare.
 
 use std::sync::Arc;
 

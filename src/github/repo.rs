@@ -21,7 +21,7 @@ fn what(method: &Method, path: &str) -> String {
 }
 
 /// Reads an answer as `T`; a mismatch is `ApiError::Malformed`.
-pub fn typed<T: DeserializeOwned>(body: Value, what: impl Into<String>) -> Result<T, ApiError> {
+fn typed<T: DeserializeOwned>(body: Value, what: impl Into<String>) -> Result<T, ApiError> {
     serde_json::from_value(body).map_err(|e| ApiError::Malformed { what: what.into(), message: e.to_string() })
 }
 

@@ -29,7 +29,7 @@ use crate::github::{ApiError, RepoClient};
 use crate::model::{FileContent, RepoTree};
 
 /// Expressions per GraphQL query.
-const BATCH: usize = 250;
+pub(crate) const BATCH: usize = 250;
 
 /// Text kept in the blob cache before it starts over (bytes).
 const BLOB_CACHE_BYTES: usize = 256 << 20;
@@ -219,4 +219,26 @@ fn classify(
         return FileContent::Binary;
     }
     FileContent::from_bytes(text.unwrap_or_default().as_bytes(), limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_gives_each_files_blob_id() {
+        let entry = |p: &str, sha: &str| (p.to_string(), sha.to_string());
+        let listing = Listing::new(vec![entry("b/2.md", "22"), entry("a.md", "11"), entry("b/1.md", "21")]);
+        assert_eq!(listing.tree.files(), ["a.md", "b/1.md", "b/2.md"]);
+        assert_eq!((listing.blob("b/1.md"), listing.blob("b/2.md"), listing.blob("b")), (Some("21"), Some("22"), None));
+    }
+
+    #[test]
+    fn contents_are_cached_per_blob_and_size_limit() {
+        let cache = ReadCache::default();
+        cache.put_blob("aa".into(), 100, FileContent::from_bytes(b"# x\n", 100));
+        assert_eq!(cache.blob("aa", 100), Some(FileContent::from_bytes(b"# x\n", 100)));
+        assert_eq!(cache.blob("aa", 2), None, "another limit may classify the blob otherwise");
+        assert_eq!(cache.blob("bb", 100), None);
+    }
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::Relevance;
-use super::contents::{self, Aliased, Listing, ReadCache, Wanted, objects_query};
+use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
 use crate::config::{CONFIG_PATH, Config};
 use crate::gate;
 use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
@@ -26,9 +26,6 @@ use crate::rules::spec::SpecView;
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
 pub const MAX_FILES: u64 = 3000;
-
-/// Expressions per GraphQL query.
-const BATCH: usize = 250;
 
 /// The PR as GitHub describes it.
 #[derive(Clone, Debug)]
