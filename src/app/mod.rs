@@ -20,7 +20,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
 use crate::metrics::Metrics;
-use crate::source::github::TreeCache;
+use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
 use logs::LogFormat;
@@ -196,7 +196,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         store: store.clone(),
         github,
         metrics: metrics.clone(),
-        trees: TreeCache::default(),
+        reads: ReadCache::default(),
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,

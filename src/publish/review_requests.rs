@@ -8,14 +8,15 @@
 
 use reqwest::Method;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::json;
 
 use crate::config::ReviewConfig;
 use crate::gate::{Outcome, Review, reviewers_to_request};
-use crate::github::{ApiError, Call, GitHub, RepoName};
+use crate::github::{ApiError, Call, RepoClient};
 use crate::store::{ReviewRequests, Store};
 
-/// `GET pulls/{n}/requested_reviewers`.
+/// `GET pulls/{n}/requested_reviewers` (`pull-request-review-request`).
 #[derive(Deserialize)]
 struct Requested {
     users: Vec<User>,
@@ -28,7 +29,6 @@ struct User {
 
 /// One pull request head, as the gate saw it.
 pub struct GateState<'a> {
-    pub repo: &'a RepoName,
     pub number: u64,
     pub head: &'a str,
     pub policy: &'a ReviewConfig,
@@ -38,37 +38,27 @@ pub struct GateState<'a> {
 
 /// Requests the reviews the gate needs on this head unless that was done
 /// for it; returns what to say in the gate's summary.
-pub async fn ask(
-    gh: &GitHub,
-    store: &Store,
-    installation: u64,
-    gate: &GateState<'_>,
-) -> anyhow::Result<Option<String>> {
+pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyhow::Result<Option<String>> {
     if !gate.policy.request_reviewers || gate.outcome.passed {
         return Ok(None);
     }
-    let repo_name = gate.repo.full();
+    let repo_name = repo.repo.full();
     if let Some(made) = store.review_requests(&repo_name, gate.number, gate.head).await? {
         return Ok(note(&made));
     }
-    let path = format!("/repos/{}/{}/pulls/{}/requested_reviewers", gate.repo.owner, gate.repo.name, gate.number);
-    let listed = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?;
-    let requested: Requested = serde_json::from_value(listed.body).map_err(|e| ApiError::Status {
-        status: 200,
-        what: format!("GET {path}"),
-        message: format!("an answer not shaped as GitHub documents it: {e}"),
-    })?;
+    let path = format!("/pulls/{}/requested_reviewers", gate.number);
+    let requested: Requested = repo.get(&path).await?;
     let already: Vec<String> = requested.users.into_iter().map(|u| u.login).collect();
     let wanted = reviewers_to_request(gate.outcome, gate.reviews, &already);
     let mut made = ReviewRequests::default();
     if !wanted.is_empty() {
-        match request(gh, installation, &path, &wanted).await {
+        match request(repo, &path, &wanted).await {
             Ok(()) => made.requested = wanted,
             // One refused login refuses the whole request: ask one by one to
             // learn which.
             Err(err) if refusal(&err) => {
                 for login in wanted {
-                    match request(gh, installation, &path, std::slice::from_ref(&login)).await {
+                    match request(repo, &path, std::slice::from_ref(&login)).await {
                         Ok(()) => made.requested.push(login),
                         Err(err) if refusal(&err) => made.refused.push(login),
                         Err(err) => return Err(err.into()),
@@ -88,9 +78,9 @@ fn refusal(err: &ApiError) -> bool {
     matches!(err, ApiError::Status { status: 422 | 403 | 404, .. })
 }
 
-async fn request(gh: &GitHub, installation: u64, path: &str, logins: &[String]) -> Result<(), ApiError> {
+async fn request(repo: &RepoClient, path: &str, logins: &[String]) -> Result<(), ApiError> {
     let body = json!({ "reviewers": logins });
-    gh.rest(installation, Method::POST, path, Some(&body), Call::Idempotent).await?;
+    repo.send::<IgnoredAny>(Method::POST, path, &body, Call::Idempotent).await?;
     Ok(())
 }
 

@@ -5,7 +5,8 @@
 //! tokens (of a settable life), stored check runs, reviews, threads and PR
 //! comments with GitHub's length limits, a request log, switches that
 //! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
-//! responses and review lines GitHub cannot place, and the App manifest
+//! responses, answers missing a field and review lines GitHub cannot place,
+//! and the App manifest
 //! flow (`gatehouse register`).
 
 pub mod diff;
@@ -50,6 +51,14 @@ pub fn commit_sha(tree: &Tree, salt: &str) -> String {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     }
+    hex::encode(hasher.finalize())[..40].to_string()
+}
+
+/// The object id the simulated GitHub gives a file's bytes (content-addressed).
+pub fn blob_sha(bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
     hex::encode(hasher.finalize())[..40].to_string()
 }
 
@@ -133,6 +142,10 @@ pub struct Faults {
     /// error (nothing applied): 401, 404, 422...
     pub status_next: u32,
     pub status: u16,
+    /// Answer the next N matching requests without `omit_field` wherever
+    /// it appears in their JSON (an answer GitHub's schema does not allow).
+    pub omit_next: u32,
+    pub omit_field: String,
     /// Only requests whose `METHOD path` contains this (empty: all).
     pub only: String,
 }

@@ -8,63 +8,12 @@
 //! (`gh-readonly-queue/<base>/pr-<N>-<sha>`) names, which is the group's
 //! last PR whatever the merge method. Two calls, however many PRs.
 
-use reqwest::Method;
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
-
-use super::github::PrFile;
-use crate::github::{ApiError, Call, GitHub, RepoName};
+use super::pull_request::PrFile;
+use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
+use crate::github::{ApiError, RepoClient};
 
 /// GitHub's compare lists at most this many changed files.
 pub const COMPARE_FILES: usize = 300;
-
-#[derive(Deserialize)]
-struct Comparison {
-    #[serde(default)]
-    commits: Vec<CommitRef>,
-    /// Only on the first page.
-    files: Option<Vec<DiffEntry>>,
-}
-
-#[derive(Deserialize)]
-struct CommitRef {
-    sha: String,
-}
-
-#[derive(Deserialize)]
-struct DiffEntry {
-    filename: String,
-    status: String,
-    previous_filename: Option<String>,
-    patch: Option<String>,
-    additions: u64,
-    deletions: u64,
-}
-
-#[derive(Deserialize)]
-struct PullSummary {
-    number: u64,
-    head: PullHead,
-}
-
-#[derive(Deserialize)]
-struct PullHead {
-    sha: String,
-}
-
-#[derive(Deserialize)]
-struct CheckRunList {
-    check_runs: Vec<CheckRunSummary>,
-}
-
-#[derive(Deserialize)]
-struct CheckRunSummary {
-    id: u64,
-    name: String,
-    status: String,
-    conclusion: Option<String>,
-    external_id: Option<String>,
-}
 
 /// The commits and changed files between a group's base and head.
 #[derive(Debug, Default)]
@@ -82,40 +31,16 @@ pub struct OurRun {
     pub conclusion: Option<String>,
 }
 
-fn typed<T: DeserializeOwned>(body: serde_json::Value, what: &str) -> Result<T, ApiError> {
-    serde_json::from_value(body).map_err(|e| ApiError::Status {
-        status: 200,
-        what: what.to_string(),
-        message: format!("an answer not shaped as GitHub documents it: {e}"),
-    })
-}
-
 /// `GET /compare/{base}...{head}`, every page of commits (files come with
 /// the first).
-pub async fn compare(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    base: &str,
-    head: &str,
-) -> Result<GroupChange, ApiError> {
-    let mut url = format!("/repos/{}/{}/compare/{base}...{head}?per_page=100", repo.owner, repo.name);
+pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
+    let mut url = format!("/compare/{base}...{head}?per_page=100");
     let mut change = GroupChange::default();
     for _ in 0..30 {
-        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
-        let page: Comparison = typed(response.body, "GET compare")?;
+        let (page, next) = repo.page::<Comparison>(&url).await?;
         change.commits.extend(page.commits.into_iter().map(|c| c.sha));
-        for f in page.files.into_iter().flatten() {
-            change.files.push(PrFile {
-                path: f.filename,
-                status: f.status,
-                previous: f.previous_filename,
-                patch: f.patch,
-                additions: f.additions,
-                deletions: f.deletions,
-            });
-        }
-        match response.next {
+        change.files.extend(page.files.into_iter().flatten().map(PrFile::from));
+        match next {
             Some(next) => url = next,
             None => break,
         }
@@ -132,48 +57,35 @@ pub fn queue_pr(head_ref: &str) -> Option<u64> {
 
 /// The group's pull requests (number, head commit), by number.
 pub async fn group_pulls(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
+    repo: &RepoClient,
     commits: &[String],
     head_ref: &str,
 ) -> Result<Vec<(u64, String)>, ApiError> {
     let named = queue_pr(head_ref);
-    let mut url = format!("/repos/{}/{}/pulls?state=open&per_page=100", repo.owner, repo.name);
-    let mut found = Vec::new();
-    for _ in 0..10 {
-        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
-        let pulls: Vec<PullSummary> = typed(response.body, "GET pulls")?;
-        for pull in pulls {
-            if named == Some(pull.number) || commits.contains(&pull.head.sha) {
-                found.push((pull.number, pull.head.sha));
-            }
-        }
-        match response.next {
-            Some(next) => url = next,
-            None => break,
-        }
-    }
+    let pulls: Vec<PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
+    let mut found: Vec<(u64, String)> = pulls
+        .into_iter()
+        .filter(|pull| named == Some(pull.number) || commits.contains(&pull.head.sha))
+        .map(|pull| (pull.number, pull.head.sha))
+        .collect();
     found.sort();
     found.dedup();
     Ok(found)
 }
 
 /// Our check runs on `sha` (an App lists only its own with `app_id`).
-pub async fn our_runs(gh: &GitHub, installation: u64, repo: &RepoName, sha: &str) -> Result<Vec<OurRun>, ApiError> {
-    let mut url =
-        format!("/repos/{}/{}/commits/{sha}/check-runs?per_page=100&app_id={}", repo.owner, repo.name, gh.app_id());
+pub async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
     let mut out = Vec::new();
     for _ in 0..10 {
-        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
-        let page: CheckRunList = typed(response.body, "GET check-runs")?;
+        let (page, next) = repo.page::<CheckRunList>(&url).await?;
         out.extend(
             page.check_runs
                 .into_iter()
                 .filter(|r| r.external_id.as_deref().is_some_and(|e| e.starts_with("gatehouse:")))
                 .map(|r| OurRun { id: r.id, name: r.name, status: r.status, conclusion: r.conclusion }),
         );
-        match response.next {
+        match next {
             Some(next) => url = next,
             None => break,
         }
