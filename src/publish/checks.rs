@@ -15,7 +15,9 @@ use super::summary::CheckOutput;
 use crate::github::answers::{CheckRun, CheckRunList};
 use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
-use crate::webhook::envelope::RERUN_ACTION;
+
+/// The identifier of the check runs' `Re-run` button.
+pub const RERUN_ACTION: &str = "rerun";
 
 /// GitHub accepts at most 50 annotations per request.
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::publish::checks::RERUN_ACTION;
 use crate::store::{MergeGroupRecord, NewJob};
 
 #[derive(Deserialize)]
@@ -50,10 +51,12 @@ struct Head {
     sha: String,
 }
 
+/// `changes` of `pull_request.edited`: which fields changed (their old
+/// values are not read).
 #[derive(Deserialize)]
 struct Changes {
-    body: Option<serde_json::Value>,
-    base: Option<serde_json::Value>,
+    body: Option<serde::de::IgnoredAny>,
+    base: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -93,9 +96,6 @@ pub const KNOWN_EVENTS: [&str; 8] = [
     "pull_request",
     "pull_request_review",
 ];
-
-/// The identifier of the check runs' `Re-run` button.
-pub const RERUN_ACTION: &str = "rerun";
 
 /// What to do with a delivery.
 #[derive(Debug, Default, PartialEq, Eq)]
