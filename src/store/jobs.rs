@@ -17,7 +17,7 @@ macro_rules! in_transaction {
     ($store:expr, $candidates:ident, |$tx:ident| $body:expr) => {
         match &$store.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 let mut $tx: Transaction<'_, Sqlite> = pool.begin().await?;
                 let $candidates = CANDIDATES;
                 let out = $body;
