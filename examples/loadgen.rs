@@ -9,7 +9,7 @@
 //!   database each); a table gives p50/p99/p99.9/max ack latency,
 //!   throughput, deliveries not acknowledged or lost, jobs the workers
 //!   finished meanwhile, and where the store's write time went (group
-//!   commits and their fsyncs, write-lock waits, WAL checkpoints). Budget:
+//!   commits and their fsyncs, write-lock waits and holds). Budget:
 //!   p99 < 10 ms at both, none lost.
 //! - **e2e**: PR opened → every check run completed on the simulated GitHub, for
 //!   a 10-document PR, 50 times; prints p50 and p99. Budget: p50 < 50 ms.
@@ -262,7 +262,6 @@ fn print_ack(args: &Args, runs: &[AckRun]) {
         println!("  commits waiting for the lock     {}", s.ack_lock_waits);
         println!("  worker writes waiting            {}", s.worker_lock_waits);
         println!("  worker writes holding the lock   {}", s.worker_lock_holds);
-        println!("  WAL checkpoints, off the commits {}  ({} pages)", s.checkpoints, s.checkpoint_pages);
     }
 }
 

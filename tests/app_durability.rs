@@ -1,8 +1,8 @@
 //! A delivery answered 202 is on disk: `gatehouse serve` on SQLite is
 //! killed (SIGKILL, no shutdown) right after a burst of deliveries, and the
 //! database reopened from its files holds every delivery that was
-//! acknowledged, with its job. The WAL is checkpointed off the commit path,
-//! so the acknowledged deliveries are mostly in the WAL when the process dies.
+//! acknowledged, with its job (most of them still in the WAL, not yet
+//! checkpointed into the database file, when the process dies).
 
 #![cfg(unix)]
 

@@ -8,7 +8,6 @@
 //! both engines.
 
 pub(crate) mod batch;
-mod checkpoint;
 mod jobs;
 mod migrate;
 mod reviews;
@@ -16,7 +15,6 @@ mod stats;
 mod writer;
 
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -227,9 +225,7 @@ impl Store {
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(Duration::from_secs(10))
-                // No commit checkpoints: the store's checkpointer does (see checkpoint.rs).
-                .pragma("wal_autocheckpoint", "0");
+                .busy_timeout(Duration::from_secs(10));
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
                 .connect_with(options.clone())
@@ -242,16 +238,10 @@ impl Store {
             // deliveries that arrive together.
             let durable = SqlitePoolOptions::new()
                 .max_connections(1)
-                .connect_with(options.clone().synchronous(SqliteSynchronous::Full))
-                .await
-                .with_context(|| format!("cannot open {shown}"))?;
-            let checkpointer = SqlitePoolOptions::new()
-                .max_connections(1)
-                .connect_with(options)
+                .connect_with(options.synchronous(SqliteSynchronous::Full))
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
             let writer = WriteLock::new();
-            checkpoint::start(checkpointer, Arc::downgrade(&writer.stats));
             let batcher = batch::Batcher::start(durable, writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {

@@ -1,7 +1,9 @@
 //! Where the SQLite store spends the acknowledgement path's time: group
 //! commits (each one fsync of the WAL, `synchronous=FULL`), waits for the
-//! in-process write lock, the workers' time holding it, and WAL
-//! checkpoints. Read by the loadgen to explain its latency tail.
+//! in-process write lock, and the workers' time holding it. SQLite's
+//! automatic WAL checkpoints run inside the commit that crosses 1,000 WAL
+//! pages and show in its time. Read by the loadgen to explain its latency
+//! tail.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -45,8 +47,6 @@ pub(crate) struct Stats {
     ack_lock_wait: Timer,
     worker_lock_wait: Timer,
     worker_lock_held: Timer,
-    checkpoint: Timer,
-    checkpoint_pages: AtomicU64,
 }
 
 impl Stats {
@@ -72,12 +72,6 @@ impl Stats {
         self.worker_lock_held.record(took);
     }
 
-    /// A checkpoint copied `pages` WAL pages into the database in `took`.
-    pub fn checkpoint(&self, pages: u64, took: Duration) {
-        self.checkpoint.record(took);
-        self.checkpoint_pages.fetch_add(pages, Ordering::Relaxed);
-    }
-
     /// The counts since the last call; they start again from zero.
     pub fn take(&self) -> StoreStats {
         StoreStats {
@@ -86,8 +80,6 @@ impl Stats {
             ack_lock_waits: self.ack_lock_wait.take(),
             worker_lock_waits: self.worker_lock_wait.take(),
             worker_lock_holds: self.worker_lock_held.take(),
-            checkpoints: self.checkpoint.take(),
-            checkpoint_pages: self.checkpoint_pages.swap(0, Ordering::Relaxed),
         }
     }
 }
@@ -135,8 +127,4 @@ pub struct StoreStats {
     /// The workers' waits for the write lock, and how long they held it.
     pub worker_lock_waits: Timing,
     pub worker_lock_holds: Timing,
-    /// WAL checkpoints run by the store (not SQLite's automatic ones, which
-    /// run inside a commit and show in its time).
-    pub checkpoints: Timing,
-    pub checkpoint_pages: u64,
 }

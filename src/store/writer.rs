@@ -1,10 +1,7 @@
 //! The in-process write lock of the SQLite store: SQLite has one writer,
 //! and waiting here is cheaper than SQLITE_BUSY retries. The group
 //! committer of accepted deliveries and the workers' writes take it; how
-//! long each waits and holds it is counted in [`Stats`]. The lock is
-//! first-come first-served, so the workers line up for it one at a time:
-//! a group commit (deliveries waiting for their 202) waits behind one
-//! worker's write at most, however many workers want to write.
+//! long each waits and holds it is counted in [`Stats`].
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,15 +13,12 @@ use super::stats::Stats;
 #[derive(Clone, Debug)]
 pub(crate) struct WriteLock {
     lock: Arc<Mutex<()>>,
-    /// Held by the one worker write queued for or holding `lock`.
-    worker_turn: Arc<Mutex<()>>,
     pub stats: Arc<Stats>,
 }
 
 /// A worker's hold on the write lock; its length is counted when dropped.
 pub(crate) struct WorkerWrite<'a> {
     _guard: MutexGuard<'a, ()>,
-    _turn: MutexGuard<'a, ()>,
     since: Instant,
     stats: &'a Stats,
 }
@@ -37,11 +31,7 @@ impl Drop for WorkerWrite<'_> {
 
 impl WriteLock {
     pub fn new() -> WriteLock {
-        WriteLock {
-            lock: Arc::new(Mutex::new(())),
-            worker_turn: Arc::new(Mutex::new(())),
-            stats: Arc::new(Stats::default()),
-        }
+        WriteLock { lock: Arc::new(Mutex::new(())), stats: Arc::new(Stats::default()) }
     }
 
     /// The lock for a group commit of accepted deliveries.
@@ -55,9 +45,8 @@ impl WriteLock {
     /// The lock for a worker's write (a claim, a lease, a result) or a migration.
     pub async fn worker(&self) -> WorkerWrite<'_> {
         let asked = Instant::now();
-        let turn = self.worker_turn.lock().await;
         let guard = self.lock.lock().await;
         self.stats.worker_lock_wait(asked.elapsed());
-        WorkerWrite { _guard: guard, _turn: turn, since: Instant::now(), stats: &self.stats }
+        WorkerWrite { _guard: guard, since: Instant::now(), stats: &self.stats }
     }
 }
