@@ -47,6 +47,14 @@ impl Batcher {
             while incoming.recv_many(&mut batch, MAX_BATCH).await > 0 {
                 let outcome = {
                     let _guard = writer.ack().await;
+                    // Deliveries that arrived while the lock was held by a
+                    // worker join this commit instead of waiting for the next.
+                    while batch.len() < MAX_BATCH {
+                        match incoming.try_recv() {
+                            Ok(item) => batch.push(item),
+                            Err(_) => break,
+                        }
+                    }
                     let started = Instant::now();
                     let outcome = commit(&pool, &batch).await;
                     writer.stats.ack_commit(batch.len(), started.elapsed());
