@@ -12,9 +12,10 @@ mod jobs;
 mod merge_groups;
 mod migrate;
 mod review_requests;
+mod stats;
+mod writer;
 
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -25,6 +26,8 @@ use sqlx::{Postgres, Row, Sqlite, Transaction};
 
 pub use merge_groups::MergeGroupRecord;
 pub use review_requests::ReviewRequests;
+pub use stats::{StoreStats, Timing};
+use writer::WriteLock;
 
 /// The work a verified delivery asks for: evaluate one pull request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,11 +156,10 @@ const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((sta
 
 #[derive(Clone)]
 enum Engine {
-    /// Writes are serialised in-process: SQLite has one writer, and waiting
-    /// here is cheaper than SQLITE_BUSY retries.
+    /// Writes are serialised in-process by `writer`.
     Sqlite {
         pool: SqlitePool,
-        writer: Arc<tokio::sync::Mutex<()>>,
+        writer: WriteLock,
         batcher: batch::Batcher,
     },
     Postgres(PgPool),
@@ -232,7 +234,7 @@ impl Store {
                 .connect_with(options.synchronous(SqliteSynchronous::Full))
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
-            let writer = Arc::new(tokio::sync::Mutex::new(()));
+            let writer = WriteLock::new();
             let batcher = batch::Batcher::start(durable, writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -276,6 +278,15 @@ impl Store {
         }
     }
 
+    /// Where the SQLite store's write time went since it opened or since
+    /// the last call; the counters start again from zero.
+    pub fn take_stats(&self) -> StoreStats {
+        match &self.engine {
+            Engine::Sqlite { writer, .. } => writer.stats.take(),
+            Engine::Postgres(_) => StoreStats::default(),
+        }
+    }
+
     pub fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
@@ -286,7 +297,7 @@ impl Store {
     async fn migrate(&self) -> Result<()> {
         match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 migrate::sqlite(pool).await
             }
             Engine::Postgres(pool) => migrate::postgres(pool).await,
@@ -384,7 +395,7 @@ impl Store {
     {
         Ok(match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 let q = bind(Query::Sqlite(sqlx::query(sql)));
                 let Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };
                 q.execute(pool).await?.rows_affected()
