@@ -12,6 +12,7 @@ pub mod spec;
 pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, Level};
+use crate::docs::voting::VotingDoc;
 use crate::model::{
     ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint,
 };
@@ -72,12 +73,26 @@ impl FamilyRun {
     }
 }
 
+/// A document a family parsed, shown to the caller of [`evaluate_seeing`]
+/// once the family's rules have run on it, so that a caller showing the
+/// documents (`gatehouse site`) does not parse them a second time.
+pub enum Parsed<'p, 'a> {
+    /// A voting doc, with the tally of each section that has a readable block.
+    Voting { doc: &'p VotingDoc<'a>, tallies: &'p [voting::SectionTally] },
+}
+
 /// A document family: which check it reports to, its rules, and how it reads
 /// its documents out of a ChangeSet.
 pub trait Family: Sync {
     fn check(&self) -> Check;
     fn rules(&self) -> Vec<&'static RuleInfo>;
     fn run(&self, changes: &ChangeSet) -> FamilyRun;
+
+    /// [`Family::run`], showing `see` each document it parses; families
+    /// whose documents no caller shows keep the plain run.
+    fn run_seeing<'a>(&self, changes: &'a ChangeSet, _see: &mut dyn FnMut(Parsed<'_, 'a>)) -> FamilyRun {
+        self.run(changes)
+    }
 }
 
 /// The one registry of families.
@@ -110,6 +125,12 @@ pub fn find(id: &str) -> Option<&'static RuleInfo> {
 
 /// Runs every family over the ChangeSet.
 pub fn evaluate(changes: &ChangeSet) -> Report {
+    evaluate_seeing(changes, &mut |_| {})
+}
+
+/// [`evaluate`], showing `see` the documents the families parse as they are
+/// done with each (one at a time: nothing is kept for the caller).
+pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
     let config = &changes.config;
     let general = config_findings(changes);
     let general_errors = general.iter().any(|f| f.severity == Severity::Error);
@@ -117,7 +138,7 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
     // cites) are merged into one check run.
     let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
     for family in FAMILIES {
-        let run = family.run(changes);
+        let run = family.run_seeing(changes, see);
         match runs.iter_mut().find(|(check, _)| *check == family.check()) {
             Some((_, merged)) => {
                 merged.documents += run.documents;

@@ -38,7 +38,7 @@ pub use tally::{
     render_text, signed, tally_doc, tally_document,
 };
 
-use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use super::{Family, FamilyRun, Parsed, Rule, RuleInfo, report_unreadable};
 use crate::config::PathFilter;
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, Section, VotingDoc, is_voting_doc};
@@ -86,6 +86,10 @@ impl Family for Voting {
     }
 
     fn run(&self, changes: &ChangeSet) -> FamilyRun {
+        self.run_seeing(changes, &mut |_| {})
+    }
+
+    fn run_seeing<'a>(&self, changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> FamilyRun {
         let mut run = FamilyRun::default();
         let mut view = VotingView::new(changes);
         let mut unreadable = Sink::default();
@@ -115,6 +119,9 @@ impl Family for Voting {
                 }
             }
             run.run(&rules, &view);
+            for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
+                see(Parsed::Voting { doc, tallies });
+            }
         }
         run
     }
