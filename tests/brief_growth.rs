@@ -63,6 +63,10 @@ thread_local! {
 /// `cmp` on `str` and `[u8]` compile to `memcmp` or `bcmp`), counted for
 /// the thread that turned counting on: a rule comparing every brief with
 /// every other allocates nothing, but compares.
+///
+/// # Safety
+///
+/// `a` and `b` are readable for `n` bytes, as the C function requires.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
     if COUNTING.with(Cell::get) {
@@ -79,6 +83,10 @@ pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
 }
 
 /// `memcmp` where only equality matters.
+///
+/// # Safety
+///
+/// As [`memcmp`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
     unsafe { memcmp(a, b, n) }
