@@ -111,8 +111,9 @@ fn voting(c: &mut Criterion) {
 }
 
 /// `gatehouse site` on the 1,000 briefs and the 100 voting docs, every
-/// document new as `check --all` reads them: the rules' report, then every
-/// page (issue 17: under one second). Reading the files and writing the
+/// document new as `check --all` reads them: the rules' report and every
+/// page, the ledgers drawn from the rules' parse (issue 17: under one
+/// second); the rules alone beside it. Reading the files and writing the
 /// pages are left out.
 fn site(c: &mut Criterion) {
     let (mut base, mut head) = (Files::new(), Files::new());
@@ -123,26 +124,45 @@ fn site(c: &mut Criterion) {
     repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
     let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), head, repos, ..Default::default() };
     let options = gatehouse::site::Options { now: 1_785_000_000, repo: "gyrum-labs/platform".into() };
-    let report = gatehouse::rules::evaluate(&changes);
-    let site = gatehouse::site::build(&changes, &report, &options);
+    let (_, site) = gatehouse::site::build(&changes, &options);
     let pages = |folder: &str| site.pages.iter().filter(|(p, _)| p.starts_with(folder)).count();
     assert_eq!(pages("briefs/"), corpus::briefs::BRIEFS + 1);
     assert_eq!(pages("ledgers/"), corpus::voting::DOCS + 1);
-    c.bench_function("site", |b| {
-        b.iter(|| {
-            let changes = std::hint::black_box(&changes);
-            let report = gatehouse::rules::evaluate(changes);
-            gatehouse::site::build(changes, &report, &options)
-        })
-    });
-    c.bench_function("site-pages-only", |b| {
-        b.iter(|| gatehouse::site::build(std::hint::black_box(&changes), &report, &options))
-    });
+    c.bench_function("site", |b| b.iter(|| gatehouse::site::build(std::hint::black_box(&changes), &options)));
+    c.bench_function("site-rules-only", |b| b.iter(|| gatehouse::rules::evaluate(std::hint::black_box(&changes))));
+}
+
+/// Issue 18: `check --all`'s rules and text report on 1,000, 10,000 and
+/// 50,000 briefs (50 ADRs, 200 source folders, one brief in ten with an
+/// untestable criterion) grow linearly; `tests/brief_growth.rs` checks
+/// the growth by counting allocations.
+fn brief_growth(c: &mut Criterion) {
+    let mut group = c.benchmark_group("brief-growth");
+    group.sample_size(10);
+    for count in [1_000, 10_000, 50_000] {
+        let (mut base, mut head) = (Files::new(), Files::new());
+        let mut tree = corpus::briefs::add_shaped(corpus::briefs::issue_18(count), &mut base, &mut head);
+        tree.extend(head.keys().cloned());
+        let mut repos = RepoIndex::default();
+        repos.insert("gyrum-labs/platform", None, Arc::new(RepoTree::new(tree)));
+        let changes = ChangeSet { repo: Some("gyrum-labs/platform".into()), head, repos, ..Default::default() };
+        let report = gatehouse::rules::evaluate(&changes);
+        assert_eq!(documents(&report, "gatehouse/briefs"), count);
+        group.throughput(criterion::Throughput::Elements(count as u64));
+        group.bench_function(criterion::BenchmarkId::from_parameter(count), |b| {
+            b.iter(|| {
+                let changes = std::hint::black_box(&changes);
+                let report = gatehouse::rules::evaluate(changes);
+                gatehouse::render::text(&report, changes)
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = validate, briefs, pull_request, decisions, validate_specs, voting, site
+    targets = validate, briefs, pull_request, decisions, validate_specs, voting, site, brief_growth
 }
 criterion_main!(benches);

@@ -226,8 +226,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn site_of(dir: &Path) -> (Site, gatehouse::model::ChangeSet, gatehouse::model::Report) {
     let changes = gatehouse::source::fs::changeset(dir, None, None, &[]).unwrap();
-    let report = gatehouse::rules::evaluate(&changes);
-    let site = gatehouse::site::build(&changes, &report, &Options { now: 1_785_000_000, repo: "fixture".into() });
+    let (report, site) = gatehouse::site::build(&changes, &Options { now: 1_785_000_000, repo: "fixture".into() });
     (site, changes, report)
 }
 

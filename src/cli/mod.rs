@@ -310,9 +310,8 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
     };
     let request = Request { dir: args.repo.clone(), all: true, repo_name: args.repo_name, ..Request::default() };
     let changes = local::changeset(&request)?;
-    let report = crate::rules::evaluate(&changes);
     let repo = changes.repo.clone().unwrap_or_else(|| args.repo.display().to_string());
-    let site = crate::site::build(&changes, &report, &crate::site::Options { now, repo });
+    let (_, site) = crate::site::build(&changes, &crate::site::Options { now, repo });
     crate::site::write(&site, &args.out)?;
     outln!(
         "wrote {} pages to {}; open {}",

@@ -2,13 +2,13 @@
 //! `gatehouse tally` prints (weighted totals, quorum 10, margin +5, state)
 //! as a chart and a table, and the vote ledger itself.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::html::{self, Page, esc};
 use super::{Card, Context, Entry, Family, Kind, chart};
 use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, number, push_number, signed};
-use crate::docs::voting::{Block, Section};
-use crate::rules::voting::VotingView;
+use crate::docs::voting::{Block, Section, VotingDoc};
 
 /// Ledgers with at most this many votes in a section are shown open.
 const OPEN_LEDGER: usize = 12;
@@ -22,56 +22,81 @@ struct Row {
     counts: String,
 }
 
-pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
-    let mut view = VotingView::new(cx.changes);
-    let mut pages = Vec::new();
-    let mut entries = Vec::new();
-    let mut rows = Vec::new();
-    for at in 0..view.changed.len() {
-        view.load(at);
-        let (Some(doc), Some(tallies)) = (view.docs.first(), view.tallies.first()) else { continue };
+/// The voting docs as the rules parsed them, each rendered as far as the
+/// parse goes: a page but for its findings, which the finished report gives.
+#[derive(Default)]
+pub struct Ledgers<'a> {
+    docs: Vec<Ledger<'a>>,
+}
+
+struct Ledger<'a> {
+    path: &'a str,
+    title: String,
+    sections: usize,
+    states: [usize; 3],
+    /// The sections' HTML: tallies, charts and vote ledgers.
+    html: String,
+}
+
+impl<'a> Ledgers<'a> {
+    /// Renders one voting doc from the parse and tallies the rules made.
+    pub fn add(&mut self, doc: &VotingDoc<'a>, tallies: &[SectionTally]) {
         let name = doc.path.rsplit('/').next().unwrap_or(doc.path);
-        let page_path = cx.page_path("ledgers", name.strip_suffix(".md").unwrap_or(name));
-        let findings = cx.findings(doc.path);
         let title =
             match (doc.field("doc").and_then(|d| d.scalar_text()), doc.field("version").and_then(|v| v.as_i64())) {
                 (Some(d), Some(v)) => format!("{d}@v{v}"),
                 _ => name.to_string(),
             };
-        let mut page = Page::new(page_path.clone(), format!("Ledger {title}"));
-        let _ = write!(
-            page.body,
-            "<h1>{}</h1>\n<p class=\"lede\">Voting doc <code>{}</code></p>\n",
-            esc(&title),
-            esc(doc.path)
-        );
         let mut states = [0; 3];
         for t in tallies {
             states[state_index(t.state)] += 1;
         }
+        let mut html = String::new();
+        for (index, section) in doc.sections.iter().enumerate() {
+            section_html(&mut html, index, section, tallies);
+        }
+        if doc.sections.is_empty() {
+            html.push_str("<p>No <code>## </code> section: nothing to tally.</p>\n");
+        }
+        self.docs.push(Ledger { path: doc.path, title, sections: doc.sections.len(), states, html });
+    }
+}
+
+pub fn build<'a>(cx: &mut Context<'a>, ledgers: Ledgers<'a>) -> Family<'a> {
+    let mut pages = Vec::new();
+    let mut entries = Vec::new();
+    let mut rows = Vec::new();
+    let rendered: BTreeSet<&str> = ledgers.docs.iter().map(|doc| doc.path).collect();
+    for doc in ledgers.docs {
+        let name = doc.path.rsplit('/').next().unwrap_or(doc.path);
+        let page_path = cx.page_path("ledgers", name.strip_suffix(".md").unwrap_or(name));
+        let findings = cx.findings(doc.path);
+        let mut page = Page::new(page_path.clone(), format!("Ledger {}", doc.title));
+        page.body.reserve(doc.html.len() + 4096);
+        let _ = write!(
+            page.body,
+            "<h1>{}</h1>\n<p class=\"lede\">Voting doc <code>{}</code></p>\n",
+            esc(&doc.title),
+            esc(doc.path)
+        );
         let _ = write!(
             page.body,
             "<dl class=\"facts\">\n<dt>Sections</dt><dd>{}</dd>\n<dt>States</dt><dd>{}</dd>\n<dt>Rules</dt><dd>quorum: at least {} \
 weighted votes in a section; margin: at least +{} between the top two arguments</dd>\n</dl>\n",
-            doc.sections.len(),
-            esc(&state_summary(&states)),
+            doc.sections,
+            esc(&state_summary(&doc.states)),
             number(QUORUM),
             number(MARGIN)
         );
         html::findings_section(&mut page, &findings);
-        for (index, section) in doc.sections.iter().enumerate() {
-            section_html(&mut page, index, section, tallies);
-        }
-        if doc.sections.is_empty() {
-            page.push("<p>No <code>## </code> section: nothing to tally.</p>\n");
-        }
+        page.push(&doc.html);
         pages.push(page);
         rows.push(Row {
             path: doc.path.to_string(),
             page: page_path.clone(),
-            title,
-            sections: doc.sections.len(),
-            states,
+            title: doc.title,
+            sections: doc.sections,
+            states: doc.states,
             counts: html::counts(&findings),
         });
         entries.push(Entry { kind: Kind::Ledger, path: doc.path.to_string(), page: page_path, findings });
@@ -91,7 +116,13 @@ weighted votes in a section; margin: at least +{} between the top two arguments<
         pages.push(page);
         entries.push(Entry { kind: Kind::Ledger, path: path.clone(), page: page_path, findings });
     }
-    let passed_over: Vec<String> = view.not_voting.iter().map(|p| p.to_string()).collect();
+    // Texts on the voting paths the rules did not parse as voting docs.
+    let passed_over: Vec<String> = cx
+        .changes
+        .changed_in(&voting_paths)
+        .filter(|(path, content)| content.text().is_some() && !rendered.contains(path))
+        .map(|(path, _)| path.to_string())
+        .collect();
     let mut states = [0; 3];
     for row in &rows {
         for (total, n) in states.iter_mut().zip(row.states) {
@@ -128,7 +159,7 @@ fn state_badge(t: &SectionTally) -> String {
     text
 }
 
-fn section_html(page: &mut Page, index: usize, section: &Section, tallies: &[SectionTally]) {
+fn section_html(out: &mut String, index: usize, section: &Section, tallies: &[SectionTally]) {
     let id = format!("s{}", index + 1);
     let block = match &section.block {
         Some(Ok(block)) => Some(block),
@@ -136,7 +167,7 @@ fn section_html(page: &mut Page, index: usize, section: &Section, tallies: &[Sec
     };
     let name = block.map_or_else(|| format!("at line {}", section.line), Block::name);
     let _ = write!(
-        page.body,
+        out,
         "<section class=\"ledger-section\" id=\"{id}\" data-section=\"{}\" aria-labelledby=\"{id}-h\">\n\
 <h2 id=\"{id}-h\">{}</h2>\n<p class=\"lede\">Section <code>{}</code>, line {}</p>\n",
         html::attr(&name),
@@ -145,22 +176,22 @@ fn section_html(page: &mut Page, index: usize, section: &Section, tallies: &[Sec
         section.line
     );
     match (&section.block, tallies.iter().find(|t| t.line == section.line)) {
-        (None, _) => page.push("<p>This section has no <code>voting</code> block.</p>\n"),
+        (None, _) => out.push_str("<p>This section has no <code>voting</code> block.</p>\n"),
         (Some(Err(e)), _) => {
             let _ = writeln!(
-                page.body,
+                out,
                 "<p>The <code>voting</code> block cannot be read (line {}): {}</p>",
                 e.line(),
                 esc(&e.to_string())
             );
         }
-        (Some(Ok(block)), Some(t)) => tally_html(page, &id, block, t),
-        (Some(Ok(_)), None) => page.push("<p>No tally.</p>\n"),
+        (Some(Ok(block)), Some(t)) => tally_html(out, &id, block, t),
+        (Some(Ok(_)), None) => out.push_str("<p>No tally.</p>\n"),
     }
-    page.push("</section>\n");
+    out.push_str("</section>\n");
 }
 
-fn tally_html(page: &mut Page, id: &str, block: &Block, t: &SectionTally) {
+fn tally_html(out: &mut String, id: &str, block: &Block, t: &SectionTally) {
     let quorum = if t.quorum_met { "met" } else { "not met" };
     let margin = match t.margin {
         Some(m) => format!(
@@ -172,7 +203,7 @@ fn tally_html(page: &mut Page, id: &str, block: &Block, t: &SectionTally) {
         None => "— (one argument)".to_string(),
     };
     let _ = write!(
-        page.body,
+        out,
         "<dl class=\"facts\">\n<dt>State</dt><dd data-tally=\"state\">{}</dd>\n\
 <dt>Weighted votes</dt><dd><span data-tally=\"weighted\">{}</span> (quorum {}: {quorum})</dd>\n\
 <dt>Margin</dt><dd>{margin}</dd>\n<dt>Active argument</dt><dd>{}</dd>\n",
@@ -183,21 +214,21 @@ fn tally_html(page: &mut Page, id: &str, block: &Block, t: &SectionTally) {
     );
     if t.ignored_votes > 0 {
         let _ = writeln!(
-            page.body,
+            out,
             "<dt>Not counted</dt><dd><span data-tally=\"ignored\">{}</span> invalid votes</dd>",
             t.ignored_votes
         );
     }
-    page.push("</dl>\n<figure>\n");
-    chart::tally(&mut page.body, &format!("{id}-chart"), t);
+    out.push_str("</dl>\n<figure>\n");
+    chart::tally(out, &format!("{id}-chart"), t);
     let _ = write!(
-        page.body,
+        out,
         "\n<figcaption>Weighted votes against the quorum of {}, and each argument's weighted total; the dashed line is \
 the margin of +{} below the top argument (a lone argument must reach it to lock).</figcaption>\n</figure>\n",
         number(QUORUM),
         number(MARGIN)
     );
-    page.push(
+    out.push_str(
         "<div class=\"table\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Kind</th><th scope=\"col\">Proposition</th>\
 <th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"num\">Votes</th></tr></thead>\n<tbody>\n",
@@ -206,7 +237,7 @@ the margin of +{} below the top argument (a lone argument must reach it to lock)
         let proposition = argument.field("proposition").and_then(|p| p.scalar_text()).unwrap_or("—");
         let lead = if t.leaders.contains(&a.id) { " <span class=\"badge ok\">top</span>" } else { "" };
         let _ = writeln!(
-            page.body,
+            out,
             "<tr data-argument=\"{}\"><th scope=\"row\"><code>{}</code>{lead}</th><td>{}</td><td>{}</td>\
 <td class=\"num\" data-tally=\"total\">{}</td><td class=\"num\" data-tally=\"votes\">{}</td></tr>",
             html::attr(&a.id),
@@ -217,23 +248,23 @@ the margin of +{} below the top argument (a lone argument must reach it to lock)
             a.votes
         );
     }
-    page.push("</tbody></table></div>\n");
-    ledger_table(page, block);
+    out.push_str("</tbody></table></div>\n");
+    ledger_table(out, block);
 }
 
-fn ledger_table(page: &mut Page, block: &Block) {
+fn ledger_table(out: &mut String, block: &Block) {
     let votes: usize = block.arguments().map(|a| a.votes().len()).sum();
     let _ = writeln!(
-        page.body,
+        out,
         "<details{}><summary>Vote ledger ({})</summary>",
         if votes <= OPEN_LEDGER { " open" } else { "" },
         html::plural(votes, "vote")
     );
     if votes == 0 {
-        page.push("<p>No votes yet.</p>\n</details>\n");
+        out.push_str("<p>No votes yet.</p>\n</details>\n");
         return;
     }
-    page.push(
+    out.push_str(
         "<div class=\"table\"><table class=\"ledger\">\n<caption>Vote ledger, in the order written</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Voter</th><th scope=\"col\" class=\"num\">Vote</th>\
 <th scope=\"col\" class=\"num\">Weight</th><th scope=\"col\">Time</th><th scope=\"col\">Rationale</th></tr></thead>\n<tbody>\n",
@@ -243,31 +274,31 @@ fn ledger_table(page: &mut Page, block: &Block) {
         for vote in argument.votes() {
             let raw = |field: &str| vote.field(field).and_then(|n| n.scalar_text()).unwrap_or("—");
             let counted = vote.value().is_some() && vote.weight().is_some();
-            page.push("<tr><td><code>");
-            page.text(&name);
-            page.push("</code></td><td>");
-            page.text(vote.voter().unwrap_or("—"));
-            page.push("</td><td class=\"num\">");
+            out.push_str("<tr><td><code>");
+            html::esc_into(out, &name);
+            out.push_str("</code></td><td>");
+            html::esc_into(out, vote.voter().unwrap_or("—"));
+            out.push_str("</td><td class=\"num\">");
             match vote.value() {
-                Some(v) => page.push(if v > 0 { "+1" } else { "-1" }),
-                None => page.text(raw("vote")),
+                Some(v) => out.push_str(if v > 0 { "+1" } else { "-1" }),
+                None => html::esc_into(out, raw("vote")),
             }
-            page.push("</td><td class=\"num\">");
+            out.push_str("</td><td class=\"num\">");
             match vote.weight() {
-                Some(w) => push_number(&mut page.body, w),
-                None => page.text(raw("weight")),
+                Some(w) => push_number(out, w),
+                None => html::esc_into(out, raw("weight")),
             }
             if !counted {
-                page.push(" (not counted)");
+                out.push_str(" (not counted)");
             }
-            page.push("</td><td>");
-            page.text(raw("ts"));
-            page.push("</td><td>");
-            page.text(raw("rationale"));
-            page.push("</td></tr>\n");
+            out.push_str("</td><td>");
+            html::esc_into(out, raw("ts"));
+            out.push_str("</td><td>");
+            html::esc_into(out, raw("rationale"));
+            out.push_str("</td></tr>\n");
         }
     }
-    page.push("</tbody></table></div>\n</details>\n");
+    out.push_str("</tbody></table></div>\n</details>\n");
 }
 
 fn overview(rows: &[Row], passed_over: &[String]) -> Page {

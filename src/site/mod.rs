@@ -22,6 +22,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 
 use crate::model::{ChangeSet, Finding, Report, Severity};
+use crate::rules::Parsed;
 use html::Page;
 
 /// What a build needs besides the documents.
@@ -163,12 +164,24 @@ impl<'a> Context<'a> {
     }
 }
 
-/// Builds every page: the index, and per family an overview and a page per
-/// document. `changes` is what `gatehouse check --all` reads (no base:
-/// every document new) and `report` what it found.
-pub fn build(changes: &ChangeSet, report: &Report, options: &Options) -> Site {
+/// Runs the rules and builds every page: the index, and per family an
+/// overview and a page per document. `changes` is what `gatehouse check
+/// --all` reads (no base: every document new); the report is what it finds.
+/// The ledger pages are drawn from the rules' own parse and tallies of each
+/// voting doc, as the rules finish with it.
+pub fn build(changes: &ChangeSet, options: &Options) -> (Report, Site) {
+    let mut ledgers = ledgers::Ledgers::default();
+    let report = crate::rules::evaluate_seeing(changes, &mut |parsed| match parsed {
+        Parsed::Voting { doc, tallies } => ledgers.add(doc, tallies),
+    });
+    let site = pages(changes, &report, ledgers, options);
+    (report, site)
+}
+
+fn pages<'a>(changes: &'a ChangeSet, report: &'a Report, ledgers: ledgers::Ledgers<'a>, options: &'a Options) -> Site {
     let mut cx = Context::new(changes, report, options);
-    let families = [decisions::build(&mut cx), ledgers::build(&mut cx), specs::build(&mut cx), briefs::build(&mut cx)];
+    let families =
+        [decisions::build(&mut cx), ledgers::build(&mut cx, ledgers), specs::build(&mut cx), briefs::build(&mut cx)];
     let claimed: HashSet<*const Finding> = families
         .iter()
         .flat_map(|f| &f.entries)

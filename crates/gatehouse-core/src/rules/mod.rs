@@ -79,9 +79,13 @@ macro_rules! declare_rule {
 
 /// Declares the document family `$name`: it reports to `Check::$check`, its
 /// rules are the ones `$rules()` lists, and `$body` reads its documents out
-/// of the ChangeSet `$changes` into the [`FamilyRun`] `$run`, which it returns.
+/// of the ChangeSet `$changes` into the [`FamilyRun`] `$run`, which it
+/// returns, showing the documents it parses to `$see` where it names one.
 macro_rules! declare_family {
     ($(#[$doc:meta])* $name:ident, $check:ident, $rules:ident, |$changes:ident, $run:ident| $body:block) => {
+        declare_family! { $(#[$doc])* $name, $check, $rules, |$changes, $run, _see| $body }
+    };
+    ($(#[$doc:meta])* $name:ident, $check:ident, $rules:ident, |$changes:ident, $run:ident, $see:ident| $body:block) => {
         $(#[$doc])*
         pub struct $name;
 
@@ -94,7 +98,11 @@ macro_rules! declare_family {
                 $rules().iter().map(|r| r.info).collect()
             }
 
-            fn run(&self, $changes: &$crate::model::ChangeSet) -> $crate::rules::FamilyRun {
+            fn run_seeing<'a>(
+                &self,
+                $changes: &'a $crate::model::ChangeSet,
+                $see: &mut dyn FnMut($crate::rules::Parsed<'_, 'a>),
+            ) -> $crate::rules::FamilyRun {
                 let mut $run = $crate::rules::FamilyRun::default();
                 $body
                 $run
@@ -112,6 +120,7 @@ pub mod spec;
 pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
+use crate::docs::voting::VotingDoc;
 use crate::model::{
     ChangeSet, Check, CheckReport, Conclusion, Diagnostic, FileContent, Finding, Report, Severity, Sink, fingerprint,
 };
@@ -184,12 +193,27 @@ impl FamilyRun {
     }
 }
 
+/// A document a family parsed, shown to the caller of [`evaluate_seeing`]
+/// once the family's rules have run on it, so that a caller showing the
+/// documents (`gatehouse site`) does not parse them a second time.
+pub enum Parsed<'p, 'a> {
+    /// A voting doc, with the tally of each section that has a readable block.
+    Voting { doc: &'p VotingDoc<'a>, tallies: &'p [crate::docs::voting::tally::SectionTally] },
+}
+
 /// A document family: which check it reports to, its rules, and how it reads
 /// its documents out of a ChangeSet.
 pub trait Family: Sync {
     fn check(&self) -> Check;
     fn rules(&self) -> Vec<&'static RuleInfo>;
-    fn run(&self, changes: &ChangeSet) -> FamilyRun;
+
+    /// Runs the family's rules, showing `see` each document it parses that
+    /// a caller may show (only voting docs so far; other families show none).
+    fn run_seeing<'a>(&self, changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> FamilyRun;
+
+    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+        self.run_seeing(changes, &mut |_| {})
+    }
 }
 
 /// The one registry of families.
@@ -227,6 +251,12 @@ pub fn read_config(text: &str) -> (Config, Vec<ConfigError>) {
 
 /// Runs every family over the ChangeSet.
 pub fn evaluate(changes: &ChangeSet) -> Report {
+    evaluate_seeing(changes, &mut |_| {})
+}
+
+/// [`evaluate`], showing `see` the documents the families parse as they are
+/// done with each (one at a time: nothing is kept for the caller).
+pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
     let config = &changes.config;
     let general = config_findings(changes);
     let general_errors = general.iter().any(|f| f.severity == Severity::Error);
@@ -234,7 +264,7 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
     // cites) are merged into one check run.
     let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
     for family in FAMILIES {
-        let run = family.run(changes);
+        let run = family.run_seeing(changes, see);
         match runs.iter_mut().find(|(check, _)| *check == family.check()) {
             Some((_, merged)) => {
                 merged.documents += run.documents;

@@ -17,7 +17,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let (Some(agent), Some(node)) = (brief.agent(), brief.field("agent")) else { continue };
         let others: Vec<&str> =
-            view.agents.iter().filter(|(a, p, _)| *a == agent && *p != brief.path).map(|(_, p, _)| *p).collect();
+            view.agents.get(agent).into_iter().flatten().copied().filter(|p| *p != brief.path).collect();
         if let Some(first) = others.first() {
             let more = if others.len() > 1 { format!(" (and {} more)", others.len() - 1) } else { String::new() };
             sink.emit(

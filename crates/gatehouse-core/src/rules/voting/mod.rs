@@ -32,7 +32,7 @@ mod vote_order;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Rule;
+use super::{Parsed, Rule};
 use crate::config::PathFilter;
 use crate::docs::tree::Node;
 use crate::docs::voting::tally::{self, SectionTally};
@@ -70,7 +70,7 @@ fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
 }
 
 declare_family! {
-    Voting, Voting, rules, |changes, run| {
+    Voting, Voting, rules, |changes, run, see| {
         let mut view = VotingView::new(changes);
         let unreadable = run.unreadable(changes.changed_in(&view.filter));
         run.documents = view.changed.len() + unreadable + view.deleted.len();
@@ -95,6 +95,9 @@ declare_family! {
                 }
             }
             run.run(&rules, &view);
+            for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
+                see(Parsed::Voting { doc, tallies });
+            }
         }
     }
 }
