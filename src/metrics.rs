@@ -142,3 +142,13 @@ impl Metrics {
         out
     }
 }
+
+/// `gatehouse_jobs{state=…}`: the jobs in the store by state, read at scrape
+/// time.
+pub fn jobs_gauge(states: &[(&str, i64)]) -> String {
+    let mut out = String::from("# HELP gatehouse_jobs Jobs in the store by state.\n# TYPE gatehouse_jobs gauge\n");
+    for (state, n) in states {
+        let _ = writeln!(out, "gatehouse_jobs{{state=\"{state}\"}} {n}");
+    }
+    out
+}

@@ -39,6 +39,12 @@ async fn signature_faults(db: Db) {
         metrics.contains("gatehouse_deliveries_total{event=\"pull_request\",outcome=\"unauthorized\"} 4"),
         "{metrics}"
     );
+    let jobs: i64 = metrics
+        .lines()
+        .filter(|l| l.starts_with("gatehouse_jobs{"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(jobs, 1, "the one accepted delivery's job, in whatever state: {metrics}");
     app.kill();
 }
 

@@ -61,8 +61,21 @@ async fn ready(State(r): State<Receiver>) -> impl IntoResponse {
     }
 }
 
+/// The counters, and the jobs by state when the store answers within the
+/// readiness bound (a scrape never waits on a stalled database).
 async fn metrics(State(r): State<Receiver>) -> impl IntoResponse {
-    ([("content-type", "text/plain; version=0.0.4")], r.metrics.render())
+    let mut text = r.metrics.render();
+    if let Ok(Ok(c)) = tokio::time::timeout(READY_WITHIN, r.store.job_counts()).await {
+        let states = [
+            ("queued", c.queued),
+            ("running", c.running),
+            ("done", c.done),
+            ("superseded", c.superseded),
+            ("failed", c.failed),
+        ];
+        text.push_str(&crate::metrics::jobs_gauge(&states));
+    }
+    ([("content-type", "text/plain; version=0.0.4")], text)
 }
 
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
