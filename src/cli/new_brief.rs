@@ -300,7 +300,7 @@ fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
         if !known && crate::docs::pathref::is_repo_name(repo) {
             let node = brief.strings("repos_touched").into_iter().find(|(s, _)| s == repo).map(|(_, n)| n.clone());
             let span = node.map_or(crate::model::Span::line(1), |n| {
-                crate::model::Span::at(n.line, n.col, repo.chars().count() as u32)
+                crate::model::Span::at(n.line(), n.col(), repo.chars().count() as u32)
             });
             findings.push(Finding {
                 rule: UNVERIFIABLE.id,

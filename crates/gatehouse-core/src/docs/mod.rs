@@ -9,7 +9,6 @@ pub mod lines;
 pub mod markdown;
 pub mod pathref;
 pub mod spec;
-pub mod text;
 pub mod timestamp;
 pub mod tree;
 pub mod voting;

@@ -4,6 +4,8 @@
 //! arguments with append-only vote ledgers. Every node keeps its file line.
 //! Accessors return only well-typed values; the rules report the rest.
 
+use std::borrow::Cow;
+
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
@@ -11,7 +13,7 @@ mod facts;
 
 use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
 use super::tree::{Node, Tree};
-use super::yaml::{self, Yaml, YamlError};
+use super::yaml::{self, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
 /// (`target` is required only for non-original kinds).
@@ -65,7 +67,7 @@ pub fn short_rationale(text: &str) -> Option<usize> {
 pub struct VotingDoc<'a> {
     pub path: &'a str,
     pub text: &'a str,
-    pub frontmatter: Result<Yaml, FrontmatterError>,
+    pub frontmatter: Result<Tree<'a>, FrontmatterError>,
     pub sections: Vec<Section<'a>>,
     /// Opening lines of `voting` fences that sit before the first `## `.
     pub stray_blocks: Vec<u32>,
@@ -178,8 +180,8 @@ impl<'a> VotingDoc<'a> {
         VotingDoc { path, text, frontmatter: split.frontmatter, sections, stray_blocks, voting_fences }
     }
 
-    pub fn field(&self, name: &str) -> Option<&Yaml> {
-        self.frontmatter.as_ref().ok()?.get(name)
+    pub fn field(&self, name: &str) -> Option<Node<'_>> {
+        self.frontmatter.as_ref().ok()?.root().get(name)
     }
 
     /// The doc name: the frontmatter's `doc`, else the file name's `<doc>`
@@ -246,10 +248,10 @@ impl<'a> Block<'a> {
         let raw = &body[fence.content_range.clone()];
         let tree = match super::yaml_block::parse(raw, fence.line + 1) {
             Some(tree) => tree,
-            None => {
-                let content = fence.content(body);
-                Tree::from_yaml(&yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?)
-            }
+            None => match fence.content(body) {
+                Cow::Borrowed(content) => yaml::parse(content, fence.line + 1).map_err(BlockError::Yaml)?,
+                Cow::Owned(content) => yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?.into_owned(),
+            },
         };
         let root = tree.root();
         if root.as_map().is_none() {
@@ -393,7 +395,7 @@ impl<'y> Vote<'y> {
 /// folder's README), which are neither and are not voting docs.
 pub fn is_voting_doc(text: &str) -> bool {
     let split = frontmatter::split(text);
-    let format = split.frontmatter.as_ref().ok().and_then(|f| f.get("format")).and_then(Yaml::as_str);
+    let format = split.frontmatter.as_ref().ok().and_then(|f| f.root().get("format")?.as_str());
     format.is_some_and(|f| f.starts_with("voting/"))
         || markdown::parse(split.body, split.body_line).fences.iter().any(|f| f.info == "voting")
 }
@@ -477,11 +479,6 @@ pub fn same_value(a: Node, b: Node) -> bool {
         (Some(x), Some(y)) => x == y && a.is_plain() == b.is_plain(),
         _ => false,
     }
-}
-
-/// [`show`] for a frontmatter value.
-pub fn show_yaml(node: &Yaml) -> String {
-    show(Tree::from_yaml(node).root())
 }
 
 /// A short rendering of a value for messages (`1.4`, `a list of 2`).

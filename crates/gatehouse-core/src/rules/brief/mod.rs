@@ -164,10 +164,8 @@ impl<'a> BriefView<'a> {
             changes.changed_in(&filter).filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t))).collect();
         // Agent ids of every brief at the head: the changed ones are parsed
         // already; the rest only need their frontmatter.
-        let mut agents: Vec<(&'a str, &'a str, u32)> = briefs
-            .iter()
-            .filter_map(|b| Some((agent_text(b.text, b.field("agent")?)?, b.path, b.field_line("agent"))))
-            .collect();
+        let mut agents: Vec<(&'a str, &'a str, u32)> =
+            briefs.iter().filter_map(|b| Some((b.field_text("agent")?, b.path, b.field_line("agent")))).collect();
         for (path, content) in filter.select(&changes.head) {
             if changes.base.get(path) != Some(content) {
                 continue;
@@ -262,20 +260,12 @@ fn merged_agent(text: &str) -> Option<(&str, u32)> {
                 return Some((value, i as u32 + 2));
             }
             let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
-            let node = frontmatter.get("agent")?;
-            return Some((agent_text(text, node)?, node.line));
+            let node = frontmatter.root().get("agent")?;
+            node.as_str()?;
+            return Some((frontmatter.verbatim(node.id())?, node.line()));
         }
     }
     None
-}
-
-/// The agent id as a slice of the document's text, so the view borrows it
-/// rather than copying.
-fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a str> {
-    let agent = node.as_str()?;
-    let line_start = text.split_inclusive('\n').take(node.line.saturating_sub(1) as usize).map(str::len).sum::<usize>();
-    let at = line_start + text[line_start..].find(agent)?;
-    Some(&text[at..at + agent.len()])
 }
 
 /// The `(repo, revision)` pairs that changed briefs name in
