@@ -36,8 +36,8 @@ const SCALARS: &[&str] = &[
     "~",
     "true",
     "ü x",
-    // Edges of the one-pass `key: scalar` path: colons and hashes on and
-    // across 8-byte word boundaries, trailing spaces, empty and commented quotes.
+    // Edges of the one-pass `key: scalar` path: colons and hashes at the
+    // ends of values, trailing spaces, empty and commented quotes.
     "abcdefg:",
     "abcdefgh #i",
     "abcdefghij: k",

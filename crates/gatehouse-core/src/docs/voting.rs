@@ -50,16 +50,9 @@ pub const MAX_WEIGHT: f64 = 1e12;
 pub const MIN_RATIONALE: usize = 50;
 
 /// How many characters a rationale has, trimmed, when under
-/// [`MIN_RATIONALE`]; `None` when it has enough. Every vote has one, so the
-/// characters are counted only when the bytes leave it in doubt.
+/// [`MIN_RATIONALE`]; `None` when it has enough.
 pub fn short_rationale(text: &str) -> Option<usize> {
-    let graphic = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
-    let bytes = text.as_bytes();
-    let trimmed = if graphic(bytes.first()) && graphic(bytes.last()) { text } else { text.trim() };
-    if trimmed.len() >= MIN_RATIONALE && trimmed.is_ascii() {
-        return None;
-    }
-    Some(trimmed.chars().count()).filter(|&count| count < MIN_RATIONALE)
+    Some(text.trim().chars().count()).filter(|&count| count < MIN_RATIONALE)
 }
 
 /// A parsed voting doc.
