@@ -159,6 +159,12 @@ impl<'s> TreeBuilder<'s> {
         TreeBuilder { tree }
     }
 
+    /// Room for `entries` mapping entries and as many nodes.
+    pub fn reserve(&mut self, entries: usize) {
+        self.tree.nodes.reserve(entries);
+        self.tree.entries.reserve(entries);
+    }
+
     /// How many nodes are built so far.
     pub fn len(&self) -> usize {
         self.tree.nodes.len()

@@ -30,9 +30,15 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
     if unusual {
         return None;
     }
-    let builder = TreeBuilder::new(text);
+    let lines = lines(text);
+    let mut builder = TreeBuilder::new(text);
+    // A line of block YAML holds at most one mapping entry, and most lines
+    // of a ledger hold one entry and its value: room for one of each per
+    // line spares the tree's vectors their regrowth (0.26 G instructions on
+    // the voting set, 6% of the evaluation).
+    builder.reserve(lines.len());
     let mut reader = Reader {
-        lines: lines(text),
+        lines,
         ascii,
         first_line,
         next: 0,

@@ -23,9 +23,18 @@ impl<'t> Line<'t> {
     }
 }
 
-/// The lines of `text` as `split('\n')` gives them, measured.
+/// The lines of `text` as `split('\n')` gives them, measured. memchr finds
+/// the line ends (`split` searches with the standard library's slower one:
+/// 0.4 G more instructions on the voting set, some 10%).
 pub(super) fn lines(text: &str) -> Vec<Line<'_>> {
-    text.split('\n').map(Line::new).collect()
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    let mut out = Vec::with_capacity(ends.clone().count() + 1);
+    let mut start = 0;
+    for end in ends.chain([text.len()]) {
+        out.push(Line::new(&text[start..end]));
+        start = end + 1;
+    }
+    out
 }
 
 /// Tabs, carriage returns, control characters, NEL, line and paragraph
@@ -33,6 +42,14 @@ pub(super) fn lines(text: &str) -> Vec<Line<'_>> {
 /// leaves to the full parser. Also says whether the text is all ASCII, found in the same pass.
 pub(super) fn has_unusual_characters(text: &str) -> (bool, bool) {
     let bytes = text.as_bytes();
+    // Most texts are printable ASCII and lines: a fold without a branch per
+    // byte, which the compiler vectorises, clears them. Looking at each byte
+    // with `is_unusual` instead costs 1.7 G more instructions on the voting
+    // set, a third of the evaluation.
+    let printable = bytes.iter().fold(true, |ok, &b| ok & ((0x20..0x7f).contains(&b) | (b == b'\n')));
+    if printable {
+        return (false, true);
+    }
     ((0..bytes.len()).any(|at| is_unusual(bytes, at)), text.is_ascii())
 }
 
