@@ -34,8 +34,8 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
     let mut builder = TreeBuilder::new(text);
     // A line of block YAML holds at most one mapping entry, and most lines
     // of a ledger hold one entry and its value: room for one of each per
-    // line spares the tree's vectors their regrowth (0.26 G instructions on
-    // the voting set, 6% of the evaluation).
+    // line spares the tree's vectors their regrowth (0.2 G instructions on
+    // the voting set, 5% of the evaluation).
     builder.reserve(lines.len());
     let mut reader = Reader {
         lines,

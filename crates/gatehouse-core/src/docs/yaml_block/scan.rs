@@ -25,7 +25,9 @@ impl<'t> Line<'t> {
 
 /// The lines of `text` as `split('\n')` gives them, measured. memchr finds
 /// the line ends (`split` searches with the standard library's slower one:
-/// 0.4 G more instructions on the voting set, some 10%).
+/// some 0.3 G more instructions on the voting set, 8% of the evaluation),
+/// and counting them first sizes the vector once (growing it instead cost
+/// 0.09 G more).
 pub(super) fn lines(text: &str) -> Vec<Line<'_>> {
     let ends = memchr::memchr_iter(b'\n', text.as_bytes());
     let mut out = Vec::with_capacity(ends.clone().count() + 1);
