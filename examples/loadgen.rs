@@ -1,20 +1,25 @@
 //! Load generator for the App.
 //!
 //! `cargo run --release --example loadgen` runs two benchmarks:
-//! - **ack**: starts the App as a child process (`gatehouse serve` on SQLite in a
-//!   temporary folder, GitHub simulated), sends 20,000 signed deliveries at
-//!   concurrency 64 and prints p50/p99 ack latency, throughput, lost deliveries
-//!   and the server's peak RSS. Budget: p99 < 10 ms, ≥ 2,000/s, none lost,
-//!   RSS < 100 MB.
+//! - **ack**: the App as `gatehouse serve` runs it (`app::start` on a runtime
+//!   of its own, SQLite in a temporary folder, 4 workers) with its workers
+//!   evaluating for real against the simulated GitHub, which holds one open
+//!   PR per delivery. Signed `pull_request.opened` deliveries, each with a
+//!   fresh delivery id, are sent at 8 and then at 64 connections (a fresh
+//!   database each); a table gives p50/p99/p99.9/max ack latency,
+//!   throughput, deliveries not acknowledged or lost, jobs the workers
+//!   finished meanwhile, and where the store's write time went (group
+//!   commits and their fsyncs, write-lock waits and holds). Budget:
+//!   p99 < 10 ms at both, none lost.
 //! - **e2e**: PR opened → every check run completed on the simulated GitHub, for
 //!   a 10-document PR, 50 times; prints p50 and p99. Budget: p50 < 50 ms.
 //!
-//! `--deliveries N`, `--concurrency N`, `--target URL` (an App already running,
-//! signed with `GATEHOUSE_WEBHOOK_SECRET`), `--only ack|e2e`,
-//! `--github-latency-ms N` (how slowly the simulated GitHub answers the
-//! workers during the ack run; default 50, 0 makes the workers DB-bound).
+//! `--deliveries N` (per concurrency, after 1,000 unmeasured),
+//! `--concurrency N` (repeatable; default 8 and 64), `--workers N`,
+//! `--only ack|e2e`, `--github-latency-ms N` (how slowly the simulated
+//! GitHub answers the workers; default 0: the workers are as busy as they
+//! can be).
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,6 +27,7 @@ use anyhow::{Context, Result, bail};
 use gatehouse::app::{self, AppConfig};
 use gatehouse::github::Token;
 use gatehouse::sim::{Sim, Tree};
+use gatehouse::store::{JobCounts, StoreStats};
 use gatehouse::webhook::{Secrets, signature};
 
 const SECRET: &str = "loadgen-secret";
@@ -29,56 +35,61 @@ const APP_ID: u64 = 1;
 const INSTALLATION: u64 = 1;
 const PRIVATE_KEY: &str = include_str!("../fixtures/app/test-app-key.pem");
 const PUBLIC_KEY: &str = include_str!("../fixtures/app/test-app-key.pub.pem");
+/// Deliveries sent at each concurrency before measuring (connections
+/// opened, caches and the database warm).
+const WARM_UP: usize = 1_000;
+/// The PRs are spread over this many repositories.
+const REPOS: usize = 20;
 
 struct Args {
     deliveries: usize,
-    concurrency: usize,
-    target: Option<String>,
+    concurrency: Vec<usize>,
+    workers: usize,
     only: Option<String>,
-    serve: bool,
     /// How long the simulated GitHub takes to answer (GitHub itself: tens to
     /// hundreds of milliseconds).
     github_latency: Duration,
 }
 
 fn args() -> Result<Args> {
-    let mut args = Args {
-        deliveries: 20_000,
-        concurrency: 64,
-        target: None,
-        only: None,
-        serve: false,
-        github_latency: Duration::from_millis(50),
-    };
+    let mut args =
+        Args { deliveries: 20_000, concurrency: Vec::new(), workers: 4, only: None, github_latency: Duration::ZERO };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--deliveries" => args.deliveries = it.next().context("--deliveries N")?.parse()?,
-            "--concurrency" => args.concurrency = it.next().context("--concurrency N")?.parse()?,
-            "--target" => args.target = Some(it.next().context("--target URL")?),
+            "--concurrency" => args.concurrency.push(it.next().context("--concurrency N")?.parse()?),
+            "--workers" => args.workers = it.next().context("--workers N")?.parse()?,
             "--only" => args.only = Some(it.next().context("--only ack|e2e")?),
-            "--serve" => args.serve = true,
             "--github-latency-ms" => {
                 args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?)
             }
             other => bail!("unknown argument {other}"),
         }
     }
+    if args.concurrency.is_empty() {
+        args.concurrency = vec![8, 64];
+    }
+    if args.concurrency.contains(&0) || args.workers == 0 {
+        bail!("--concurrency and --workers must be at least 1");
+    }
     Ok(args)
 }
 
 fn main() -> Result<()> {
     let args = args()?;
-    if args.serve {
-        // The child: `gatehouse serve` from the environment.
-        return app::serve(AppConfig::from_env()?);
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // The load and the simulated GitHub run here; the App on a runtime of
+    // its own, built as `gatehouse serve` builds it.
+    let client = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if args.only.as_deref() != Some("e2e") {
-        runtime.block_on(ack(&args))?;
+        let mut runs = Vec::new();
+        for &concurrency in &args.concurrency {
+            runs.push(ack(&client, &args, concurrency)?);
+        }
+        print_ack(&args, &runs);
     }
     if args.only.as_deref() != Some("ack") {
-        runtime.block_on(e2e())?;
+        client.block_on(e2e())?;
     }
     Ok(())
 }
@@ -90,122 +101,56 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
 }
 
-/// CPU seconds (user + system) a process used, from /proc (Linux).
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may hold spaces) start at ") ".
-    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
+/// One signed delivery, ready to send.
+struct Delivery {
+    id: String,
+    body: Vec<u8>,
+    signature: String,
 }
 
-/// Peak resident set of a process, from /proc (Linux).
-fn peak_rss_mb(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+/// A PR adding one brief over a base with an ADR: every rule family runs on it.
+fn one_brief_pr(n: usize) -> (Tree, Tree) {
+    let (base, mut head) = ten_document_pr(n);
+    head.retain(|path, _| !path.contains("/briefs/") || path.ends_with("SWARM-A0-brief.md"));
+    (base, head)
 }
 
-struct Server {
-    child: Child,
-    url: String,
+/// Opens `count` PRs on the simulated GitHub and signs a `pull_request.opened`
+/// delivery for each, with delivery ids starting at `first`.
+fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
+    (first..first + count)
+        .map(|n| {
+            let repo = format!("load/repo-{}", n % REPOS);
+            let number = (n / REPOS + 1) as u64;
+            let (base, head) = one_brief_pr(n);
+            sim.open_pr(&repo, number, base, head, "One brief.");
+            let body = serde_json::to_vec(&sim.pull_request_event(&repo, number, "opened"))?;
+            let signature = signature::sign(SECRET.as_bytes(), &body);
+            Ok(Delivery { id: format!("load-{n}"), body, signature })
+        })
+        .collect()
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn spawn_server(db: &str, api: &str) -> Result<Server> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let child = Command::new(std::env::current_exe()?)
-        .arg("--serve")
-        .env("GATEHOUSE_APP_ID", APP_ID.to_string())
-        .env("GATEHOUSE_PRIVATE_KEY", PRIVATE_KEY)
-        .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
-        .env("GATEHOUSE_DATABASE_URL", db)
-        .env("GATEHOUSE_BIND", format!("127.0.0.1:{port}"))
-        .env("GATEHOUSE_GITHUB_API_URL", api)
-        // Every job fails by design (the simulated GitHub knows no repo): keep logs quiet.
-        .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "off".into()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .context("cannot start the server")?;
-    let url = format!("http://127.0.0.1:{port}");
-    let server = Server { child, url };
-    for _ in 0..200 {
-        if reqwest::get(format!("{}/readyz", server.url)).await.is_ok_and(|r| r.status().is_success()) {
-            return Ok(server);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    bail!("the server did not become ready")
-}
-
-async fn ack(args: &Args) -> Result<()> {
-    let dir = tempfile::tempdir()?;
-    let db = format!("sqlite://{}", dir.path().join("loadgen.db").display());
-    // The workers talk to a simulated GitHub that knows no repository: each
-    // job is claimed, read (404) and recorded as failed — real store load.
-    let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
-    if !args.github_latency.is_zero() {
-        sim.set_faults(gatehouse::sim::Faults {
-            slow_next: u32::MAX,
-            delay: args.github_latency,
-            ..Default::default()
-        });
-    }
-    let server = match &args.target {
-        Some(_) => None,
-        None => Some(spawn_server(&db, &sim.url()).await?),
-    };
-    let target = match (&args.target, &server) {
-        (Some(url), _) => url.trim_end_matches('/').to_string(),
-        (None, Some(server)) => server.url.clone(),
-        (None, None) => unreachable!("a server is spawned when no target is given"),
-    };
-    let secret = match &args.target {
-        Some(_) => std::env::var("GATEHOUSE_WEBHOOK_SECRET").context("--target needs GATEHOUSE_WEBHOOK_SECRET")?,
-        None => SECRET.to_string(),
-    };
-    let client = reqwest::Client::builder().pool_max_idle_per_host(args.concurrency).build()?;
-    let per_task = args.deliveries.div_ceil(args.concurrency);
-    println!(
-        "ack: {} signed deliveries at concurrency {} to {target} (GitHub answering in {} ms)",
-        args.deliveries,
-        args.concurrency,
-        args.github_latency.as_millis()
-    );
-    let started = Instant::now();
+/// Sends every delivery over `concurrency` connections, each sending its
+/// share one after another; returns each one's latency and how many were
+/// not answered 202.
+async fn send(url: &str, concurrency: usize, all: Vec<Delivery>) -> Result<(Vec<Duration>, usize)> {
+    let client = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build()?;
+    let all = Arc::new(all);
     let mut tasks = Vec::new();
-    let secret = Arc::new(secret);
-    for task in 0..args.concurrency {
-        let (client, target, secret) = (client.clone(), format!("{target}/webhook"), secret.clone());
-        let count = per_task.min(args.deliveries.saturating_sub(task * per_task));
+    for task in 0..concurrency {
+        let (client, url, all) = (client.clone(), url.to_string(), all.clone());
         tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::with_capacity(count);
+            let mut latencies = Vec::with_capacity(all.len() / concurrency + 1);
             let mut failed = 0usize;
-            for i in 0..count {
-                let n = task * per_task + i;
-                let body = serde_json::to_vec(&serde_json::json!({
-                    "action": "opened", "number": n + 1,
-                    "pull_request": { "number": n + 1, "head": { "sha": format!("{n:040x}") } },
-                    "repository": { "full_name": format!("load/repo-{}", n % 50) },
-                    "installation": { "id": INSTALLATION },
-                }))
-                .expect("json");
-                let sig = signature::sign(secret.as_bytes(), &body);
+            for delivery in all.iter().skip(task).step_by(concurrency) {
                 let sent = Instant::now();
                 let response = client
-                    .post(&target)
+                    .post(&url)
                     .header("x-github-event", "pull_request")
-                    .header("x-github-delivery", format!("load-{n}"))
-                    .header("x-hub-signature-256", sig)
-                    .body(body)
+                    .header("x-github-delivery", &delivery.id)
+                    .header("x-hub-signature-256", &delivery.signature)
+                    .body(delivery.body.clone())
                     .send()
                     .await;
                 latencies.push(sent.elapsed());
@@ -216,34 +161,108 @@ async fn ack(args: &Args) -> Result<()> {
             (latencies, failed)
         }));
     }
-    let mut latencies = Vec::with_capacity(args.deliveries);
+    let mut latencies = Vec::with_capacity(all.len());
     let mut failed = 0;
     for task in tasks {
         let (l, f) = task.await?;
         latencies.extend(l);
         failed += f;
     }
+    Ok((latencies, failed))
+}
+
+/// One concurrency's figures.
+struct AckRun {
+    concurrency: usize,
+    /// Sorted.
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+    not_202: usize,
+    lost: i64,
+    jobs: JobCounts,
+    /// Counted over the measured deliveries only.
+    store: StoreStats,
+}
+
+fn ack(client: &tokio::runtime::Runtime, args: &Args, concurrency: usize) -> Result<AckRun> {
+    let server = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let dir = tempfile::tempdir()?;
+    let sim = client.block_on(Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION))?;
+    if !args.github_latency.is_zero() {
+        sim.set_faults(gatehouse::sim::Faults {
+            slow_next: u32::MAX,
+            delay: args.github_latency,
+            ..Default::default()
+        });
+    }
+    let warm_up = deliveries(&sim, 0, WARM_UP)?;
+    let measured = deliveries(&sim, WARM_UP, args.deliveries)?;
+    let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
+    config.database_url = format!("sqlite://{}", dir.path().join("loadgen.db").display());
+    config.bind = "127.0.0.1:0".parse()?;
+    config.api_url = sim.url();
+    config.workers = args.workers;
+    let running = server.block_on(app::start(config))?;
+    let url = format!("http://{}/webhook", running.addr);
+    let (_, warm_up_failed) = client.block_on(send(&url, concurrency, warm_up))?;
+    if warm_up_failed > 0 {
+        bail!("{warm_up_failed} warm-up deliveries were not acknowledged");
+    }
+    running.store.take_stats();
+    let started = Instant::now();
+    let (mut latencies, not_202) = client.block_on(send(&url, concurrency, measured))?;
     let elapsed = started.elapsed();
+    let store = running.store.clone();
+    let (stored, jobs, store) = server.block_on(async move {
+        let stored = store.deliveries().await?;
+        anyhow::Ok((stored, store.job_counts().await?, store.take_stats()))
+    })?;
+    running.kill();
     latencies.sort();
-    let store = gatehouse::store::Store::connect(&db).await;
-    let stored = match (&args.target, store) {
-        (None, Ok(store)) => Some(store.deliveries().await?),
-        _ => None,
-    };
-    println!("  p50 ack      {:.2} ms", percentile(&latencies, 0.50).as_secs_f64() * 1e3);
-    println!("  p99 ack      {:.2} ms", percentile(&latencies, 0.99).as_secs_f64() * 1e3);
-    println!("  throughput   {:.0} deliveries/s", latencies.len() as f64 / elapsed.as_secs_f64());
-    println!("  not 202      {failed}");
-    if let Some(stored) = stored {
-        println!("  lost         {} (stored {stored} of {})", latencies.len() as i64 - stored, latencies.len());
+    let acknowledged = (WARM_UP + latencies.len() - not_202) as i64;
+    Ok(AckRun { concurrency, latencies, elapsed, not_202, lost: acknowledged - stored, jobs, store })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn print_ack(args: &Args, runs: &[AckRun]) {
+    println!(
+        "ack: {} signed pull_request.opened deliveries per row (fresh ids, after {WARM_UP} unmeasured), SQLite \
+         synchronous=FULL with group commit, {} workers evaluating against the simulated GitHub (answering in {} ms)",
+        args.deliveries,
+        args.workers,
+        args.github_latency.as_millis()
+    );
+    println!(
+        "{:>5} {:>8} {:>8} {:>9} {:>8} {:>12} {:>7} {:>5} {:>13}",
+        "conns", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "deliveries/s", "not 202", "lost", "jobs finished"
+    );
+    for run in runs {
+        let l = &run.latencies;
+        println!(
+            "{:>5} {:>8.2} {:>8.2} {:>9.2} {:>8.2} {:>12.0} {:>7} {:>5} {:>13}",
+            run.concurrency,
+            ms(percentile(l, 0.50)),
+            ms(percentile(l, 0.99)),
+            ms(percentile(l, 0.999)),
+            ms(l.last().copied().unwrap_or_default()),
+            l.len() as f64 / run.elapsed.as_secs_f64(),
+            run.not_202,
+            run.lost,
+            run.jobs.done + run.jobs.failed + run.jobs.superseded,
+        );
     }
-    if let Some(rss) = server.as_ref().and_then(|s| peak_rss_mb(s.child.id())) {
-        println!("  peak RSS     {rss:.1} MB (server process)");
+    for run in runs {
+        let s = &run.store;
+        let per_commit = s.ack_deliveries as f64 / s.ack_commits.count.max(1) as f64;
+        println!("store at {} connections (measured deliveries only):", run.concurrency);
+        println!("  group commits, 1 WAL fsync each  {}  ({per_commit:.1} deliveries per commit)", s.ack_commits);
+        println!("  commits waiting for the lock     {}", s.ack_lock_waits);
+        println!("  worker writes waiting            {}", s.worker_lock_waits);
+        println!("  worker writes holding the lock   {}", s.worker_lock_holds);
     }
-    if let Some(cpu) = server.as_ref().and_then(|s| cpu_seconds(s.child.id())) {
-        println!("  server CPU   {cpu:.2} s over {:.2} s wall (receiver and workers)", elapsed.as_secs_f64());
-    }
-    Ok(())
 }
 
 /// A PR adding ten briefs over a base with an ADR.

@@ -11,6 +11,7 @@ pub mod cli;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod github;
+pub mod metrics;
 pub mod publish;
 pub mod register;
 /// The simulated GitHub, for the demo and the tests.

@@ -6,9 +6,11 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use gatehouse::app::metrics::Metrics;
-use gatehouse::github::{AppCredentials, GitHub, RepoName, RetryPolicy};
-use gatehouse::source::github::{self as source, Read, TreeCache};
+use gatehouse::github::{AppCredentials, GitHub, RepoClient, RepoName, RetryPolicy};
+use gatehouse::metrics::Metrics;
+use gatehouse::sim::{Tree, tree_from_dir};
+use gatehouse::source::contents::ReadCache;
+use gatehouse::source::pull_request::{self as source, Read};
 
 #[tokio::test]
 async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
@@ -26,13 +28,12 @@ async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
     }
     sim.open_pr("acme/docs", 5, base, head, "A hundred briefs.");
     let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
-    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new())).unwrap();
-    let repo = RepoName::parse("acme/docs").unwrap();
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
+    let repo = RepoClient::new(gh, INSTALLATION, RepoName::parse("acme/docs").unwrap());
     sim.clear_requests();
 
-    let pr = source::pull_request(&gh, INSTALLATION, &repo, 5).await.unwrap();
-    let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap()
-    else {
+    let pr = source::describe(&repo, 5).await.unwrap();
+    let Read::Snapshot(snapshot) = source::read(&repo, pr, &ReadCache::default()).await.unwrap() else {
         panic!("a 100-file PR is read whole");
     };
     let calls = sim.requests();
@@ -55,15 +56,117 @@ async fn the_file_list_is_read_across_pages() {
     }
     sim.open_pr("acme/docs", 6, base, head, "");
     let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
-    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new())).unwrap();
-    let repo = RepoName::parse("acme/docs").unwrap();
-    let pr = source::pull_request(&gh, INSTALLATION, &repo, 6).await.unwrap();
-    let Read::Snapshot(snapshot) = source::read(&gh, INSTALLATION, &repo, pr, &TreeCache::default()).await.unwrap()
-    else {
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
+    let repo = RepoClient::new(gh, INSTALLATION, RepoName::parse("acme/docs").unwrap());
+    let pr = source::describe(&repo, 6).await.unwrap();
+    let Read::Snapshot(snapshot) = source::read(&repo, pr, &ReadCache::default()).await.unwrap() else {
         panic!("250 files are read whole");
     };
     assert_eq!(snapshot.files.len(), 250);
     let pages = sim.requests().iter().filter(|r| r.path.ends_with("/files")).count();
     assert_eq!(pages, 3);
     assert_eq!(snapshot.changes.pr.files.as_ref().map(Vec::len), Some(250));
+}
+
+fn client(sim: &gatehouse::sim::Sim) -> RepoClient {
+    let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
+    let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
+    RepoClient::new(gh, INSTALLATION, RepoName::parse("acme/docs").unwrap())
+}
+
+async fn read(repo: &RepoClient, number: u64, cache: &ReadCache) -> gatehouse::source::pull_request::PrSnapshot {
+    let pr = source::describe(repo, number).await.unwrap();
+    match source::read(repo, pr, cache).await.unwrap() {
+        Read::Snapshot(snapshot) => *snapshot,
+        Read::TooManyFiles { .. } => panic!("PR {number} is read whole"),
+    }
+}
+
+/// A repository of 50,000 briefs and 100,000 files.
+fn big_repository() -> Tree {
+    let (adr_path, adr_text) = adr();
+    let mut tree = tree(&[(adr_path, adr_text), ("README.md", "# docs\n")]);
+    for i in 0..50_000 {
+        tree.insert(format!("dark-factory/briefs/SWARM-B{i}-work.md"), brief(&format!("B{i}"), 10).into_bytes());
+        tree.insert(format!("services/api/src/module_{i}.rs"), format!("pub const N: u32 = {i};\n").into_bytes());
+    }
+    tree
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pr_touching_one_brief_of_50000_costs_at_most_8_calls() {
+    let sim = sim().await;
+    let base = big_repository();
+    // An earlier PR on the same base: its evaluation reads every brief once.
+    let mut earlier = base.clone();
+    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
+    let mut head = base.clone();
+    let touched = "dark-factory/briefs/SWARM-B7-work.md";
+    head.insert(touched.into(), brief("B9", 20).into_bytes());
+    sim.open_pr("acme/docs", 2, base, head, "One brief.");
+    let repo = client(&sim);
+    let cache = ReadCache::default();
+    read(&repo, 1, &cache).await;
+    sim.clear_requests();
+
+    let snapshot = read(&repo, 2, &cache).await;
+    let calls = sim.requests();
+    assert!(calls.len() <= 8, "{} calls: {calls:#?}", calls.len());
+    let briefs = snapshot.changes.head.keys().filter(|p| p.starts_with("dark-factory/briefs/")).count();
+    assert_eq!(briefs, 50_000, "every brief is in the ChangeSet for the repository-wide rules");
+    let report = gatehouse::rules::evaluate(&snapshot.changes);
+    let duplicate: Vec<_> = report.findings().filter(|f| f.rule == "brief/agent-duplicate").collect();
+    assert_eq!(duplicate.len(), 1, "B9 is taken by an untouched brief: {duplicate:#?}");
+    assert_eq!(duplicate[0].path, touched);
+}
+
+/// Every file under each `fixtures/rules/*/*/<case>/<side>` folder, overlaid.
+fn fixture_sides(case: &str, side: &str) -> Tree {
+    let mut tree = Tree::new();
+    let rules = manifest_dir().join("fixtures/rules");
+    for family in std::fs::read_dir(&rules).unwrap() {
+        for rule in std::fs::read_dir(family.unwrap().path()).unwrap() {
+            let dir = rule.unwrap().path().join(case).join(side);
+            if dir.is_dir() {
+                tree.extend(tree_from_dir(&dir).unwrap());
+            }
+        }
+    }
+    tree
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cached_reads_find_what_a_full_read_finds() {
+    let sim = sim().await;
+    // A repository of every family: the demo repository and every rule's
+    // passing documents; the PR adds every rule's failing documents, many
+    // at paths the base has with other content.
+    let mut base = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    base.extend(fixture_sides("pass", "head"));
+    base.extend(fixture_sides("fail", "base"));
+    let mut earlier = base.clone();
+    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    let mut head = base.clone();
+    head.extend(fixture_sides("fail", "head"));
+    sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
+    sim.open_pr("acme/docs", 2, base, head, "Every failing fixture.");
+    let repo = client(&sim);
+    let warm = ReadCache::default();
+    read(&repo, 1, &warm).await;
+    let held = warm.blobs_held();
+    let cached = read(&repo, 2, &warm).await;
+    let full = read(&repo, 2, &ReadCache::default()).await;
+
+    let after = warm.blobs_held();
+    assert!(held > 50 && after > held, "the second read took {held} blobs from the cache and added new ones: {after}");
+    assert_eq!(cached.changes.base, full.changes.base);
+    assert_eq!(cached.changes.head, full.changes.head);
+    let findings = |s: &gatehouse::source::pull_request::PrSnapshot| {
+        let report = gatehouse::rules::evaluate(&s.changes);
+        report.findings().map(|f| format!("{f:?}")).collect::<Vec<_>>()
+    };
+    let (cached, full) = (findings(&cached), findings(&full));
+    assert!(cached.len() > 50, "the failing fixtures fail: {}", cached.len());
+    assert_eq!(cached, full);
 }

@@ -298,3 +298,43 @@ async fn a_fork_pr_is_found_from_its_check_suite() {
     assert_eq!(sim.reviews(REPO, 9).len(), 1);
     app.kill();
 }
+
+#[tokio::test]
+async fn an_answer_missing_a_required_field_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    // The file list without `status`: the PR cannot be read, every check fails.
+    sim.set_faults(Faults { omit_next: 1, omit_field: "status".into(), only: "/files".into(), ..Faults::default() });
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let head = opened(&sim, &app, 1, with_brief(&brief("AR", 40)), "f-malformed").await;
+    completed(&sim, &head).await;
+    jobs_idle(&app.store).await;
+    let runs = sim.check_runs(REPO, &head);
+    assert_eq!(runs.len(), names());
+    for run in &runs {
+        assert_eq!(run.conclusion.as_deref(), Some("failure"), "{run:#?}");
+        assert!(run.summary.contains("does not match its schema") && run.summary.contains("status"), "{}", run.summary);
+    }
+    assert!(sim.reviews(REPO, 1).is_empty());
+    app.kill();
+}
+
+#[tokio::test]
+async fn a_pull_request_without_changed_files_is_not_read_as_zero_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    sim.set_faults(Faults {
+        omit_next: u32::MAX,
+        omit_field: "changed_files".into(),
+        only: "GET /repos/acme/docs/pulls/1".into(),
+        ..Faults::default()
+    });
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let head = opened(&sim, &app, 1, with_brief(&brief("AR", 40)), "f-no-count").await;
+    jobs_idle(&app.store).await;
+    let counts = app.store.job_counts().await.unwrap();
+    assert_eq!((counts.done, counts.failed), (0, 1), "the job fails for good: nothing is evaluated");
+    assert!(sim.check_runs(REPO, &head).iter().all(|r| r.conclusion.as_deref() != Some("success")));
+    assert!(sim.reviews(REPO, 1).is_empty());
+    app.kill();
+}

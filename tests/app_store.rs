@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::Db;
-use gatehouse::store::{Accepted, NewJob, ReviewRecord, Store};
+use gatehouse::store::{Accepted, NewJob, Store};
 
 fn job(pr: u64, sha: &str) -> NewJob {
     NewJob {
@@ -171,23 +171,6 @@ async fn retry_later(store: Store) {
     assert!(!store.renew(&job, "w", Duration::from_secs(1)).await.unwrap(), "a requeued job has no lease to renew");
 }
 
-async fn reviews(store: Store) {
-    let mut review = ReviewRecord {
-        repo: "Acme/Docs".into(),
-        pr: 3,
-        review_id: 10,
-        reviewer: "gyrum-lin".into(),
-        state: "approved".into(),
-        commit_id: Some("abc".into()),
-    };
-    store.record_review(&review).await.unwrap();
-    review.state = "dismissed".into();
-    store.record_review(&review).await.unwrap();
-    let stored = store.reviews("acme/docs", 3).await.unwrap();
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].state, "dismissed");
-}
-
 async fn migrations_rerun(db: &Db) {
     let store = db.store().await;
     store.accept("d-1", "ping", &[]).await.unwrap();
@@ -233,8 +216,7 @@ both_engines!(
     superseded_runs_are_handed_on,
     replayed_bodies,
     lease_expiry,
-    retry_later,
-    reviews
+    retry_later
 );
 
 /// The 202 promises the delivery is on disk: SQLite fsyncs the accepting

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use gatehouse::config::Config;
 use gatehouse::docs::{brief::Brief, frontmatter, markdown, pathref, yaml};
 use gatehouse::model::{ChangeSet, FileContent, Finding, RepoIndex, RepoTree};
 use gatehouse::rules;
@@ -122,7 +121,7 @@ proptest! {
         let _ = yaml::parse(&s, 1);
         let _ = frontmatter::split(&s);
         let _ = markdown::parse(&s, 1);
-        let _ = Config::parse(&s);
+        let _ = gatehouse::rules::read_config(&s);
         let brief = Brief::parse(PATH, &s);
         let _ = brief.file_name();
         for span in &brief.markdown.code_spans {

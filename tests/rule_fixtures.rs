@@ -8,10 +8,13 @@
 //! - `pr-body.md` the PR body; `pr-files` the PR's diff, one `path additions
 //!   deletions` per line; `repo-name` the checkout's `owner/name`;
 //!   `repos/<owner>/<name>/` other repositories' files;
-//! - `fail/expect`: one `path:line` per line, exactly where the rule fires.
+//! - `fail/expect`: one `path:line: message` per finding of the rule, in
+//!   path and line order, so a change of wording shows in review.
 //!
-//! A failing case must fire the rule exactly at `expect`; a passing case must
-//! not fire it, and must have no error findings at all.
+//! A failing case must fire the rule exactly as `expect` says; a passing case
+//! must not fire it, and must have no error findings at all. With
+//! `BLESS_FIXTURES=1` the test writes each `fail/expect` from what the rule
+//! found instead (review the diff).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -94,22 +97,31 @@ fn every_rule_fails_and_passes_its_fixtures() {
             problems.push(format!("{}: missing fixtures {}/{{fail,pass}}/head", rule.id, dir.display()));
             continue;
         }
-        let expected: BTreeSet<(String, u32)> = std::fs::read_to_string(fail.join("expect"))
+        let report = evaluate(&fail, &shared);
+        let all: Vec<&Finding> = report.findings().collect();
+        let fired: BTreeSet<(String, u32, String)> = all
+            .iter()
+            .filter(|f| f.rule == rule.id)
+            .map(|f| (f.path.clone(), f.span.line, f.message.clone()))
+            .collect();
+        if std::env::var_os("BLESS_FIXTURES").is_some() {
+            let lines: String =
+                fired.iter().map(|(path, line, message)| format!("{path}:{line}: {message}\n")).collect();
+            std::fs::write(fail.join("expect"), lines).unwrap();
+        }
+        let expected: BTreeSet<(String, u32, String)> = std::fs::read_to_string(fail.join("expect"))
             .unwrap_or_default()
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| {
-                let (path, line) = l.rsplit_once(':').expect("expect lines are path:line");
-                (path.to_string(), line.trim().parse().expect("line number"))
+                let (at, message) = l.split_once(": ").expect("expect lines are path:line: message");
+                let (path, line) = at.rsplit_once(':').expect("expect lines are path:line: message");
+                (path.to_string(), line.trim().parse().expect("line number"), message.to_string())
             })
             .collect();
         if expected.is_empty() {
-            problems.push(format!("{}: fail/expect lists no path:line", rule.id));
+            problems.push(format!("{}: fail/expect lists no finding", rule.id));
         }
-        let report = evaluate(&fail, &shared);
-        let all: Vec<&Finding> = report.findings().collect();
-        let fired: BTreeSet<(String, u32)> =
-            all.iter().filter(|f| f.rule == rule.id).map(|f| (f.path.clone(), f.span.line)).collect();
         if fired != expected {
             problems.push(format!(
                 "{}: fail case fired at {fired:?}, expected {expected:?}; all findings:{}",

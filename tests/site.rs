@@ -274,7 +274,7 @@ fn every_rule_fixture_renders_with_its_documents_findings_and_tallies() {
             }
             let Some(text) = content.text().filter(|t| gatehouse::docs::voting::is_voting_doc(t)) else { continue };
             listed("ledgers/index.html", path);
-            if let Ok(tally) = gatehouse::rules::voting::tally_document(path, text) {
+            if let Ok(tally) = gatehouse::docs::voting::tally::tally_document(path, text) {
                 let page = site
                     .pages
                     .iter()
@@ -285,7 +285,7 @@ fn every_rule_fixture_renders_with_its_documents_findings_and_tallies() {
                     })
                     .map(|(_, html)| html)
                     .unwrap_or_else(|| panic!("{what}: no ledger page for {path}"));
-                assert_tally_shown(page, &gatehouse::rules::voting::render_text(&tally), &what);
+                assert_tally_shown(page, &gatehouse::docs::voting::tally::render_text(&tally), &what);
                 ledgers_checked += 1;
             }
         }

@@ -366,7 +366,7 @@ fn with_listing(base: Files, head: Files, extra: &[&str]) -> Report {
     let mut listing: Vec<String> = head.keys().cloned().collect();
     listing.extend(extra.iter().map(|p| p.to_string()));
     let mut repos = RepoIndex::default();
-    repos.insert(gatehouse::rules::brief::LOCAL_REPO, None, Arc::new(RepoTree::new(listing)));
+    repos.insert(gatehouse::model::LOCAL_REPO, None, Arc::new(RepoTree::new(listing)));
     rules::evaluate(&ChangeSet { base, head, repos, ..Default::default() })
 }
 

@@ -333,7 +333,7 @@ proptest! {
             }
         }
         let head = out.join("\n");
-        let _ = gatehouse::rules::voting::tally_document(PATH, &head);
+        let _ = gatehouse::docs::voting::tally::tally_document(PATH, &head);
         let _ = evaluate(&changes(Some(&text), &head, None));
     }
 }
@@ -540,7 +540,7 @@ fn a_doc_without_frontmatter_takes_its_name_and_version_from_the_file_name() {
     assert!(without.starts_with("# Smoke spec path\n"));
     let all = findings(None, &without);
     assert!(all.iter().all(|f| f.severity != gatehouse::model::Severity::Error), "{all:#?}");
-    let tally = gatehouse::rules::voting::tally_document(PATH, &without).unwrap();
+    let tally = gatehouse::docs::voting::tally::tally_document(PATH, &without).unwrap();
     assert_eq!((tally.doc.as_deref(), tally.version), (Some("smoke-spec-path"), Some(1)));
     // A frontmatter with only scope tags: doc and version from the name too.
     let scoped = format!("---\nscope: [e2e]\n---\n{without}");

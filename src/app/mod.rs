@@ -3,12 +3,15 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
-pub mod metrics;
+pub mod logs;
+mod merge_group;
 pub mod probe;
 mod server;
+pub mod settings;
 mod worker;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,11 +19,13 @@ use anyhow::{Context, Result, bail};
 use tokio::sync::{Notify, watch};
 
 use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
-use crate::source::github::TreeCache;
+use crate::metrics::Metrics;
+use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
-use metrics::Metrics;
+use logs::LogFormat;
 pub use server::ServerLimits;
+pub use settings::Settings;
 
 /// App configuration, from flags or the environment.
 #[derive(Clone)]
@@ -40,6 +45,7 @@ pub struct AppConfig {
     pub lease: Duration,
     pub retry: RetryPolicy,
     pub limits: ServerLimits,
+    pub log_format: LogFormat,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -53,6 +59,7 @@ impl std::fmt::Debug for AppConfig {
             .field("api_url", &self.api_url)
             .field("workers", &self.workers)
             .field("limits", &self.limits)
+            .field("log_format", &self.log_format)
             .finish_non_exhaustive()
     }
 }
@@ -76,6 +83,7 @@ impl AppConfig {
             lease: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             limits: ServerLimits::default(),
+            log_format: LogFormat::Text,
         }
     }
 
@@ -84,13 +92,13 @@ impl AppConfig {
     /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
     /// `GATEHOUSE_WORKERS`, and the server's limits: `GATEHOUSE_MAX_CONNECTIONS`,
     /// `GATEHOUSE_HEADER_TIMEOUT_SECS`, `GATEHOUSE_BODY_TIMEOUT_SECS`,
-    /// `GATEHOUSE_BODY_MEMORY_MB`.
+    /// `GATEHOUSE_BODY_MEMORY_MB`; and `GATEHOUSE_LOG_FORMAT` (`text` or `json`).
     pub fn from_env() -> Result<AppConfig> {
         AppConfig::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// Like [`AppConfig::from_env`], with `lookup` answering for the
-    /// environment (the CLI puts its flags in front of it).
+    /// environment (an env file read into a map, say).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<AppConfig> {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let app_id = var("GATEHOUSE_APP_ID")
@@ -98,49 +106,53 @@ impl AppConfig {
             .trim()
             .parse::<u64>()
             .context("GATEHOUSE_APP_ID must be a number")?;
-        let private_key = match (var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH")) {
-            (Some(pem), _) => pem,
-            (None, Some(path)) => std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {path}"))?,
-            (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
-        };
-        let secrets = Secrets::parse(&var("GATEHOUSE_WEBHOOK_SECRET").unwrap_or_default());
-        if secrets.is_empty() {
-            bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
-        }
-        let mut config = AppConfig::new(app_id, Token::new(private_key), secrets);
-        if let Some(url) = var("GATEHOUSE_DATABASE_URL") {
-            config.database_url = url;
-        }
-        if let Some(bind) = var("GATEHOUSE_BIND") {
-            config.bind = bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port"))?;
-        }
-        if let Some(url) = var("GATEHOUSE_GITHUB_API_URL") {
-            config.api_url = url;
-        }
-        if let Some(n) = var("GATEHOUSE_WORKERS") {
-            config.workers = n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number")?.clamp(1, 64);
-        }
+        let private_key =
+            private_key(var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH").map(PathBuf::from))?;
+        let secrets = webhook_secrets(var("GATEHOUSE_WEBHOOK_SECRET"))?;
+        let mut config = AppConfig::new(app_id, private_key, secrets);
         let number = |name: &str| -> Result<Option<u64>> {
             var(name)
                 .map(|v| v.trim().parse::<u64>().with_context(|| format!("{name} must be a whole number")))
                 .transpose()
         };
-        let limits = &mut config.limits;
-        if let Some(n) = number("GATEHOUSE_MAX_CONNECTIONS")? {
-            limits.max_connections = (n as usize).max(1);
-        }
-        if let Some(secs) = number("GATEHOUSE_HEADER_TIMEOUT_SECS")? {
-            limits.header_timeout = Duration::from_secs(secs.max(1));
-        }
-        if let Some(secs) = number("GATEHOUSE_BODY_TIMEOUT_SECS")? {
-            limits.body_timeout = Duration::from_secs(secs.max(1));
-        }
-        if let Some(mb) = number("GATEHOUSE_BODY_MEMORY_MB")? {
-            limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);
-        }
+        let settings = Settings {
+            database_url: var("GATEHOUSE_DATABASE_URL"),
+            bind: var("GATEHOUSE_BIND")
+                .map(|bind| bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port")))
+                .transpose()?,
+            github_api_url: var("GATEHOUSE_GITHUB_API_URL"),
+            workers: var("GATEHOUSE_WORKERS")
+                .map(|n| n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number"))
+                .transpose()?,
+            max_connections: number("GATEHOUSE_MAX_CONNECTIONS")?,
+            header_timeout_secs: number("GATEHOUSE_HEADER_TIMEOUT_SECS")?,
+            body_timeout_secs: number("GATEHOUSE_BODY_TIMEOUT_SECS")?,
+            body_memory_mb: number("GATEHOUSE_BODY_MEMORY_MB")?,
+            log_format: var("GATEHOUSE_LOG_FORMAT").map(|f| f.parse().map_err(anyhow::Error::msg)).transpose()?,
+        };
+        settings.apply(&mut config);
         Ok(config)
     }
+}
+
+/// The App's private key: the PEM when given, else the file `path` names.
+pub fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> {
+    let pem = match (pem, path) {
+        (Some(pem), _) => pem,
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {}", path.display()))?,
+        (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
+    };
+    Ok(Token::new(pem))
+}
+
+/// The webhook secrets, comma-separated; at least one.
+pub fn webhook_secrets(value: Option<String>) -> Result<Secrets> {
+    let secrets = Secrets::parse(&value.unwrap_or_default());
+    if secrets.is_empty() {
+        bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
+    }
+    Ok(secrets)
 }
 
 /// A running App.
@@ -175,7 +187,7 @@ impl Running {
 /// Starts the receiver and the workers; migrations run first.
 pub async fn start(config: AppConfig) -> Result<Running> {
     let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
-    let metrics = Arc::new(Metrics::new());
+    let metrics = Arc::new(Metrics::new(&crate::webhook::envelope::KNOWN_EVENTS));
     let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
     let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?;
     let wake = Arc::new(Notify::new());
@@ -184,7 +196,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         store: store.clone(),
         github,
         metrics: metrics.clone(),
-        trees: TreeCache::default(),
+        reads: ReadCache::default(),
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,
@@ -220,12 +232,10 @@ pub fn serve(config: AppConfig) -> Result<()> {
 }
 
 /// Runs the App on the caller's runtime until SIGINT or SIGTERM. Logs go to
-/// stderr, filtered by `RUST_LOG` (default `gatehouse=info`), unless the
-/// caller set up tracing.
+/// stderr in `config.log_format`, filtered by `RUST_LOG` (default
+/// `gatehouse=info`), unless the caller set up tracing.
 pub async fn serve_async(config: AppConfig) -> Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("gatehouse=info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    logs::init("gatehouse=info", config.log_format);
     tracing::info!(config = ?config, "starting");
     let running = start(config).await?;
     shutdown_signal().await;

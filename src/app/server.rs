@@ -21,7 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinSet;
 
-use super::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// Limits the webhook server holds every client to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

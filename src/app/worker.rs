@@ -9,12 +9,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, watch};
 
-use super::metrics::Metrics;
 use crate::gate;
 use crate::github::RetryPolicy;
-use crate::github::{ApiError, GitHub, RepoName};
+use crate::github::{ApiError, GitHub, RepoClient, RepoName};
+use crate::metrics::Metrics;
+use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
-use crate::source::github::{self as source, MAX_FILES, PullRequest, Read, TreeCache};
+use crate::source::contents::ReadCache;
+use crate::source::pull_request::{self as source, MAX_FILES, PullRequest, Read};
 use crate::store::{Job, Store, now_ms};
 
 /// How often an idle worker looks for jobs it was not woken for.
@@ -24,7 +26,7 @@ pub(crate) struct Ctx {
     pub store: Store,
     pub github: GitHub,
     pub metrics: Arc<Metrics>,
-    pub trees: TreeCache,
+    pub reads: ReadCache,
     pub lease: Duration,
     pub wake: Arc<Notify>,
     pub retry: RetryPolicy,
@@ -125,15 +127,16 @@ enum Outcome {
 
 /// The check runs a job started, so a job that fails for good can end them.
 #[derive(Default)]
-struct Progress {
-    runs: Vec<(RepoName, BTreeMap<String, u64>)>,
+pub(super) struct Progress {
+    pub(super) runs: Vec<(RepoName, BTreeMap<String, u64>)>,
 }
 
 /// Gives every run the job started and did not complete a `failure` saying
 /// why: a required check never waits on a job that is gone.
 async fn conclude_runs(ctx: &Ctx, job: &Job, progress: &Progress, error: &str) {
     for (repo, runs) in &progress.runs {
-        match checks::conclude_failed(&ctx.github, job.installation, repo, runs, error).await {
+        let repo = RepoClient::new(ctx.github.clone(), job.installation, repo.clone());
+        match checks::conclude_failed(&repo, runs, error).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(job = job.id, runs = n, "check runs concluded as failed"),
             Err(err) => tracing::error!(job = job.id, error = %err, "cannot conclude the job's check runs"),
@@ -151,35 +154,45 @@ impl Drop for AbortOnDrop {
 
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
+    if job.reason.starts_with("merge_group.") {
+        let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
+        super::merge_group::evaluate(ctx, job, &repo, progress).await?;
+        return Ok(Outcome::Evaluated);
+    }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
         // then takes that PR's lock and coalesces with its other jobs.
-        let prs = source::pulls_for_head(&ctx.github, job.installation, &repo, sha).await?;
+        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+        let prs = source::pulls_for_head(&client, sha).await?;
+        if prs.is_empty() && ctx.store.merge_group(&job.repo, sha).await?.is_some() {
+            // A re-run of a merge group's check: the group is no PR's head.
+            super::merge_group::evaluate(ctx, job, &client, progress).await?;
+            return Ok(Outcome::Evaluated);
+        }
         if ctx.store.resolve(job, worker, &prs).await? {
             tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
             ctx.wake.notify_waiters();
         }
         return Ok(Outcome::Resolved);
     }
+    let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
     evaluate_pr(ctx, job, &repo, job.pr, progress).await?;
     Ok(Outcome::Evaluated)
 }
 
 /// Events that come with every push: a head is evaluated once for them.
-fn once_per_head(reason: &str) -> bool {
+pub(super) fn once_per_head(reason: &str) -> bool {
     matches!(reason, "pull_request.opened" | "pull_request.synchronize" | "check_suite.requested")
 }
 
-async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progress: &mut Progress) -> Result<()> {
-    let gh = &ctx.github;
-    let inst = job.installation;
-    let pr = source::pull_request(gh, inst, repo, number).await?;
+async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
+    let pr = source::describe(repo, number).await?;
     let head = pr.head_sha.0.clone();
     // Runs left open on heads the PR moved past: this job's own from an
     // earlier attempt, and those of the jobs it superseded.
     let own = job.started_sha.iter().map(|sha| (job.id, sha.clone()));
     for (id, sha) in own.chain(job.stale.iter().cloned()).filter(|(_, sha)| *sha != head) {
-        let closed = checks::close_stale(gh, inst, repo, &sha, id).await?;
+        let closed = checks::close_stale(repo, &sha, id).await?;
         if closed > 0 {
             tracing::info!(job = job.id, of_job = id, %sha, closed, "closed check runs of a replaced head");
         }
@@ -189,16 +202,16 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
         Some(name) => vec![name.clone()],
         None => publish::check_names(),
     };
-    let runs = checks::start(gh, inst, repo, &head, job.id, &names, once_per_head(&job.reason)).await?;
+    let runs = checks::start(repo, &head, job.id, &names, once_per_head(&job.reason)).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());
     }
-    progress.runs.push((repo.clone(), runs.ids.clone()));
+    progress.runs.push((repo.repo.clone(), runs.ids.clone()));
     if job.started_sha.as_deref() != Some(head.as_str()) {
         ctx.store.started(job, &head).await?;
     }
-    let read = source::read(gh, inst, repo, pr.clone(), &ctx.trees).await;
+    let read = source::read(repo, pr.clone(), &ctx.reads).await;
     let snapshot = match read {
         Ok(Read::Snapshot(snapshot)) => snapshot,
         Ok(Read::TooManyFiles { pr }) => {
@@ -207,13 +220,13 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
                  change. Split it into smaller pull requests.",
                 pr.changed_files
             );
-            return fail_closed(ctx, inst, repo, &runs, &names, &reason).await;
+            return fail_closed(repo, &runs, &names, &reason).await;
         }
         Err(err) if err.is_transient() => return Err(err.into()),
         Err(err) => {
             let reason =
                 format!("Reading the pull request failed: {err}\n\nPress **Re-run** on this check to try again.");
-            fail_closed(ctx, inst, repo, &runs, &names, &reason).await?;
+            fail_closed(repo, &runs, &names, &reason).await?;
             return Err(err.into());
         }
     };
@@ -223,18 +236,25 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
         tokio::task::spawn_blocking(move || (crate::rules::evaluate(&changes), gate::applicability(&changes)))
             .await
             .context("the rules panicked")?;
+    let mut requests = None;
     let outcome = match applicability.applies {
         true => {
-            let (reviews, authors) = source::reviews_and_authors(gh, inst, repo, number).await?;
-            Some(gate::evaluate(&policy, &reviews, &authors, &head))
+            let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
+            let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
+            let state = GateState { number, head: &head, policy: &policy, outcome: &outcome, reviews: &reviews };
+            requests = review_requests::ask(repo, &ctx.store, &state).await?;
+            Some(outcome)
         }
         false => None,
     };
-    let review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    if let Some(note) = requests {
+        review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
+    }
     for (output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
         let delivered = runs.completed.get(&output.name).copied();
-        checks::finish(gh, inst, repo, *id, &output, &findings, delivered).await?;
+        checks::finish(repo, *id, &output, &findings, delivered).await?;
     }
     if review_only {
         tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
@@ -245,7 +265,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoName, number: u64, progres
         return Ok(());
     }
     let findings: Vec<_> = report.findings().collect();
-    let published = review::publish(gh, inst, repo, number, &head, &findings, &snapshot.files).await?;
+    let published = review::publish(repo, number, &head, &findings, &snapshot.files).await?;
     tracing::info!(job = job.id, pr = number, head = %short(&pr), ?published, "evaluated");
     Ok(())
 }
@@ -254,10 +274,8 @@ fn short(pr: &PullRequest) -> &str {
     &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
 }
 
-async fn fail_closed(
-    ctx: &Ctx,
-    inst: u64,
-    repo: &RepoName,
+pub(super) async fn fail_closed(
+    repo: &RepoClient,
     runs: &checks::CheckRuns,
     names: &[String],
     reason: &str,
@@ -265,7 +283,7 @@ async fn fail_closed(
     for name in names {
         if let Some(id) = runs.ids.get(name) {
             let delivered = runs.completed.get(name).copied();
-            checks::finish(&ctx.github, inst, repo, *id, &summary::fail_closed(name, reason), &[], delivered).await?;
+            checks::finish(repo, *id, &summary::fail_closed(name, reason), &[], delivered).await?;
         }
     }
     Ok(())

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 
 use super::TextOrJson;
-use crate::config::Config;
 use crate::gate;
 
 #[derive(clap::Args, Debug)]
@@ -33,7 +32,7 @@ fn read(path: &PathBuf, what: &str) -> Result<String> {
 }
 
 pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
-    let (config, errors) = Config::parse(&read(&args.config, "--config")?);
+    let (config, errors) = crate::rules::read_config(&read(&args.config, "--config")?);
     if !errors.is_empty() {
         let lines: Vec<String> =
             errors.iter().map(|e| format!("{}:{}:{}: {}", args.config.display(), e.line, e.col, e.message)).collect();

@@ -4,6 +4,7 @@ mod explain;
 mod gate;
 mod new_brief;
 mod register;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,7 +53,7 @@ enum Command {
     /// Secrets come from the environment (or --env-file) only: GATEHOUSE_PRIVATE_KEY
     /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
     /// Each flag falls back to --env-file, then to its environment variable.
-    Serve(ServeArgs),
+    Serve(serve::ServeArgs),
     /// Check that a running App is ready: exit 0 when URL answers 200 within a second.
     ///
     /// Otherwise exit 1 with the reason on one line. For container healthchecks.
@@ -156,66 +157,6 @@ struct SiteArgs {
     repo_name: Option<String>,
 }
 
-#[derive(clap::Args, Debug)]
-struct ServeArgs {
-    /// The App's numeric id [env: GATEHOUSE_APP_ID].
-    #[arg(long)]
-    app_id: Option<u64>,
-    /// A file holding the App's private key, PEM [env: GATEHOUSE_PRIVATE_KEY_PATH].
-    #[arg(long, value_name = "FILE")]
-    private_key_path: Option<PathBuf>,
-    /// `sqlite://PATH` (default `sqlite://gatehouse.db`) or `postgres://…` [env: GATEHOUSE_DATABASE_URL].
-    #[arg(long, value_name = "URL")]
-    database_url: Option<String>,
-    /// Where to listen (default 0.0.0.0:3000) [env: GATEHOUSE_BIND].
-    #[arg(long, value_name = "HOST:PORT")]
-    bind: Option<String>,
-    /// The GitHub API, for GitHub Enterprise (default https://api.github.com) [env: GATEHOUSE_GITHUB_API_URL].
-    #[arg(long, value_name = "URL")]
-    github_api_url: Option<String>,
-    /// Worker tasks (default 4) [env: GATEHOUSE_WORKERS].
-    #[arg(long)]
-    workers: Option<usize>,
-    /// KEY=VALUE lines standing in for the environment, such as the
-    /// gatehouse.env `gatehouse register` writes. They win over the environment.
-    #[arg(long, value_name = "FILE")]
-    env_file: Option<PathBuf>,
-    /// Open connections at most (default 512); at the cap the oldest idle one
-    /// makes room for a new one [env: GATEHOUSE_MAX_CONNECTIONS].
-    #[arg(long, value_name = "N")]
-    max_connections: Option<u64>,
-    /// Seconds a client has to send a request's headers; idle connections are
-    /// closed after it too (default 10) [env: GATEHOUSE_HEADER_TIMEOUT_SECS].
-    #[arg(long, value_name = "SECS")]
-    header_timeout_secs: Option<u64>,
-    /// Seconds a client has to send a body (default 30) [env: GATEHOUSE_BODY_TIMEOUT_SECS].
-    #[arg(long, value_name = "SECS")]
-    body_timeout_secs: Option<u64>,
-    /// Megabytes all bodies not yet verified may hold at once; past it
-    /// deliveries get 503 (default 64, at least 25) [env: GATEHOUSE_BODY_MEMORY_MB].
-    #[arg(long, value_name = "MB")]
-    body_memory_mb: Option<u64>,
-}
-
-impl ServeArgs {
-    /// The flag standing in for an environment variable, if given.
-    fn flag(&self, name: &str) -> Option<String> {
-        match name {
-            "GATEHOUSE_APP_ID" => self.app_id.map(|id| id.to_string()),
-            "GATEHOUSE_PRIVATE_KEY_PATH" => self.private_key_path.as_ref().map(|p| p.display().to_string()),
-            "GATEHOUSE_DATABASE_URL" => self.database_url.clone(),
-            "GATEHOUSE_BIND" => self.bind.clone(),
-            "GATEHOUSE_GITHUB_API_URL" => self.github_api_url.clone(),
-            "GATEHOUSE_WORKERS" => self.workers.map(|n| n.to_string()),
-            "GATEHOUSE_MAX_CONNECTIONS" => self.max_connections.map(|n| n.to_string()),
-            "GATEHOUSE_HEADER_TIMEOUT_SECS" => self.header_timeout_secs.map(|n| n.to_string()),
-            "GATEHOUSE_BODY_TIMEOUT_SECS" => self.body_timeout_secs.map(|n| n.to_string()),
-            "GATEHOUSE_BODY_MEMORY_MB" => self.body_memory_mb.map(|n| n.to_string()),
-            _ => None,
-        }
-    }
-}
-
 /// `--format` for commands that print a human report or JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TextOrJson {
@@ -263,12 +204,18 @@ pub(crate) use outln;
 
 /// Runs the command line; usage and setup failures exit 2.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match serve::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(e) => match e.downcast::<clap::Error>() {
+            Ok(e) => {
+                let _ = e.print();
+                return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            }
+            Err(e) => {
+                eprintln!("error: {}", render::escape_controls(&format!("{e:#}"), render::Keep::LinesAndTabs));
+                return ExitCode::from(2);
+            }
+        },
     };
     match run(cli) {
         Ok(code) => code,
@@ -293,18 +240,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Register(args) => register::run(args),
         Command::Site(args) => site(args),
-        Command::Serve(args) => {
-            let file = args.env_file.as_deref().map(crate::app::env_file::read).transpose()?.unwrap_or_default();
-            // Flags, then the env file, then the environment; a key file
-            // named by one of them wins over a key given further down.
-            let config = crate::app::AppConfig::from_lookup(|name| match name {
-                "GATEHOUSE_PRIVATE_KEY" if args.private_key_path.is_some() => None,
-                "GATEHOUSE_PRIVATE_KEY" if file.contains_key("GATEHOUSE_PRIVATE_KEY_PATH") => file.get(name).cloned(),
-                _ => args.flag(name).or_else(|| file.get(name).cloned()).or_else(|| std::env::var(name).ok()),
-            })?;
-            crate::app::serve(config)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Serve(args) => serve::run(args),
         Command::Probe { url } => Ok(probe(url)),
         #[cfg(feature = "demo")]
         Command::Demo => {
@@ -350,9 +286,9 @@ fn probe(url: Option<String>) -> ExitCode {
 fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let path = file.to_string_lossy();
-    let report = crate::rules::voting::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = crate::docs::voting::tally::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     match format {
-        TextOrJson::Text => emit(&crate::rules::voting::render_text(&report))?,
+        TextOrJson::Text => emit(&crate::docs::voting::tally::render_text(&report))?,
         TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
     }
     Ok(ExitCode::SUCCESS)

@@ -34,9 +34,7 @@ pub struct RegisterArgs {
 }
 
 pub fn run(args: RegisterArgs) -> Result<ExitCode> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("gatehouse=warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    crate::app::logs::init("gatehouse=warn", crate::app::logs::LogFormat::Text);
     let github_url = args.github_url.trim_end_matches('/').to_string();
     let api_url = args.api_url.clone().unwrap_or_else(|| {
         if github_url == DEFAULT_GITHUB_URL {

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
 use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
 use super::outage::Outage;
-use crate::app::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// How hard to try.
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +93,10 @@ pub enum ApiError {
     /// be minted. Retried, a bounded number of times.
     #[error("GitHub answered 401 to {what}: {message}")]
     Unauthorized { what: String, message: String },
+    /// An answer that does not match GitHub's published schema (a required
+    /// field missing, a value of the wrong type): never read as a default.
+    #[error("GitHub's answer to {what} does not match its schema: {message}")]
+    Malformed { what: String, message: String },
 }
 
 impl ApiError {
@@ -99,7 +105,7 @@ impl ApiError {
         match self {
             ApiError::Status { status, .. } => *status >= 500 || *status == 429,
             ApiError::Uncertain { .. } | ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
-            ApiError::Auth(_) => false,
+            ApiError::Auth(_) | ApiError::Malformed { .. } => false,
             ApiError::Unauthorized { .. } => true,
         }
     }
@@ -194,13 +200,10 @@ impl GitHub {
             }
             other => other?,
         };
-        let token = response
-            .body
-            .get("token")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::Auth("the access_tokens answer has no token".into()))?;
-        let expires = parse_expiry(response.body.get("expires_at").and_then(Value::as_str).unwrap_or(""));
-        let token = Token::new(token);
+        let answer: InstallationToken = serde_json::from_value(response.body)
+            .map_err(|e| ApiError::Auth(format!("the access_tokens answer does not match GitHub's schema: {e}")))?;
+        let expires = parse_expiry(&answer.expires_at);
+        let token = Token::new(answer.token);
         self.tokens.put(installation, token.clone(), expires).await;
         Ok(token)
     }
@@ -247,15 +250,24 @@ impl GitHub {
         }
     }
 
-    /// A GraphQL query or mutation; GraphQL errors become `ApiError::Status`.
-    pub async fn graphql(&self, installation: u64, query: &str, variables: Value) -> Result<Value, ApiError> {
+    /// A GraphQL query or mutation, its `data` read as `T`; GraphQL errors
+    /// become `ApiError::Status`.
+    pub async fn graphql<T: DeserializeOwned>(
+        &self,
+        installation: u64,
+        query: &str,
+        variables: Value,
+    ) -> Result<T, ApiError> {
         let token = self.token(installation).await?;
         let body = serde_json::json!({ "query": query, "variables": variables });
         let response = self.send(Method::POST, &self.graphql, Some(&body), &token, Call::Idempotent, "GraphQL").await?;
-        if let Some(errors) = response.body.get("errors").filter(|e| e.as_array().is_some_and(|a| !a.is_empty())) {
-            return Err(ApiError::Status { status: 200, what: "GraphQL".into(), message: errors.to_string() });
+        let answer: GraphQlAnswer<T> = serde_json::from_value(response.body)
+            .map_err(|e| ApiError::Malformed { what: "GraphQL".into(), message: e.to_string() })?;
+        if !answer.errors.is_empty() {
+            let messages: Vec<&str> = answer.errors.iter().map(|e| e.message.as_str()).collect();
+            return Err(ApiError::Status { status: 200, what: "GraphQL".into(), message: messages.join("; ") });
         }
-        Ok(response.body.get("data").cloned().unwrap_or(Value::Null))
+        answer.data.ok_or_else(|| ApiError::Malformed { what: "GraphQL".into(), message: "no data".into() })
     }
 
     async fn send(
@@ -342,9 +354,9 @@ impl GitHub {
             let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::Null) };
             return Outcome::Done(Response { status: status.as_u16(), body, next });
         }
-        let message = serde_json::from_str::<Value>(&text)
+        let message = serde_json::from_str::<ErrorBody>(&text)
             .ok()
-            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
+            .and_then(|e| e.message)
             .unwrap_or_else(|| text.chars().take(200).collect());
         if status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS {
             if let Some(after) = num("retry-after") {

@@ -1,14 +1,18 @@
-//! Talking to GitHub: App auth (JWT → installation token) and an API client
-//! with retries, backoff and rate-limit handling. Works against github.com,
+//! Talking to GitHub: App auth (JWT → installation token), an API client
+//! with retries, backoff and rate-limit handling, one repository's calls
+//! (`RepoClient`) and GitHub's answers as typed structs (`answers`). Works against github.com,
 //! GitHub Enterprise (`GATEHOUSE_GITHUB_API_URL`) and the simulated GitHub.
 
+pub mod answers;
 pub mod auth;
 mod client;
 mod outage;
+mod repo;
 pub mod reviews;
 
 pub use auth::{AppCredentials, Token};
 pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};
+pub use repo::RepoClient;
 
 /// A commit id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,34 +1,43 @@
-//! Reading GitHub's own JSON for `gate simulate`: the arrays that
-//! `GET /repos/{o}/{r}/pulls/{n}/reviews` and `…/commits` return, as they are.
+//! A pull request's reviews and commit authors as the review gate reads
+//! them, from the arrays `GET /repos/{o}/{r}/pulls/{n}/reviews` and
+//! `…/commits` return (the App's answers, or saved JSON for `gate simulate`).
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::gate::{Review, ReviewState};
 
-#[derive(Deserialize)]
-struct User {
-    login: String,
+/// `simple-user` (the login is all the gate reads).
+#[derive(Debug, Deserialize)]
+pub struct User {
+    pub login: String,
 }
 
-#[derive(Deserialize)]
-struct ApiReview {
-    user: Option<User>,
-    state: String,
-    commit_id: Option<String>,
-    submitted_at: Option<String>,
+/// `pull-request-review`.
+#[derive(Debug, Deserialize)]
+pub struct PullRequestReview {
+    pub user: Option<User>,
+    pub state: String,
+    pub commit_id: Option<String>,
+    pub submitted_at: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ApiCommit {
-    sha: String,
-    author: Option<User>,
+/// `commit` as a pull request's commits list it.
+#[derive(Debug, Deserialize)]
+pub struct PullRequestCommit {
+    pub sha: String,
+    pub author: Option<User>,
 }
 
 /// Parses a reviews array. Reviews by deleted users (`user: null`) are skipped.
 pub fn parse_reviews(json: &str) -> Result<Vec<Review>> {
-    let raw: Vec<ApiReview> =
+    let raw: Vec<PullRequestReview> =
         serde_json::from_str(json).context("expected the JSON array GitHub returns for a pull request's reviews")?;
+    reviews(raw)
+}
+
+/// The reviews the gate counts. Reviews by deleted users are skipped.
+pub fn reviews(raw: Vec<PullRequestReview>) -> Result<Vec<Review>> {
     let mut reviews = Vec::new();
     for (i, r) in raw.into_iter().enumerate() {
         let state = match r.state.as_str() {
@@ -48,13 +57,18 @@ pub fn parse_reviews(json: &str) -> Result<Vec<Review>> {
 /// Parses a commits array into the GitHub logins of the commit authors and
 /// the last commit's sha (the PR head, as GitHub lists commits oldest first).
 pub fn commit_authors(json: &str) -> Result<(Vec<String>, Option<String>)> {
-    let raw: Vec<ApiCommit> =
+    let raw: Vec<PullRequestCommit> =
         serde_json::from_str(json).context("expected the JSON array GitHub returns for a pull request's commits")?;
+    Ok(authors(raw))
+}
+
+/// The commit authors' logins, sorted, and the last commit's sha.
+pub fn authors(raw: Vec<PullRequestCommit>) -> (Vec<String>, Option<String>) {
     let head = raw.last().map(|c| c.sha.clone());
     let mut authors: Vec<String> = raw.into_iter().filter_map(|c| c.author.map(|a| a.login)).collect();
     authors.sort();
     authors.dedup();
-    Ok((authors, head))
+    (authors, head)
 }
 
 #[cfg(test)]

@@ -7,13 +7,17 @@
 use std::collections::BTreeMap;
 
 use reqwest::Method;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
 use super::limits;
 use super::summary::CheckOutput;
-use crate::github::{ApiError, Call, GitHub, RepoName};
+use crate::github::answers::{CheckRun, CheckRunList};
+use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
-use crate::webhook::envelope::RERUN_ACTION;
+
+/// The identifier of the check runs' `Re-run` button.
+pub const RERUN_ACTION: &str = "rerun";
 
 /// GitHub accepts at most 50 annotations per request.
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;
@@ -41,30 +45,18 @@ fn check_name(external_id: &str) -> Option<&str> {
 /// A check run as listed: id, status, annotations delivered.
 type Listed = (u64, String, usize);
 
-fn annotations_count(run: &Value) -> usize {
-    run.pointer("/output/annotations_count").and_then(Value::as_u64).unwrap_or(0) as usize
-}
-
 /// Our check runs on `sha`, by external id.
-async fn existing(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    sha: &str,
-) -> Result<BTreeMap<String, Listed>, ApiError> {
-    let mut url =
-        format!("/repos/{}/{}/commits/{sha}/check-runs?per_page=100&app_id={}", repo.owner, repo.name, gh.app_id());
+async fn existing(repo: &RepoClient, sha: &str) -> Result<BTreeMap<String, Listed>, ApiError> {
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
     let mut out = BTreeMap::new();
     for _ in 0..10 {
-        let response = gh.rest(installation, Method::GET, &url, None, Call::Idempotent).await?;
-        for run in response.body.get("check_runs").and_then(Value::as_array).into_iter().flatten() {
-            let ext = run.get("external_id").and_then(Value::as_str).unwrap_or("");
-            if let (true, Some(id)) = (ext.starts_with("gatehouse:"), run.get("id").and_then(Value::as_u64)) {
-                let status = run.get("status").and_then(Value::as_str).unwrap_or("").to_string();
-                out.insert(ext.to_string(), (id, status, annotations_count(run)));
+        let (list, next) = repo.page::<CheckRunList>(&url).await?;
+        for run in list.check_runs {
+            if let Some(ext) = run.external_id.filter(|ext| ext.starts_with("gatehouse:")) {
+                out.insert(ext, (run.id, run.status, run.output.annotations_count as usize));
             }
         }
-        match response.next {
+        match next {
             Some(next) => url = next,
             None => break,
         }
@@ -80,15 +72,13 @@ async fn existing(
 /// gets no new run: a push makes several events (`pull_request.synchronize`,
 /// `check_suite.requested`) and the head is evaluated once.
 pub async fn start(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
+    repo: &RepoClient,
     sha: &str,
     job: i64,
     names: &[String],
     once_per_head: bool,
 ) -> Result<CheckRuns, ApiError> {
-    let mut known = existing(gh, installation, repo, sha).await?;
+    let mut known = existing(repo, sha).await?;
     let own = format!("gatehouse:{job}:");
     let mut runs = CheckRuns::default();
     for name in names {
@@ -113,27 +103,21 @@ pub async fn start(
             continue;
         }
         let body = json!({ "name": name, "head_sha": sha, "external_id": ext, "status": "in_progress" });
-        let path = format!("/repos/{}/{}/check-runs", repo.owner, repo.name);
         let mut tries = 0;
         let id = loop {
             tries += 1;
-            match gh.rest(installation, Method::POST, &path, Some(&body), Call::Create).await {
-                Ok(response) => break response.body.get("id").and_then(Value::as_u64),
+            match repo.send::<CheckRun>(Method::POST, "/check-runs", &body, Call::Create).await {
+                Ok(run) => break run.id,
                 Err(ApiError::Uncertain { .. }) if tries < 3 => {
                     // It may exist: look before creating again.
-                    known = existing(gh, installation, repo, sha).await?;
+                    known = existing(repo, sha).await?;
                     if let Some((id, _, _)) = known.get(&ext) {
-                        break Some(*id);
+                        break *id;
                     }
                 }
                 Err(err) => return Err(err),
             }
         };
-        let id = id.ok_or_else(|| ApiError::Status {
-            status: 201,
-            what: "POST check-runs".into(),
-            message: "no id".into(),
-        })?;
         runs.ids.insert(name.clone(), id);
     }
     Ok(runs)
@@ -141,16 +125,10 @@ pub async fn start(
 
 /// Completes `job`'s runs still in progress on `sha` (a head the PR has
 /// moved past) as `cancelled`, saying why.
-pub async fn close_stale(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    sha: &str,
-    job: i64,
-) -> Result<usize, ApiError> {
+pub async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize, ApiError> {
     let own = format!("gatehouse:{job}:");
     let mut closed = 0;
-    for (ext, (id, status, _)) in existing(gh, installation, repo, sha).await? {
+    for (ext, (id, status, _)) in existing(repo, sha).await? {
         if !ext.starts_with(&own) || status == "completed" {
             continue;
         }
@@ -162,7 +140,7 @@ pub async fn close_stale(
                       evaluates the newest commit."
                 .into(),
         };
-        complete_plain(gh, installation, repo, id, &output).await?;
+        complete_plain(repo, id, &output).await?;
         closed += 1;
     }
     Ok(closed)
@@ -171,35 +149,21 @@ pub async fn close_stale(
 /// Ends runs a job leaves behind when it fails for good: each run not yet
 /// completed gets `failure` with what went wrong and how to retry, so a
 /// required check never waits forever.
-pub async fn conclude_failed(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    runs: &BTreeMap<String, u64>,
-    error: &str,
-) -> Result<usize, ApiError> {
+pub async fn conclude_failed(repo: &RepoClient, runs: &BTreeMap<String, u64>, error: &str) -> Result<usize, ApiError> {
     let mut concluded = 0;
     for (name, id) in runs {
-        let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
-        let run = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
-        if run.get("status").and_then(Value::as_str) == Some("completed") {
+        let run: CheckRun = repo.get(&format!("/check-runs/{id}")).await?;
+        if run.status == "completed" {
             continue;
         }
-        complete_plain(gh, installation, repo, *id, &super::summary::job_failed(name, error)).await?;
+        complete_plain(repo, *id, &super::summary::job_failed(name, error)).await?;
         concluded += 1;
     }
     Ok(concluded)
 }
 
 /// Completes a run with an output and no annotations.
-async fn complete_plain(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    id: u64,
-    output: &CheckOutput,
-) -> Result<(), ApiError> {
-    let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
+pub(crate) async fn complete_plain(repo: &RepoClient, id: u64, output: &CheckOutput) -> Result<(), ApiError> {
     let body = json!({
         "status": "completed",
         "conclusion": output.conclusion,
@@ -209,7 +173,7 @@ async fn complete_plain(
         },
         "actions": [rerun_action()],
     });
-    gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Idempotent).await?;
+    repo.send::<IgnoredAny>(Method::PATCH, &format!("/check-runs/{id}"), &body, Call::Idempotent).await?;
     Ok(())
 }
 
@@ -251,15 +215,13 @@ pub fn annotation(f: &Finding) -> Value {
 /// the run was completed before with that many annotations (this job ran
 /// again), so only the rest are sent.
 pub async fn finish(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
+    repo: &RepoClient,
     id: u64,
     output: &CheckOutput,
     findings: &[&Finding],
     delivered: Option<usize>,
 ) -> Result<(), ApiError> {
-    let path = format!("/repos/{}/{}/check-runs/{id}", repo.owner, repo.name);
+    let path = format!("/check-runs/{id}");
     let mut summary = output.summary.clone();
     if findings.len() > MAX_ANNOTATIONS {
         summary = super::summary::fit(format!(
@@ -294,13 +256,13 @@ pub async fn finish(
         };
         // Every update appends its annotations: one that may have landed is
         // looked up on the run before it is sent again.
-        match gh.rest(installation, Method::PATCH, &path, Some(&body), Call::Create).await {
+        match repo.send::<IgnoredAny>(Method::PATCH, &path, &body, Call::Create).await {
             Ok(_) => sent = Some(sent.unwrap_or(0) + count),
             Err(ApiError::Uncertain { .. }) if uncertain < 5 => {
                 uncertain += 1;
-                let run = gh.rest(installation, Method::GET, &path, None, Call::Idempotent).await?.body;
-                if run.get("status").and_then(Value::as_str) == Some("completed") {
-                    sent = Some(annotations_count(&run).min(annotations.len()));
+                let run: CheckRun = repo.get(&path).await?;
+                if run.status == "completed" {
+                    sent = Some((run.output.annotations_count as usize).min(annotations.len()));
                 }
             }
             Err(err) => return Err(err),

@@ -4,7 +4,9 @@
 pub mod checks;
 pub mod diff;
 pub mod limits;
+pub mod merge_group;
 pub mod review;
+pub mod review_requests;
 pub mod summary;
 
 use crate::model::{Finding, PR_BODY, Report};

@@ -7,13 +7,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use reqwest::Method;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
 use super::diff::commentable_lines;
 use super::limits;
-use crate::github::{ApiError, Call, GitHub, RepoName};
+use crate::github::answers::Nodes;
+use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
-use crate::source::github::PrFile;
+use crate::source::pull_request::PrFile;
 
 const FINGERPRINT: &str = "<!-- gatehouse:fingerprint=";
 const REVIEW_MARK: &str = "<!-- gatehouse:review=";
@@ -26,6 +29,56 @@ reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } \
 nodes { id isResolved comments(first: 1) { nodes { body } } } } \
 reviews(last: 100) { nodes { body commit { oid } } } \
 comments(last: 100) { nodes { body } } } } }";
+
+/// The `Threads` query's answer, shaped like GitHub's schema: a missing
+/// repository or pull request is null, `reviews` is nullable.
+#[derive(Debug, Deserialize)]
+struct ThreadsData {
+    repository: Option<ThreadsRepository>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ThreadsRepository {
+    #[serde(rename = "pullRequest")]
+    pull_request: Option<PullThreads>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PullThreads {
+    #[serde(rename = "reviewThreads")]
+    review_threads: ThreadPage,
+    reviews: Option<Nodes<Body>>,
+    comments: Nodes<Body>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ThreadPage {
+    #[serde(rename = "pageInfo")]
+    page_info: PageInfo,
+    nodes: Option<Vec<Option<ThreadNode>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PageInfo {
+    #[serde(rename = "hasNextPage")]
+    has_next_page: bool,
+    #[serde(rename = "endCursor")]
+    end_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ThreadNode {
+    id: String,
+    #[serde(rename = "isResolved")]
+    is_resolved: bool,
+    comments: Nodes<Body>,
+}
+
+/// A review's, a comment's or a thread comment's `body`.
+#[derive(Debug, Deserialize)]
+struct Body {
+    body: String,
+}
 
 /// What the PR already shows from gatehouse.
 #[derive(Debug, Default)]
@@ -56,37 +109,32 @@ fn fingerprints_in(body: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-async fn existing(gh: &GitHub, installation: u64, repo: &RepoName, number: u64) -> Result<Existing, ApiError> {
+async fn existing(repo: &RepoClient, number: u64) -> Result<Existing, ApiError> {
     let mut out = Existing::default();
     let mut cursor: Option<String> = None;
     for _ in 0..50 {
-        let vars = json!({ "owner": repo.owner, "name": repo.name, "number": number, "cursor": cursor });
-        let data = gh.graphql(installation, THREADS, vars).await?;
-        let pull = data.pointer("/repository/pullRequest").cloned().unwrap_or(Value::Null);
+        let vars = json!({ "owner": repo.repo.owner, "name": repo.repo.name, "number": number, "cursor": cursor });
+        let data: ThreadsData = repo.graphql(THREADS, vars).await?;
+        let Some(pull) = data.repository.and_then(|r| r.pull_request) else { break };
         // Reviews, and the plain comments a review falls back to.
-        let reviews = pull.pointer("/reviews/nodes").and_then(Value::as_array).into_iter().flatten();
-        let comments = pull.pointer("/comments/nodes").and_then(Value::as_array).into_iter().flatten();
-        for review in reviews.chain(comments) {
-            let body = review.get("body").and_then(Value::as_str).unwrap_or("");
-            out.commented.extend(fingerprints_in(body));
-            if let Some(at) = body.find(REVIEW_MARK) {
-                let rest = &body[at + REVIEW_MARK.len()..];
+        for review in pull.reviews.iter().flat_map(Nodes::iter).chain(pull.comments.iter()) {
+            out.commented.extend(fingerprints_in(&review.body));
+            if let Some(at) = review.body.find(REVIEW_MARK) {
+                let rest = &review.body[at + REVIEW_MARK.len()..];
                 out.reviewed_heads.extend(rest.find(" -->").map(|end| rest[..end].to_string()));
             }
         }
-        let threads = pull.get("reviewThreads").cloned().unwrap_or(Value::Null);
-        for thread in threads.get("nodes").and_then(Value::as_array).into_iter().flatten() {
-            let body = thread.pointer("/comments/nodes/0/body").and_then(Value::as_str).unwrap_or("");
-            let Some(fp) = fingerprints_in(body).next() else { continue };
+        let threads = pull.review_threads;
+        for thread in threads.nodes.into_iter().flatten().flatten() {
+            let Some(first) = thread.comments.iter().next() else { continue };
+            let Some(fp) = fingerprints_in(&first.body).next() else { continue };
             out.commented.insert(fp.clone());
-            let resolved = thread.get("isResolved").and_then(Value::as_bool).unwrap_or(false);
-            if let (false, Some(id)) = (resolved, thread.get("id").and_then(Value::as_str)) {
-                out.open_threads.insert(id.to_string(), fp);
+            if !thread.is_resolved {
+                out.open_threads.insert(thread.id, fp);
             }
         }
-        let more = threads.pointer("/pageInfo/hasNextPage").and_then(Value::as_bool).unwrap_or(false);
-        cursor = threads.pointer("/pageInfo/endCursor").and_then(Value::as_str).map(str::to_string);
-        if !more || cursor.is_none() {
+        cursor = threads.page_info.end_cursor;
+        if !threads.page_info.has_next_page || cursor.is_none() {
             break;
         }
     }
@@ -139,15 +187,13 @@ fn review_body(head: &str, total: usize, in_body: &[&Finding], note: Option<&str
 /// are gone. Notices are left to the check runs: comments are for what an
 /// author must act on.
 pub async fn publish(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
+    repo: &RepoClient,
     number: u64,
     head: &str,
     findings: &[&Finding],
     files: &[PrFile],
 ) -> Result<Published, ApiError> {
-    let before = existing(gh, installation, repo, number).await?;
+    let before = existing(repo, number).await?;
     let mut published = Published::default();
 
     let current: BTreeSet<&str> = findings.iter().map(|f| f.fingerprint.as_str()).collect();
@@ -165,7 +211,7 @@ pub async fn publish(
             vars.insert(format!("t{i}"), json!(id));
         }
         query.push_str(&format!(") {{{fields} }}"));
-        gh.graphql(installation, &query, Value::Object(vars)).await?;
+        repo.graphql::<IgnoredAny>(&query, Value::Object(vars)).await?;
         published.resolved += batch.len();
     }
 
@@ -196,9 +242,9 @@ pub async fn publish(
         .map(|f| json!({ "path": f.path, "line": f.span.line, "side": "RIGHT", "body": comment_body(f) }))
         .collect();
     let body = review_body(head, total, &body_findings, None);
-    let reviews = format!("/repos/{}/{}/pulls/{number}/reviews", repo.owner, repo.name);
+    let reviews = format!("/pulls/{number}/reviews");
     let request = json!({ "commit_id": head, "event": "COMMENT", "body": body, "comments": comments });
-    let refused = match create(gh, installation, repo, number, head, &reviews, &request).await {
+    let refused = match create(repo, number, head, &reviews, &request).await {
         Ok(()) => {
             published.inline = inline.len();
             published.in_body = body_findings.len();
@@ -218,7 +264,7 @@ pub async fn publish(
     let body = review_body(head, total, &all, note);
     if !inline.is_empty() {
         let request = json!({ "commit_id": head, "event": "COMMENT", "body": body, "comments": [] });
-        match create(gh, installation, repo, number, head, &reviews, &request).await {
+        match create(repo, number, head, &reviews, &request).await {
             Ok(()) => {
                 published.in_body = all.len();
                 published.review_posted = true;
@@ -230,8 +276,8 @@ pub async fn publish(
             Err(err) => return Err(err),
         }
     }
-    let issue_comments = format!("/repos/{}/{}/issues/{number}/comments", repo.owner, repo.name);
-    create(gh, installation, repo, number, head, &issue_comments, &json!({ "body": body })).await?;
+    let issue_comments = format!("/issues/{number}/comments");
+    create(repo, number, head, &issue_comments, &json!({ "body": body })).await?;
     published.in_body = all.len();
     published.as_comment = true;
     Ok(published)
@@ -239,20 +285,12 @@ pub async fn publish(
 
 /// Posts a review or comment for `head`; when GitHub's answer is lost, looks
 /// for it before posting again.
-async fn create(
-    gh: &GitHub,
-    installation: u64,
-    repo: &RepoName,
-    number: u64,
-    head: &str,
-    path: &str,
-    request: &Value,
-) -> Result<(), ApiError> {
+async fn create(repo: &RepoClient, number: u64, head: &str, path: &str, request: &Value) -> Result<(), ApiError> {
     for attempt in 1..=3 {
-        match gh.rest(installation, Method::POST, path, Some(request), Call::Create).await {
+        match repo.send::<IgnoredAny>(Method::POST, path, request, Call::Create).await {
             Ok(_) => return Ok(()),
             Err(ApiError::Uncertain { .. }) if attempt < 3 => {
-                if existing(gh, installation, repo, number).await?.reviewed_heads.contains(head) {
+                if existing(repo, number).await?.reviewed_heads.contains(head) {
                     return Ok(());
                 }
             }

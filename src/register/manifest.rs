@@ -144,10 +144,11 @@ mod tests {
         let manifest = Manifest::bundled().unwrap();
         assert_eq!(manifest.name, "gatehouse");
         assert!(manifest.hook_attributes.active);
-        for event in ["pull_request", "pull_request_review", "check_suite", "check_run"] {
+        for event in ["pull_request", "pull_request_review", "check_suite", "check_run", "merge_group"] {
             assert!(manifest.default_events.iter().any(|e| e == event), "{event} missing");
         }
         assert_eq!(manifest.default_permissions.get("checks").map(String::as_str), Some("write"));
+        assert_eq!(manifest.default_permissions.get("merge_queues").map(String::as_str), Some("read"));
     }
 
     #[test]

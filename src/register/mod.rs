@@ -241,8 +241,8 @@ pub async fn exchange(api_url: &str, code: &str) -> Result<Conversion> {
     if status == StatusCode::CREATED {
         return response.json::<Conversion>().await.context("GitHub's answer to the code exchange is not an App");
     }
-    let body: serde_json::Value = response.json().await.unwrap_or_default();
-    let message = body["message"].as_str().unwrap_or("no message").to_string();
+    let error = response.json::<crate::github::answers::ErrorBody>().await.ok();
+    let message = error.and_then(|e| e.message).unwrap_or_else(|| "no message".into());
     match status.as_u16() {
         404 | 422 => bail!(
             "GitHub refused the code ({status}: {message}): it expired (GitHub keeps it an hour) or was already \

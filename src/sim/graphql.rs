@@ -32,6 +32,8 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
             let blob = repo.commits.get(sha).and_then(|t| t.get(path)).map(|bytes| {
                 let binary = bytes.contains(&0);
                 json!({
+                    "__typename": "Blob",
+                    "oid": super::blob_sha(bytes),
                     "byteSize": bytes.len(),
                     "isBinary": binary,
                     "isTruncated": false,
@@ -103,10 +105,10 @@ fn object(repo: &super::Repo, expression: &str) -> Value {
     let Some(path) = path else { return json!({ "__typename": "Commit", "oid": sha }) };
     let Some(tree) = repo.commits.get(sha) else { return Value::Null };
     let dir = format!("{path}/");
-    if tree.contains_key(path) {
-        json!({ "__typename": "Blob" })
+    if let Some(bytes) = tree.get(path) {
+        json!({ "__typename": "Blob", "oid": super::blob_sha(bytes) })
     } else if path.is_empty() || tree.range(dir.clone()..).next().is_some_and(|(p, _)| p.starts_with(&dir)) {
-        json!({ "__typename": "Tree" })
+        json!({ "__typename": "Tree", "oid": super::blob_sha(dir.as_bytes()) })
     } else {
         Value::Null
     }

@@ -5,12 +5,14 @@
 //! tokens (of a settable life), stored check runs, reviews, threads and PR
 //! comments with GitHub's length limits, a request log, switches that
 //! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
-//! responses and review lines GitHub cannot place, and the App manifest
+//! responses, answers missing a field and review lines GitHub cannot place,
+//! and the App manifest
 //! flow (`gatehouse register`).
 
 pub mod diff;
 mod graphql;
 mod manifests;
+mod queue;
 mod routes;
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +26,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 pub use manifests::{CODE_LIFE_S, ManifestApp};
+pub use queue::MergeGroupRefs;
 
 /// Repo-relative path → bytes.
 pub type Tree = BTreeMap<String, Vec<u8>>;
@@ -48,6 +51,14 @@ pub fn commit_sha(tree: &Tree, salt: &str) -> String {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     }
+    hex::encode(hasher.finalize())[..40].to_string()
+}
+
+/// The object id the simulated GitHub gives a file's bytes (content-addressed).
+pub fn blob_sha(bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
     hex::encode(hasher.finalize())[..40].to_string()
 }
 
@@ -131,6 +142,10 @@ pub struct Faults {
     /// error (nothing applied): 401, 404, 422...
     pub status_next: u32,
     pub status: u16,
+    /// Answer the next N matching requests without `omit_field` wherever
+    /// it appears in their JSON (an answer GitHub's schema does not allow).
+    pub omit_next: u32,
+    pub omit_field: String,
     /// Only requests whose `METHOD path` contains this (empty: all).
     pub only: String,
 }
@@ -154,6 +169,12 @@ pub(crate) struct Repo {
     /// Branch and tag names → commit ids.
     pub refs: HashMap<String, String>,
     pub pulls: BTreeMap<u64, Pull>,
+    /// Parents of the commits that have them (merge groups).
+    pub parents: HashMap<String, Vec<String>>,
+    /// PR number → logins asked for a review who have not reviewed.
+    pub requested: BTreeMap<u64, Vec<String>>,
+    /// Logins that are not collaborators: review requests naming them get 422.
+    pub non_collaborators: Vec<String>,
 }
 
 impl Repo {
@@ -393,6 +414,11 @@ impl Sim {
             body: String::new(),
             comments: Vec::new(),
         });
+        if let Some(requested) =
+            guard.repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.requested.get_mut(&number))
+        {
+            requested.retain(|r| !crate::gate::same_login(r, login));
+        }
         json!({
             "action": "submitted",
             "review": { "id": id, "user": { "login": login }, "state": state.to_ascii_lowercase(), "commit_id": head },

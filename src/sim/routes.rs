@@ -38,6 +38,11 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
         .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review).get(list_reviews))
         .route("/repos/{owner}/{repo}/pulls/{number}/commits", get(list_commits))
+        .route(
+            "/repos/{owner}/{repo}/pulls/{number}/requested_reviewers",
+            post(super::queue::request_reviewers).get(super::queue::list_requested_reviewers),
+        )
+        .route("/repos/{owner}/{repo}/compare/{basehead}", get(super::queue::compare))
         .route("/repos/{owner}/{repo}/issues/{number}/comments", post(create_issue_comment))
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
@@ -59,7 +64,7 @@ pub(crate) fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "message": message }))).into_response()
 }
 
@@ -73,6 +78,7 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
         Exhausted,
         Slow(std::time::Duration),
         Status(u16),
+        Omit(String),
     }
     let fault = {
         let mut s = lock(&state);
@@ -94,6 +100,9 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
         } else if f.slow_next > 0 {
             f.slow_next -= 1;
             Some(Fault::Slow(f.delay))
+        } else if f.omit_next > 0 {
+            f.omit_next -= 1;
+            Some(Fault::Omit(f.omit_field.clone()))
         } else {
             None
         }
@@ -129,11 +138,40 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
             tokio::time::sleep(delay).await;
             response
         }
+        Some(Fault::Omit(field)) => omit(next.run(request).await, &field).await,
         None => next.run(request).await,
     };
     let mut response = response;
     response.headers_mut().insert("x-ratelimit-remaining", 4999.into());
     log(&state, method, path, response)
+}
+
+/// The answer without `field` wherever it appears in its JSON.
+async fn omit(response: Response, field: &str) -> Response {
+    fn strip(value: &mut Value, field: &str) {
+        match value {
+            Value::Object(map) => {
+                map.remove(field);
+                map.values_mut().for_each(|v| strip(v, field));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, field)),
+            _ => {}
+        }
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error");
+    };
+    let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    strip(&mut value, field);
+    let mut response = Json(value).into_response();
+    *response.status_mut() = parts.status;
+    for (name, value) in parts.headers.iter().filter(|(name, _)| *name != "content-length") {
+        response.headers_mut().insert(name, value.clone());
+    }
+    response
 }
 
 fn log(state: &Shared, method: String, path: String, response: Response) -> Response {
@@ -206,6 +244,11 @@ fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
     let empty = super::Tree::new();
     let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
     let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
+    diff_files(base, head)
+}
+
+/// The files that differ between two trees with their patches, by path.
+pub(crate) fn diff_files(base: &super::Tree, head: &super::Tree) -> Vec<Value> {
     let mut paths: Vec<&String> = base.keys().chain(head.keys()).collect();
     paths.sort();
     paths.dedup();
@@ -221,10 +264,16 @@ fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
             };
             let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
             let count = |prefix: char| {
-                patch.as_deref().map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
+                patch
+                    .as_deref()
+                    .map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
             };
             let (additions, deletions) = (count('+'), count('-'));
-            Some(json!({ "filename": path, "status": status, "patch": patch, "additions": additions, "deletions": deletions }))
+            let sha = h.or(b).map_or_else(String::new, |bytes| super::blob_sha(bytes));
+            Some(json!({
+                "sha": sha, "filename": path, "status": status, "patch": patch,
+                "additions": additions, "deletions": deletions, "changes": additions + deletions,
+            }))
         })
         .collect()
 }
@@ -283,7 +332,12 @@ async fn tree(State(state): State<Shared>, Path((owner, name, sha)): Path<(Strin
     let Some(tree) = s.repo(&owner, &name).and_then(|r| r.commits.get(&sha)) else {
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
-    let entries: Vec<Value> = tree.keys().map(|p| json!({ "path": p, "type": "blob", "mode": "100644" })).collect();
+    let entries: Vec<Value> = tree
+        .iter()
+        .map(|(p, bytes)| {
+            json!({ "path": p, "type": "blob", "mode": "100644", "sha": super::blob_sha(bytes), "size": bytes.len() })
+        })
+        .collect();
     Json(json!({ "sha": sha, "tree": entries, "truncated": false })).into_response()
 }
 

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::html::{attr, esc};
-use crate::rules::voting::{MARGIN, QUORUM, SectionTally, describe, number, signed};
+use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, describe, number, signed};
 
 const WIDTH: f64 = 480.0;
 const PLOT_LEFT: f64 = 84.0;
@@ -172,7 +172,7 @@ pub fn stages(out: &mut String, id: &str, current: Option<usize>, state: &str, a
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::voting::{ArgumentTally, State};
+    use crate::docs::voting::tally::{ArgumentTally, State};
 
     fn section(totals: &[(&str, f64)]) -> SectionTally {
         SectionTally {

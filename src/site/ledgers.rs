@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use super::html::{self, Page, esc};
 use super::{Card, Context, Entry, Family, Kind, chart};
+use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, number, push_number, signed};
 use crate::docs::voting::{Block, Section};
-use crate::rules::voting::{MARGIN, QUORUM, SectionTally, State, VotingView, number, push_number, signed};
+use crate::rules::voting::VotingView;
 
 /// Ledgers with at most this many votes in a section are shown open.
 const OPEN_LEDGER: usize = 12;

@@ -98,7 +98,7 @@ pub fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
         return Ok((Config::default(), Vec::new()));
     }
     let message = match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
-        FileContent::Text(text) => return Ok(Config::parse(&text)),
+        FileContent::Text(text) => return Ok(crate::rules::read_config(&text)),
         FileContent::Link { target, .. } => {
             format!("the config is a symbolic link to `{target}`, which gatehouse does not follow")
         }
@@ -138,7 +138,7 @@ pub fn changeset(
         None => Files::new(),
     };
     let mut repos = crate::model::RepoIndex::default();
-    repos.insert(repo.unwrap_or(crate::rules::brief::LOCAL_REPO), None, std::sync::Arc::new(head_tree));
+    repos.insert(repo.unwrap_or(crate::model::LOCAL_REPO), None, std::sync::Arc::new(head_tree));
     for (name, dir) in others {
         repos.insert(name, None, std::sync::Arc::new(RepoTree::new(list(dir)?)));
     }

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use super::Relevance;
 use super::git::{Checkout, Entry, listing};
 use crate::config::{CONFIG_PATH, Config};
-use crate::model::{ChangeSet, FileContent, Files, RepoIndex, RepoTree};
-use crate::rules::brief::{LOCAL_REPO, revisions_named};
+use crate::model::{ChangeSet, FileContent, Files, LOCAL_REPO, RepoIndex, RepoTree};
+use crate::rules::brief::revisions_named;
 
 /// What `gatehouse check` was asked to compare.
 #[derive(Clone, Debug, Default)]
@@ -114,7 +114,7 @@ fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Config> {
     let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(Config::default()) };
     let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
     Ok(match files.get(CONFIG_PATH) {
-        Some(FileContent::Text(text)) => Config::parse(text).0,
+        Some(FileContent::Text(text)) => crate::rules::read_config(text).0,
         _ => Config::default(),
     })
 }

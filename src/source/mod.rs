@@ -1,10 +1,12 @@
 //! Where ChangeSets come from: a folder or git checkout on disk (`fs`, `git`),
-//! and, in the App, the GitHub API.
+//! and, in the App, a pull request read through GitHub's API (`pull_request`).
 
+pub mod contents;
 pub mod fs;
 pub mod git;
-pub mod github;
 pub mod local;
+pub mod merge_group;
+pub mod pull_request;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 

@@ -2,16 +2,16 @@
 //! transaction (SQLite has one writer; a commit per delivery would make the
 //! receiver wait in line). Each caller is answered after the commit.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use sqlx::SqlitePool;
-use tokio::sync::{Mutex, mpsc, oneshot};
-
-use std::collections::HashSet;
+use tokio::sync::{mpsc, oneshot};
 
 use sqlx::{AssertSqlSafe, Row};
 
+use super::writer::WriteLock;
 use super::{Accepted, Job, NewJob, now_ms};
 
 /// Deliveries per transaction at most.
@@ -38,7 +38,7 @@ pub struct Batcher {
 }
 
 impl Batcher {
-    pub fn start(pool: SqlitePool, writer: Arc<Mutex<()>>) -> Batcher {
+    pub fn start(pool: SqlitePool, writer: WriteLock) -> Batcher {
         let (queue, mut incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
         let committer = pool.clone();
         tokio::spawn(async move {
@@ -46,8 +46,19 @@ impl Batcher {
             let mut batch = Vec::with_capacity(MAX_BATCH);
             while incoming.recv_many(&mut batch, MAX_BATCH).await > 0 {
                 let outcome = {
-                    let _guard = writer.lock().await;
-                    commit(&pool, &batch).await
+                    let _guard = writer.ack().await;
+                    // Deliveries that arrived while the lock was held by a
+                    // worker join this commit instead of waiting for the next.
+                    while batch.len() < MAX_BATCH {
+                        match incoming.try_recv() {
+                            Ok(item) => batch.push(item),
+                            Err(_) => break,
+                        }
+                    }
+                    let started = Instant::now();
+                    let outcome = commit(&pool, &batch).await;
+                    writer.stats.ack_commit(batch.len(), started.elapsed());
+                    outcome
                 };
                 match outcome {
                     Ok(results) => {

@@ -17,7 +17,7 @@ macro_rules! in_transaction {
     ($store:expr, $candidates:ident, |$tx:ident| $body:expr) => {
         match &$store.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 let mut $tx: Transaction<'_, Sqlite> = pool.begin().await?;
                 let $candidates = CANDIDATES;
                 let out = $body;
@@ -32,6 +32,17 @@ macro_rules! in_transaction {
                 out
             }
         }
+    };
+}
+
+/// Frees a PR's lock held by `worker`, in the open transaction `tx`.
+macro_rules! unlock {
+    ($tx:ident, $key:expr, $worker:expr) => {
+        sqlx::query("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2")
+            .bind($key)
+            .bind($worker)
+            .execute(&mut *$tx)
+            .await?
     };
 }
 
@@ -166,11 +177,7 @@ impl Store {
                     .await?;
                 }
             }
-            sqlx::query("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2")
-                .bind(&key)
-                .bind(worker)
-                .execute(&mut *tx)
-                .await?;
+            unlock!(tx, &key, worker);
             ended == 1
         });
         Ok(resolved)
@@ -211,36 +218,42 @@ impl Store {
         let not_before = now_ms() + delay.as_millis() as i64;
         let sql = "UPDATE gh_jobs SET state = 'queued', not_before = $1, lease_owner = NULL, error = $2 \
                    WHERE id = $3 AND lease_owner = $4 AND state = 'running'";
-        let changed = self
-            .write(sql, |q| q.bind(not_before).bind(error.to_string()).bind(job.id).bind(worker.to_string()))
-            .await?;
-        self.unlock(job, worker).await?;
+        let key = job.pr_key();
+        let changed = in_transaction!(self, _candidates, |tx| {
+            let changed = sqlx::query(sql)
+                .bind(not_before)
+                .bind(error)
+                .bind(job.id)
+                .bind(worker)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            unlock!(tx, &key, worker);
+            changed
+        });
         Ok(changed == 1)
     }
 
+    /// Ends a job and frees its PR in one transaction: the write lock is
+    /// taken once and the WAL grows by one commit.
     async fn finish(&self, job: &Job, worker: &str, state: &str, error: Option<&str>) -> Result<bool> {
         let sql = "UPDATE gh_jobs SET state = $1, finished_at = $2, error = $3 WHERE id = $4 AND lease_owner = $5 AND state = 'running'";
         let now = now_ms();
-        let changed = self
-            .write(sql, |q| {
-                q.bind(state.to_string())
-                    .bind(now)
-                    .bind(error.map(str::to_string))
-                    .bind(job.id)
-                    .bind(worker.to_string())
-            })
-            .await?;
-        self.unlock(job, worker).await?;
-        Ok(changed == 1)
-    }
-
-    async fn unlock(&self, job: &Job, worker: &str) -> Result<()> {
         let key = job.pr_key();
-        self.write("DELETE FROM gh_pr_locks WHERE pr_key = $1 AND owner = $2", |q| {
-            q.bind(key.clone()).bind(worker.to_string())
-        })
-        .await?;
-        Ok(())
+        let changed = in_transaction!(self, _candidates, |tx| {
+            let changed = sqlx::query(sql)
+                .bind(state)
+                .bind(now)
+                .bind(error)
+                .bind(job.id)
+                .bind(worker)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            unlock!(tx, &key, worker);
+            changed
+        });
+        Ok(changed == 1)
     }
 
     /// Is a newer job evaluating every check of this job's PR at another

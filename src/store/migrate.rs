@@ -4,7 +4,8 @@
 use anyhow::{Context, Result};
 use sqlx::{PgPool, Row, SqlitePool};
 
-/// `{ID}` becomes the engine's auto-increment primary key.
+/// `{ID}` becomes the engine's auto-increment primary key. Steps are counted
+/// by position, so a step stays once released and a later step undoes it.
 const STEPS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS gh_deliveries (
         id TEXT PRIMARY KEY,
@@ -50,6 +51,26 @@ const STEPS: &[&str] = &[
     "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
     "ALTER TABLE gh_deliveries ADD COLUMN digest TEXT",
     "CREATE UNIQUE INDEX IF NOT EXISTS gh_deliveries_digest ON gh_deliveries (digest)",
+    "CREATE TABLE IF NOT EXISTS gh_merge_groups (
+        repo TEXT NOT NULL,
+        head_sha TEXT NOT NULL,
+        base_sha TEXT NOT NULL,
+        base_ref TEXT NOT NULL,
+        head_ref TEXT NOT NULL,
+        recorded_at BIGINT NOT NULL,
+        PRIMARY KEY (repo, head_sha)
+    )",
+    "CREATE TABLE IF NOT EXISTS gh_review_requests (
+        repo TEXT NOT NULL,
+        pr BIGINT NOT NULL,
+        head_sha TEXT NOT NULL,
+        requested TEXT NOT NULL,
+        refused TEXT NOT NULL,
+        recorded_at BIGINT NOT NULL,
+        PRIMARY KEY (repo, pr, head_sha)
+    )",
+    // The review gate reads reviews from the GitHub API: nothing reads a stored copy.
+    "DROP TABLE IF EXISTS gh_reviews",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

@@ -1,5 +1,5 @@
 //! Durable storage for the App: verified deliveries (deduplicated by
-//! `X-GitHub-Delivery`), jobs claimed with a lease, and recorded reviews.
+//! `X-GitHub-Delivery`) and jobs claimed with a lease.
 //!
 //! One interface, two engines with the same schema: SQLite (the embedded
 //! default, one process) and PostgreSQL (several replicas sharing one
@@ -9,11 +9,13 @@
 
 pub(crate) mod batch;
 mod jobs;
+mod merge_groups;
 mod migrate;
-mod reviews;
+mod review_requests;
+mod stats;
+mod writer;
 
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -22,13 +24,19 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
 
+pub use merge_groups::MergeGroupRecord;
+pub use review_requests::ReviewRequests;
+pub use stats::{StoreStats, Timing};
+use writer::WriteLock;
+
 /// The work a verified delivery asks for: evaluate one pull request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewJob {
     /// `owner/name`.
     pub repo: String,
     /// 0: the open PRs whose head is `head_sha` (a fork's check suite names
-    /// none); the worker resolves them into jobs of their own.
+    /// none; the worker resolves them into jobs of their own), or the merge
+    /// group whose head it is.
     pub pr: u64,
     pub installation: u64,
     /// The head the event named, when it named one (informational: the worker
@@ -64,8 +72,8 @@ pub struct Job {
 impl Job {
     /// The lock and coalescing key: one PR, whatever the event (a review, a
     /// re-run, a push), so one PR is evaluated by one worker at a time; a job
-    /// naming only a head commit (PR number 0) has its own key until it is
-    /// resolved into jobs of its PRs.
+    /// naming only a head commit (PR number 0) is keyed by that commit: a
+    /// merge group's, or a head to resolve into jobs of its PRs.
     fn key(repo: &str, pr: u64, head_sha: Option<&str>) -> String {
         let repo = repo.to_ascii_lowercase();
         match (pr, head_sha) {
@@ -88,18 +96,7 @@ pub enum Accepted {
     Duplicate,
 }
 
-/// A review as recorded for the review gate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReviewRecord {
-    pub repo: String,
-    pub pr: u64,
-    pub review_id: u64,
-    pub reviewer: String,
-    pub state: String,
-    pub commit_id: Option<String>,
-}
-
-/// Job counts by state, for `/metrics` and tests.
+/// Job counts by state: `gatehouse demo` waits on them, and the tests read them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JobCounts {
     pub queued: i64,
@@ -159,11 +156,10 @@ const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((sta
 
 #[derive(Clone)]
 enum Engine {
-    /// Writes are serialised in-process: SQLite has one writer, and waiting
-    /// here is cheaper than SQLITE_BUSY retries.
+    /// Writes are serialised in-process by `writer`.
     Sqlite {
         pool: SqlitePool,
-        writer: Arc<tokio::sync::Mutex<()>>,
+        writer: WriteLock,
         batcher: batch::Batcher,
     },
     Postgres(PgPool),
@@ -238,7 +234,7 @@ impl Store {
                 .connect_with(options.synchronous(SqliteSynchronous::Full))
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
-            let writer = Arc::new(tokio::sync::Mutex::new(()));
+            let writer = WriteLock::new();
             let batcher = batch::Batcher::start(durable, writer.clone());
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -282,6 +278,15 @@ impl Store {
         }
     }
 
+    /// Where the SQLite store's write time went since it opened or since
+    /// the last call; the counters start again from zero.
+    pub fn take_stats(&self) -> StoreStats {
+        match &self.engine {
+            Engine::Sqlite { writer, .. } => writer.stats.take(),
+            Engine::Postgres(_) => StoreStats::default(),
+        }
+    }
+
     pub fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
@@ -292,7 +297,7 @@ impl Store {
     async fn migrate(&self) -> Result<()> {
         match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 migrate::sqlite(pool).await
             }
             Engine::Postgres(pool) => migrate::postgres(pool).await,
@@ -390,7 +395,7 @@ impl Store {
     {
         Ok(match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.lock().await;
+                let _guard = writer.worker().await;
                 let q = bind(Query::Sqlite(sqlx::query(sql)));
                 let Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };
                 q.execute(pool).await?.rows_affected()

@@ -3,7 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::store::{NewJob, ReviewRecord};
+use crate::publish::checks::RERUN_ACTION;
+use crate::store::{MergeGroupRecord, NewJob};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -16,7 +17,17 @@ struct Payload {
     check_suite: Option<CheckSuite>,
     check_run: Option<CheckRun>,
     requested_action: Option<RequestedAction>,
-    review: Option<Review>,
+    review: Option<serde::de::IgnoredAny>,
+    merge_group: Option<MergeGroup>,
+}
+
+/// GitHub's `merge_group` object (the fields gatehouse reads).
+#[derive(Deserialize)]
+struct MergeGroup {
+    head_sha: String,
+    head_ref: String,
+    base_sha: String,
+    base_ref: String,
 }
 
 #[derive(Deserialize)]
@@ -40,10 +51,12 @@ struct Head {
     sha: String,
 }
 
+/// `changes` of `pull_request.edited`: which fields changed (their old
+/// values are not read).
 #[derive(Deserialize)]
 struct Changes {
-    body: Option<serde_json::Value>,
-    base: Option<serde_json::Value>,
+    body: Option<serde::de::IgnoredAny>,
+    base: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -71,39 +84,25 @@ struct RequestedAction {
     identifier: String,
 }
 
-#[derive(Deserialize)]
-struct Review {
-    id: u64,
-    user: Option<User>,
-    state: Option<String>,
-    commit_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct User {
-    login: String,
-}
-
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub const KNOWN_EVENTS: [&str; 7] = [
+pub const KNOWN_EVENTS: [&str; 8] = [
     "check_run",
     "check_suite",
     "installation",
     "installation_repositories",
+    "merge_group",
     "ping",
     "pull_request",
     "pull_request_review",
 ];
 
-/// The identifier of the check runs' `Re-run` button.
-pub const RERUN_ACTION: &str = "rerun";
-
 /// What to do with a delivery.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Work {
     pub jobs: Vec<NewJob>,
-    pub review: Option<ReviewRecord>,
+    /// A merge group to record before its job is stored.
+    pub merge_group: Option<MergeGroupRecord>,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -160,22 +159,24 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
             }
         }
         ("pull_request_review", "submitted" | "edited" | "dismissed") => {
-            if let (Some(pr), Some(review)) = (&payload.pull_request, &payload.review) {
-                work.review = Some(ReviewRecord {
-                    repo: repo.clone(),
-                    pr: pr.number,
-                    review_id: review.id,
-                    reviewer: review.user.as_ref().map(|u| u.login.clone()).unwrap_or_default(),
-                    state: if action == "dismissed" {
-                        "dismissed".into()
-                    } else {
-                        review.state.clone().unwrap_or_default().to_ascii_lowercase()
-                    },
-                    commit_id: review.commit_id.clone(),
-                });
+            if let (Some(pr), Some(_)) = (&payload.pull_request, &payload.review) {
                 // The review gate is evaluated again (only it: the documents did not change).
                 let gate = Some(crate::publish::summary::REVIEW_CHECK);
                 work.jobs.push(job(pr.number, pr.head.as_ref().map(|h| h.sha.clone()), gate));
+            }
+        }
+        ("merge_group", "checks_requested" | "destroyed") => {
+            if let Some(group) = &payload.merge_group {
+                // Keyed by the group's head: PR number 0 with the head, as a
+                // merge group has no PR of its own.
+                work.jobs.push(job(0, Some(group.head_sha.clone()), None));
+                work.merge_group = Some(MergeGroupRecord {
+                    repo: repo.clone(),
+                    head_sha: group.head_sha.clone(),
+                    base_sha: group.base_sha.clone(),
+                    base_ref: group.base_ref.clone(),
+                    head_ref: group.head_ref.clone(),
+                });
             }
         }
         _ => {}
@@ -258,14 +259,28 @@ mod tests {
     }
 
     #[test]
-    fn a_review_is_recorded_and_re_gates_the_pr() {
+    fn a_review_re_gates_the_pr() {
         let body = r#"{"action":"submitted","review":{"id":9,"user":{"login":"gyrum-lin"},"state":"APPROVED","commit_id":"abc"},
             "pull_request":{"number":4,"head":{"sha":"abc"}},"repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
         let work = parse("pull_request_review", body.as_bytes()).unwrap();
-        let review = work.review.unwrap();
-        assert_eq!((review.reviewer.as_str(), review.state.as_str(), review.pr), ("gyrum-lin", "approved", 4));
+        assert_eq!(work.jobs[0].pr, 4);
         assert_eq!(work.jobs[0].reason, "pull_request_review.submitted");
         assert_eq!(work.jobs[0].check.as_deref(), Some("gatehouse/review"), "only the gate");
+    }
+
+    #[test]
+    fn a_merge_group_is_recorded_and_keyed_by_its_head() {
+        let body = r#"{"action":"checks_requested","merge_group":{"head_sha":"ff01","head_ref":"refs/heads/gh-readonly-queue/main/pr-2-ee02",
+            "base_sha":"ee02","base_ref":"refs/heads/main","head_commit":{"id":"ff01","tree_id":"aa","message":"Merge pull request #2",
+            "timestamp":"2026-11-30T10:00:00Z","author":{"name":"a","email":"a@example.com"},"committer":{"name":"GitHub","email":"noreply@github.com"}}},
+            "repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
+        let work = parse("merge_group", body.as_bytes()).unwrap();
+        assert_eq!((work.jobs[0].pr, work.jobs[0].head_sha.as_deref()), (0, Some("ff01")));
+        assert_eq!(work.jobs[0].reason, "merge_group.checks_requested");
+        let group = work.merge_group.unwrap();
+        assert_eq!((group.base_sha.as_str(), group.base_ref.as_str()), ("ee02", "refs/heads/main"));
+        let destroyed = body.replace("checks_requested", "destroyed\",\"reason\":\"dequeued");
+        assert_eq!(parse("merge_group", destroyed.as_bytes()).unwrap().jobs[0].reason, "merge_group.destroyed");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::sync::Notify;
 
-use crate::app::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::store::{Accepted, Store};
 pub use body::BodyLimits;
 use body::Unverified;
@@ -107,6 +107,14 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             return (StatusCode::BAD_REQUEST, "body is not a JSON payload\n");
         }
     };
+    // Before its job: the worker that claims the job reads the group here.
+    if let Some(group) = &work.merge_group
+        && let Err(err) = r.store.record_merge_group(group).await
+    {
+        tracing::error!(delivery, error = %err, "cannot store a merge group");
+        r.metrics.delivery(event, "error");
+        return (StatusCode::SERVICE_UNAVAILABLE, "cannot store the delivery\n");
+    }
     let accepted = r.store.accept_signed(delivery, event, &body, &work.jobs).await;
     match accepted {
         Ok(Accepted::Duplicate) => {
@@ -114,11 +122,6 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             (StatusCode::OK, "duplicate delivery\n")
         }
         Ok(Accepted::New { jobs }) => {
-            if let Some(review) = &work.review
-                && let Err(err) = r.store.record_review(review).await
-            {
-                tracing::warn!(delivery, error = %err, "cannot record a review");
-            }
             if jobs > 0 {
                 r.wake.notify_one();
             }

@@ -175,7 +175,7 @@ fn decision() -> Value {
     Value::Object(root)
 }
 
-/// `.github/gatehouse.yml`, as [`crate::config::Config::parse`] reads it:
+/// `.github/gatehouse.yml`, as [`crate::rules::read_config`] reads it:
 /// every section refuses keys it does not know.
 fn config() -> Value {
     let defaults = crate::config::Config::default();
@@ -222,6 +222,7 @@ fn config() -> Value {
                 "max_changes_requested": count(review.max_changes_requested),
                 "recusal": flag(review.recusal),
                 "stale_on_push": flag(review.stale_on_push),
+                "request_reviewers": flag(review.request_reviewers),
                 "paths": globs(&review.paths)
             })),
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
@@ -278,11 +279,11 @@ mod tests {
             };
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             let text = yaml_at(&path, sample);
-            assert_eq!(crate::config::Config::parse(&text).1, vec![], "{text}");
+            assert_eq!(crate::rules::read_config(&text).1, vec![], "{text}");
             let mut wrong = path.clone();
             *wrong.last_mut().unwrap() = "not_a_key";
             if path.first() != Some(&"rules") {
-                assert_eq!(crate::config::Config::parse(&yaml_at(&wrong, sample)).1.len(), 1, "{wrong:?}");
+                assert_eq!(crate::rules::read_config(&yaml_at(&wrong, sample)).1.len(), 1, "{wrong:?}");
             }
         }
     }

@@ -58,6 +58,8 @@ pub struct ReviewConfig {
     pub recusal: bool,
     pub stale_on_push: bool,
     pub paths: Vec<String>,
+    /// The App asks the reviewers the gate still needs for their review.
+    pub request_reviewers: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +100,7 @@ impl Default for Config {
                 recusal: true,
                 stale_on_push: true,
                 paths: Vec::new(),
+                request_reviewers: true,
             },
             rules: BTreeMap::new(),
             limits: Limits { max_file_bytes: 1024 * 1024 },
@@ -221,8 +224,10 @@ pub fn under(path: &str, folders: &[String]) -> bool {
 
 impl Config {
     /// Parses a config file; returns the config (defaults where the file is
-    /// silent or wrong) and every problem found.
-    pub fn parse(text: &str) -> (Config, Vec<ConfigError>) {
+    /// silent or wrong) and every problem found. `is_rule` says which ids
+    /// `rules:` may name: the rule registry knows them
+    /// (`crate::rules::read_config`).
+    pub fn parse(text: &str, is_rule: &dyn Fn(&str) -> bool) -> (Config, Vec<ConfigError>) {
         let mut config = Config::default();
         let mut errors = Vec::new();
         let tree = match yaml::parse(text, 1) {
@@ -236,7 +241,7 @@ impl Config {
         if root.is_null() {
             return (config, errors);
         }
-        let mut p = Reader { errors: &mut errors };
+        let mut p = Reader { errors: &mut errors, is_rule };
         p.section(root, "the config", |p, key, value| match key {
             "briefs" => p.section(value, "briefs", |p, k, v| match k {
                 "paths" => p.globs(v, &mut config.briefs.paths),
@@ -271,6 +276,7 @@ impl Config {
                     "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
                     "recusal" => p.bool(v, &mut r.recusal),
                     "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+                    "request_reviewers" => p.bool(v, &mut r.request_reviewers),
                     "paths" => p.globs(v, &mut r.paths),
                     _ => false,
                 }
@@ -288,6 +294,7 @@ impl Config {
 
 struct Reader<'e> {
     errors: &'e mut Vec<ConfigError>,
+    is_rule: &'e dyn Fn(&str) -> bool,
 }
 
 impl Reader<'_> {
@@ -382,7 +389,7 @@ impl Reader<'_> {
     fn rules(&mut self, node: Node, out: &mut BTreeMap<String, Level>) -> bool {
         let Some(entries) = self.map(node, "`rules`") else { return true };
         for (key, value) in entries.iter() {
-            if crate::rules::find(key.name).is_none() {
+            if !(self.is_rule)(key.name) {
                 self.errors.push(ConfigError {
                     line: key.line,
                     col: key.col,
@@ -413,10 +420,14 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
+    fn any_rule(_: &str) -> bool {
+        true
+    }
+
     #[test]
     fn empty_config_is_the_defaults() {
-        assert_eq!(Config::parse("").0, Config::default());
-        assert_eq!(Config::parse("# nothing\n").1, vec![]);
+        assert_eq!(Config::parse("", &any_rule).0, Config::default());
+        assert_eq!(Config::parse("# nothing\n", &any_rule).1, vec![]);
     }
 
     #[test]
@@ -424,7 +435,7 @@ mod tests {
         let text = "briefs: { paths: [\"briefs/*.md\"], review_threshold: { lines: 200, repos: 2 } }\n\
                     review:\n  core: { reviewers: [a, b], required: 1 }\n  stale_on_push: false\n\
                     limits: { max_file_bytes: 10 }\n";
-        let (c, errors) = Config::parse(text);
+        let (c, errors) = Config::parse(text, &any_rule);
         assert_eq!(errors, vec![]);
         assert_eq!(c.briefs.paths, vec!["briefs/*.md"]);
         assert_eq!(c.briefs.review_threshold, Threshold { lines: 200, repos: 2 });
@@ -435,13 +446,13 @@ mod tests {
 
     #[test]
     fn errors_carry_lines_and_keep_defaults() {
-        let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n");
+        let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n", &any_rule);
         assert_eq!(c.briefs.review_threshold.lines, 100);
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(errors[0].line, 3);
         assert!(errors[0].message.contains("non-negative integer"));
         assert_eq!(errors[1].line, 4);
-        let (_, errors) = Config::parse("briefs: [unclosed\n");
+        let (_, errors) = Config::parse("briefs: [unclosed\n", &any_rule);
         assert_eq!(errors.len(), 1);
     }
 

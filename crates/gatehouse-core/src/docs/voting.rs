@@ -10,6 +10,7 @@ use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
 mod facts;
+pub mod tally;
 
 use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
 use super::tree::{Node, Tree};

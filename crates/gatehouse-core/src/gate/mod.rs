@@ -3,10 +3,12 @@
 //! `review:` policy against a PR's reviews and commit authors.
 
 mod applies;
+mod requests;
 
 use serde::Serialize;
 
 pub use applies::{Applicability, applicability};
+pub use requests::reviewers_to_request;
 
 use crate::config::ReviewConfig;
 

@@ -156,6 +156,10 @@ impl RepoTree {
     }
 }
 
+/// The repo name under which a source registers a checkout whose
+/// `owner/name` it does not know.
+pub const LOCAL_REPO: &str = ".";
+
 /// What path checks may know about repositories: their trees at the
 /// revisions a source could read. `rev: None` is the repo's current state (the
 /// PR head for the PR's own repo).

@@ -5,7 +5,7 @@ mod finding;
 mod report;
 
 pub use changeset::{
-    ChangeSet, ChangedFile, FileContent, Files, Object, PR_BODY, PathLookup, PrInfo, RepoIndex, RepoTree,
+    ChangeSet, ChangedFile, FileContent, Files, LOCAL_REPO, Object, PR_BODY, PathLookup, PrInfo, RepoIndex, RepoTree,
 };
 pub use finding::{Diagnostic, Finding, Severity, Sink, Span, fingerprint};
 pub use report::{Check, CheckReport, Conclusion, Report};

@@ -13,8 +13,6 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 4] = [Check::Briefs, Check::Voting, Check::Specs, Check::Decisions];
-
     pub fn name(self) -> &'static str {
         match self {
             Check::Briefs => "gatehouse/briefs",

@@ -3,6 +3,106 @@
 //! clock. Families are registered in [`FAMILIES`], the one place a family
 //! appears; each family lists its own rules.
 
+/// Declares a rule's `INFO` (what `gatehouse rules` lists and `gatehouse
+/// explain` prints) and its `rule()`, pairing `INFO` with the module's
+/// `check` over the family's view. An example given as a string literal is
+/// the path of the rule's own fixture, `fixtures/rules/<id>/fail/head/<path>`
+/// for `bad` and `.../pass/head/<path>` for `good`; any other example is an
+/// [`Example`] written out.
+macro_rules! declare_rule {
+    (
+        id: $id:literal,
+        view: $view:ident,
+        severity: $severity:ident,
+        summary: $summary:expr,
+        why: $why:expr,
+        bad: $bad:literal,
+        good: $good:literal $(,)?
+    ) => {
+        declare_rule!(@declare $id, $view, $severity, $summary, $why,
+            declare_rule!(@fixture $id, "fail", $bad), declare_rule!(@fixture $id, "pass", $good));
+    };
+    (
+        id: $id:literal,
+        view: $view:ident,
+        severity: $severity:ident,
+        summary: $summary:expr,
+        why: $why:expr,
+        bad: $bad:literal,
+        good: $good:expr $(,)?
+    ) => {
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, declare_rule!(@fixture $id, "fail", $bad), $good);
+    };
+    (
+        id: $id:literal,
+        view: $view:ident,
+        severity: $severity:ident,
+        summary: $summary:expr,
+        why: $why:expr,
+        bad: $bad:expr,
+        good: $good:literal $(,)?
+    ) => {
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, $bad, declare_rule!(@fixture $id, "pass", $good));
+    };
+    (
+        id: $id:literal,
+        view: $view:ident,
+        severity: $severity:ident,
+        summary: $summary:expr,
+        why: $why:expr,
+        bad: $bad:expr,
+        good: $good:expr $(,)?
+    ) => {
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, $bad, $good);
+    };
+    (@fixture $id:literal, $case:literal, $path:literal) => {
+        $crate::rules::Example {
+            path: $path,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/rules/", $id, "/", $case, "/head/", $path)),
+        }
+    };
+    (@declare $id:literal, $view:ident, $severity:ident, $summary:expr, $why:expr, $bad:expr, $good:expr) => {
+        pub static INFO: $crate::rules::RuleInfo = $crate::rules::RuleInfo {
+            id: $id,
+            default_severity: $crate::model::Severity::$severity,
+            summary: $summary,
+            why: $why,
+            bad: $bad,
+            good: $good,
+        };
+
+        pub fn rule<'a>() -> $crate::rules::Rule<$view<'a>> {
+            $crate::rules::Rule { info: &INFO, check }
+        }
+    };
+}
+
+/// Declares the document family `$name`: it reports to `Check::$check`, its
+/// rules are the ones `$rules()` lists, and `$body` reads its documents out
+/// of the ChangeSet `$changes` into the [`FamilyRun`] `$run`, which it returns.
+macro_rules! declare_family {
+    ($(#[$doc:meta])* $name:ident, $check:ident, $rules:ident, |$changes:ident, $run:ident| $body:block) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl $crate::rules::Family for $name {
+            fn check(&self) -> $crate::model::Check {
+                $crate::model::Check::$check
+            }
+
+            fn rules(&self) -> Vec<&'static $crate::rules::RuleInfo> {
+                $rules().iter().map(|r| r.info).collect()
+            }
+
+            fn run(&self, $changes: &$crate::model::ChangeSet) -> $crate::rules::FamilyRun {
+                let mut $run = $crate::rules::FamilyRun::default();
+                $body
+                $run
+            }
+        }
+    };
+}
+
 pub mod brief;
 pub mod cite;
 mod common;
@@ -11,9 +111,9 @@ mod paths;
 pub mod spec;
 pub mod voting;
 
-use crate::config::{CONFIG_PATH, Config, Level};
+use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
 use crate::model::{
-    ChangeSet, Check, CheckReport, Conclusion, Diagnostic, Finding, Report, Severity, Sink, fingerprint,
+    ChangeSet, Check, CheckReport, Conclusion, Diagnostic, FileContent, Finding, Report, Severity, Sink, fingerprint,
 };
 
 pub use common::{DOC_UNREADABLE, report_unreadable};
@@ -70,6 +170,18 @@ impl FamilyRun {
     pub fn extend(&mut self, info: &'static RuleInfo, sink: &mut Sink) {
         self.diagnostics.extend(sink.take().into_iter().map(|d| (info, d)));
     }
+
+    /// Reports each of `files` that cannot be read as a document under
+    /// `doc/unreadable`; returns how many were.
+    pub fn unreadable<'c>(&mut self, files: impl IntoIterator<Item = (&'c str, &'c FileContent)>) -> usize {
+        let mut sink = Sink::default();
+        for (path, content) in files {
+            report_unreadable(path, content, &mut sink);
+        }
+        let count = sink.len();
+        self.extend(&DOC_UNREADABLE, &mut sink);
+        count
+    }
 }
 
 /// A document family: which check it reports to, its rules, and how it reads
@@ -106,6 +218,11 @@ pub fn all_rules() -> Vec<&'static RuleInfo> {
 
 pub fn find(id: &str) -> Option<&'static RuleInfo> {
     all_rules().into_iter().find(|r| r.id == id)
+}
+
+/// Reads a config file whose `rules:` may name only the rules registered here.
+pub fn read_config(text: &str) -> (Config, Vec<ConfigError>) {
+    Config::parse(text, &|id| find(id).is_some())
 }
 
 /// Runs every family over the ChangeSet.
@@ -178,7 +295,7 @@ fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
     let mut sink = Sink::default();
     match content.text() {
         Some(text) => {
-            for e in Config::parse(text).1 {
+            for e in read_config(text).1 {
                 let anchor = format!("{}:{}", e.line, e.message);
                 sink.emit(CONFIG_PATH, crate::model::Span::at(e.line, e.col, 1), anchor, e.message)
                     .help("fix the key or remove it; `gatehouse explain config/invalid` shows a valid file");

@@ -3,11 +3,7 @@
 //! voting docs' example artefacts).
 
 use crate::docs::pathref::PathRef;
-use crate::model::{PathLookup, RepoIndex};
-
-/// The repo name under which a source registers a checkout whose
-/// `owner/name` it does not know.
-pub const LOCAL_REPO: &str = ".";
+use crate::model::{LOCAL_REPO, PathLookup, RepoIndex};
 
 /// Where a path is looked up: its own repo when qualified, else each of
 /// `repos` (a brief's `repos_touched`, a voting doc's own repository). A

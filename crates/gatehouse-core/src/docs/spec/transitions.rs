@@ -47,8 +47,7 @@ const SKIPPED: &str = "no audit/findings.md; the update is skipped (no knowledge
 const UPDATE_RUNS: &str = "the project has a knowledge base or a project skill";
 const UPDATE_SKIPPED: &str = "the update is skipped (no knowledge base, no project skill)";
 
-/// The fondue `spec` v9 table. v8's light-mode row (`plan:Draft` →
-/// `implementation:01:Draft`, reply `light: phases split`) is gone.
+/// The fondue `spec` v9 table.
 pub static V9: &[Row] = &[
     row("<x>:Draft", "DONE, request opened", "<x>:Review", ENGINE),
     row("<x>:Review", "DONE, changes-requested / approved-with-fixes", "<x>:Answer", ENGINE),
@@ -88,9 +87,6 @@ pub static V9: &[Row] = &[
     reopen("audit:<part>:<Step>", "BLOCKED with reopen.md, User rules to reopen"),
     reopen("pre-plan:<Step>", "User rules to restart the attempt"),
 ];
-
-/// The v8 row v9 removed: light mode.
-pub const V8_LIGHT_MODE: (State, State) = (State::Plan(Step::Draft), State::Implementation(1, Step::Draft));
 
 /// A slot of a pattern: a fixed value or a placeholder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,30 +1,16 @@
 use super::BriefView;
 use crate::docs::adr::parse_id;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-format",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each `adrs_referenced` entry is `ADR-<digits>`",
     why: "ADR-099: \"every ADR cited in adrs_referenced is actually quoted or honoured\". To check that, \
 each entry must name an ADR unambiguously: `ADR-` and its number (`ADR-095`).",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-format/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-format/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -2,12 +2,12 @@ use super::BriefView;
 use crate::docs::adr::{fold, mentions};
 use crate::docs::brief::Brief;
 use crate::docs::markdown::Blockquote;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-misquoted",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "a blockquote attributed to an ADR occurs in that ADR",
     why: "ADR-099 exists because briefs were \"drafted from chat memory rather than verified against the \
 merged ADR\". A quote is the strongest way to honour an ADR, and the most dangerous when it is \
@@ -15,22 +15,8 @@ misremembered. A `>` blockquote that names exactly one ADR, in itself or on the 
 line before it (or, when that line names none, the one after it), is a quote of that ADR: its text (whitespace folded, emphasis stripped, the \
 attribution removed; the parts in quotation marks when it has any; `…` skips words) must occur in \
 the ADR as merged on the base.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-misquoted/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-misquoted/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,33 +1,19 @@
 use super::BriefView;
 use crate::docs::adr::parse_id;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-missing",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each ADR in `adrs_referenced` exists in the repository",
     why: "ADR-099 asks that a brief be \"verified against the merged ADR\". An ADR that is not in the \
 repository (at the base, or added by the same PR) cannot have been read. ADRs are found under \
 `adrs.paths` (default `dark-factory/docs/decisions/**/*.md`, `docs/decisions/**/*.md`, \
 `docs/adr/**/*.md`) by the `ADR-<n>` in their file name or first heading; `ADR-95` and `ADR-095` are \
 the same ADR.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

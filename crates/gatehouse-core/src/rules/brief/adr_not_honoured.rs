@@ -4,12 +4,12 @@ use super::BriefView;
 use super::adr_misquoted::attributed_adr;
 use crate::docs::adr::{mentions, parse_id};
 use crate::docs::brief::Brief;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-not-honoured",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each cited ADR is quoted, or the body states what it requires of this work",
     why: "ADR-099: reviewers verify that \"every ADR cited in adrs_referenced is actually quoted or \
 honoured, not just name-dropped\". SWARM-AR was briefed to implement ADR-095 against the ADR's own \
@@ -22,22 +22,8 @@ A bare id (in a list, a heading or a table), a `Related:`, `See:` or `Refs:` lin
 statement are name-drops. Honoured: \"Implement ADR-095 as a host concern\", \"Per ADR-090, the upload \
 becomes a pipeline step\", \"ADR-095 says:\" followed by `> Backups are a host concern`. Name-dropped: \
 \"Related: ADR-095.\", \"See ADR-095.\", \"- ADR-095\", \"[ADR-095](../adr/ADR-095-backups.md)\".",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-not-honoured/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-not-honoured/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::BriefView;
 use crate::docs::adr::parse_id;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-superseded",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "a cited ADR is not superseded or rejected (the successor is named)",
     why: "ADR-099 grounds briefs in \"the merged ADR + the first PR that landed under it\". A brief \
 built on an ADR whose `Status:` is superseded or rejected, or that names a successor in \
 `Superseded by: ADR-NNN`, prescribes a decision the team has since reversed.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-superseded/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-superseded/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::BriefView;
 use crate::docs::adr::{mentions, parse_id};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/adr-undeclared",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "every ADR the body mentions is listed in `adrs_referenced`",
     why: "ADR-099's frontmatter is where \"Marcus knows where to look for the ADR list\". An ADR the body \
 relies on but the frontmatter leaves out escapes the checks that cited ADRs get (exists, honoured, \
 not superseded) and the architecture reviewer's eye.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-undeclared/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/adr-undeclared/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

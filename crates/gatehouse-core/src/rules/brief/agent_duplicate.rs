@@ -1,30 +1,16 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/agent-duplicate",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "no other brief, merged or in this change, uses the same agent id",
     why: "Under ADR-099 a brief is \"the canonical record of what each sub-agent was asked to do, indexed \
 by slug\", and the agent id names the sub-agent. Two briefs for one agent id make it ambiguous which \
 contract the agent runs from.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-restore-drill.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/agent-duplicate/fail/head/dark-factory/briefs/SWARM-AR-restore-drill.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AS-restore-drill.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/agent-duplicate/pass/head/dark-factory/briefs/SWARM-AS-restore-drill.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-restore-drill.md",
+    good: "dark-factory/briefs/SWARM-AS-restore-drill.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::BriefView;
 use crate::docs::brief::is_agent_id;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/agent-mismatch",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "`agent` equals the agent id in the file name",
     why: "ADR-099 names a brief `SWARM-XX-<slug>.md` with `agent: SWARM-XX` in its frontmatter; the agent \
 is fired with \"implement dark-factory/briefs/SWARM-AR-pg-backup.md as written\". A file named for one \
 agent that briefs another sends the work to the wrong place.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/agent-mismatch/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/agent-mismatch/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

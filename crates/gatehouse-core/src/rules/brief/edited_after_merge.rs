@@ -1,31 +1,17 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/edited-after-merge",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "a merged brief is not changed or deleted",
     why: "ADR-099: \"Once the brief PR merges, the brief slug is what the sub-agent receives… The brief in \
 the repo is the contract\", and the briefs folder is \"the canonical record of what each sub-agent was \
 asked to do\". Editing or deleting a merged brief rewrites a contract an agent may already be running \
 from; write a new brief instead.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/edited-after-merge/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AS-pg-backup-v2.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/edited-after-merge/pass/head/dark-factory/briefs/SWARM-AS-pg-backup-v2.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AS-pg-backup-v2.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

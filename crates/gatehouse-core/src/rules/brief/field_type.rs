@@ -1,33 +1,19 @@
 use super::BriefView;
 use crate::docs::brief::{Brief, is_agent_id};
 use crate::docs::yaml::Node;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/field-type",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each ADR-099 field has its type: string, lists of strings, positive integer",
     why: "ADR-099's schema: `agent` is `SWARM-<ID>`; `repos_touched` a non-empty list of repositories; \
 `adrs_referenced` a list of ADR ids (may be empty); `success_criteria` a non-empty list of one-line \
 assertions; `out_of_scope` a list; `lines_estimate` a positive integer, the number the 100-LOC review \
 threshold is measured against.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/field-type/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/field-type/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

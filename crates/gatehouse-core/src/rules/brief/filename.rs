@@ -1,30 +1,16 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/filename",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "the file name is `SWARM-<ID>-<slug>.md`",
     why: "ADR-099 lands every brief as `dark-factory/briefs/SWARM-XX-<slug>.md`: once merged, \"the brief \
 slug is the prompt the sub-agent receives\". The agent id (1-6 of A-Z, 0-9) and a kebab-case slug in \
 the name are how operators and agents find a brief by name.",
-    bad: Example {
-        path: "dark-factory/briefs/swarm-ar-PG_backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/filename/fail/head/dark-factory/briefs/swarm-ar-PG_backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/filename/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/swarm-ar-PG_backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,32 +1,18 @@
 use super::BriefView;
 use crate::docs::frontmatter::FrontmatterError;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/frontmatter",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "the frontmatter is present, terminated and valid YAML",
     why: "ADR-099: \"The brief markdown carries frontmatter with a fixed schema so reviewers (and future \
 tooling) can verify the brief mechanically.\" Without a readable frontmatter no other check can run, \
 so a missing `---` block, an unclosed one, or YAML that does not parse (including anchors, aliases \
 and nesting deeper than 32 levels, which no brief needs) is an error at its line.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/frontmatter/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/frontmatter/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,32 +1,18 @@
 use super::BriefView;
 use crate::docs::brief::FIELDS;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/missing-field",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "the six ADR-099 fields are all present",
     why: "ADR-099 fixes the brief schema: agent, repos_touched, adrs_referenced, success_criteria, \
 out_of_scope, lines_estimate. \"Marcus knows where to look for the ADR list, Priya knows where to look \
 for scope, Lin knows where to look for the test plan\" only if every field is there; an empty list is \
 written `[]`, not left out.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/missing-field/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/missing-field/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -29,19 +29,17 @@ mod untestable_criterion;
 
 use std::collections::BTreeMap;
 
-use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use super::Rule;
 use crate::config::{PathFilter, Threshold, globset};
 use crate::docs::adr::Adr;
 use crate::docs::brief::Brief;
 use crate::docs::pathref::{PathRef, SpanKind, classify};
-use crate::model::{ChangeSet, Check, PathLookup, Sink, Span};
+use crate::model::{ChangeSet, PathLookup, Span};
 use crate::rules::paths::lookups;
 
 pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
 pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
-
-pub use crate::rules::paths::LOCAL_REPO;
 
 fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
     vec![
@@ -71,29 +69,13 @@ fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
     ]
 }
 
-pub struct Briefs;
-
-impl Family for Briefs {
-    fn check(&self) -> Check {
-        Check::Briefs
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        rules().iter().map(|r| r.info).collect()
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
-        let mut run = FamilyRun::default();
+declare_family! {
+    Briefs, Briefs, rules, |changes, run| {
         let view = BriefView::new(changes);
-        let mut unreadable = Sink::default();
-        for (path, content) in changes.changed_in(&view.filter) {
-            report_unreadable(path, content, &mut unreadable);
-        }
-        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        run.unreadable(changes.changed_in(&view.filter));
         run.documents = changes.changed_in(&view.filter).count() + changes.deleted_in(&view.filter).count();
         run.run(&rules(), &view);
         run.details.extend(threshold_table(&view));
-        run
     }
 }
 

@@ -1,30 +1,16 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/out-of-scope-empty",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "`out_of_scope` declares at least one thing the agent must not do",
     why: "ADR-099's `out_of_scope` lists \"things the agent must not do\"; it is where Priya (security / \
 YAGNI) looks for scope creep. SWARM-AR's failed brief asked for a UI button and on-host storage that \
 the ADR ruled out. An empty list is legal but usually means nobody thought about the edges.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/out-of-scope-empty/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/out-of-scope-empty/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,32 +1,18 @@
 use super::BriefView;
 use crate::docs::pathref::SpanKind;
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/path-invalid",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "body paths are repository-relative: no `..`, no absolute paths",
     why: "ADR-099 checks that body paths exist \"in the named repo\". A path that starts at `/` or `~`, \
 or climbs out with `..`, names no place in any repository; gatehouse never resolves such a path \
 against a disk, it reports it. Name the path from the repository root (`owner/repo:path` for \
 another repo).",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-invalid/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-invalid/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,10 +1,10 @@
 use super::BriefView;
-use crate::model::{PathLookup, Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PathLookup, Sink};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/path-missing",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each path in the body exists in its repository, or is flagged `to-be-created:`",
     why: "ADR-099: \"every path named in the brief body exists in the named repo at the named commit, or \
 is explicitly flagged as 'to-be-created' with the rationale\". SWARM-AQ's brief \"had invented a \
@@ -13,22 +13,8 @@ ADR id, `owner/repo#N` or a listed repo, has no pattern characters (`*`, `<…>`
 `/` or ends in a known file extension. `owner/repo:path` and `owner/repo@ref:path` name the repo and \
 commit; an unqualified path must exist in at least one repo of `repos_touched`; a trailing `/` names \
 a folder.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-missing/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-missing/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,30 +1,16 @@
 use super::BriefView;
-use crate::model::{PathLookup, Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PathLookup, Sink};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/path-unverifiable",
-    default_severity: Severity::Notice,
+    view: BriefView,
+    severity: Notice,
     summary: "a body path's repository cannot be read here, so its existence is unchecked",
     why: "ADR-099's path check needs the named repository at the named commit. When gatehouse cannot \
 read it (locally, a repo with no `--repo-root owner/name=DIR`; a revision that is not available) it \
 says so instead of guessing: the path is neither passed nor failed.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-unverifiable/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/path-unverifiable/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/repo-duplicate",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "each repository is listed once in `repos_touched`",
     why: "ADR-099's review threshold counts the repositories a brief touches (\"touching more than one repo \
 MUST go through brief-PR review\"). GitHub's repository names are case-insensitive, so `acme/factory` and \
 `Acme/Factory` are one repository: gatehouse counts distinct repositories, and a repeated entry is \
 reported so that the list says what it means.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/repo-duplicate/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/repo-duplicate/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

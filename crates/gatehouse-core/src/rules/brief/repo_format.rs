@@ -1,31 +1,17 @@
 use super::BriefView;
 use crate::docs::pathref::is_repo_name;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/repo-format",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each `repos_touched` entry is `owner/name`",
     why: "ADR-099's failures were briefs that prescribed work in the wrong repository. `repos_touched` \
 says where the agent may work and where body paths are looked up, so each entry must name a \
 repository exactly: `owner/name`, as GitHub spells it.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/repo-format/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/repo-format/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

@@ -1,12 +1,12 @@
 use super::BriefView;
 use crate::config::Threshold;
 use crate::docs::brief::Brief;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/review-required",
-    default_severity: Severity::Notice,
+    view: BriefView,
+    severity: Notice,
     summary: "the review threshold: over 100 LOC or more than one repo needs brief-PR review",
     why: "ADR-099's pilot scope: \"any brief over 100 LOC estimate or touching more than one repo MUST \
 go through brief-PR review\" (2-of-3 of Marcus, Priya, Lin plus Dana's advisory pass); smaller briefs \
@@ -15,22 +15,8 @@ needs review \"regardless of LOC estimate\" (ADR-099), even when `lines_estimate
 This notice says which side of the line a brief falls on and why; the \
 `gatehouse/review` gate enforces it. The cut is configurable as `briefs.review_threshold` \
 (`lines`, `repos`).",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/review-required/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/review-required/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 /// Why a brief needs review under the threshold; empty when it is exempt.

@@ -1,34 +1,20 @@
 use super::BriefView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
 /// The shortest rationale that says something.
 const MIN_RATIONALE: usize = 10;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/to-be-created-rationale",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "a `to-be-created:` flag carries a rationale of at least 10 characters",
     why: "ADR-099 allows a path that does not exist yet only when it \"is explicitly flagged as \
 'to-be-created' with the rationale\". The rationale is what lets a reviewer tell a planned file \
 from an invented one, so `to-be-created:` must be followed on the same line by at least 10 \
 characters of why.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/to-be-created-rationale/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/to-be-created-rationale/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

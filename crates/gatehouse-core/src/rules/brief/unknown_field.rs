@@ -1,31 +1,17 @@
 use super::BriefView;
 use crate::docs::brief::FIELDS;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/unknown-field",
-    default_severity: Severity::Warning,
+    view: BriefView,
+    severity: Warning,
     summary: "no frontmatter keys outside the ADR-099 schema",
     why: "ADR-099's schema has six fields. A key outside it is usually a typo of one of them \
 (`succes_criteria`) or a shape reviewers will not look for; either way the sub-agent may read \
 something no reviewer checked.",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/unknown-field/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/unknown-field/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

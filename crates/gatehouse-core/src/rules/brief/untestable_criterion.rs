@@ -3,12 +3,12 @@
 
 use super::BriefView;
 use super::criterion::{Assessment, VagueKind, assess};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "brief/untestable-criterion",
-    default_severity: Severity::Error,
+    view: BriefView,
+    severity: Error,
     summary: "each success criterion names something a test could observe and says something definite about it",
     why: "ADR-099: \"every entry under success_criteria has to be something a test could assert — a phrase \
 like 'the feature works' fails this check; 'endpoint returns 200 with the documented schema' passes.\" \
@@ -33,22 +33,8 @@ statements never pass: a test cannot assert them.\n\n\
 Passes: \"p99 latency of `GET /search` stays under 200 ms at 50 requests per second\"; \"the migration \
 adds a `retention_days` column to the `backups` table\"; \"after logout the user is redirected to the \
 login page\". Fails: \"the feature works\"; \"handles errors gracefully\"; \"the system is robust\".",
-    bad: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/untestable-criterion/fail/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/briefs/SWARM-AR-pg-backup.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/brief/untestable-criterion/pass/head/dark-factory/briefs/SWARM-AR-pg-backup.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<BriefView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
+    good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {

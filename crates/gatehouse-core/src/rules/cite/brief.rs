@@ -1,10 +1,11 @@
 use super::CiteView;
-use crate::model::{PR_BODY, Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PR_BODY, Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "cite/brief",
-    default_severity: Severity::Error,
+    view: CiteView,
+    severity: Error,
     summary: "a `Brief:` line in the PR body names a brief merged on the base branch",
     why: "ADR-099: \"Once the brief PR merges, the brief slug is what the sub-agent receives… The brief in the \
 repo is the contract; the sub-agent reads it from source.\" An implementation PR says which contract it \
@@ -18,10 +19,6 @@ branch, reviewed — not added or rewritten by the same PR.",
         path: PR_BODY,
         text: "Implements the backup work.\n\nBrief: dark-factory/briefs/SWARM-AR-pg-backup.md\n",
     },
-};
-
-pub fn rule<'a>() -> Rule<CiteView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &CiteView, sink: &mut Sink) {

@@ -1,10 +1,11 @@
 use super::CiteView;
-use crate::model::{PR_BODY, Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PR_BODY, Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "cite/brief-repo",
-    default_severity: Severity::Error,
+    view: CiteView,
+    severity: Error,
     summary: "a PR citing a brief is in one of the brief's `repos_touched`",
     why: "ADR-099's failures were agents working where the brief never sent them. A brief's `repos_touched` \
 is the reviewed list of repositories the work may change; an implementation PR citing the brief from \
@@ -17,10 +18,6 @@ any other repository is outside its contract.",
         path: PR_BODY,
         text: "(a PR in gyrum-labs/infra)\nBrief: SWARM-AR-pg-backup\n(the brief's repos_touched: [gyrum-labs/infra])\n",
     },
-};
-
-pub fn rule<'a>() -> Rule<CiteView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &CiteView, sink: &mut Sink) {

@@ -1,11 +1,12 @@
 use super::CiteView;
 use crate::docs::pathref::{SpanKind, classify};
-use crate::model::{PR_BODY, Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PR_BODY, Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "cite/brief-scope",
-    default_severity: Severity::Warning,
+    view: CiteView,
+    severity: Warning,
     summary: "a PR citing a brief changes no path its `out_of_scope` rules out",
     why: "ADR-099's `out_of_scope` lists \"things the agent must not do\". When an entry is a path (a file or \
 a folder, written as in the body), a change to that path in a PR implementing the brief is the scope \
@@ -18,10 +19,6 @@ creep the brief's reviewers ruled out.",
         path: PR_BODY,
         text: "Brief: SWARM-AR-pg-backup\n(out_of_scope: [\"ui/\"]; the PR changes scripts/backup.sh)\n",
     },
-};
-
-pub fn rule<'a>() -> Rule<CiteView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &CiteView, sink: &mut Sink) {

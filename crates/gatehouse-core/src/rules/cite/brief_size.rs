@@ -1,10 +1,11 @@
 use super::CiteView;
-use crate::model::{PR_BODY, Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PR_BODY, Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "cite/brief-size",
-    default_severity: Severity::Warning,
+    view: CiteView,
+    severity: Warning,
     summary: "a PR citing a brief changes at most twice the brief's `lines_estimate`",
     why: "ADR-099's review threshold is measured against `lines_estimate`: a brief estimated at 80 lines is \
 \"operator's call\", one at 400 gets four-persona review. A PR that changes more than twice the estimate \
@@ -14,10 +15,6 @@ suggests the brief under-stated the work, and with it the review it needed.",
         path: PR_BODY,
         text: "Brief: SWARM-AR-pg-backup\n(lines_estimate: 80; the PR changes 120 lines)\n",
     },
-};
-
-pub fn rule<'a>() -> Rule<CiteView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &CiteView, sink: &mut Sink) {

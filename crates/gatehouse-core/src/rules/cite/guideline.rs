@@ -1,11 +1,12 @@
 use super::CiteView;
 use crate::config::globset;
-use crate::model::{PR_BODY, Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{PR_BODY, Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "cite/guideline",
-    default_severity: Severity::Error,
+    view: CiteView,
+    severity: Error,
     summary: "a `Guideline: <name>@v<n>` line in the PR body names a guideline version on the base branch",
     why: "ADR-140 makes each published guideline version immutable: `@v<n>` is edited only by minting \
 `@v<n+1>`. A PR that says it follows `Guideline: smoke-spec-path@v2` pins the exact text it was written \
@@ -13,10 +14,6 @@ against, so the version must exist on the base branch (as `<name>@v<n>.md` or `<
 `voting.paths`).",
     bad: Example { path: PR_BODY, text: "Guideline: smoke-spec-path@v9\n" },
     good: Example { path: PR_BODY, text: "Guideline: smoke-spec-path@v1\n" },
-};
-
-pub fn rule<'a>() -> Rule<CiteView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &CiteView, sink: &mut Sink) {

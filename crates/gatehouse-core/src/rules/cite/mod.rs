@@ -10,10 +10,10 @@ mod brief_scope;
 mod brief_size;
 mod guideline;
 
-use super::{Family, FamilyRun, Rule, RuleInfo};
+use super::Rule;
 use crate::config::globset;
 use crate::docs::brief::Brief;
-use crate::model::{ChangeSet, Check};
+use crate::model::ChangeSet;
 
 /// One `Key: value` cite line of the PR body.
 pub struct Cite<'a> {
@@ -88,43 +88,25 @@ fn brief_rules<'a>() -> Vec<Rule<CiteView<'a>>> {
     vec![brief::rule(), brief_repo::rule(), brief_size::rule(), brief_scope::rule()]
 }
 
-/// `Brief:` cites, reported with the briefs.
-pub struct BriefCites;
+fn guideline_rules<'a>() -> Vec<Rule<CiteView<'a>>> {
+    vec![guideline::rule()]
+}
 
-impl Family for BriefCites {
-    fn check(&self) -> Check {
-        Check::Briefs
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        brief_rules().iter().map(|r| r.info).collect()
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+declare_family! {
+    /// `Brief:` cites, reported with the briefs.
+    BriefCites, Briefs, brief_rules, |changes, run| {
         let view = CiteView::new(changes);
-        let mut run = FamilyRun { documents: view.briefs.len(), ..Default::default() };
+        run.documents = view.briefs.len();
         run.run(&brief_rules(), &view);
-        run
     }
 }
 
-/// `Guideline:` cites, reported with the voting docs.
-pub struct GuidelineCites;
-
-impl Family for GuidelineCites {
-    fn check(&self) -> Check {
-        Check::Voting
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        vec![&guideline::INFO]
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
+declare_family! {
+    /// `Guideline:` cites, reported with the voting docs.
+    GuidelineCites, Voting, guideline_rules, |changes, run| {
         let view = CiteView::new(changes);
-        let mut run = FamilyRun { documents: view.guidelines.len(), ..Default::default() };
-        run.run(&[guideline::rule()], &view);
-        run
+        run.documents = view.guidelines.len();
+        run.run(&guideline_rules(), &view);
     }
 }
 

@@ -1,11 +1,11 @@
 use super::{Decision, DecisionView};
 use crate::docs::decision::lifecycle::{self, Status};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/archive-state",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a manifest in `archive/` is terminal (archived, superseded, wontfix) or graduated; an archived one lives in `archive/`",
     why: "ADR 0007 lays the docket out as \"<id>.json (manifest) + <id>/ (long-form bodies) + archive/ \
 (terminal/graduated), mirroring councils\". The top of the docket is the open queue; `archive/` holds \
@@ -15,22 +15,8 @@ without being finished. The other way round, a decision the change sets to `arch
 `archive/`: the docket keeps \"archive/ (terminal/graduated)\" apart from the live manifests, and a \
 manifest set to `archived` but left in `.harnery/decisions/` sits in the open queue although it is \
 finished.",
-    bad: Example {
-        path: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/archive-state/fail/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/archive-state/pass/head/.harnery/decisions/archive/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
+    good: ".harnery/decisions/archive/queue-backend-2026-07-10-7d21.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

@@ -1,11 +1,12 @@
 use super::DecisionView;
 use crate::docs::decision::manifest_path;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/deleted",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a decision manifest is archived, never deleted",
     why: "ADR 0007 exists because decisions \"evaporate unrecorded\" and \"the same questions then recur \
 across sessions with no precedent to cite\"; the docket keeps \"the resolved entry as searchable \
@@ -16,16 +17,7 @@ archived copy deletes precedent. The finding is on the deleted path, line 1.",
         path: ".harnery/decisions/db-pool-2026-06-20-41ac.json",
         text: "(the manifest is removed from the docket)",
     },
-    good: Example {
-        path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/deleted/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    good: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

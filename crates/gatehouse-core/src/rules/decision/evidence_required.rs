@@ -1,32 +1,18 @@
 use super::DecisionView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/evidence-required",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a resolved (or enacted, reviewed, archived) decision cites at least one piece of evidence",
     why: "ADR 0007: \"Evidence is required at resolve (≥1 citation): an evidence-free resolution is \
 structurally incomplete and bounced.\" Agents act on a resolved decision immediately (\"always-proceed, \
 review-async\"), so the evidence is what a later review calibrates against. From `resolved` on, the \
 manifest's `resolution.evidence` holds at least one non-empty citation; an empty string is never a \
 citation.",
-    bad: Example {
-        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/evidence-required/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/evidence-required/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
+    good: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

@@ -1,33 +1,19 @@
 use super::DecisionView;
 use crate::docs::decision::{is_valid_id, manifest_path};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/id",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "`decision_id` equals the file name and follows the engine's id pattern",
     why: "ADR 0007 stores \"State at .harnery/decisions/<id>.json … One file per decision — no shared \
 index — so concurrent filers never contend\". The file name is the index: the engine finds a decision \
 by its id, so `decision_id` must equal the file name, and the id follows the harnery engine's pattern \
 `<slug>-YYYY-MM-DD-<4 hex>` (docs/seed-coverage.md, Engine formats), lower-case. A decision has one manifest: the same id at the \
 top of the docket and in `archive/` is two decisions claiming one name.",
-    bad: Example {
-        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/id/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/id/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
+    good: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

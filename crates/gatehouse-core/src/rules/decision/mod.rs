@@ -18,11 +18,11 @@ mod wontfix_reason;
 
 use std::fmt::Write as _;
 
-use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use super::Rule;
 use crate::config::PathFilter;
 use crate::docs::decision::lifecycle::{self, Status};
 use crate::docs::decision::{Location, Manifest, locate, manifest_path};
-use crate::model::{ChangeSet, Check, Sink};
+use crate::model::ChangeSet;
 
 fn rules<'a>() -> Vec<Rule<DecisionView<'a>>> {
     vec![
@@ -41,33 +41,15 @@ fn rules<'a>() -> Vec<Rule<DecisionView<'a>>> {
     ]
 }
 
-pub struct Decisions;
-
-impl Family for Decisions {
-    fn check(&self) -> Check {
-        Check::Decisions
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        rules().iter().map(|r| r.info).collect()
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
-        let mut run = FamilyRun::default();
+declare_family! {
+    Decisions, Decisions, rules, |changes, run| {
         let view = DecisionView::new(changes);
-        let mut unreadable = Sink::default();
-        for &path in &view.unreadable {
-            if let Some(content) = changes.head.get(path) {
-                report_unreadable(path, content, &mut unreadable);
-            }
-        }
-        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        run.unreadable(view.unreadable.iter().filter_map(|&path| Some((path, changes.head.get(path)?))));
         run.documents = view.decisions.len() + view.unreadable.len() + view.deleted.len();
         run.run(&rules(), &view);
         if let Some(summary) = view.summary() {
             run.details.push(summary);
         }
-        run
     }
 }
 
@@ -168,7 +150,7 @@ impl<'a> DecisionView<'a> {
         if has_manifest(self.changes, folder, id) {
             return true;
         }
-        let repo = self.changes.repo.as_deref().unwrap_or(crate::rules::brief::LOCAL_REPO);
+        let repo = self.changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
         self.changes.repos.tree(repo, None).is_some_and(|tree| {
             tree.contains_file(&manifest_path(folder, id, false))
                 || tree.contains_file(&manifest_path(folder, id, true))

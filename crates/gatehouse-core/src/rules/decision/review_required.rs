@@ -1,32 +1,18 @@
 use super::DecisionView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/review-required",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a reviewed or archived decision carries its `review`",
     why: "ADR 0007 makes review \"calibration sampling, not an approval queue\", and the \
 `decision.reviewed` event feeds \"the metrics (interrupt rate, override rate)\". A decision whose \
 status says `reviewed` — or `archived`, which the lifecycle only reaches through `reviewed` — must \
 carry the `review` block those metrics are computed from: a `verdict` (ratified, overridden, \
 wrong-tier-high, wrong-tier-low) and `reviewed_at`.",
-    bad: Example {
-        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/review-required/fail/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/review-required/pass/head/.harnery/decisions/queue-backend-2026-07-10-7d21.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
+    good: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

@@ -2,12 +2,12 @@ use super::DecisionView;
 use crate::docs::decision::Manifest;
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::json::{Json, JsonKind, Member};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/schema",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a decision manifest has the engine's fields, with their types and values",
     why: "ADR 0007 gives the docket \"typed state\": the engine validates enums, and \"tier (0/1/2) and \
 stakes (small/medium/high) are stored but never interpreted by the engine\". The manifest schema of the \
@@ -17,22 +17,8 @@ a `resolution` names its `recommendation`, `resolved_by` and `resolved_at`; a `r
 (ratified, overridden, wrong-tier-high, wrong-tier-low) and `reviewed_at`. Optional text fields are \
 strings (or null). Unknown keys are allowed; a key written twice is not, since readers disagree about \
 which copy wins.",
-    bad: Example {
-        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/schema/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/schema/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
+    good: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
 }
 
 /// Optional fields that hold a string or null.

@@ -1,32 +1,18 @@
 use super::DecisionView;
 use crate::docs::decision::lifecycle::Status;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/superseded-by",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a superseded decision names, in `superseded_by`, a decision that exists",
     why: "ADR 0007 keeps resolved decisions \"as searchable precedent\" so \"the same questions\" stop \
 recurring \"with no precedent to cite\". `superseded` is an escape hatch that sends a reader on to the \
 decision that replaced this one: a superseded manifest names it in `superseded_by`, and that decision \
 has a manifest in the docket (at the top or in `archive/`). A decision cannot supersede itself.",
-    bad: Example {
-        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/superseded-by/fail/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/superseded-by/pass/head/.harnery/decisions/cache-ttl-2026-07-09-0c4e.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
+    good: ".harnery/decisions/cache-ttl-2026-07-09-0c4e.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

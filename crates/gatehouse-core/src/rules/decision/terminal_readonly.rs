@@ -1,11 +1,11 @@
 use super::{Decision, DecisionView};
 use crate::docs::decision::first_changed_line;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/terminal-readonly",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a terminal manifest (archived, superseded, wontfix) is never changed",
     why: "ADR 0007: \"Terminal states are read-only.\" A decision that is archived, superseded or \
 wontfix is precedent: the docket keeps \"the resolved entry as searchable precedent\", so later \
@@ -14,22 +14,8 @@ content unchanged is an archive (\"archive/ (terminal/graduated)\"), not an edit
 note, a changed recommendation, a changed reason — is an error at the first changed line. (A changed \
 status is `decision/transition`'s finding.) Taking a terminal manifest back out of `archive/` is an error \
 too: the closed question would reappear in the open queue.",
-    bad: Example {
-        path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/terminal-readonly/fail/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/terminal-readonly/pass/head/.harnery/decisions/archive/db-pool-2026-06-20-41ac.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
+    good: ".harnery/decisions/archive/db-pool-2026-06-20-41ac.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

@@ -228,7 +228,7 @@ fn superseded_by_may_name_a_decision_known_only_from_the_tree() {
     head.insert(PATH.into(), text(&manifest(ID, Status::Superseded, 0)));
     let mut changes = ChangeSet { head, ..Default::default() };
     let tree = RepoTree::new(vec![format!(".harnery/decisions/archive/{OTHER}.json")]);
-    changes.repos.insert(crate::rules::brief::LOCAL_REPO, None, Arc::new(tree));
+    changes.repos.insert(crate::model::LOCAL_REPO, None, Arc::new(tree));
     assert!(!crate::rules::evaluate(&changes).has_errors());
     changes.repos = Default::default();
     let report = crate::rules::evaluate(&changes);

@@ -1,12 +1,12 @@
 use super::{Decision, DecisionView};
 use crate::docs::json::Json;
 use crate::docs::timestamp::{self, Timestamp};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/timestamps",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "timestamps are RFC 3339 date-times, never before `filed_at` (a review never before its resolution)",
     why: "ADR 0007's `decision.filed|resolved|reviewed` events \"feed the metrics (interrupt rate, \
 override rate) with no new telemetry\": the manifest's `filed_at`, `updated_at`, \
@@ -15,22 +15,8 @@ date-time in the RFC 3339 profile the engine writes (`2026-07-08T14:05:00Z`, an 
 required), and time runs forward through the lifecycle: nothing happens before the decision was \
 filed, and no review before the resolution it reviews. `filed_at` itself is fixed once the decision \
 is filed.",
-    bad: Example {
-        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/timestamps/fail/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/timestamps/pass/head/.harnery/decisions/retry-budget-2026-07-08-3f9a.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
+    good: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

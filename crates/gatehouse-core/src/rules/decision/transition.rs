@@ -1,11 +1,11 @@
 use super::DecisionView;
 use crate::docs::decision::lifecycle::{self, Status};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/transition",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "the status moves from base to head along the lifecycle",
     why: "ADR 0007: \"Lifecycle filed → triaged → deliberating → resolved → enacted → reviewed → archived, \
 with superseded/wontfix as escape hatches and a deliberating → triaged edge for re-triage. Terminal \
@@ -15,22 +15,8 @@ lifecycle table (docs/seed-coverage.md, Engine formats, gives every row). A pull
 that resolves and enacts in one session), so a move along a legal path is accepted and the summary \
 shows the path; a move backwards (resolved → triaged), sideways (resolved → wontfix) or out of a \
 terminal state (archived → resolved) is an error.",
-    bad: Example {
-        path: ".harnery/decisions/archive/log-format-2026-07-02-9b10.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/transition/fail/head/.harnery/decisions/archive/log-format-2026-07-02-9b10.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/transition/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/archive/log-format-2026-07-02-9b10.json",
+    good: ".harnery/decisions/log-format-2026-07-02-9b10.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

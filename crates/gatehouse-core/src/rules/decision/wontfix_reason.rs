@@ -1,32 +1,18 @@
 use super::DecisionView;
 use crate::docs::decision::lifecycle::Status;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "decision/wontfix-reason",
-    default_severity: Severity::Error,
+    view: DecisionView,
+    severity: Error,
     summary: "a wontfix decision says why, in `wontfix_reason`",
     why: "ADR 0007 makes `wontfix` an escape hatch and a terminal, read-only state: the question is \
 closed for good and stays in the docket as precedent. Without a reason, the next session that hits the \
 same question cannot tell whether it was declined on purpose or abandoned, so a `wontfix` manifest \
 carries a non-empty `wontfix_reason`.",
-    bad: Example {
-        path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/wontfix-reason/fail/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
-        ),
-    },
-    good: Example {
-        path: ".harnery/decisions/log-format-2026-07-02-9b10.json",
-        text: include_str!(
-            "../../../../../fixtures/rules/decision/wontfix-reason/pass/head/.harnery/decisions/log-format-2026-07-02-9b10.json"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<DecisionView<'a>> {
-    Rule { info: &INFO, check }
+    bad: ".harnery/decisions/log-format-2026-07-02-9b10.json",
+    good: ".harnery/decisions/log-format-2026-07-02-9b10.json",
 }
 
 fn check(view: &DecisionView, sink: &mut Sink) {

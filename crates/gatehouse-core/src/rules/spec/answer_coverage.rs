@@ -3,12 +3,13 @@ use std::collections::BTreeMap;
 use super::{Spec, SpecView};
 use crate::docs::spec::review::{self, AnswerKind, AnswerLine, Kind, ReviewFile};
 use crate::docs::spec::state::{Part, Topic};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/answer-coverage",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "an answer answers every finding of the review before it exactly once (only a review's Nits declined)",
     why: "fondue `spec` v9, Turns: the author's Answer turn is \"answer every finding of the newest review\". \
 With the fondue engine's answer format (docs/seed-coverage.md, Engine formats) that is one line per finding: \
@@ -24,22 +25,13 @@ entry records\" (What counts as a Blocker). So `- #2 declined (Nit)` answering a
 as Blocker is the Code Reviewer's call, not an error. A lens auditor's finding moved out of its scope \
 \"goes there too: its answer says `#<id> accepted, moved to audit/findings.md#<new id>`\", so the new id is \
 a finding of `audit/findings.md`.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/answer-coverage/fail/head/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
         text: include_str!(
             "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
         ),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,35 +1,21 @@
 use super::SpecView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/append-only",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "99-user.md, stats.md, landed.md and audit/findings.md are only appended to",
     why: "fondue `spec` v9 (with the engine): `99-user.md` holds the User's rulings and `stats.md` one row per \
 reply, both appended; `landed.md` is \"appended when the implementation of an attempt starts and whenever a \
 phase or an audit topic closes\", recording where each phase's code ends, so a reopened spec can tell which \
 commits belong to which phase; an auditor \"appends to `audit/findings.md`\" and \"ids continue from the \
 highest one in the file\". Rewriting any of them rewrites the record later sessions rely on.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/stats.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/append-only/fail/head/fondue/specs/retry-queue/stats.md"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/stats.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/append-only/pass/head/fondue/specs/retry-queue/stats.md"
-        ),
-    },
-};
+    bad: "fondue/specs/retry-queue/stats.md",
+    good: "fondue/specs/retry-queue/stats.md",
+}
 
 const LEDGERS: [&str; 4] = ["99-user.md", "stats.md", "landed.md", "audit/findings.md"];
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
-}
 
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in view.specs.iter().filter(|s| !s.deleted) {

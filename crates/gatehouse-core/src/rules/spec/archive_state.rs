@@ -1,32 +1,18 @@
 use super::SpecView;
 use crate::docs::spec::state::State;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/archive-state",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "a spec in fondue/specs/archive/ is `done` or `abandoned`; a spec folder is archived, never deleted",
     why: "fondue `spec` v9: \"fondue/specs/archive/ is history, never current truth.\" Only a finished spec \
 belongs there: one the Arbiter took \"to the engine's `done`\", or one the User abandoned. A spec still in \
 flight moved into the archive disappears from every session's view, and a spec folder deleted outright \
 loses the history (`landed.md`, `99-user.md`, the reviews) later specs read.",
-    bad: Example {
-        path: "fondue/specs/archive/old-cache/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/archive-state/fail/head/fondue/specs/archive/old-cache/current-state.txt"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/archive/old-cache/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/archive-state/pass/head/fondue/specs/archive/old-cache/current-state.txt"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/archive/old-cache/current-state.txt",
+    good: "fondue/specs/archive/old-cache/current-state.txt",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,12 +1,12 @@
 use super::{Spec, SpecView};
 use crate::docs::spec::review::Kind;
 use crate::docs::spec::state::{Part, State, Step, Topic, parse_nn};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/artifact-required",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "the files the state needs exist (brief, drafts, plan, phase files, the review round)",
     why: "fondue `spec` v9, Turns: each state is one role's turn on named files. `pre-plan:Review` reviews \
 \"the draft the newest file names\"; plan writes `plan/plan.md`, `plan/research.md` and \"`plan/phase-NN.md` \
@@ -19,22 +19,8 @@ answers its newest review. A state without the files its turn works on cannot be
 Reviewer's first pre-plan turn \"runs in this order, and the order is the rule\": it writes \"the research \
 results and their own intended approach … into `02-reviewer-research.md`\", and \"only then\" opens the \
 draft and writes the review, so a `review/pre-plan/01-review.md` without that file skipped the step.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/artifact-required/fail/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/artifact-required/pass/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/current-state.txt",
+    good: "fondue/specs/retry-queue/current-state.txt",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -2,12 +2,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Spec, SpecView};
 use crate::docs::spec::state::parse_nn;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/attempts",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "attempts/ are numbered from 01 without gaps, each with its reopen.md, never edited",
     why: "fondue `spec` v9, Reopening: \"the Arbiter moves `pre-plan/`, `plan/`, `audit/`, `review/` and \
 `reopen.md` into the next `attempts/NN/`\", where \"`attempt-<NN>` is the number the live attempt would \
@@ -17,22 +17,8 @@ and why it failed\", so each attempt keeps its `reopen.md`, and an earlier attem
 change edits. A reopen that leaves a file of the failed attempt at the spec root (instead of moving it) \
 makes the next attempt's turns read the failed frame as live; only `roster.md`, `99-user.md`, \
 `stats.md` and `landed.md` \"stay at the root: they span attempts\".",
-    bad: Example {
-        path: "fondue/specs/retry-queue/attempts/02/reopen.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/attempts/fail/head/fondue/specs/retry-queue/attempts/02/reopen.md"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/attempts/01/reopen.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/attempts/pass/head/fondue/specs/retry-queue/attempts/01/reopen.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/attempts/02/reopen.md",
+    good: "fondue/specs/retry-queue/attempts/01/reopen.md",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,31 +1,23 @@
 use super::SpecView;
 use crate::docs::spec::files::{BRIEF_SECTIONS, parse_brief, parse_user_log};
 use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/brief-template",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "00-brief.md has `# <title>`, Goal, Context, Open questions; amendments are well-formed; no `Mode:`",
     why: "fondue `spec` v9, pre-plan/00-brief.md: the brief is `# <spec title>`, `## Goal` (\"what exists when \
 the spec is done, and any property it must keep\"), `## Context` and `## Open questions`. An amendment \
 adds \"a line under the title [that] says `Amended <date>: <what changed>; ruling in 99-user.md`\", so the \
 ruling must be in `99-user.md`. v9 removed light mode: \"A `Mode:` line in a brief is ignored: every spec \
 runs every stage\" — a warning, because its author may expect it to matter.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/brief-template/fail/head/fondue/specs/retry-queue/pre-plan/00-brief.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/pre-plan/00-brief.md",
     good: Example {
         path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
         text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/pre-plan/00-brief.md"),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

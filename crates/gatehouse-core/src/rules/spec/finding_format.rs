@@ -2,12 +2,13 @@ use std::collections::BTreeSet;
 
 use super::SpecView;
 use crate::docs::spec::review::{self, Kind, ReviewFile};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/finding-format",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "findings are `## #<id> <title>` with `**Severity:** Blocker | Nit` and a proposed solution",
     why: "The fondue engine's review format (docs/seed-coverage.md, Engine formats): a review holds findings \
 `## #<id> <title>[ (re <file>#<id>)]`, each with `**Severity:** Blocker | Nit`, a description and \
@@ -17,22 +18,13 @@ engine finding, with an id, a title, a severity, a description with its anchor, 
 solution\". An auditor appends its findings, and \"Ids continue from the highest one in the file\" \
 (audit, Outside an auditor's scope): `#2` written after `#3` is out of order. A finding without an id or \
 a severity cannot be answered or judged.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/plan/01-review.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/finding-format/fail/head/fondue/specs/retry-queue/review/plan/01-review.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/review/plan/01-review.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/plan/01-review.md",
         text: include_str!(
             "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/plan/01-review.md"
         ),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

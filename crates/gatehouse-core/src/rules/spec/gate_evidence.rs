@@ -2,12 +2,13 @@ use super::{KB_INDEX, Spec, SpecView};
 use crate::docs::spec::files::LandedEvent;
 use crate::docs::spec::state::{State, Step, Topic};
 use crate::docs::spec::transitions::Row;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/gate-evidence",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "each stage gate the move passes has its closing verdict on disk",
     why: "fondue `spec` v9 closes every stage on a verdict: pre-plan and plan \"close on verdict `approved` or \
 `closed`\", \"the stage closes when the last phase closes\", an audit lens ends on `approved`/`closed` or \
@@ -24,22 +25,13 @@ project may keep `fondue/kb/` out of git, so a repository without one may still 
 line in `landed.md` (\"When the new state is `implementation:01:Draft`, or a reply closed a phase or an \
 audit topic, it appends the line to `landed.md`\"). That makes a jump checkable even when one pull \
 request spans many turns.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/gate-evidence/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/review/phase-01/01-review.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
         text: include_str!(
             "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
         ),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,12 +1,12 @@
 use super::{Spec, SpecView, first_difference};
 use crate::docs::spec::files::parse_brief;
 use crate::docs::spec::state::{State, parse_nn};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/immutable",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "drafts, review files, plan.md and approved phase files are never edited; a new draft takes the next free number; the brief changes by amendment",
     why: "fondue `spec` v9, pre-plan: \"Every accepted fix goes into a new draft file with the next free \
 number. Draft files are never edited.\" Drafts are numbered from `03` up, so a new draft is one more than \
@@ -18,22 +18,8 @@ has closed\": a phase file is edited in place by plan's answer turns, and never 
 stays as it is\"; a change that keeps the approach is an amendment the User rules on). The signed brief \
 changes only by an amendment: \"a line under the title says `Amended <date>: <what changed>; ruling in \
 99-user.md`\". Files leave the live attempt only by the reopen's move into `attempts/NN/`.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/pre-plan/03-draft.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/immutable/fail/head/fondue/specs/retry-queue/pre-plan/03-draft.md"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/immutable/pass/head/fondue/specs/retry-queue/pre-plan/00-brief.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/pre-plan/03-draft.md",
+    good: "fondue/specs/retry-queue/pre-plan/00-brief.md",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

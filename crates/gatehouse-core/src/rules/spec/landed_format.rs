@@ -2,11 +2,12 @@ use super::SpecView;
 use crate::docs::spec::files::{LandedEvent, parse_landed};
 use crate::docs::spec::state::{State, Step, Topic};
 use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/landed-format",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "landed.md lines are `attempt-<NN> implementation starts at <sha>` / `… phase-<NN> | audit-<part> closed at <sha>`",
     why: "fondue `spec` v9, landed.md: \"It records where the code of each phase and each audit topic ends, so \
 a reopened spec can tell which commits belong to which phase or topic\", in three line shapes: \
@@ -18,20 +19,11 @@ audit topic\", and \"a topic that ended on `nothing to change` gets none\" (What
 transition): an auditor that replied `nothing to change` committed nothing and opened no review, so an \
 `audit-<part> closed` line for it marks a boundary no commit has. In git mode a sha that is not in the repository's history is \
 a warning: the commit may have been rewritten away.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/landed.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/landed-format/fail/head/fondue/specs/retry-queue/landed.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/landed.md",
     good: Example {
         path: "fondue/specs/retry-queue/landed.md",
         text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/landed.md"),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

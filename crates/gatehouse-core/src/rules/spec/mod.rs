@@ -26,13 +26,13 @@ mod verdict;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use super::Rule;
 use crate::config::PathFilter;
 use crate::docs::spec::files::{Landed, LandedEvent, StatsRow, parse_landed, parse_stats};
 use crate::docs::spec::review::{self, Kind, ReviewFile};
 use crate::docs::spec::state::{self, Part, State, StateError, Step, Topic};
 use crate::docs::spec::transitions::{Row, shortest_path_by};
-use crate::model::{ChangeSet, Check, FileContent, PathLookup, Sink};
+use crate::model::{ChangeSet, FileContent, PathLookup};
 
 fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
     vec![
@@ -58,31 +58,15 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
     ]
 }
 
-pub struct Specs;
-
-impl Family for Specs {
-    fn check(&self) -> Check {
-        Check::Specs
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        rules().iter().map(|r| r.info).collect()
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
-        let mut run = FamilyRun::default();
+declare_family! {
+    Specs, Specs, rules, |changes, run| {
         let view = SpecView::new(changes);
-        let mut unreadable = Sink::default();
-        for (path, content) in changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)) {
-            report_unreadable(path, content, &mut unreadable);
-        }
-        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        run.unreadable(changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)));
         run.documents = view.specs.len();
         if let Some(moves) = view.moves() {
             run.details.push(moves);
         }
         run.run(&rules(), &view);
-        run
     }
 }
 
@@ -157,7 +141,7 @@ fn is_project_skill(path: &str) -> bool {
 /// `fondue/kb/` in git, so the Arbiter's disk may have one the repository
 /// does not.
 fn update_runs(changes: &ChangeSet) -> bool {
-    let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+    let repo = changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
     changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p))
         || changes.repos.tree(repo, None).is_some_and(|tree| {
             let files = tree.files();
@@ -257,7 +241,7 @@ impl<'a> SpecView<'a> {
                 specs.push((key, head_files, base_files));
             }
         }
-        let repo = changes.repo.as_deref().unwrap_or(super::brief::LOCAL_REPO);
+        let repo = changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
         let has_kb =
             changes.repos.lookup(repo, None, KB_INDEX) == PathLookup::Exists || changes.head.contains_key(KB_INDEX);
         let update = update_runs(changes);

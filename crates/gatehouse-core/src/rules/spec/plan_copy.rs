@@ -1,33 +1,19 @@
 use super::{Spec, SpecView, first_difference};
 use crate::docs::spec::state::Topic;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/plan-copy",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "plan/plan.md is byte-identical to the final approved draft",
     why: "fondue `spec` v9, plan: \"Architect copies the final draft to `plan/plan.md` with `cp` - never by \
 re-typing it\", and the Architecture Reviewer \"checks with `diff` that `plan.md` is identical to the final \
 draft\". `plan/plan.md` is \"a verbatim copy of the final draft. It is never rewritten or summarised, \
 because it carries that draft's approval.\" The final draft is the subject the closing verdict of \
 `review/pre-plan/` names.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/plan/plan.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/plan-copy/fail/head/fondue/specs/retry-queue/plan/plan.md"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/plan/plan.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/plan-copy/pass/head/fondue/specs/retry-queue/plan/plan.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/plan/plan.md",
+    good: "fondue/specs/retry-queue/plan/plan.md",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -2,12 +2,13 @@ use super::SpecView;
 use crate::docs::spec::files::is_sha;
 use crate::docs::spec::review::Kind;
 use crate::docs::spec::state::Topic;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/request-fields",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "requests (and answers) carry Subject / Build / Gates / Since / KB as the topic needs",
     why: "fondue `spec` v9, review/<topic>/: \"`phase-NN` and the audit topics are code topics: their requests \
 and answers carry `Build:` and `Gates:`. The request of a lens topic also carries the `Since:` field\"; \
@@ -15,22 +16,13 @@ and answers carry `Build:` and `Gates:`. The request of a lens topic also carrie
 **Since:** <sha>` and `- **KB:** kb.py status --since <sha> - clean` (only when the project has a \
 knowledge base), where `<sha>` is \"the commit on the first line of `landed.md`\". Every request names its \
 `Subject:`. The reviewer judges exactly what these fields name.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/request-fields/fail/head/fondue/specs/retry-queue/review/phase-02/00-request.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/review/phase-02/00-request.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
         text: include_str!(
             "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-02/00-request.md"
         ),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,12 +1,12 @@
 use super::SpecView;
 use crate::docs::spec::review::Kind;
 use crate::docs::spec::state::Topic;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/review-numbering",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "review/<topic>/ holds one gapless sequence 00-request, 01-review, 02-answer, …",
     why: "fondue `spec` v9 lays out `review/<topic>/` as `00-request.md, 01-review.md, 02-answer.md, ...` for the \
 topics `pre-plan`, `plan`, `phase-NN`, `audit-tests`, `audit-conventions`, `audit-fixes` and `handover`. \
@@ -15,22 +15,8 @@ odd numbers are reviews and even numbers from `02` answers. Every turn reads \"t
 a reused number or a misnamed file points a session at the wrong round. Likewise `handover/` holds \
 \"00-request.md, 01-request.md, ...\": the Arbiter writes each further request \"into the next \
 `handover/NN-request.md`\", and a Handover Writer reads the newest.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/phase-02/02-answer.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/review-numbering/fail/head/fondue/specs/retry-queue/review/phase-02/02-answer.md"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/review-numbering/pass/head/fondue/specs/retry-queue/review/phase-02/00-request.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/review/phase-02/02-answer.md",
+    good: "fondue/specs/retry-queue/review/phase-02/00-request.md",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

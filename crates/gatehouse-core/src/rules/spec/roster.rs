@@ -1,12 +1,13 @@
 use super::SpecView;
 use crate::docs::spec::files::{EFFORTS, parse_roster};
 use crate::docs::spec::state::{Part, State};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/roster",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "roster.md has its title, Skill, Sessions and a row for every role the spec has reached",
     why: "fondue `spec` v9, roster.md: the engine's roster (`# Roster`, `**Skill:**`, a table `| Role | Agent | \
 Model | Effort | Handle |`, effort low, medium, high, xhigh or max) \"with one more line under **Skill:**, \
@@ -18,15 +19,12 @@ reopen the Arbiter \"sets the Handle cells of the Architect, the Architecture Re
 Code Reviewer and both auditors in `roster.md` back to `-`\" (Reopening, The move), because \"the pair \
 that designed and approved the failed frame is the pair most anchored to it\": a reopen that keeps one of \
 those handles sends the new attempt's turns to an old session.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/roster.md",
-        text: include_str!("../../../../../fixtures/rules/spec/roster/fail/head/fondue/specs/retry-queue/roster.md"),
-    },
+    bad: "fondue/specs/retry-queue/roster.md",
     good: Example {
         path: "fondue/specs/retry-queue/roster.md",
         text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/roster.md"),
     },
-};
+}
 
 /// Each role of the skill and the state of its first turn.
 const ROLES: [(&str, u8); 7] = [
@@ -54,10 +52,6 @@ fn rank(state: State) -> Option<u8> {
         State::HandoverUpdate(_) | State::Handover | State::Done => 7,
         State::Abandoned => return None,
     })
-}
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

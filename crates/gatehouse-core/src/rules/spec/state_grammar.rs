@@ -1,10 +1,10 @@
 use super::SpecView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/state-grammar",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "`current-state.txt` is one line `<stage>[:<NN>|:<part>][:<Step>]`",
     why: "fondue `spec` v9, State: \"`current-state.txt` is `<stage>[:<NN>|:<part>][:<Step>]`. `NN` appears in \
 `implementation` only, and `part` in `audit` only: `tests`, `conventions` or `fixes`, for the topic \
@@ -12,22 +12,8 @@ pub static INFO: RuleInfo = RuleInfo {
 the update runs.\" Stages are brief, pre-plan, plan, implementation, audit, handover, done and abandoned; \
 `NN` is always two digits from `01`; a step is Draft, Review or Answer. Every session reads this one line \
 first, so anything else on it (trailing words, a second line) is a state nobody can act on.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/state-grammar/fail/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/state-grammar/pass/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/current-state.txt",
+    good: "fondue/specs/retry-queue/current-state.txt",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

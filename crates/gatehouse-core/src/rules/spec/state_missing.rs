@@ -1,29 +1,17 @@
 use super::SpecView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/state-missing",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "every spec folder has `current-state.txt`",
     why: "fondue `spec` v9: \"Read fondue/specs/<spec>/current-state.txt first; it names the live stage.\" \
 The folder layout puts `current-state.txt` at every spec's root, and the Arbiter sets it on every \
 transition. A spec folder without it has no stage, so no role knows whose turn it is and no transition \
 can be checked.",
-    bad: Example {
-        path: "fondue/specs/orphan/roster.md",
-        text: include_str!("../../../../../fixtures/rules/spec/state-missing/fail/head/fondue/specs/orphan/roster.md"),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/state-missing/pass/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/orphan/roster.md",
+    good: "fondue/specs/retry-queue/current-state.txt",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

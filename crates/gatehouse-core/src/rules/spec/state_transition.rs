@@ -1,11 +1,11 @@
 use super::SpecView;
 use crate::docs::spec::transitions::{shortest_path, successors};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/state-transition",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "the head state is reachable from the base state in the v9 transition table",
     why: "fondue `spec` v9, State → Transitions: \"The engine's rows hold. This skill adds\" the rows from \
 `brief` through pre-plan, plan, each phase, the audit topics and handover to `done`. A spec moves only by \
@@ -19,22 +19,8 @@ that no sequence of rows reaches from the base state is an illegal move: a `done
 moves again, `handover` never goes back, and going back to an earlier stage is only a reopen or a restart, \
 which moves the live attempt into `attempts/NN/` and sets `brief` (seed: Reopening). v9 has no light mode: \
 v8's row `plan:Draft` → `implementation:01:Draft` (`light: phases split`) is gone.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/state-transition/fail/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-    good: Example {
-        path: "fondue/specs/retry-queue/current-state.txt",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/state-transition/pass/head/fondue/specs/retry-queue/current-state.txt"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "fondue/specs/retry-queue/current-state.txt",
+    good: "fondue/specs/retry-queue/current-state.txt",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,11 +1,12 @@
 use super::SpecView;
 use crate::docs::spec::files::parse_user_log;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/user-log",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "99-user.md entries are `## <date> <state>[ | settles <file>#<id>]` with **Asked:** and **Ruling:**",
     why: "fondue `spec` v9 keeps the User's rulings in `99-user.md`: an amended brief says \"ruling in \
 99-user.md\", a local ruling on a reopen moves the text of `reopen.md` \"into the ruling's **Evidence:** in \
@@ -15,18 +16,11 @@ session can find when a ruling was made, in which state, and which finding it se
 ruling the Arbiter \"moves the text of `reopen.md` into the ruling's **Evidence:** in `99-user.md` and \
 deletes the file\" (Reopening, Ruling): a change that deletes a pending `reopen.md` without a reopen and \
 adds no ruling with `**Evidence:**` loses the RESULT that made the role stop.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/99-user.md",
-        text: include_str!("../../../../../fixtures/rules/spec/user-log/fail/head/fondue/specs/retry-queue/99-user.md"),
-    },
+    bad: "fondue/specs/retry-queue/99-user.md",
     good: Example {
         path: "fondue/specs/retry-queue/99-user.md",
         text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/99-user.md"),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

@@ -1,33 +1,25 @@
 use super::SpecView;
 use crate::docs::spec::review::{Kind, VerdictKind};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
+use crate::rules::Example;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "spec/verdict",
-    default_severity: Severity::Error,
+    view: SpecView,
+    severity: Error,
     summary: "a review or answer ends with exactly one well-formed `Verdict:` line",
     why: "The fondue engine's review format (docs/seed-coverage.md, Engine formats), which spec v9 runs on: a review \"ends with exactly one \
 line: `Verdict: approved <subject>`, `Verdict: approved-with-fixes <subject> | #2, #4` or `Verdict: \
 changes-requested`\"; an answer ends with `Verdict: next-round <subject>`, `closed <subject>`, `deadlocked \
 <thread>…` or `question <refs>`. The seed closes every stage \"on verdict `approved` or `closed`\", and \
 the transition that follows reads that line, so a file without it, or with two, moves nothing.",
-    bad: Example {
-        path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/spec/verdict/fail/head/fondue/specs/retry-queue/review/phase-01/01-review.md"
-        ),
-    },
+    bad: "fondue/specs/retry-queue/review/phase-01/01-review.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
         text: include_str!(
             "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
         ),
     },
-};
-
-pub fn rule<'a>() -> Rule<SpecView<'a>> {
-    Rule { info: &INFO, check }
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {

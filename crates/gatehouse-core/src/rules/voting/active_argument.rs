@@ -1,32 +1,18 @@
-use super::tally::signed;
 use super::{VotingView, at};
+use crate::docs::voting::tally::signed;
 use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/active-argument",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`active_argument` names an argument of the section (warning when it is not the top one)",
     why: "ADR-140: \"Each section declares one active_argument (the highest-weighted at read time)\" and \
 \"Brief generators read active_argument\". It must name an argument of its section (error). When it names one \
 that does not have the highest weighted total (Σ vote × weight from the ledger), agents are handed a rule the \
 votes do not back: a warning naming the top argument. Ties at the top accept any of the tied arguments.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/active-argument/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/active-argument/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

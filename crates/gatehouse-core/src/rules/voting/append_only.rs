@@ -3,12 +3,12 @@ use std::collections::HashMap;
 use super::{Published, VotingView, at};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, VotingDoc, same_value, show};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/append-only",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "vs the base: no published argument or vote is edited, removed or reordered",
     why: "ADR-140: each argument carries \"an append-only vote_ledger\"; \"The ledger is append-only. Phase 2 \
 writes; Phase 3 reads\", and a published `@v<n>` is immutable: \"Hand-editing @v1 is not a path.\" The one \
@@ -17,22 +17,8 @@ the end of a section. Compared with the base, an existing argument whose fields 
 that is removed, or a ledger whose published order changed is an error; the finding names the argument or vote \
 and shows what changed. `active_argument` may move to follow the votes (ADR-140: \"the highest-weighted at \
 read time\"). To change anything else, mint `<doc>@v<n+1>.md`.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/append-only/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/append-only/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 const HELP: &str = "published arguments and votes are never edited, removed or reordered: only append; to change them, mint the next version as a new file";

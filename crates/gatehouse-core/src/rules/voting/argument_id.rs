@@ -1,34 +1,20 @@
 use std::collections::HashMap;
 
 use super::{VotingView, anchor, at};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/argument-id",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "argument ids are capital letters, unique in their section, in submission order",
     why: "ADR-140: `id` is \"A/B/C/... Unique within the section. Lexicographic order = submission order.\" \
 Modifications name their `target` by id and `active_argument` names the winner by id, so an id must be unique \
 in its section and, since lexicographic order is submission order, each id must sort after the one above \
 it: A, B, C, …, Z, then ZA, ZB, … (`AA` would sort before `B`, so a reader sorting ids would misplace it). An \
 id that is not capital letters, repeats, or does not sort after the one above it is an error at the id.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/argument-id/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/argument-id/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,32 +1,18 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::{is_date, show};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/date",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`proposed_at` is a `YYYY-MM-DD` calendar date, never before an argument above it",
     why: "ADR-140: `proposed_at` is an \"ISO date YYYY-MM-DD — Submission date. Decay (Phase 4) reads this.\" \
 A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age. \
 Arguments are listed in submission order (ADR-140: \"Lexicographic order = submission order\" of ids), so an \
 argument dated before one above it is an error too.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/date/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/date/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

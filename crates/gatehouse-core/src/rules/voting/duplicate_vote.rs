@@ -3,32 +3,18 @@ use std::collections::HashMap;
 use foldhash::fast::RandomState;
 
 use super::{VotingView, at};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/duplicate-vote",
-    default_severity: Severity::Warning,
+    view: VotingView,
+    severity: Warning,
     summary: "a voter votes at most once on one argument",
     why: "ADR-140 weights each vote by the voter's power for the section's scope; a voter that votes twice on \
 one argument counts twice. The curator (Phase 3) recomputes totals, but the ledger should not need \
 deduplicating: the second vote by the same `voter` on the same argument is a warning naming both votes.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/duplicate-vote/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/duplicate-vote/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,33 +1,19 @@
 use super::{VotingView, anchor, at};
 use crate::docs::pathref::is_issue_ref;
 use crate::docs::voting::{KINDS, show};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/evidence-refs",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`evidence_pr_refs` entries are `owner/repo#N`; non-original arguments cite at least one",
     why: "ADR-140: `evidence_pr_refs` is a \"List of <owner>/<repo>#<N> strings — At least zero entries (for \
 original arguments seeding from operator authority). Phase 1+ arguments cite real PR evidence.\" and \
 \"evidence_pr_refs for non-original kinds\" is part of the intended submission cost. Each entry is \
 `owner/repo#N`; an example-patch, counter-example or counter-argument with an empty list is an error.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/evidence-refs/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/evidence-refs/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -2,13 +2,13 @@ use super::{VotingView, anchor, at};
 use crate::docs::pathref::{SpanKind, classify, is_issue_ref, is_repo_name};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, EXAMPLE_FIELDS, VotingDoc, is_sha, show};
-use crate::model::{PathLookup, Severity, Sink, Span};
-use crate::rules::paths::{LOCAL_REPO, lookups};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{LOCAL_REPO, PathLookup, Severity, Sink, Span};
+use crate::rules::paths::lookups;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/example",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "the bound example has `artefact`, `diff_snapshot_ref` and `explanation`, and the artefact exists",
     why: "ADR-140: `example` is an \"Object with artefact + diff_snapshot_ref + explanation (all required) — \
 Hard schema gate. No example, no submission. Bind the rule to a concrete artefact at submission time so \
@@ -18,22 +18,8 @@ looked up in the PR's own repository, a qualified one in its repository, the sam
 repository that cannot be read here gives a notice, not an error). `diff_snapshot_ref` is `owner/repo#N`, \
 `owner/repo@<sha>`, a commit sha or a repository path. Paths that climb out with `..` or are absolute are \
 errors, never file reads.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/example/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/example/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

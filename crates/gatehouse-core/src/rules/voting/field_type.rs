@@ -1,33 +1,19 @@
 use super::{VotingView, anchor, at};
 use crate::docs::tree::Node;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/field-type",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "block and argument fields have ADR-140's types: strings, lists, the example mapping",
     why: "ADR-140's argument schema fixes each field's shape: `id`, `proposer`, `proposed_at`, `proposition`, \
 `rationale`, `modification_kind` and `target` are strings; `evidence_pr_refs` and `vote_ledger` are lists; \
 `example` is an object with `artefact`, `diff_snapshot_ref` and `explanation`. A block's `section` and \
 `active_argument` are strings and its `arguments` a list of argument mappings. \"Phase 1/2 consumers must \
 defensive-parse, not assume validity\" only until the validator gates the shape: this rule is that gate.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/field-type/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/field-type/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 /// Argument fields that hold one string.

@@ -1,32 +1,18 @@
 use super::VotingView;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/filename",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "a voting doc is named `<doc>@v<n>.md` (or `<doc>.md@v<n>`)",
     why: "ADR-140 places voting docs in the module-guidelines tier of ADR-117, \
 `dark-factory/guidelines/<doc>@v<n>.md`, and says \"Each new doc is a new file at <topic>.md@v<n>; bumps mint \
 immutable new files.\" The doc name and the version in the file name are what `Guideline: <name>@v<n>` cites \
 and what `voting/immutable-version` counts on, so both spellings are accepted and anything else is an error: \
 `<doc>` is kebab-case and `<n>` a whole number from 1.",
-    bad: Example {
-        path: "dark-factory/guidelines/Smoke-Spec-Path.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/filename/fail/head/dark-factory/guidelines/Smoke-Spec-Path.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/filename/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/Smoke-Spec-Path.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,33 +1,19 @@
 use super::VotingView;
 use crate::model::{PR_BODY, Severity, Sink, Span};
 use crate::rules::cite::cites;
-use crate::rules::{Example, Rule, RuleInfo};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/format-cite",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "a PR that adds or changes a voting doc has `Voting-format: v1` in its body",
     why: "ADR-140, \"What we sign up to maintain\": \"The format-version cite discipline in PR bodies \
 (Voting-format: v1). Phase 1's brief generator and Phase 2's vote wrapper anchor on the cite; missing cite is \
 a reviewer-visible finding (same shape as Guideline: <module-type>@v<n> per ADR-117).\" One finding per PR, on \
 the PR body. A local check without the PR body (`gatehouse check` without `--pr-body FILE`) cannot see the \
 cite: it reports a notice saying so instead of failing.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/format-cite/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 /// The cite this version of the format needs.

@@ -2,12 +2,12 @@ use super::VotingView;
 use crate::docs::frontmatter::FrontmatterError;
 use crate::docs::voting::{VotingDoc, is_kebab, show};
 use crate::docs::yaml::Node;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/frontmatter",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "a frontmatter, when there is one, is valid and its `format`, `doc`, `version` and `scope` agree with the file name",
     why: "ADR-140 defines no frontmatter: a voting doc's identity is its file name, \"Each new doc is a new \
 file at <topic>.md@v<n>; bumps mint immutable new files\", and the format version is cited in the PR body \
@@ -20,22 +20,8 @@ other than its `<n>`, `scope` tags that are not a list of strings, an unterminat
 YAML in it (anchors and aliases are refused) is an error at its line. A file on the voting paths with \
 neither `format: voting/…` nor a `voting` block is not a voting doc (ADR-117's module guidelines share \
 `dark-factory/guidelines/`) and is passed over.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/frontmatter/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/frontmatter/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 /// The format this version of gatehouse reads.

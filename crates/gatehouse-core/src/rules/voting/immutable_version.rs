@@ -1,11 +1,11 @@
 use super::{Published, VotingView};
 use crate::docs::voting::VotingDoc;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/immutable-version",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "vs the base: a published version's prose and frontmatter are unchanged; a new version is the next one",
     why: "ADR-140, \"Schema migration discipline\": \"@v1 → @v2 of a voting-format doc is a new immutable \
 file; the previous version stays so in-flight cites and in-flight argument submissions resolve to the schema \
@@ -14,22 +14,8 @@ they were written against … Hand-editing @v1 is not a path.\" and \"Each new d
 and prose (everything outside the `voting` blocks) byte for byte and is never deleted; only its ledgers grow \
 (see `voting/append-only`). A new version of a doc is `@v<n+1>` of the highest published `@v<n>` (`@v1` for a \
 new doc); one that skips a number or reuses one is an error.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/immutable-version/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/immutable-version/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

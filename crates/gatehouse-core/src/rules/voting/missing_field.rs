@@ -1,33 +1,19 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::{ARGUMENT_FIELDS, BLOCK_FIELDS};
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/missing-field",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "every block has `section`, `active_argument`, `arguments`; every argument has ADR-140's fields",
     why: "ADR-140: \"Every argument MUST declare these fields. Submission without any of them is gate-rejected \
 by the validator\": `id`, `proposer`, `proposed_at`, `proposition`, `rationale`, `evidence_pr_refs`, \
 `example`, `modification_kind` and `vote_ledger` (`target` too when the kind is not `original`; see \
 `voting/target`). A section's block declares its `section` id, its `active_argument` and its `arguments`. \
 Empty lists are written out: `evidence_pr_refs: []`, `vote_ledger: []`.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/missing-field/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/missing-field/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

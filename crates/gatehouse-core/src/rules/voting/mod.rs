@@ -25,7 +25,6 @@ mod section_block;
 mod section_duplicate;
 mod section_original;
 mod self_vote;
-mod tally;
 mod tally_notice;
 mod target;
 mod vote_entry;
@@ -33,16 +32,12 @@ mod vote_order;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use tally::{
-    ArgumentTally, MARGIN, QUORUM, SectionTally, State, TallyError, TallyReport, describe, number, push_number,
-    render_text, signed, tally_doc, tally_document,
-};
-
-use super::{Family, FamilyRun, Rule, RuleInfo, report_unreadable};
+use super::Rule;
 use crate::config::PathFilter;
 use crate::docs::tree::Node;
+use crate::docs::voting::tally::{self, SectionTally};
 use crate::docs::voting::{Argument, Block, Section, VotingDoc, is_voting_doc};
-use crate::model::{ChangeSet, Check, FileContent, Sink, Span};
+use crate::model::{ChangeSet, FileContent, Span};
 
 fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
     vec![
@@ -74,26 +69,11 @@ fn rules<'a>() -> Vec<Rule<VotingView<'a>>> {
     ]
 }
 
-pub struct Voting;
-
-impl Family for Voting {
-    fn check(&self) -> Check {
-        Check::Voting
-    }
-
-    fn rules(&self) -> Vec<&'static RuleInfo> {
-        rules().iter().map(|r| r.info).collect()
-    }
-
-    fn run(&self, changes: &ChangeSet) -> FamilyRun {
-        let mut run = FamilyRun::default();
+declare_family! {
+    Voting, Voting, rules, |changes, run| {
         let mut view = VotingView::new(changes);
-        let mut unreadable = Sink::default();
-        for (path, content) in changes.changed_in(&view.filter) {
-            report_unreadable(path, content, &mut unreadable);
-        }
-        run.documents = view.changed.len() + unreadable.len() + view.deleted.len();
-        run.extend(&super::DOC_UNREADABLE, &mut unreadable);
+        let unreadable = run.unreadable(changes.changed_in(&view.filter));
+        run.documents = view.changed.len() + unreadable + view.deleted.len();
         if !view.not_voting.is_empty() {
             let names: Vec<String> = view.not_voting.iter().map(|p| format!("`{p}`")).collect();
             run.details.push(format!(
@@ -116,7 +96,6 @@ impl Family for Voting {
             }
             run.run(&rules, &view);
         }
-        run
     }
 }
 

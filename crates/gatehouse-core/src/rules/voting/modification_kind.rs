@@ -1,33 +1,19 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::KINDS;
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/modification-kind",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`modification_kind` is original, example-patch, counter-example or counter-argument",
     why: "ADR-140 declares four modification kinds: `original` (the seed argument, the rule as first stated), \
 `example-patch` (the rule is right, the bound example is wrong or stale), `counter-example` (the rule is \
 right, this example applies it differently) and `counter-argument` (the rule itself is contested). \"The kind \
 shapes vote routing because it shapes what the vote means\"; a three- or five-kind taxonomy was considered and \
 rejected, so any other value is an error.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/modification-kind/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/modification-kind/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::is_persona_pin;
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/proposer-format",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`proposer` is `<persona>/<model_pin>`",
     why: "ADR-140: `proposer` is \"<persona>/<model_pin> E.g. lin/opus-4.7, jon-laptop/operator-seed. The \
 validator checks the slash-shape; the power layer (Phase 4) reads this to apply weights.\" Both parts are \
 non-empty and made of letters, digits, `.`, `_` and `-`; there is exactly one slash.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/proposer-format/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/proposer-format/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::{VotingView, anchor, at};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/proposition",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "`proposition` is one declarative sentence",
     why: "ADR-140: `proposition` is \"One sentence, declarative — The rule the argument advances. Present \
 tense.\" The brief generator hands the active argument's proposition to agents as the rule, so it is one line \
 ending in a full stop: not a question, not several sentences (the why goes in `rationale`), not empty. \
 Abbreviations such as \"e.g.\" do not end a sentence.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/proposition/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/proposition/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 /// Words whose full stop does not end a sentence.

@@ -1,31 +1,17 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::{MIN_RATIONALE, short_rationale};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/rationale-length",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "an argument's `rationale` has at least 50 characters",
     why: "ADR-140: \"Argument submission carries a non-trivial cost: rationale ≥50 chars, bound example … This \
 is intentional — bluffed arguments are the failure mode.\" The rationale is the why: it cites evidence (PR \
 refs, ADR refs, repo state). Fewer than 50 characters (surrounding whitespace not counted) is an error.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/rationale-length/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/rationale-length/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,11 +1,11 @@
 use super::VotingView;
 use crate::docs::voting::BlockError;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/section-block",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "each `## ` section carries exactly one readable ```voting block",
     why: "ADR-140: standards docs \"carry sections with structured arguments. Each section declares one \
 active_argument … and an array of arguments.\" Each `## ` heading is a section and carries exactly one fenced \
@@ -13,22 +13,8 @@ block whose info string is `voting`; consumers (the brief generator, the vote wr
 block and nothing else. A section with no block or with two, a `voting` block outside any section, an unclosed \
 fence, or YAML that does not parse (anchors, aliases and alias bombs are refused outright) is an error at its \
 line. Prose that is not a section belongs before the first `## ` or under a `### ` heading.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/section-block/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/section-block/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

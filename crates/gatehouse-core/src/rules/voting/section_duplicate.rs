@@ -1,33 +1,19 @@
 use std::collections::HashMap;
 
 use super::{VotingView, at};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/section-duplicate",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "section ids (`section:`) are unique within a doc",
     why: "ADR-140's curator computes weighted totals per section, and Phase 5 promotes a section's bound \
 example under `examples/<rule-id>/`: the `section` id is the key every consumer uses to find a section's \
 ledger. Two blocks with the same id would merge two rules' votes, so each `section:` value appears once per \
 doc.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/section-duplicate/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/section-duplicate/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

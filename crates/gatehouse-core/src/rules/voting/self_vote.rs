@@ -1,31 +1,17 @@
 use super::{VotingView, at};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/self-vote",
-    default_severity: Severity::Warning,
+    view: VotingView,
+    severity: Warning,
     summary: "a proposer does not vote on its own argument",
     why: "ADR-140 grounds vote weight in a persona's track record (\"vote_aligned_with_outcome events … \
 accumulate per (persona, model_pin, scope) tuple\"); a proposer voting for its own argument adds weight \
 without adding evidence, the recusal concern of warp#1392's Phase 6. The vote is a warning at its `voter` line \
 (raise it to an error with `rules: { voting/self-vote: error }`).",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/self-vote/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/self-vote/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

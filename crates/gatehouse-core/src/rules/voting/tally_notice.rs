@@ -1,11 +1,11 @@
 use super::VotingView;
-use super::tally::describe;
-use crate::model::{Severity, Sink, Span};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::docs::voting::tally::describe;
+use crate::model::{Sink, Span};
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/tally",
-    default_severity: Severity::Notice,
+    view: VotingView,
+    severity: Notice,
     summary: "per section: weighted totals, quorum, margin and state",
     why: "ADR-140 \"Retirement margin and quorum\": the curator \"retires losing arguments when both \
 conditions hold for a section: Quorum: ≥10 weighted-vote total across all arguments in the section … Margin: \
@@ -17,22 +17,8 @@ Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid boots
 eligibility, it never retires. `gatehouse tally FILE` prints the same for one document. ADR-140's curator \
 recomputes totals with current power scores at run time; gatehouse sees only the weights the ledger stored, so \
 its tally is the snapshot view of the ledger as written.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/tally/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/tally/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

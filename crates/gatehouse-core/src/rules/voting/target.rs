@@ -3,33 +3,19 @@ use std::collections::HashMap;
 
 use super::{VotingView, anchor, at};
 use crate::docs::voting::{Argument, Block, KINDS, VotingDoc};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/target",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "a modification names an original sibling in `target`; an original names none",
     why: "ADR-140: `target` is a \"Sibling argument id (e.g. A) — Required when modification_kind != original. \
 Names the argument being modified.\" and each modification kind \"Targets: one original\". So an \
 example-patch, counter-example or counter-argument names an existing argument of kind `original` in the same \
 section (not itself), and an `original` argument has no target.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/target/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/target/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,11 +1,11 @@
 use super::{VotingView, at};
 use crate::docs::voting::{MAX_WEIGHT, MIN_RATIONALE, is_persona_pin, short_rationale, show};
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/vote-entry",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "each vote is `{voter, vote: ±1, weight > 0, ts: RFC 3339, rationale ≥ 50}`",
     why: "ADR-140's vote ledger entry: `voter: <persona>/<model_pin>`, `vote: +1 # or -1`, `weight` (a \
 snapshot of the voter's power, above zero; gatehouse caps it at 10^12 so the tally stays exact), `ts` (a \
@@ -13,22 +13,8 @@ timestamp: RFC 3339, with its time zone, so ledgers from different machines orde
 mandatory; why this vote>\"`, and optionally `scope_match` between 0 and 1. The tally reads these fields; \
 a vote that breaks the shape (`vote: 2`, a timestamp without a zone, a short rationale) is an error at its line \
 and is left out of the tally.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/vote-entry/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/vote-entry/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -1,31 +1,17 @@
 use super::{VotingView, at};
 use crate::docs::voting::Vote;
-use crate::model::{Severity, Sink};
-use crate::rules::{Example, Rule, RuleInfo};
+use crate::model::Sink;
 
-pub static INFO: RuleInfo = RuleInfo {
+declare_rule! {
     id: "voting/vote-order",
-    default_severity: Severity::Error,
+    view: VotingView,
+    severity: Error,
     summary: "within a vote ledger, timestamps never go backwards",
     why: "ADR-140: \"The ledger is append-only. Phase 2 writes\" — each vote is appended when it is cast, so a \
 ledger reads in time order. A vote whose `ts` is earlier than a vote above it was inserted or back-dated; the \
 finding names both votes. Equal timestamps are fine; timestamps compare as instants, whatever their zones.",
-    bad: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/vote-order/fail/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-    good: Example {
-        path: "dark-factory/guidelines/smoke-spec-path@v1.md",
-        text: include_str!(
-            "../../../../../fixtures/rules/voting/vote-order/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
-        ),
-    },
-};
-
-pub fn rule<'a>() -> Rule<VotingView<'a>> {
-    Rule { info: &INFO, check }
+    bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
+    good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -103,11 +103,11 @@ fn every_row_is_used_and_its_named_states_are_legal() {
 }
 
 #[test]
-fn v8_light_mode_row_is_illegal() {
-    let (from, to) = V8_LIGHT_MODE;
+fn a_plan_draft_cannot_skip_its_review() {
+    // v9 has no light mode: `plan:Draft` never moves straight to the first phase.
+    let (from, to) = (Plan(Draft), Implementation(1, Draft));
     assert!(step(from, to).is_none());
     assert!(V9.iter().all(|r| !r.reply.contains("light")));
-    // Reachable only through the review the light mode skipped.
     let path = shortest_path(from, to, false).expect("reachable through plan:Review");
     let states: Vec<String> = path.iter().map(|(s, _)| s.to_string()).collect();
     assert_eq!(states, ["plan:Review", "implementation:01:Draft"]);

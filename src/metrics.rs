@@ -5,13 +5,13 @@ use std::fmt::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use crate::webhook::envelope::KNOWN_EVENTS;
-
 /// Job latency buckets, seconds.
 const BUCKETS: [f64; 8] = [0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
 #[derive(Debug, Default)]
 pub struct Metrics {
+    /// The event names deliveries are labelled by; any other is "other".
+    event_labels: &'static [&'static str],
     deliveries: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     job_buckets: [AtomicU64; BUCKETS.len()],
     job_count: AtomicU64,
@@ -29,8 +29,9 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new() -> Metrics {
-        let metrics = Metrics::default();
+    /// Counters that label deliveries by the events in `event_labels`.
+    pub fn new(event_labels: &'static [&'static str]) -> Metrics {
+        let metrics = Metrics { event_labels, ..Metrics::default() };
         metrics.rate_limit_remaining.store(-1, Ordering::Relaxed);
         metrics
     }
@@ -41,7 +42,7 @@ impl Metrics {
     pub fn delivery(&self, event: &str, outcome: &'static str) {
         // Event names come from an unauthenticated header: only the events
         // the App knows become labels, so the series stay few.
-        let event = KNOWN_EVENTS.iter().copied().find(|known| *known == event).unwrap_or("other");
+        let event = self.event_labels.iter().copied().find(|known| *known == event).unwrap_or("other");
         let mut map = self.deliveries.lock().unwrap_or_else(|e| e.into_inner());
         *map.entry((event, outcome)).or_default() += 1;
     }

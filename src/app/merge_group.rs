@@ -1,0 +1,102 @@
+//! Merge groups of GitHub's merge queue: the five check runs on the group's
+//! head, evaluating the documents of the head against the group's base, so
+//! what no single pull request shows (two queued PRs adding briefs with one
+//! agent id) fails the group. A group's jobs are keyed by its head commit,
+//! so they share one lock and coalesce like a PR's.
+
+use anyhow::{Context, Result, anyhow};
+
+use super::worker::{Ctx, Progress, fail_closed, once_per_head};
+use crate::github::{HeadSha, RepoClient};
+use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
+use crate::publish::{self, checks, summary};
+use crate::source::merge_group::{self as group_source, COMPARE_FILES};
+use crate::source::pull_request::{self as source, PullRequest, Read};
+use crate::store::Job;
+
+/// The job reason of a group the queue asks checks for.
+const CHECKS_REQUESTED: &str = "merge_group.checks_requested";
+/// The job reason of a group that left the queue.
+const DESTROYED: &str = "merge_group.destroyed";
+
+/// Evaluates the merge group whose head the job names.
+pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: &mut Progress) -> Result<()> {
+    let head = job.head_sha.clone().ok_or_else(|| anyhow!("a merge group job without a head commit"))?;
+    if job.reason == DESTROYED {
+        return leave_queue(job, repo, &head).await;
+    }
+    let group = ctx
+        .store
+        .merge_group(&job.repo, &head)
+        .await?
+        .with_context(|| format!("no merge group with head {head} was recorded"))?;
+    // The queue's request and the check suite of the group's push are
+    // answered once per group; a re-run (of one check or all) evaluates again.
+    let once = job.reason == CHECKS_REQUESTED || once_per_head(&job.reason);
+    let names = match &job.check {
+        Some(name) => vec![name.clone()],
+        None => publish::check_names(),
+    };
+    let runs = checks::start(repo, &head, job.id, &names, once).await?;
+    if runs.ids.is_empty() {
+        tracing::info!(job = job.id, %head, "this merge group was evaluated already");
+        return Ok(());
+    }
+    progress.runs.push((repo.repo.clone(), runs.ids.clone()));
+    let change = group_source::compare(repo, &group.base_sha, &head).await?;
+    let too_many = format!(
+        "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
+         so gatehouse cannot see the whole change. Queue fewer pull requests together."
+    );
+    if change.files.len() >= COMPARE_FILES {
+        return fail_closed(repo, &runs, &names, &too_many).await;
+    }
+    let pulls = group_source::group_pulls(repo, &change.commits, &group.head_ref).await?;
+    let described = PullRequest {
+        number: 0,
+        base_sha: HeadSha(group.base_sha.clone()),
+        head_sha: HeadSha(head.clone()),
+        body: None,
+        changed_files: change.files.len() as u64,
+    };
+    let files = change.files;
+    let read = source::read_changes(repo, described, async { Ok(files) }, &ctx.reads).await;
+    let snapshot = match read {
+        Ok(Read::Snapshot(snapshot)) => snapshot,
+        Ok(Read::TooManyFiles { .. }) => return fail_closed(repo, &runs, &names, &too_many).await,
+        Err(err) if err.is_transient() => return Err(err.into()),
+        Err(err) => {
+            let reason = format!("Reading the merge group failed: {err}");
+            fail_closed(repo, &runs, &names, &reason).await?;
+            return Err(err.into());
+        }
+    };
+    let changes = snapshot.changes;
+    let report =
+        tokio::task::spawn_blocking(move || crate::rules::evaluate(&changes)).await.context("the rules panicked")?;
+    let mut gates = Vec::with_capacity(pulls.len());
+    for (number, pr_head) in pulls {
+        let runs = group_source::our_runs(repo, &pr_head).await?;
+        let last = runs.into_iter().filter(|r| r.name == summary::REVIEW_CHECK).max_by_key(|r| r.id);
+        gates.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
+    }
+    for (output, findings) in publish::outputs(&report, review_gate(&gates)) {
+        let Some(id) = runs.ids.get(&output.name) else { continue };
+        let delivered = runs.completed.get(&output.name).copied();
+        checks::finish(repo, *id, &output, &findings, delivered).await?;
+    }
+    let prs: Vec<u64> = gates.iter().map(|g| g.number).collect();
+    tracing::info!(job = job.id, %head, ?prs, "merge group evaluated");
+    Ok(())
+}
+
+/// Ends the group's runs still in progress: nothing will finish them.
+async fn leave_queue(job: &Job, repo: &RepoClient, head: &str) -> Result<()> {
+    let runs = group_source::our_runs(repo, head).await?;
+    let open: Vec<_> = runs.into_iter().filter(|r| r.status != "completed").collect();
+    for run in &open {
+        checks::complete_plain(repo, run.id, &left_the_queue(&run.name)).await?;
+    }
+    tracing::info!(job = job.id, %head, cancelled = open.len(), "merge group left the queue");
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! What `gatehouse serve` is told beyond the App's identity and secrets:
+//! each setting is a flag, read from its environment variable when not
+//! given (clap's `env`). Values are not shown in `--help`: a database URL
+//! may carry a password.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::AppConfig;
+use super::logs::LogFormat;
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Settings {
+    /// `sqlite://PATH` (default `sqlite://gatehouse.db`) or `postgres://…`.
+    #[arg(long, value_name = "URL", env = "GATEHOUSE_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Where to listen (default 0.0.0.0:3000).
+    #[arg(long, value_name = "HOST:PORT", env = "GATEHOUSE_BIND", hide_env_values = true)]
+    pub bind: Option<SocketAddr>,
+    /// The GitHub API, for GitHub Enterprise (default https://api.github.com).
+    #[arg(long, value_name = "URL", env = "GATEHOUSE_GITHUB_API_URL", hide_env_values = true)]
+    pub github_api_url: Option<String>,
+    /// Worker tasks (default 4, at most 64).
+    #[arg(long, env = "GATEHOUSE_WORKERS", hide_env_values = true)]
+    pub workers: Option<usize>,
+    /// Open connections at most (default 512); at the cap the oldest idle one
+    /// makes room for a new one.
+    #[arg(long, value_name = "N", env = "GATEHOUSE_MAX_CONNECTIONS", hide_env_values = true)]
+    pub max_connections: Option<u64>,
+    /// Seconds a client has to send a request's headers; idle connections are
+    /// closed after it too (default 10).
+    #[arg(long, value_name = "SECS", env = "GATEHOUSE_HEADER_TIMEOUT_SECS", hide_env_values = true)]
+    pub header_timeout_secs: Option<u64>,
+    /// Seconds a client has to send a body (default 30).
+    #[arg(long, value_name = "SECS", env = "GATEHOUSE_BODY_TIMEOUT_SECS", hide_env_values = true)]
+    pub body_timeout_secs: Option<u64>,
+    /// Megabytes all bodies not yet verified may hold at once; past it
+    /// deliveries get 503 (default 64, at least 25).
+    #[arg(long, value_name = "MB", env = "GATEHOUSE_BODY_MEMORY_MB", hide_env_values = true)]
+    pub body_memory_mb: Option<u64>,
+    /// Log lines as `text` (coloured on a terminal only) or `json`, one
+    /// object a line for log collectors (default text).
+    #[arg(long, value_enum, env = "GATEHOUSE_LOG_FORMAT", hide_env_values = true)]
+    pub log_format: Option<LogFormat>,
+}
+
+impl Settings {
+    /// Sets in `config` what was given, within its bounds.
+    pub fn apply(&self, config: &mut AppConfig) {
+        if let Some(url) = &self.database_url {
+            config.database_url = url.clone();
+        }
+        if let Some(bind) = self.bind {
+            config.bind = bind;
+        }
+        if let Some(url) = &self.github_api_url {
+            config.api_url = url.clone();
+        }
+        if let Some(n) = self.workers {
+            config.workers = n.clamp(1, 64);
+        }
+        let limits = &mut config.limits;
+        if let Some(n) = self.max_connections {
+            limits.max_connections = (n as usize).max(1);
+        }
+        if let Some(secs) = self.header_timeout_secs {
+            limits.header_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(secs) = self.body_timeout_secs {
+            limits.body_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(mb) = self.body_memory_mb {
+            limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(format) = self.log_format {
+            config.log_format = format;
+        }
+    }
+}

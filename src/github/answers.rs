@@ -1,0 +1,175 @@
+//! GitHub's answers as gatehouse reads them: the fields it uses of each
+//! REST schema and GraphQL selection, shaped like GitHub's published
+//! description (a nullable field is an `Option`, a required one is not), so
+//! an answer missing a field it must carry is an error, never a zero.
+
+use serde::Deserialize;
+
+/// `POST /app/installations/{id}/access_tokens` (`installation-token`).
+#[derive(Debug, Deserialize)]
+pub struct InstallationToken {
+    pub token: String,
+    pub expires_at: String,
+}
+
+/// The body of an error answer (`basic-error`).
+#[derive(Debug, Deserialize)]
+pub struct ErrorBody {
+    pub message: Option<String>,
+}
+
+/// A commit a pull request starts or ends at (`pull-request.base`, `.head`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct BranchTip {
+    pub sha: String,
+}
+
+/// `GET /repos/{o}/{r}/pulls/{n}` (`pull-request`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct PullRequest {
+    pub number: u64,
+    pub body: Option<String>,
+    pub base: BranchTip,
+    pub head: BranchTip,
+    pub changed_files: u64,
+}
+
+/// An element of `GET /repos/{o}/{r}/pulls` (`pull-request-simple`: no
+/// `changed_files`).
+#[derive(Debug, Deserialize)]
+pub struct PullRequestSimple {
+    pub number: u64,
+    pub head: BranchTip,
+}
+
+/// `diff-entry.status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileStatus {
+    Added,
+    Removed,
+    Modified,
+    Renamed,
+    Copied,
+    Changed,
+    Unchanged,
+}
+
+/// An element of `GET /repos/{o}/{r}/pulls/{n}/files` (`diff-entry`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct DiffEntry {
+    pub filename: String,
+    pub status: FileStatus,
+    /// Only on renamed and copied files.
+    pub previous_filename: Option<String>,
+    /// The unified diff GitHub shows (absent for binary or huge files).
+    pub patch: Option<String>,
+    pub additions: u64,
+    pub deletions: u64,
+}
+
+/// `GET /repos/{o}/{r}/git/trees/{sha}?recursive=1` (`git-tree`).
+#[derive(Debug, Deserialize)]
+pub struct GitTree {
+    pub sha: String,
+    /// GitHub stopped listing (over 100,000 entries or 7 MB).
+    pub truncated: bool,
+    pub tree: Vec<GitTreeEntry>,
+}
+
+/// `git-tree.tree[]`: `type` is `blob`, `tree` or `commit` (a submodule).
+#[derive(Debug, Deserialize)]
+pub struct GitTreeEntry {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sha: String,
+}
+
+/// A check run (`check-run`).
+#[derive(Debug, Deserialize)]
+pub struct CheckRun {
+    pub id: u64,
+    pub name: String,
+    /// `queued`, `in_progress`, `completed`, `waiting`, `requested`, `pending`.
+    pub status: String,
+    /// Set once the run is `completed`.
+    pub conclusion: Option<String>,
+    pub external_id: Option<String>,
+    pub output: CheckRunOutput,
+}
+
+/// `check-run.output`.
+#[derive(Debug, Deserialize)]
+pub struct CheckRunOutput {
+    pub annotations_count: u64,
+}
+
+/// `GET /repos/{o}/{r}/commits/{sha}/check-runs`.
+#[derive(Debug, Deserialize)]
+pub struct CheckRunList {
+    pub check_runs: Vec<CheckRun>,
+}
+
+/// `GET /repos/{o}/{r}/compare/{base}...{head}` (`commit-comparison`): the
+/// commits page by page, the files on the first page only.
+#[derive(Debug, Deserialize)]
+pub struct Comparison {
+    pub commits: Vec<CommitSha>,
+    pub files: Option<Vec<DiffEntry>>,
+}
+
+/// A commit of a comparison (`commit`), by its id.
+#[derive(Debug, Deserialize)]
+pub struct CommitSha {
+    pub sha: String,
+}
+
+/// A GraphQL answer: `data` is null when the whole operation failed.
+#[derive(Debug, Deserialize)]
+pub struct GraphQlAnswer<T> {
+    pub data: Option<T>,
+    #[serde(default)]
+    pub errors: Vec<GraphQlError>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GraphQlError {
+    pub message: String,
+}
+
+/// A GraphQL connection's `nodes` (a nullable list of nullable nodes).
+#[derive(Debug, Deserialize)]
+pub struct Nodes<T> {
+    pub nodes: Option<Vec<Option<T>>>,
+}
+
+impl<T> Nodes<T> {
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.nodes.iter().flatten().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pull_request_without_changed_files_is_refused() {
+        let whole = r#"{"number": 5, "body": null, "base": {"sha": "b"}, "head": {"sha": "h"}, "changed_files": 2}"#;
+        let pr: PullRequest = serde_json::from_str(whole).unwrap();
+        assert_eq!((pr.changed_files, pr.body), (2, None));
+        let missing = r#"{"number": 5, "body": null, "base": {"sha": "b"}, "head": {"sha": "h"}}"#;
+        let err = serde_json::from_str::<PullRequest>(missing).unwrap_err().to_string();
+        assert!(err.contains("changed_files"), "{err}");
+    }
+
+    #[test]
+    fn a_file_status_outside_the_schema_is_refused() {
+        let entry =
+            r#"{"filename": "a.md", "status": "renamed", "previous_filename": "b.md", "additions": 0, "deletions": 0}"#;
+        assert_eq!(serde_json::from_str::<DiffEntry>(entry).unwrap().status, FileStatus::Renamed);
+        let odd = r#"{"filename": "a.md", "status": "moved", "additions": 0, "deletions": 0}"#;
+        assert!(serde_json::from_str::<DiffEntry>(odd).is_err());
+    }
+}

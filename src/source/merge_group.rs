@@ -1,0 +1,107 @@
+//! Reading a merge group of GitHub's merge queue: its change (the compare
+//! of the group's base and head), the pull requests in it, and the review
+//! gate's last verdict on each of their heads.
+//!
+//! The pull requests in a group are the open PRs whose head commit is among
+//! the compare's commits (the queue's merge commits have each PR's head as
+//! a parent), and the PR the group's `head_ref`
+//! (`gh-readonly-queue/<base>/pr-<N>-<sha>`) names, which is the group's
+//! last PR whatever the merge method. Two calls, however many PRs.
+
+use super::pull_request::PrFile;
+use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
+use crate::github::{ApiError, RepoClient};
+
+/// GitHub's compare lists at most this many changed files.
+pub const COMPARE_FILES: usize = 300;
+
+/// The commits and changed files between a group's base and head.
+#[derive(Debug, Default)]
+pub struct GroupChange {
+    pub commits: Vec<String>,
+    pub files: Vec<PrFile>,
+}
+
+/// One of our check runs on a commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OurRun {
+    pub id: u64,
+    pub name: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+}
+
+/// `GET /compare/{base}...{head}`, every page of commits (files come with
+/// the first).
+pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
+    let mut url = format!("/compare/{base}...{head}?per_page=100");
+    let mut change = GroupChange::default();
+    for _ in 0..30 {
+        let (page, next) = repo.page::<Comparison>(&url).await?;
+        change.commits.extend(page.commits.into_iter().map(|c| c.sha));
+        change.files.extend(page.files.into_iter().flatten().map(PrFile::from));
+        match next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(change)
+}
+
+/// The PR number in a merge queue branch, `refs/heads/gh-readonly-queue/main/pr-12-<sha>`.
+pub fn queue_pr(head_ref: &str) -> Option<u64> {
+    let (_, rest) = head_ref.split_once("gh-readonly-queue/")?;
+    let last = rest.rsplit('/').next()?;
+    last.strip_prefix("pr-")?.split('-').next()?.parse().ok()
+}
+
+/// The group's pull requests (number, head commit), by number.
+pub async fn group_pulls(
+    repo: &RepoClient,
+    commits: &[String],
+    head_ref: &str,
+) -> Result<Vec<(u64, String)>, ApiError> {
+    let named = queue_pr(head_ref);
+    let pulls: Vec<PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
+    let mut found: Vec<(u64, String)> = pulls
+        .into_iter()
+        .filter(|pull| named == Some(pull.number) || commits.contains(&pull.head.sha))
+        .map(|pull| (pull.number, pull.head.sha))
+        .collect();
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// Our check runs on `sha` (an App lists only its own with `app_id`).
+pub async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
+    let mut out = Vec::new();
+    for _ in 0..10 {
+        let (page, next) = repo.page::<CheckRunList>(&url).await?;
+        out.extend(
+            page.check_runs
+                .into_iter()
+                .filter(|r| r.external_id.as_deref().is_some_and(|e| e.starts_with("gatehouse:")))
+                .map(|r| OurRun { id: r.id, name: r.name, status: r.status, conclusion: r.conclusion }),
+        );
+        match next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_branch_names_its_last_pr() {
+        assert_eq!(queue_pr("refs/heads/gh-readonly-queue/main/pr-12-0a1b2c3d"), Some(12));
+        assert_eq!(queue_pr("gh-readonly-queue/release/v2/pr-7-ffee"), Some(7));
+        assert_eq!(queue_pr("refs/heads/main"), None);
+        assert_eq!(queue_pr("refs/heads/gh-readonly-queue/main/pr-x-1"), None);
+    }
+}

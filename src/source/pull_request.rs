@@ -1,0 +1,339 @@
+//! Reading a pull request from GitHub into a ChangeSet: the PR (base and head
+//! commits, body), its file list (paginated; over 3000 files the evaluation
+//! fails closed), the repo config at the BASE commit, one recursive tree per
+//! commit, and the relevant files' contents (`contents`: from the cache by
+//! blob id, the rest in batched GraphQL `object(expression:
+//! "<sha>:<path>")` queries), and, when briefs pin paths
+//! to a revision or specs name commits in `landed.md`, one more batched query
+//! for exactly those. Six calls for a typical PR.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::Relevance;
+use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
+use crate::config::{CONFIG_PATH, Config};
+use crate::gate;
+use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
+use crate::github::reviews::{self, PullRequestCommit, PullRequestReview};
+use crate::github::{ApiError, HeadSha, RepoClient};
+use crate::model::{ChangeSet, ChangedFile, FileContent, Files, Object, PrInfo, RepoIndex};
+use crate::rules::brief::{PinnedPath, pinned_paths};
+use crate::rules::spec::SpecView;
+
+/// GitHub lists at most 3000 files of a pull request: past that, gatehouse
+/// cannot see the whole change and fails closed.
+pub const MAX_FILES: u64 = 3000;
+
+/// The PR as GitHub describes it.
+#[derive(Clone, Debug)]
+pub struct PullRequest {
+    pub number: u64,
+    pub base_sha: HeadSha,
+    pub head_sha: HeadSha,
+    pub body: Option<String>,
+    pub changed_files: u64,
+}
+
+/// One entry of the PR's file list.
+#[derive(Clone, Debug)]
+pub struct PrFile {
+    pub path: String,
+    pub status: FileStatus,
+    pub previous: Option<String>,
+    /// The unified diff GitHub shows (absent for binary or huge files).
+    pub patch: Option<String>,
+    pub additions: u64,
+    pub deletions: u64,
+}
+
+impl From<DiffEntry> for PrFile {
+    fn from(f: DiffEntry) -> PrFile {
+        PrFile {
+            path: f.filename,
+            status: f.status,
+            previous: f.previous_filename,
+            patch: f.patch,
+            additions: f.additions,
+            deletions: f.deletions,
+        }
+    }
+}
+
+/// Everything read for one evaluation.
+#[derive(Debug)]
+pub struct PrSnapshot {
+    pub pr: PullRequest,
+    pub files: Vec<PrFile>,
+    pub changes: ChangeSet,
+}
+
+/// What reading a PR produced.
+#[derive(Debug)]
+pub enum Read {
+    Snapshot(Box<PrSnapshot>),
+    /// The PR changes more files than GitHub lists: fail closed.
+    TooManyFiles {
+        pr: PullRequest,
+    },
+}
+
+/// Reads PR `number`.
+pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, ApiError> {
+    let pr: answers::PullRequest = repo.get(&format!("/pulls/{number}")).await?;
+    Ok(PullRequest {
+        number,
+        base_sha: HeadSha(pr.base.sha),
+        head_sha: HeadSha(pr.head.sha),
+        body: pr.body,
+        changed_files: pr.changed_files,
+    })
+}
+
+/// The open PRs whose head is `sha` (a fork's check suite names none).
+pub async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, ApiError> {
+    let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
+    Ok(pulls.into_iter().filter(|p| p.head.sha == sha).map(|p| p.number).collect())
+}
+
+/// The PR's reviews and its commit authors, for the review gate.
+pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<gate::Review>, Vec<String>), ApiError> {
+    let (reviews_url, commits_url) =
+        (format!("/pulls/{number}/reviews?per_page=100"), format!("/pulls/{number}/commits?per_page=100"));
+    let (raw_reviews, commits) = tokio::join!(
+        repo.pages::<PullRequestReview>(&reviews_url, 30),
+        repo.pages::<PullRequestCommit>(&commits_url, 30),
+    );
+    let reviews = reviews::reviews(raw_reviews?).map_err(|e| ApiError::Malformed {
+        what: format!("GET {}", repo.path(&format!("/pulls/{number}/reviews"))),
+        message: format!("{e:#}"),
+    })?;
+    let (authors, _) = reviews::authors(commits?);
+    Ok((reviews, authors))
+}
+
+/// Reads the PR (as [`describe`] described it) into a ChangeSet.
+pub async fn read(repo: &RepoClient, pr: PullRequest, cache: &ReadCache) -> Result<Read, ApiError> {
+    if pr.changed_files > MAX_FILES {
+        return Ok(Read::TooManyFiles { pr });
+    }
+    let listed = files(repo, pr.number);
+    read_changes(repo, pr, listed, cache).await
+}
+
+/// Reads the change from `pr.base_sha` to `pr.head_sha` into a ChangeSet,
+/// `listed` answering for its changed files (read while the tree and the
+/// config are).
+pub(crate) async fn read_changes(
+    repo: &RepoClient,
+    pr: PullRequest,
+    listed: impl std::future::Future<Output = Result<Vec<PrFile>, ApiError>>,
+    cache: &ReadCache,
+) -> Result<Read, ApiError> {
+    let config_file = [Wanted { expression: format!("{}:{CONFIG_PATH}", pr.base_sha), blob: None }];
+    let (files, tree, config) =
+        tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &config_file, u64::MAX, cache),);
+    let (files, listing, config) = (files?, tree?, config?);
+    let config = match config.into_iter().next().flatten() {
+        Some(FileContent::Text(text)) => crate::rules::read_config(&text).0,
+        _ => Config::default(),
+    };
+    let limit = config.limits.max_file_bytes;
+    let relevance = Relevance::new(&config);
+
+    // Base listing = head listing − added + removed/renamed-from.
+    let changed: BTreeMap<&str, &PrFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut wanted: Vec<(String, Side)> = Vec::new();
+    for path in listing.tree.files().iter().filter(|p| relevance.wants(p)) {
+        let side = match changed.get(path.as_str()).map(|f| f.status) {
+            None | Some(FileStatus::Unchanged) => Side::Both,
+            Some(FileStatus::Added | FileStatus::Renamed | FileStatus::Copied) => Side::Head,
+            Some(FileStatus::Removed | FileStatus::Modified | FileStatus::Changed) => Side::Each,
+        };
+        wanted.push((path.clone(), side));
+    }
+    for f in &files {
+        if f.status == FileStatus::Removed && relevance.wants(&f.path) {
+            wanted.push((f.path.clone(), Side::Base));
+        }
+        if let Some(previous) = f.previous.as_ref().filter(|p| relevance.wants(p)) {
+            wanted.push((previous.clone(), Side::Base));
+        }
+    }
+    let mut reads = Vec::new();
+    for (path, side) in &wanted {
+        if matches!(side, Side::Base | Side::Each) {
+            reads.push(Wanted { expression: format!("{}:{path}", pr.base_sha), blob: None });
+        }
+        if matches!(side, Side::Head | Side::Each | Side::Both) {
+            let blob = listing.blob(path).map(str::to_string);
+            reads.push(Wanted { expression: format!("{}:{path}", pr.head_sha), blob });
+        }
+    }
+    let mut contents = contents::read(repo, &reads, limit, cache).await?.into_iter();
+    let (mut base, mut head) = (Files::new(), Files::new());
+    for (path, side) in wanted {
+        if matches!(side, Side::Base | Side::Each)
+            && let Some(content) = contents.next().flatten()
+        {
+            base.insert(path.clone(), content);
+        }
+        if matches!(side, Side::Head | Side::Each | Side::Both)
+            && let Some(content) = contents.next().flatten()
+        {
+            if side == Side::Both {
+                base.insert(path.clone(), content.clone());
+            }
+            head.insert(path, content);
+        }
+    }
+    let mut repos = RepoIndex::default();
+    repos.insert(&repo.repo.full(), None, listing.tree.clone());
+    let mut changes = ChangeSet {
+        repo: Some(repo.repo.full()),
+        base,
+        head,
+        pr: PrInfo {
+            body: pr.body.clone(),
+            files: Some(
+                files
+                    .iter()
+                    .map(|f| ChangedFile { path: f.path.clone(), additions: f.additions, deletions: f.deletions })
+                    .collect(),
+            ),
+        },
+        repos,
+        config,
+        history: None,
+    };
+    pinned_and_commits(repo, &mut changes).await?;
+    Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes })))
+}
+
+/// Asks GitHub, in one batched query, for what the head tree cannot answer
+/// and a checkout can: the paths changed briefs pin to a revision of this
+/// repository (`owner/repo@rev:path`, each revision resolved too), and which
+/// of the commits the touched specs' `landed.md` names exist. The answers
+/// are data in the ChangeSet (pinned paths in its RepoIndex, found commits
+/// as its history); a query GitHub refuses leaves them unknown, as a
+/// checkout without that revision would.
+async fn pinned_and_commits(repo: &RepoClient, changes: &mut ChangeSet) -> Result<(), ApiError> {
+    let own = repo.repo.full();
+    let pins: Vec<PinnedPath> =
+        pinned_paths(changes).into_iter().filter(|p| p.repo.eq_ignore_ascii_case(&own)).collect();
+    let mut revs: Vec<&str> = pins.iter().map(|p| p.rev.as_str()).collect();
+    revs.sort_unstable();
+    revs.dedup();
+    let mut shas: Vec<String> =
+        SpecView::new(changes).specs.iter().flat_map(|s| s.landed.iter().map(|l| l.sha.clone())).collect();
+    shas.sort();
+    shas.dedup();
+    if revs.is_empty() && shas.is_empty() {
+        return Ok(());
+    }
+    let expressions: Vec<String> = revs
+        .iter()
+        .map(|r| r.to_string())
+        .chain(pins.iter().map(|p| format!("{}:{}", p.rev, p.path.trim_end_matches('/'))))
+        .chain(shas.iter().cloned())
+        .collect();
+    let answers = match objects(repo, &expressions).await {
+        Ok(answers) => answers,
+        Err(err) if err.is_transient() => return Err(err),
+        Err(err) => {
+            tracing::warn!(repo = %own, error = %err, "pinned paths and landed commits left unknown");
+            return Ok(());
+        }
+    };
+    let (rev_answers, rest) = answers.split_at(revs.len());
+    let (pin_answers, commit_answers) = rest.split_at(pins.len());
+    let resolved: Vec<&str> = revs
+        .iter()
+        .zip(rev_answers)
+        .filter(|(_, a)| matches!(a.typename.as_str(), "Commit" | "Tag"))
+        .map(|(r, _)| *r)
+        .collect();
+    for (pin, answer) in pins.iter().zip(pin_answers) {
+        if !resolved.contains(&pin.rev.as_str()) {
+            continue;
+        }
+        let object = match answer.typename.as_str() {
+            "Blob" => Object::File,
+            "Tree" => Object::Dir,
+            _ => Object::Absent,
+        };
+        changes.repos.insert_object(&own, &pin.rev, &pin.path, object);
+    }
+    if !shas.is_empty() {
+        let found = commit_answers.iter().filter(|a| a.typename == "Commit");
+        changes.history = Some(found.map(|a| a.oid.clone()).collect());
+    }
+    Ok(())
+}
+
+/// What GitHub found at one revision expression (`{ __typename oid }` of
+/// a `GitObject`, both non-null in its schema).
+#[derive(Clone, Debug, Default, Deserialize)]
+struct Found {
+    /// `Commit`, `Tag`, `Tree` or `Blob`; empty where nothing is there.
+    #[serde(rename = "__typename")]
+    typename: String,
+    oid: String,
+}
+
+/// Looks revision expressions (`<rev>`, `<rev>:<path>`) up in batches.
+async fn objects(repo: &RepoClient, expressions: &[String]) -> Result<Vec<Found>, ApiError> {
+    let mut out = Vec::with_capacity(expressions.len());
+    for batch in expressions.chunks(BATCH) {
+        let expressions = batch.iter().map(String::as_str);
+        let (query, variables) = objects_query(repo, "Objects", ("o", "o"), "__typename oid", expressions);
+        let mut data: Aliased<Found> = repo.graphql(&query, variables).await?;
+        out.extend((0..batch.len()).map(|i| data.take(&format!("o{i}")).unwrap_or_default()));
+    }
+    Ok(out)
+}
+
+/// Where a relevant file must be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// Unchanged: read once at the head, the same on the base.
+    Both,
+    Head,
+    Base,
+    /// Modified: read on each side.
+    Each,
+}
+
+/// The PR's file list, every page (30 pages of 100: GitHub's 3000-file cap).
+async fn files(repo: &RepoClient, number: u64) -> Result<Vec<PrFile>, ApiError> {
+    let entries: Vec<DiffEntry> = repo.pages(&format!("/pulls/{number}/files?per_page=100"), 30).await?;
+    Ok(entries.into_iter().map(PrFile::from).collect())
+}
+
+/// The commit's recursive listing, from the cache when read before. A
+/// listing GitHub truncated is an error: rules over a partial tree would be
+/// wrong.
+async fn tree(repo: &RepoClient, sha: &str, cache: &ReadCache) -> Result<Arc<Listing>, ApiError> {
+    let key = repo.repo.full().to_ascii_lowercase();
+    if let Some(listing) = cache.tree(&key, sha) {
+        return Ok(listing);
+    }
+    let path = format!("/git/trees/{sha}?recursive=1");
+    let answer: GitTree = repo.get(&path).await?;
+    if answer.truncated {
+        return Err(ApiError::Status {
+            status: 200,
+            what: format!("GET {}", repo.path(&path)),
+            message: format!(
+                "GitHub truncated the listing of tree {}: the repository is too large to read whole",
+                answer.sha
+            ),
+        });
+    }
+    let blobs = answer.tree.into_iter().filter(|e| e.kind == "blob").map(|e| (e.path, e.sha)).collect();
+    let listing = Arc::new(Listing::new(blobs));
+    cache.put_tree(&key, sha, listing.clone());
+    Ok(listing)
+}

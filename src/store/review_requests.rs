@@ -1,0 +1,69 @@
+//! The review requests the App made, once per pull request head.
+
+use anyhow::Result;
+use sqlx::Row;
+
+use super::{Engine, Store, now_ms};
+
+/// What asking for reviews on one head came to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReviewRequests {
+    /// Logins GitHub accepted.
+    pub requested: Vec<String>,
+    /// Logins GitHub refused (not a collaborator, the PR's author...).
+    pub refused: Vec<String>,
+}
+
+fn join(logins: &[String]) -> String {
+    logins.join(",")
+}
+
+fn split(logins: &str) -> Vec<String> {
+    logins.split(',').filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+impl Store {
+    /// The requests made on `head` of the PR, when any were.
+    pub async fn review_requests(&self, repo: &str, pr: u64, head: &str) -> Result<Option<ReviewRequests>> {
+        let sql = "SELECT requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 AND head_sha = $3";
+        let key = repo.to_ascii_lowercase();
+        let row: Option<(String, String)> = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query(sql)
+                .bind(&key)
+                .bind(pr as i64)
+                .bind(head)
+                .fetch_optional(pool)
+                .await?
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
+                .transpose()?,
+            Engine::Postgres(pool) => sqlx::query(sql)
+                .bind(&key)
+                .bind(pr as i64)
+                .bind(head)
+                .fetch_optional(pool)
+                .await?
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
+                .transpose()?,
+        };
+        Ok(row.map(|(requested, refused)| ReviewRequests { requested: split(&requested), refused: split(&refused) }))
+    }
+
+    /// Records the requests made on `head` of the PR (a later record of the
+    /// same head replaces it).
+    pub async fn record_review_requests(&self, repo: &str, pr: u64, head: &str, made: &ReviewRequests) -> Result<()> {
+        let sql = "INSERT INTO gh_review_requests (repo, pr, head_sha, requested, refused, recorded_at) \
+                   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, pr, head_sha) DO UPDATE SET \
+                   requested = excluded.requested, refused = excluded.refused, recorded_at = excluded.recorded_at";
+        let now = now_ms();
+        self.write(sql, |q| {
+            q.bind(repo.to_ascii_lowercase())
+                .bind(pr as i64)
+                .bind(head.to_string())
+                .bind(join(&made.requested))
+                .bind(join(&made.refused))
+                .bind(now)
+        })
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,52 @@
+//! The in-process write lock of the SQLite store: SQLite has one writer,
+//! and waiting here is cheaper than SQLITE_BUSY retries. The group
+//! committer of accepted deliveries and the workers' writes take it; how
+//! long each waits and holds it is counted in [`Stats`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::stats::Stats;
+
+#[derive(Clone, Debug)]
+pub(crate) struct WriteLock {
+    lock: Arc<Mutex<()>>,
+    pub stats: Arc<Stats>,
+}
+
+/// A worker's hold on the write lock; its length is counted when dropped.
+pub(crate) struct WorkerWrite<'a> {
+    _guard: MutexGuard<'a, ()>,
+    since: Instant,
+    stats: &'a Stats,
+}
+
+impl Drop for WorkerWrite<'_> {
+    fn drop(&mut self) {
+        self.stats.worker_write_held(self.since.elapsed());
+    }
+}
+
+impl WriteLock {
+    pub fn new() -> WriteLock {
+        WriteLock { lock: Arc::new(Mutex::new(())), stats: Arc::new(Stats::default()) }
+    }
+
+    /// The lock for a group commit of accepted deliveries.
+    pub async fn ack(&self) -> MutexGuard<'_, ()> {
+        let asked = Instant::now();
+        let guard = self.lock.lock().await;
+        self.stats.ack_lock_wait(asked.elapsed());
+        guard
+    }
+
+    /// The lock for a worker's write (a claim, a lease, a result) or a migration.
+    pub async fn worker(&self) -> WorkerWrite<'_> {
+        let asked = Instant::now();
+        let guard = self.lock.lock().await;
+        self.stats.worker_lock_wait(asked.elapsed());
+        WorkerWrite { _guard: guard, since: Instant::now(), stats: &self.stats }
+    }
+}
