@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use gatehouse::docs::yaml::{self, Yaml, YamlKind};
+use gatehouse::docs::yaml::{self, Node};
 use gatehouse::register::{self, RegisterConfig, Registration};
 use gatehouse::sim::Sim;
 use serde_json::{Value, json};
@@ -58,21 +58,23 @@ fn page_form(html: &str) -> PageForm {
 }
 
 /// `app-manifest.yml` as JSON, read here independently of the code under test.
-fn yaml_json(node: &Yaml) -> Value {
-    match &node.kind {
-        YamlKind::Map(entries) => entries.iter().map(|(k, v)| (k.name.to_string(), yaml_json(v))).collect(),
-        YamlKind::Seq(items) => items.iter().map(yaml_json).collect(),
-        YamlKind::Scalar(_) => match (node.as_bool(), node.as_str()) {
-            (Some(b), _) => json!(b),
-            (None, Some(s)) => json!(s),
-            (None, None) => panic!("app-manifest.yml holds a value the test does not expect: {node:?}"),
-        },
+fn yaml_json(node: Node) -> Value {
+    if let Some(entries) = node.as_map() {
+        return entries.iter().map(|(k, v)| (k.name.to_string(), yaml_json(v))).collect();
+    }
+    if let Some(items) = node.as_seq() {
+        return items.iter().map(yaml_json).collect();
+    }
+    match (node.as_bool(), node.as_str()) {
+        (Some(b), _) => json!(b),
+        (None, Some(s)) => json!(s),
+        (None, None) => panic!("app-manifest.yml holds a value the test does not expect: {node:?}"),
     }
 }
 
 fn expected_manifest(redirect_url: &str) -> Value {
     let text = std::fs::read_to_string(manifest_dir().join("app-manifest.yml")).unwrap();
-    let mut manifest = yaml_json(&yaml::parse(&text, 1).unwrap());
+    let mut manifest = yaml_json(yaml::parse(&text, 1).unwrap().root());
     manifest["hook_attributes"]["url"] = json!(WEBHOOK);
     manifest["redirect_url"] = json!(redirect_url);
     manifest

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse::docs::yaml::{self, Yaml, YamlKind};
+use gatehouse::docs::yaml::{self, Node};
 use gatehouse::schema::{Kind, render, schema};
 use serde_json::Value;
 
@@ -18,24 +18,21 @@ fn validator(kind: Kind) -> jsonschema::Validator {
 }
 
 /// A YAML tree as JSON, each plain scalar typed the way the rules type it.
-fn to_json(node: &Yaml) -> Value {
-    match &node.kind {
-        YamlKind::Seq(items) => Value::Array(items.iter().map(to_json).collect()),
-        YamlKind::Map(entries) => {
-            Value::Object(entries.iter().map(|(k, v)| (k.name.as_str().to_string(), to_json(v))).collect())
-        }
-        YamlKind::Scalar(_) if node.is_null() => Value::Null,
-        YamlKind::Scalar(_) => {
-            if let Some(b) = node.as_bool() {
-                Value::Bool(b)
-            } else if let Some(i) = node.as_i64() {
-                Value::from(i)
-            } else if let Some(f) = node.as_f64() {
-                Value::from(f)
-            } else {
-                Value::String(node.scalar_text().unwrap_or_default().to_string())
-            }
-        }
+fn to_json(node: Node) -> Value {
+    if let Some(items) = node.as_seq() {
+        Value::Array(items.iter().map(to_json).collect())
+    } else if let Some(entries) = node.as_map() {
+        Value::Object(entries.iter().map(|(k, v)| (k.name.to_string(), to_json(v))).collect())
+    } else if node.is_null() {
+        Value::Null
+    } else if let Some(b) = node.as_bool() {
+        Value::Bool(b)
+    } else if let Some(i) = node.as_i64() {
+        Value::from(i)
+    } else if let Some(f) = node.as_f64() {
+        Value::from(f)
+    } else {
+        Value::String(node.scalar_text().unwrap_or_default().to_string())
     }
 }
 
@@ -45,7 +42,7 @@ fn documents(kind: Kind, rel: &str, text: &str) -> Vec<(Value, std::ops::RangeIn
         Kind::Brief => {
             let split = gatehouse::docs::frontmatter::split(text);
             let frontmatter = split.frontmatter.unwrap_or_else(|e| panic!("{rel}: {e:?}"));
-            vec![(to_json(&frontmatter), 1..=split.body_line)]
+            vec![(to_json(frontmatter.root()), 1..=split.body_line)]
         }
         Kind::Voting => {
             let lines: Vec<&str> = text.lines().collect();
@@ -55,7 +52,7 @@ fn documents(kind: Kind, rel: &str, text: &str) -> Vec<(Value, std::ops::RangeIn
                 let close = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```")).unwrap();
                 let body = lines[open + 1..close].join("\n");
                 let tree = yaml::parse(&body, open as u32 + 2).unwrap_or_else(|e| panic!("{rel}: {e}"));
-                blocks.push((to_json(&tree), open as u32 + 1..=close as u32 + 1));
+                blocks.push((to_json(tree.root()), open as u32 + 1..=close as u32 + 1));
                 at = close + 1;
             }
             blocks
@@ -63,7 +60,7 @@ fn documents(kind: Kind, rel: &str, text: &str) -> Vec<(Value, std::ops::RangeIn
         Kind::Decision => {
             vec![(serde_json::from_str(text).unwrap_or_else(|e| panic!("{rel}: {e}")), 1..=u32::MAX)]
         }
-        Kind::Config => vec![(to_json(&yaml::parse(text, 1).unwrap()), 1..=u32::MAX)],
+        Kind::Config => vec![(to_json(yaml::parse(text, 1).unwrap().root()), 1..=u32::MAX)],
     }
 }
 

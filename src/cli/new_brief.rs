@@ -298,9 +298,9 @@ fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
         let known = changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(repo))
             || changes.repos.tree(repo, None).is_some();
         if !known && crate::docs::pathref::is_repo_name(repo) {
-            let node = brief.strings("repos_touched").into_iter().find(|(s, _)| s == repo).map(|(_, n)| n.clone());
+            let node = brief.strings("repos_touched").into_iter().find(|(s, _)| s == repo).map(|(_, n)| n);
             let span = node.map_or(crate::model::Span::line(1), |n| {
-                crate::model::Span::at(n.line, n.col, repo.chars().count() as u32)
+                crate::model::Span::at(n.line(), n.col(), repo.chars().count() as u32)
             });
             findings.push(Finding {
                 rule: UNVERIFIABLE.id,

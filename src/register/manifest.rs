@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use crate::docs::yaml::{self, Yaml, YamlKind};
+use crate::docs::yaml::{self, Node};
 use crate::github::Token;
 
 /// `app-manifest.yml`, compiled in: the binary registers exactly the events
@@ -53,7 +53,7 @@ impl Manifest {
     /// Reads a manifest written as YAML.
     pub fn from_yaml(text: &str) -> Result<Manifest> {
         let tree = yaml::parse(text, 1).map_err(|e| anyhow::anyhow!("app-manifest.yml: {e}"))?;
-        serde_json::from_value(to_json(&tree)).context("app-manifest.yml is not a GitHub App manifest")
+        serde_json::from_value(to_json(tree.root())).context("app-manifest.yml is not a GitHub App manifest")
     }
 
     /// The manifest with the webhook and redirect URLs filled in.
@@ -70,27 +70,26 @@ impl Manifest {
 }
 
 /// YAML as JSON, typing plain scalars as YAML 1.2's core schema does.
-fn to_json(node: &Yaml) -> Value {
-    match &node.kind {
-        YamlKind::Map(entries) => {
-            Value::Object(entries.iter().map(|(k, v)| (k.name.to_string(), to_json(v))).collect::<Map<_, _>>())
-        }
-        YamlKind::Seq(items) => Value::Array(items.iter().map(to_json).collect()),
-        YamlKind::Scalar(s) if !s.plain => Value::String(s.value.to_string()),
-        YamlKind::Scalar(s) => {
-            let text = s.value.as_str();
-            if yaml::plain_is_null(text) {
-                Value::Null
-            } else if let Some(b) = yaml::plain_bool(text) {
-                Value::Bool(b)
-            } else if let Some(n) = yaml::plain_i64(text) {
-                Value::Number(n.into())
-            } else if let Some(n) = yaml::plain_f64(text).and_then(Number::from_f64) {
-                Value::Number(n)
-            } else {
-                Value::String(text.to_string())
-            }
-        }
+fn to_json(node: Node) -> Value {
+    if let Some(entries) = node.as_map() {
+        return Value::Object(entries.iter().map(|(k, v)| (k.name.to_string(), to_json(v))).collect::<Map<_, _>>());
+    }
+    if let Some(items) = node.as_seq() {
+        return Value::Array(items.iter().map(to_json).collect());
+    }
+    let text = node.scalar_text().unwrap_or_default();
+    if !node.is_plain() {
+        Value::String(text.to_string())
+    } else if yaml::plain_is_null(text) {
+        Value::Null
+    } else if let Some(b) = yaml::plain_bool(text) {
+        Value::Bool(b)
+    } else if let Some(n) = yaml::plain_i64(text) {
+        Value::Number(n.into())
+    } else if let Some(n) = yaml::plain_f64(text).and_then(Number::from_f64) {
+        Value::Number(n)
+    } else {
+        Value::String(text.to_string())
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::docs::yaml::{self, Yaml};
+use crate::docs::yaml::{self, Key, Map, Node};
 use crate::model::Severity;
 
 /// Where the repo config lives.
@@ -230,18 +230,19 @@ impl Config {
     pub fn parse(text: &str, is_rule: &dyn Fn(&str) -> bool) -> (Config, Vec<ConfigError>) {
         let mut config = Config::default();
         let mut errors = Vec::new();
-        let root = match yaml::parse(text, 1) {
-            Ok(root) => root,
+        let tree = match yaml::parse(text, 1) {
+            Ok(tree) => tree,
             Err(e) => {
                 errors.push(ConfigError { line: e.line, col: e.col, message: format!("invalid YAML: {}", e.message) });
                 return (config, errors);
             }
         };
+        let root = tree.root();
         if root.is_null() {
             return (config, errors);
         }
         let mut p = Reader { errors: &mut errors, is_rule };
-        p.section(&root, "the config", |p, key, value| match key {
+        p.section(root, "the config", |p, key, value| match key {
             "briefs" => p.section(value, "briefs", |p, k, v| match k {
                 "paths" => p.globs(v, &mut config.briefs.paths),
                 "review_threshold" => p.section(v, "briefs.review_threshold", |p, k, v| match k {
@@ -297,11 +298,11 @@ struct Reader<'e> {
 }
 
 impl Reader<'_> {
-    fn error(&mut self, node: &Yaml, message: String) {
-        self.errors.push(ConfigError { line: node.line, col: node.col, message });
+    fn error(&mut self, node: Node, message: String) {
+        self.errors.push(ConfigError { line: node.line(), col: node.col(), message });
     }
 
-    fn map<'y>(&mut self, node: &'y Yaml, what: &str) -> Option<&'y [(yaml::Key, Yaml)]> {
+    fn map<'y>(&mut self, node: Node<'y>, what: &str) -> Option<Map<'y>> {
         let entries = node.as_map();
         if entries.is_none() {
             self.error(node, format!("{what} must be a mapping of `key: value`, found {}", node.type_name()));
@@ -309,7 +310,7 @@ impl Reader<'_> {
         entries
     }
 
-    fn unknown(&mut self, key: &yaml::Key, section: &str) {
+    fn unknown(&mut self, key: &Key, section: &str) {
         self.errors.push(ConfigError {
             line: key.line,
             col: key.col,
@@ -323,17 +324,17 @@ impl Reader<'_> {
     /// Reads a mapping section; `field` returns false for keys it does not
     /// know. Every reader below returns true: the key was known and read
     /// (or reported).
-    fn section(&mut self, node: &Yaml, name: &str, mut field: impl FnMut(&mut Self, &str, &Yaml) -> bool) -> bool {
+    fn section(&mut self, node: Node, name: &str, mut field: impl FnMut(&mut Self, &str, Node) -> bool) -> bool {
         let Some(entries) = self.map(node, &format!("`{name}`")) else { return true };
-        for (key, value) in entries {
-            if !field(self, &key.name, value) {
-                self.unknown(key, name);
+        for (key, value) in entries.iter() {
+            if !field(self, key.name, value) {
+                self.unknown(&key, name);
             }
         }
         true
     }
 
-    fn uint(&mut self, node: &Yaml, out: &mut u64) -> bool {
+    fn uint(&mut self, node: Node, out: &mut u64) -> bool {
         match node.as_i64() {
             Some(v) if v >= 0 => *out = v as u64,
             _ => self.error(node, format!("expected a non-negative integer, found {}", node.type_name())),
@@ -341,7 +342,7 @@ impl Reader<'_> {
         true
     }
 
-    fn bool(&mut self, node: &Yaml, out: &mut bool) -> bool {
+    fn bool(&mut self, node: Node, out: &mut bool) -> bool {
         match node.as_bool() {
             Some(v) => *out = v,
             None => self.error(node, format!("expected true or false, found {}", node.type_name())),
@@ -349,13 +350,13 @@ impl Reader<'_> {
         true
     }
 
-    fn strings(&mut self, node: &Yaml, out: &mut Vec<String>) -> bool {
+    fn strings(&mut self, node: Node, out: &mut Vec<String>) -> bool {
         let Some(items) = node.as_seq() else {
             self.error(node, format!("expected a list of strings, found {}", node.type_name()));
             return true;
         };
         let mut values = Vec::new();
-        for item in items {
+        for item in items.iter() {
             match item.scalar_text() {
                 Some(s) if !s.is_empty() => values.push(s.to_string()),
                 _ => self.error(item, format!("expected a string, found {}", item.type_name())),
@@ -365,7 +366,7 @@ impl Reader<'_> {
         true
     }
 
-    fn globs(&mut self, node: &Yaml, out: &mut Vec<String>) -> bool {
+    fn globs(&mut self, node: Node, out: &mut Vec<String>) -> bool {
         let mut values = Vec::new();
         self.strings(node, &mut values);
         let Some(items) = node.as_seq() else { return true };
@@ -385,10 +386,10 @@ impl Reader<'_> {
         true
     }
 
-    fn rules(&mut self, node: &Yaml, out: &mut BTreeMap<String, Level>) -> bool {
+    fn rules(&mut self, node: Node, out: &mut BTreeMap<String, Level>) -> bool {
         let Some(entries) = self.map(node, "`rules`") else { return true };
-        for (key, value) in entries {
-            if !(self.is_rule)(&key.name) {
+        for (key, value) in entries.iter() {
+            if !(self.is_rule)(key.name) {
                 self.errors.push(ConfigError {
                     line: key.line,
                     col: key.col,

@@ -3,7 +3,7 @@
 
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown::{self, Markdown};
-use super::yaml::Yaml;
+use super::yaml::{Node, Tree};
 
 /// The six ADR-099 fields, in the order the ADR lists them.
 pub const FIELDS: [&str; 6] =
@@ -15,7 +15,7 @@ pub const FIELDS: [&str; 6] =
 pub struct Brief<'a> {
     pub path: &'a str,
     pub text: &'a str,
-    pub frontmatter: Result<Yaml, FrontmatterError>,
+    pub frontmatter: Result<Tree<'a>, FrontmatterError>,
     pub body: &'a str,
     pub body_line: u32,
     pub markdown: Markdown,
@@ -36,13 +36,22 @@ impl<'a> Brief<'a> {
         Brief { path, text, frontmatter: split.frontmatter, body: split.body, body_line: split.body_line, markdown }
     }
 
-    pub fn field(&self, name: &str) -> Option<&Yaml> {
-        self.frontmatter.as_ref().ok()?.get(name)
+    pub fn field(&self, name: &str) -> Option<Node<'_>> {
+        self.frontmatter.as_ref().ok()?.root().get(name)
+    }
+
+    /// A string field as a slice of the brief's text, when written there
+    /// verbatim.
+    pub fn field_text(&self, name: &str) -> Option<&'a str> {
+        let frontmatter = self.frontmatter.as_ref().ok()?;
+        let node = frontmatter.root().get(name)?;
+        node.as_str()?;
+        frontmatter.verbatim(node.id())
     }
 
     /// The line of a field's key, else the frontmatter's first line.
     pub fn field_line(&self, name: &str) -> u32 {
-        self.frontmatter.as_ref().ok().and_then(|f| f.key(name)).map_or(1, |k| k.line)
+        self.frontmatter.as_ref().ok().and_then(|f| f.root().key(name)).map_or(1, |k| k.line)
     }
 
     pub fn agent(&self) -> Option<&str> {
@@ -50,8 +59,8 @@ impl<'a> Brief<'a> {
     }
 
     /// The string entries of a list field, with their nodes (for lines).
-    pub fn strings(&self, name: &str) -> Vec<(&str, &Yaml)> {
-        let Some(items) = self.field(name).and_then(Yaml::as_seq) else { return Vec::new() };
+    pub fn strings(&self, name: &str) -> Vec<(&str, Node<'_>)> {
+        let Some(items) = self.field(name).and_then(Node::as_seq) else { return Vec::new() };
         items.iter().filter_map(|item| item.scalar_text().map(|s| (s, item))).collect()
     }
 

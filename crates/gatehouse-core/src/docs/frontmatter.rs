@@ -1,12 +1,12 @@
 //! YAML frontmatter between `---` lines at the top of a markdown file.
 
-use super::yaml::{self, Yaml, YamlError};
+use super::yaml::{self, Tree, YamlError};
 
 /// A document split into its frontmatter and its body.
 #[derive(Clone, Debug)]
 pub struct Split<'a> {
     /// The parsed frontmatter (a mapping), or why it could not be read.
-    pub frontmatter: Result<Yaml, FrontmatterError>,
+    pub frontmatter: Result<Tree<'a>, FrontmatterError>,
     /// The markdown after the closing `---` (the whole text when there is no
     /// frontmatter).
     pub body: &'a str,
@@ -59,8 +59,10 @@ pub fn split(text: &str) -> Split<'_> {
             let body = &text_no_bom[offset + line.len()..];
             let frontmatter = match yaml::parse(yaml_text, 2) {
                 Err(e) => Err(FrontmatterError::Yaml(e)),
-                Ok(y) if y.as_map().is_some() => Ok(y),
-                Ok(y) => Err(FrontmatterError::NotMapping { line: y.line.max(2), found: y.type_name() }),
+                Ok(y) if y.root().as_map().is_some() => Ok(y),
+                Ok(y) => {
+                    Err(FrontmatterError::NotMapping { line: y.root().line().max(2), found: y.root().type_name() })
+                }
             };
             return Split { frontmatter, body, body_line: line_no + 1 };
         }
@@ -80,7 +82,7 @@ mod tests {
     #[test]
     fn splits_and_keeps_file_lines() {
         let s = split("---\nagent: SWARM-AR\n---\n# Title\n");
-        assert_eq!(s.frontmatter.unwrap().get("agent").unwrap().line, 2);
+        assert_eq!(s.frontmatter.unwrap().root().get("agent").unwrap().line(), 2);
         assert_eq!(s.body, "# Title\n");
         assert_eq!(s.body_line, 4);
     }

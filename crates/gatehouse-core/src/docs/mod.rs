@@ -9,7 +9,6 @@ pub mod lines;
 pub mod markdown;
 pub mod pathref;
 pub mod spec;
-pub mod text;
 pub mod timestamp;
 pub mod tree;
 pub mod voting;
@@ -17,18 +16,7 @@ pub mod yaml;
 pub mod yaml_block;
 
 /// ASCII letters and digits, `_`, `-` and `.`: the bytes of the plain YAML
-/// keys the fast reader takes, and of persona pins' parts. A table: both
-/// are read for every line of a ledger.
+/// keys the fast reader takes, and of persona pins' parts.
 pub(crate) fn is_word_byte(byte: u8) -> bool {
-    static WORD: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
-            b += 1;
-        }
-        table
-    };
-    WORD[usize::from(byte)]
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
 }

@@ -1,24 +1,24 @@
-//! A compact YAML tree for big documents (vote ledgers): every node of a
-//! text in one vector, children as index ranges, and scalar values borrowed
-//! from the text wherever they appear in it verbatim. Building and dropping
-//! it costs a few allocations per block rather than one per mapping, and
-//! reading it follows indices that sit close together in memory.
+//! The YAML tree every document reads (frontmatter, `voting` blocks, the
+//! config): every node of a text in one vector, children as index ranges,
+//! and scalar values borrowed from the text wherever they appear in it
+//! verbatim. Building and dropping it costs a few allocations per text
+//! rather than one per node, and reading it follows indices that sit close
+//! together in memory.
 //!
-//! [`super::yaml_block`] builds one straight from the text; [`Tree::from_yaml`]
-//! converts what the full parser ([`super::yaml::parse`]) reads, so both
-//! readers give the rules the same tree. [`Node::to_yaml`] converts back, for
-//! comparing the two.
+//! [`super::yaml::parse`] builds one from yaml-rust2's events;
+//! [`super::yaml_block`] builds the same tree straight from the plain block
+//! YAML of vote ledgers, faster.
 
 use std::fmt;
 
-use super::yaml::{self, Key as YamlKey, Scalar as YamlScalar, Text, Yaml, YamlKind};
+use super::yaml;
 
 /// A parsed YAML text, borrowing the text it was read from.
 #[derive(Clone)]
 pub struct Tree<'s> {
     text: &'s str,
-    /// Values that are not verbatim in `text` (unescaped, folded, or
-    /// converted from a [`Yaml`]); a [`Str`] addresses them past `text.len()`.
+    /// Values that are not verbatim in `text` (unescaped or folded); a
+    /// [`Str`] addresses them past `text.len()`.
     owned: String,
     nodes: Vec<NodeData>,
     /// The items of every sequence, each sequence's contiguous.
@@ -111,11 +111,23 @@ impl<'s> Tree<'s> {
         Node { tree: self, id: self.root }
     }
 
-    /// The tree of what the full parser read (every value owned).
-    pub fn from_yaml(yaml: &Yaml) -> Tree<'static> {
-        let mut builder = TreeBuilder::new("");
-        let root = builder.convert(yaml);
-        builder.finish(root)
+    /// The same tree holding its text itself, for a text that does not
+    /// outlive it: the text becomes the start of `owned`, so every [`Str`]
+    /// keeps its address.
+    pub fn into_owned(self) -> Tree<'static> {
+        let mut owned = String::with_capacity(self.text.len() + self.owned.len());
+        owned.push_str(self.text);
+        owned.push_str(&self.owned);
+        Tree { text: "", owned, nodes: self.nodes, items: self.items, entries: self.entries, root: self.root }
+    }
+
+    /// A scalar's text as a slice of the text the tree was read from, when
+    /// it is written there verbatim (so it outlives the tree).
+    pub fn verbatim(&self, id: NodeId) -> Option<&'s str> {
+        let data = self.nodes.get(id.0 as usize)?;
+        let (start, len) = (data.start as usize, data.len as usize);
+        let scalar = matches!(data.kind, Kind::Plain | Kind::Quoted);
+        (scalar && start + len <= self.text.len()).then(|| &self.text[start..start + len])
     }
 
     #[inline]
@@ -147,13 +159,10 @@ impl<'s> TreeBuilder<'s> {
         TreeBuilder { tree }
     }
 
-    /// Room for the nodes of a text that size, in the proportions of vote
-    /// ledgers (a node per 30 bytes or so): growing the vectors by doubling
-    /// would copy them several times over.
-    pub fn reserve_for(&mut self, bytes: usize) {
-        self.tree.nodes.reserve(bytes / 24);
-        self.tree.entries.reserve(bytes / 28);
-        self.tree.items.reserve(bytes / 128);
+    /// Room for `entries` mapping entries and as many nodes.
+    pub fn reserve(&mut self, entries: usize) {
+        self.tree.nodes.reserve(entries);
+        self.tree.entries.reserve(entries);
     }
 
     /// How many nodes are built so far.
@@ -170,6 +179,11 @@ impl<'s> TreeBuilder<'s> {
     /// The text the tree is read from.
     pub fn text(&self) -> &'s str {
         self.tree.text
+    }
+
+    /// A string of the tree being built.
+    pub fn str(&self, s: Str) -> &str {
+        self.tree.str(s)
     }
 
     /// A string kept in the tree.
@@ -206,6 +220,23 @@ impl<'s> TreeBuilder<'s> {
         self.push(NodeData { line, col, kind: Kind::Map, start: start as u32, len: len as u32 })
     }
 
+    /// A node built so far.
+    pub fn node(&self, id: u32) -> Node<'_> {
+        Node { tree: &self.tree, id }
+    }
+
+    /// A scalar's string.
+    pub fn scalar_str(&self, id: u32) -> Str {
+        let data = &self.tree.nodes[id as usize];
+        Str { start: data.start, len: data.len }
+    }
+
+    /// Places a node at another line and column.
+    pub fn move_node(&mut self, id: u32, line: u32, col: u32) {
+        let data = &mut self.tree.nodes[id as usize];
+        (data.line, data.col) = (line, col);
+    }
+
     pub fn finish(mut self, root: u32) -> Tree<'s> {
         self.tree.root = root;
         self.tree
@@ -215,26 +246,6 @@ impl<'s> TreeBuilder<'s> {
     fn push(&mut self, node: NodeData) -> u32 {
         self.tree.nodes.push(node);
         self.tree.nodes.len() as u32 - 1
-    }
-
-    fn convert(&mut self, yaml: &Yaml) -> u32 {
-        match &yaml.kind {
-            YamlKind::Scalar(s) => {
-                let value = self.owned(&s.value);
-                self.scalar(value, s.plain, yaml.line, yaml.col)
-            }
-            YamlKind::Seq(items) => {
-                let ids: Vec<u32> = items.iter().map(|item| self.convert(item)).collect();
-                self.seq(ids, yaml.line, yaml.col)
-            }
-            YamlKind::Map(entries) => {
-                let converted: Vec<(Str, u32, u32, u32)> = entries
-                    .iter()
-                    .map(|(key, value)| (self.owned(&key.name), key.line, key.col, self.convert(value)))
-                    .collect();
-                self.map(converted, yaml.line, yaml.col)
-            }
-        }
     }
 }
 
@@ -304,6 +315,10 @@ impl<'t> Node<'t> {
         yaml::plain_f64(self.plain()?)
     }
 
+    pub fn as_bool(self) -> Option<bool> {
+        yaml::plain_bool(self.plain()?)
+    }
+
     /// A plain scalar's text.
     #[inline]
     fn plain(self) -> Option<&'t str> {
@@ -347,25 +362,6 @@ impl<'t> Node<'t> {
     pub fn key(self, name: &str) -> Option<Key<'t>> {
         self.as_map()?.key(name)
     }
-
-    /// The same value as a [`Yaml`] tree.
-    pub fn to_yaml(self) -> Yaml {
-        let kind = if let Some((value, plain)) = self.scalar() {
-            YamlKind::Scalar(YamlScalar { value: Text::from(value), plain })
-        } else if let Some(seq) = self.as_seq() {
-            YamlKind::Seq(seq.iter().map(Node::to_yaml).collect())
-        } else {
-            let map = self.as_map().expect("a node is a scalar, a sequence or a mapping");
-            YamlKind::Map(
-                map.iter()
-                    .map(|(key, value)| {
-                        (YamlKey { name: Text::from(key.name), line: key.line, col: key.col }, value.to_yaml())
-                    })
-                    .collect(),
-            )
-        };
-        Yaml { kind, line: self.line(), col: self.col() }
-    }
 }
 
 impl fmt::Debug for Node<'_> {
@@ -379,6 +375,29 @@ impl fmt::Debug for Node<'_> {
         }
         let map = self.as_map().expect("a node is a scalar, a sequence or a mapping");
         f.debug_map().entries(map.iter().map(|(key, value)| (key.name, value))).finish()
+    }
+}
+
+/// Nodes are equal when they hold the same values on the same lines and
+/// columns, keys included (what the two readers must agree on).
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Node) -> bool {
+        if (self.line(), self.col()) != (other.line(), other.col()) {
+            return false;
+        }
+        if let (Some(a), Some(b)) = (self.as_seq(), other.as_seq()) {
+            return a.len() == b.len() && a.iter().zip(b.iter()).all(|(p, q)| p == q);
+        }
+        if let (Some(a), Some(b)) = (self.as_map(), other.as_map()) {
+            return a.len() == b.len() && a.iter().zip(b.iter()).all(|(p, q)| p == q);
+        }
+        self.scalar().is_some() && self.scalar() == other.scalar()
+    }
+}
+
+impl PartialEq for Tree<'_> {
+    fn eq(&self, other: &Tree) -> bool {
+        self.root() == other.root()
     }
 }
 
@@ -458,22 +477,20 @@ mod tests {
         assert_eq!(items[0].as_str(), Some("a \"quoted\" value"));
         assert!(items[1].is_null() && items[1].as_str().is_none());
         assert_eq!(root.key("list"), Some(Key { name: "list", line: 2, col: 1 }));
-        assert_eq!(Tree::from_yaml(&root.to_yaml()).root().to_yaml(), root.to_yaml());
+        let value = root.get("key").unwrap().id();
+        let quoted = items[0].id();
+        assert_eq!((tree.verbatim(value), tree.verbatim(quoted)), (Some("value"), None));
     }
 
     #[test]
-    fn typing_matches_the_yaml_tree() {
-        let text = "a: 1\nb: +1.5\nc: ~\nd: true\ne: '1'\nf: [x]\ng: {h: 2}\ni: text\n";
-        let yaml = yaml::parse(text, 1).unwrap();
-        let tree = Tree::from_yaml(&yaml);
-        for (key, value) in yaml.as_map().unwrap() {
-            let node = tree.root().get(&key.name).unwrap();
-            assert_eq!(node.type_name(), value.type_name(), "{}", key.name);
-            assert_eq!(node.as_str(), value.as_str(), "{}", key.name);
-            assert_eq!(node.as_i64(), value.as_i64(), "{}", key.name);
-            assert_eq!(node.as_f64(), value.as_f64(), "{}", key.name);
-            assert_eq!(node.is_null(), value.is_null(), "{}", key.name);
-            assert_eq!((node.line(), node.col()), (value.line, value.col), "{}", key.name);
-        }
+    fn equal_trees_hold_the_same_values_at_the_same_places() {
+        let text = "a: 1\nb: [x, 'y']\nc: {d: ~}\n";
+        let tree = yaml::parse(text, 1).unwrap();
+        assert_eq!(tree, yaml::parse(text, 1).unwrap());
+        assert_ne!(tree, yaml::parse(text, 2).unwrap());
+        assert_ne!(tree, yaml::parse(&text.replace("'y'", "y"), 1).unwrap());
+        assert_ne!(tree, yaml::parse(&text.replace("d:", "e:"), 1).unwrap());
+        assert_eq!(tree.root().get("c").unwrap().get("d").unwrap().type_name(), "empty (null)");
+        assert_eq!(tree.root().get("a").unwrap().as_i64(), Some(1));
     }
 }

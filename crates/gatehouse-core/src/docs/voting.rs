@@ -4,6 +4,8 @@
 //! arguments with append-only vote ledgers. Every node keeps its file line.
 //! Accessors return only well-typed values; the rules report the rest.
 
+use std::borrow::Cow;
+
 use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
@@ -12,7 +14,7 @@ pub mod tally;
 
 use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
 use super::tree::{Node, Tree};
-use super::yaml::{self, Yaml, YamlError};
+use super::yaml::{self, YamlError};
 
 /// The fields ADR-140's argument schema requires of every argument
 /// (`target` is required only for non-original kinds).
@@ -49,16 +51,9 @@ pub const MAX_WEIGHT: f64 = 1e12;
 pub const MIN_RATIONALE: usize = 50;
 
 /// How many characters a rationale has, trimmed, when under
-/// [`MIN_RATIONALE`]; `None` when it has enough. Every vote has one, so the
-/// characters are counted only when the bytes leave it in doubt.
+/// [`MIN_RATIONALE`]; `None` when it has enough.
 pub fn short_rationale(text: &str) -> Option<usize> {
-    let graphic = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
-    let bytes = text.as_bytes();
-    let trimmed = if graphic(bytes.first()) && graphic(bytes.last()) { text } else { text.trim() };
-    if trimmed.len() >= MIN_RATIONALE && trimmed.is_ascii() {
-        return None;
-    }
-    Some(trimmed.chars().count()).filter(|&count| count < MIN_RATIONALE)
+    Some(text.trim().chars().count()).filter(|&count| count < MIN_RATIONALE)
 }
 
 /// A parsed voting doc.
@@ -66,7 +61,7 @@ pub fn short_rationale(text: &str) -> Option<usize> {
 pub struct VotingDoc<'a> {
     pub path: &'a str,
     pub text: &'a str,
-    pub frontmatter: Result<Yaml, FrontmatterError>,
+    pub frontmatter: Result<Tree<'a>, FrontmatterError>,
     pub sections: Vec<Section<'a>>,
     /// Opening lines of `voting` fences that sit before the first `## `.
     pub stray_blocks: Vec<u32>,
@@ -179,8 +174,8 @@ impl<'a> VotingDoc<'a> {
         VotingDoc { path, text, frontmatter: split.frontmatter, sections, stray_blocks, voting_fences }
     }
 
-    pub fn field(&self, name: &str) -> Option<&Yaml> {
-        self.frontmatter.as_ref().ok()?.get(name)
+    pub fn field(&self, name: &str) -> Option<Node<'_>> {
+        self.frontmatter.as_ref().ok()?.root().get(name)
     }
 
     /// The doc name: the frontmatter's `doc`, else the file name's `<doc>`
@@ -247,10 +242,10 @@ impl<'a> Block<'a> {
         let raw = &body[fence.content_range.clone()];
         let tree = match super::yaml_block::parse(raw, fence.line + 1) {
             Some(tree) => tree,
-            None => {
-                let content = fence.content(body);
-                Tree::from_yaml(&yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?)
-            }
+            None => match fence.content(body) {
+                Cow::Borrowed(content) => yaml::parse(content, fence.line + 1).map_err(BlockError::Yaml)?,
+                Cow::Owned(content) => yaml::parse(&content, fence.line + 1).map_err(BlockError::Yaml)?.into_owned(),
+            },
         };
         let root = tree.root();
         if root.as_map().is_none() {
@@ -394,7 +389,7 @@ impl<'y> Vote<'y> {
 /// folder's README), which are neither and are not voting docs.
 pub fn is_voting_doc(text: &str) -> bool {
     let split = frontmatter::split(text);
-    let format = split.frontmatter.as_ref().ok().and_then(|f| f.get("format")).and_then(Yaml::as_str);
+    let format = split.frontmatter.as_ref().ok().and_then(|f| f.root().get("format")?.as_str());
     format.is_some_and(|f| f.starts_with("voting/"))
         || markdown::parse(split.body, split.body_line).fences.iter().any(|f| f.info == "voting")
 }
@@ -478,11 +473,6 @@ pub fn same_value(a: Node, b: Node) -> bool {
         (Some(x), Some(y)) => x == y && a.is_plain() == b.is_plain(),
         _ => false,
     }
-}
-
-/// [`show`] for a frontmatter value.
-pub fn show_yaml(node: &Yaml) -> String {
-    show(Tree::from_yaml(node).root())
 }
 
 /// A short rendering of a value for messages (`1.4`, `a list of 2`).

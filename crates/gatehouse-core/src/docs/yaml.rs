@@ -1,12 +1,16 @@
-//! A small YAML tree with a line and column on every node, built from
-//! yaml-rust2's event stream. Bounded: nesting depth, node count, anchors and
-//! aliases (an alias bomb cannot expand here: aliases are refused outright,
-//! since none of gatehouse's formats needs them).
+//! YAML read into a [`Tree`] straight from yaml-rust2's event stream, a line
+//! and column on every node, values borrowed from the text wherever they are
+//! written verbatim. Bounded: nesting depth, node count, anchors and aliases
+//! (an alias bomb cannot expand here: aliases are refused outright, since
+//! none of gatehouse's formats needs them). Also how plain scalars are typed.
+
+use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-pub use super::text::Text;
+pub use super::tree::{Key, Map, Node, NodeId, Seq, Tree};
+use super::tree::{Str, TreeBuilder};
 
 /// The deepest nesting a document may use. Real frontmatter uses three or four.
 pub const MAX_DEPTH: usize = 32;
@@ -15,37 +19,6 @@ const DEPTH_MESSAGE: &str = "YAML nested deeper than 32 levels; no gatehouse doc
 /// The most nodes one YAML text may hold; keeps cost linear and bounded.
 pub const MAX_NODES: usize = 2_000_000;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Yaml {
-    pub kind: YamlKind,
-    /// 1-based line in the file the YAML came from.
-    pub line: u32,
-    /// 1-based column.
-    pub col: u32,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum YamlKind {
-    Scalar(Scalar),
-    Seq(Vec<Yaml>),
-    Map(Vec<(Key, Yaml)>),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scalar {
-    pub value: Text,
-    /// Plain (unquoted) scalars may be numbers, booleans or null; quoted ones
-    /// are always strings.
-    pub plain: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Key {
-    pub name: Text,
-    pub line: u32,
-    pub col: u32,
-}
-
 /// Why a YAML text could not be read, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}, column {col}: {message}")]
@@ -53,77 +26,6 @@ pub struct YamlError {
     pub line: u32,
     pub col: u32,
     pub message: String,
-}
-
-impl Yaml {
-    pub fn type_name(&self) -> &'static str {
-        match &self.kind {
-            YamlKind::Seq(_) => "a list",
-            YamlKind::Map(_) => "a mapping",
-            YamlKind::Scalar(s) => scalar_type_name(&s.value, s.plain),
-        }
-    }
-
-    pub fn scalar(&self) -> Option<&Scalar> {
-        match &self.kind {
-            YamlKind::Scalar(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The text of a string scalar (quoted, or plain and not a number, bool or null).
-    pub fn as_str(&self) -> Option<&str> {
-        let s = self.scalar()?;
-        (!s.plain || plain_is_string(&s.value)).then_some(s.value.as_str())
-    }
-
-    /// The raw text of any scalar, whatever YAML would type it as.
-    pub fn scalar_text(&self) -> Option<&str> {
-        self.scalar().map(|s| s.value.as_str())
-    }
-
-    pub fn is_null(&self) -> bool {
-        self.plain().is_some_and(plain_is_null)
-    }
-
-    pub fn as_i64(&self) -> Option<i64> {
-        plain_i64(self.plain()?)
-    }
-
-    pub fn as_f64(&self) -> Option<f64> {
-        plain_f64(self.plain()?)
-    }
-
-    pub fn as_bool(&self) -> Option<bool> {
-        plain_bool(self.plain()?)
-    }
-
-    /// A plain scalar's text.
-    fn plain(&self) -> Option<&str> {
-        self.scalar().filter(|s| s.plain).map(|s| s.value.as_str())
-    }
-
-    pub fn as_seq(&self) -> Option<&[Yaml]> {
-        match &self.kind {
-            YamlKind::Seq(items) => Some(items),
-            _ => None,
-        }
-    }
-
-    pub fn as_map(&self) -> Option<&[(Key, Yaml)]> {
-        match &self.kind {
-            YamlKind::Map(entries) => Some(entries),
-            _ => None,
-        }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&Yaml> {
-        self.as_map()?.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
-    }
-
-    pub fn key(&self, key: &str) -> Option<&Key> {
-        self.as_map()?.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
-    }
 }
 
 /// How messages name a scalar's type.
@@ -149,14 +51,7 @@ pub fn scalar_type_name(value: &str, plain: bool) -> &'static str {
 
 /// Whether a plain scalar is a string: not null, a number or a boolean.
 pub fn plain_is_string(value: &str) -> bool {
-    // Nulls, numbers and booleans start with one of these bytes; most
-    // strings (voters, ids, paths) do not, and need no closer look.
-    match value.as_bytes().first() {
-        None | Some(b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'0'..=b'9' | b'+' | b'-' | b'.') => {
-            !(plain_is_null(value) || plain_f64(value).is_some() || plain_bool(value).is_some())
-        }
-        Some(_) => true,
-    }
+    !(plain_is_null(value) || plain_f64(value).is_some() || plain_bool(value).is_some())
 }
 
 pub fn plain_is_null(value: &str) -> bool {
@@ -167,11 +62,10 @@ pub fn plain_i64(value: &str) -> Option<i64> {
     value.strip_prefix('+').unwrap_or(value).parse().ok()
 }
 
+/// A decimal number: digits, a point, a sign and an exponent, as
+/// `str::parse` reads them (not its `inf` and `NaN` words).
 pub fn plain_f64(value: &str) -> Option<f64> {
     let v = value.strip_prefix('+').unwrap_or(value);
-    if let Some(number) = short_decimal(v) {
-        return Some(number);
-    }
     if v.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'e' | b'E' | b'+'))
         && v.bytes().any(|c| c.is_ascii_digit())
     {
@@ -179,38 +73,6 @@ pub fn plain_f64(value: &str) -> Option<f64> {
     } else {
         None
     }
-}
-
-/// `[-]digits[.digits]` with at most 15 digits in all (weights like `1.4`):
-/// the digits make an integer below 2^53 and the power of ten is exact too,
-/// so one division gives the correctly rounded value `str::parse` gives
-/// (Clinger's fast path), without its general machinery.
-fn short_decimal(v: &str) -> Option<f64> {
-    const POWERS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-    let (negative, digits) = match v.strip_prefix('-') {
-        Some(rest) => (true, rest.as_bytes()),
-        None => (false, v.as_bytes()),
-    };
-    if digits.is_empty() || digits.len() > 16 {
-        return None;
-    }
-    let (mut mantissa, mut count, mut point) = (0u64, 0, None);
-    for (at, &b) in digits.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                count += 1;
-            }
-            b'.' if point.is_none() => point = Some(at),
-            _ => return None,
-        }
-    }
-    if count == 0 || count > 15 {
-        return None;
-    }
-    let scale = point.map_or(0, |at| digits.len() - at - 1);
-    let magnitude = mantissa as f64 / POWERS[scale];
-    Some(if negative { -magnitude } else { magnitude })
 }
 
 pub fn plain_bool(value: &str) -> Option<bool> {
@@ -223,8 +85,18 @@ pub fn plain_bool(value: &str) -> Option<bool> {
 
 /// Parses one YAML document. `first_line` is the file line the text starts
 /// on, so every node carries its line in the file.
-pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
-    let mut builder = Builder { first_line, stack: Vec::new(), root: None, nodes: 0 };
+pub fn parse(text: &str, first_line: u32) -> Result<Tree<'_>, YamlError> {
+    let mut builder = Builder {
+        tree: TreeBuilder::new(text),
+        first_line,
+        // yaml-rust2 counts characters; a text that is not ASCII needs each
+        // character's byte offset to find a value in it.
+        offsets: (!text.is_ascii()).then(|| text.char_indices().map(|(at, _)| at).chain([text.len()]).collect()),
+        stack: Vec::new(),
+        items: Vec::new(),
+        entries: Vec::new(),
+        root: None,
+    };
     let mut parser = Parser::new_from_str(text);
     let mut documents = 0;
     loop {
@@ -246,52 +118,68 @@ pub fn parse(text: &str, first_line: u32) -> Result<Yaml, YamlError> {
             }
             Event::Scalar(value, style, anchor, _) => {
                 builder.refuse_anchor(anchor, &mark)?;
-                let plain = matches!(style, TScalarStyle::Plain);
-                builder.push(
-                    Yaml { kind: YamlKind::Scalar(Scalar { value: value.into(), plain }), line: 0, col: 0 },
-                    &mark,
-                )?;
+                builder.scalar(&value, style, &mark)?;
             }
             Event::SequenceStart(anchor, _) => {
                 builder.refuse_anchor(anchor, &mark)?;
-                builder.open(YamlKind::Seq(Vec::new()), &mark)?;
+                builder.open(false, &mark)?;
             }
             Event::MappingStart(anchor, _) => {
                 builder.refuse_anchor(anchor, &mark)?;
-                builder.open(YamlKind::Map(Vec::new()), &mark)?;
+                builder.open(true, &mark)?;
             }
             Event::SequenceEnd | Event::MappingEnd => builder.close(&mark)?,
             _ => {}
         }
     }
-    Ok(builder.root.unwrap_or(Yaml {
-        kind: YamlKind::Scalar(Scalar { value: Text::default(), plain: true }),
-        line: first_line,
-        col: 1,
-    }))
+    let root = match builder.root {
+        Some(root) => root,
+        None => {
+            let empty = builder.tree.borrowed(&text[..0]);
+            builder.tree.scalar(empty, true, first_line, 1)
+        }
+    };
+    Ok(builder.tree.finish(root))
 }
 
-/// An open collection: the node so far, and for a mapping the key waiting for
-/// its value.
+/// An open collection: where it is, where its children start in the
+/// builder's `items` or `entries`, and for a mapping the key waiting for its
+/// value.
 struct Frame {
-    node: Yaml,
-    pending_key: Option<Key>,
-    /// Key → index into the mapping's entries, once the mapping is big
-    /// enough that scanning its keys for duplicates would be quadratic.
-    index: Option<std::collections::HashMap<Text, usize>>,
+    mapping: bool,
+    line: u32,
+    col: u32,
+    start: usize,
+    pending_key: Option<PendingKey>,
+    /// Key → line, once the mapping is big enough that scanning its keys for
+    /// duplicates would be quadratic.
+    index: Option<HashMap<String, u32>>,
+}
+
+#[derive(Clone, Copy)]
+struct PendingKey {
+    name: Str,
+    line: u32,
+    col: u32,
 }
 
 /// Mappings up to this size are checked for duplicate keys by scanning.
 const SCAN_KEYS: usize = 16;
 
-struct Builder {
+struct Builder<'s> {
+    tree: TreeBuilder<'s>,
     first_line: u32,
+    /// The byte offset of each character, when the text is not ASCII.
+    offsets: Option<Vec<usize>>,
     stack: Vec<Frame>,
-    root: Option<Yaml>,
-    nodes: usize,
+    /// The items of the open sequences, innermost last.
+    items: Vec<u32>,
+    /// The entries (name, line, column, value) of the open mappings.
+    entries: Vec<(Str, u32, u32, u32)>,
+    root: Option<u32>,
 }
 
-impl Builder {
+impl<'s> Builder<'s> {
     fn error(&self, mark: &Marker, message: &str) -> YamlError {
         let (line, col) = self.position(mark);
         YamlError { line, col, message: message.to_string() }
@@ -310,77 +198,100 @@ impl Builder {
         }
     }
 
-    fn open(&mut self, kind: YamlKind, mark: &Marker) -> Result<(), YamlError> {
+    fn open(&mut self, mapping: bool, mark: &Marker) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error(mark, DEPTH_MESSAGE));
         }
         let (line, col) = self.position(mark);
-        self.stack.push(Frame { node: Yaml { kind, line, col }, pending_key: None, index: None });
+        let start = if mapping { self.entries.len() } else { self.items.len() };
+        self.stack.push(Frame { mapping, line, col, start, pending_key: None, index: None });
         Ok(())
     }
 
     fn close(&mut self, mark: &Marker) -> Result<(), YamlError> {
         let frame = self.stack.pop().ok_or_else(|| self.error(mark, "unbalanced YAML structure"))?;
-        self.attach(frame.node, mark)
-    }
-
-    fn push(&mut self, mut node: Yaml, mark: &Marker) -> Result<(), YamlError> {
-        let (line, col) = self.position(mark);
-        node.line = line;
-        node.col = col;
+        let node = if frame.mapping {
+            self.tree.map(self.entries.drain(frame.start..), frame.line, frame.col)
+        } else {
+            self.tree.seq(self.items.drain(frame.start..), frame.line, frame.col)
+        };
         self.attach(node, mark)
     }
 
-    fn attach(&mut self, node: Yaml, mark: &Marker) -> Result<(), YamlError> {
-        self.nodes += 1;
-        if self.nodes > MAX_NODES {
+    /// A scalar event's value: borrowed where the text holds it verbatim at
+    /// the event's mark (after the opening quote of a quoted one), else kept.
+    fn scalar(&mut self, value: &str, style: TScalarStyle, mark: &Marker) -> Result<(), YamlError> {
+        let start = match &self.offsets {
+            Some(offsets) => offsets.get(mark.index()).copied(),
+            None => Some(mark.index()),
+        };
+        let quoted = matches!(style, TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted);
+        let text = self.tree.text();
+        let verbatim = start
+            .map(|at| at + usize::from(quoted))
+            .and_then(|at| text.get(at..at + value.len()))
+            .filter(|written| *written == value);
+        let value = match verbatim {
+            Some(written) => self.tree.borrowed(written),
+            None => self.tree.owned(value),
+        };
+        let plain = matches!(style, TScalarStyle::Plain);
+        let (line, col) = self.position(mark);
+        let node = self.tree.scalar(value, plain, line, col);
+        self.attach(node, mark)
+    }
+
+    fn attach(&mut self, node: u32, mark: &Marker) -> Result<(), YamlError> {
+        if self.tree.len() > MAX_NODES {
             return Err(self.error(mark, &format!("YAML holds more than {MAX_NODES} values")));
         }
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(node);
             return Ok(());
         };
-        match &mut frame.node.kind {
-            YamlKind::Seq(items) => items.push(node),
-            YamlKind::Map(entries) => match frame.pending_key.take() {
-                Some(key) => {
-                    // `key:` with nothing after it: the parser marks the empty
-                    // value where the next token starts, often the next line;
-                    // it belongs on its key's line, just after the colon.
-                    let mut node = node;
-                    if matches!(&node.kind, YamlKind::Scalar(s) if s.plain && s.value.is_empty())
-                        && node.line > key.line
-                    {
-                        (node.line, node.col) = (key.line, key.col + key.name.chars().count() as u32 + 1);
-                    }
-                    entries.push((key, node));
+        if !frame.mapping {
+            self.items.push(node);
+            return Ok(());
+        }
+        let built = self.tree.node(node);
+        let (line, col) = (built.line(), built.col());
+        match frame.pending_key.take() {
+            Some(key) => {
+                // `key:` with nothing after it: the parser marks the empty
+                // value where the next token starts, often the next line;
+                // it belongs on its key's line, just after the colon.
+                if built.is_plain() && built.scalar_text() == Some("") && line > key.line {
+                    let width = self.tree.str(key.name).chars().count() as u32;
+                    self.tree.move_node(node, key.line, key.col + width + 1);
                 }
-                None => {
-                    let YamlKind::Scalar(scalar) = node.kind else {
-                        let (line, col) = (node.line, node.col);
-                        return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
-                    };
-                    let previous = match &mut frame.index {
-                        Some(index) => index.get(scalar.value.as_str()).map(|i| &entries[*i].0),
-                        None => entries.iter().map(|(k, _)| k).find(|k| k.name == scalar.value),
-                    };
-                    if let Some(previous) = previous {
-                        return Err(YamlError {
-                            line: node.line,
-                            col: node.col,
-                            message: format!("duplicate key `{}` (first on line {})", scalar.value, previous.line),
-                        });
-                    }
-                    if entries.len() >= SCAN_KEYS {
-                        let index = frame.index.get_or_insert_with(|| {
-                            entries.iter().enumerate().map(|(i, (k, _))| (k.name.clone(), i)).collect()
-                        });
-                        index.insert(scalar.value.clone(), entries.len());
-                    }
-                    frame.pending_key = Some(Key { name: scalar.value, line: node.line, col: node.col });
+                self.entries.push((key.name, key.line, key.col, node));
+            }
+            None => {
+                let Some(name) = built.scalar_text() else {
+                    return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
+                };
+                let name_str = self.tree.scalar_str(node);
+                let entries = &self.entries[frame.start..];
+                let previous = match &frame.index {
+                    Some(index) => index.get(name).copied(),
+                    None => entries.iter().find(|(k, ..)| self.tree.str(*k) == name).map(|(_, line, ..)| *line),
+                };
+                if let Some(previous) = previous {
+                    return Err(YamlError {
+                        line,
+                        col,
+                        message: format!("duplicate key `{name}` (first on line {previous})"),
+                    });
                 }
-            },
-            YamlKind::Scalar(_) => unreachable!("only collections are pushed on the stack"),
+                if entries.len() >= SCAN_KEYS {
+                    let tree = &self.tree;
+                    let index = frame.index.get_or_insert_with(|| {
+                        entries.iter().map(|(k, line, ..)| (tree.str(*k).to_string(), *line)).collect()
+                    });
+                    index.insert(name.to_string(), line);
+                }
+                frame.pending_key = Some(PendingKey { name: name_str, line, col });
+            }
         }
         Ok(())
     }
@@ -392,18 +303,29 @@ mod tests {
 
     #[test]
     fn nodes_carry_file_lines_and_columns() {
-        let y = parse("agent: SWARM-AR\nlist:\n  - one\n  - \"two\"\n", 2).unwrap();
-        assert_eq!((y.get("agent").unwrap().line, y.get("agent").unwrap().col), (2, 8));
+        let text = "agent: SWARM-AR\nlist:\n  - one\n  - \"two\"\n  - \"t\\u0077o\"\n";
+        let tree = parse(text, 2).unwrap();
+        let y = tree.root();
+        assert_eq!((y.get("agent").unwrap().line(), y.get("agent").unwrap().col()), (2, 8));
         let list = y.get("list").unwrap().as_seq().unwrap();
-        assert_eq!((list[1].line, list[1].col), (5, 5));
-        assert_eq!(list[1].as_str(), Some("two"));
+        assert_eq!((list.get(1).unwrap().line(), list.get(1).unwrap().col()), (5, 5));
+        assert_eq!(list.get(1).unwrap().as_str(), Some("two"));
         assert_eq!(y.key("list").unwrap().line, 3);
+        // Values written verbatim are slices of the text; escaped ones are kept.
+        let verbatim = |node: Node| tree.verbatim(node.id()).map(|s| s.as_ptr());
+        assert_eq!(verbatim(y.get("agent").unwrap()), Some(text[7..].as_ptr()));
+        assert_eq!(verbatim(list.get(2).unwrap()), None);
+        assert_eq!(list.get(2).unwrap().as_str(), Some("two"));
+        let unicode = parse("ü: \"é x\"\nb: y\n", 1).unwrap();
+        assert_eq!(unicode.verbatim(unicode.root().get("b").unwrap().id()), Some("y"));
+        assert_eq!(unicode.root().get("ü").unwrap().col(), 4);
     }
 
     #[test]
     fn an_empty_value_sits_on_its_keys_line() {
-        let y = parse("a:\nb: 1\nc:\n  d:\n\n  e: ~\nf:\n", 10).unwrap();
-        let at = |n: &Yaml| (n.line, n.col);
+        let tree = parse("a:\nb: 1\nc:\n  d:\n\n  e: ~\nf:\n", 10).unwrap();
+        let y = tree.root();
+        let at = |n: Node| (n.line(), n.col());
         assert_eq!(at(y.get("a").unwrap()), (10, 3));
         let c = y.get("c").unwrap();
         assert_eq!((at(c.get("d").unwrap()), at(c.get("e").unwrap())), ((13, 5), (15, 6)));
@@ -413,7 +335,8 @@ mod tests {
 
     #[test]
     fn typing_follows_yaml_plain_scalars() {
-        let y = parse("a: 400\nb: \"400\"\nc: +1\nd: ~\ne: 1.5\nf: yes\n", 1).unwrap();
+        let tree = parse("a: 400\nb: \"400\"\nc: +1\nd: ~\ne: 1.5\nf: yes\n", 1).unwrap();
+        let y = tree.root();
         assert_eq!(y.get("a").unwrap().as_i64(), Some(400));
         assert_eq!(y.get("b").unwrap().as_i64(), None);
         assert_eq!(y.get("b").unwrap().as_str(), Some("400"));
@@ -447,7 +370,7 @@ mod tests {
     #[test]
     fn big_mappings_stay_linear_and_still_catch_duplicates() {
         let mut text: String = (0..50_000).map(|i| format!("k{i}: {i}\n")).collect();
-        assert_eq!(parse(&text, 1).unwrap().as_map().unwrap().len(), 50_000);
+        assert_eq!(parse(&text, 1).unwrap().root().as_map().unwrap().len(), 50_000);
         text.push_str("k20: again\n");
         let err = parse(&text, 1).unwrap_err();
         assert_eq!((err.line, err.message.as_str()), (50_001, "duplicate key `k20` (first on line 21)"));

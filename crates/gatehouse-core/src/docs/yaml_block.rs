@@ -30,10 +30,15 @@ pub fn parse(text: &str, first_line: u32) -> Option<Tree<'_>> {
     if unusual {
         return None;
     }
+    let lines = lines(text);
     let mut builder = TreeBuilder::new(text);
-    builder.reserve_for(text.len());
+    // A line of block YAML holds at most one mapping entry, and most lines
+    // of a ledger hold one entry and its value: room for one of each per
+    // line spares the tree's vectors their regrowth (0.2 G instructions on
+    // the voting set, 5% of the evaluation).
+    builder.reserve(lines.len());
     let mut reader = Reader {
-        lines: lines(text),
+        lines,
         ascii,
         first_line,
         next: 0,
@@ -392,7 +397,7 @@ mod tests {
     fn agrees(text: &str) -> bool {
         match parse(text, 7) {
             Some(fast) => {
-                assert_eq!(Ok(fast.root().to_yaml()), yaml::parse(text, 7), "{text}");
+                assert_eq!(Ok(fast), yaml::parse(text, 7), "{text}");
                 true
             }
             None => false,

@@ -19,7 +19,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if parse_id(id).is_none() {
                 sink.emit(
                     brief.path,
-                    Span::at(node.line, node.col, id.chars().count() as u32),
+                    Span::at(node.line(), node.col(), id.chars().count() as u32),
                     id,
                     format!("`{id}` is not an ADR id of the form `ADR-<digits>`"),
                 )

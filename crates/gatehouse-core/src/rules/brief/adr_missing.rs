@@ -23,7 +23,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if !view.adrs.contains_key(&number) {
                 sink.emit(
                     brief.path,
-                    Span::at(node.line, node.col, id.chars().count() as u32),
+                    Span::at(node.line(), node.col(), id.chars().count() as u32),
                     id,
                     format!("{id} is not among the repository's ADRs"),
                 )

@@ -38,7 +38,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
                 ),
                 None => format!("{id} is cited but the body never mentions it"),
             };
-            sink.emit(brief.path, Span::at(node.line, node.col, id.chars().count() as u32), id, message)
+            sink.emit(brief.path, Span::at(node.line(), node.col(), id.chars().count() as u32), id, message)
                 .help(format!("say in the body what {id} requires of this work, or quote it in a `>` blockquote"));
         }
     }

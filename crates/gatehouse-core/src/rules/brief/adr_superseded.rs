@@ -31,7 +31,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
                     format!("find the decision that replaced {id} and cite that one"),
                 ),
             };
-            sink.emit(brief.path, Span::at(node.line, node.col, id.chars().count() as u32), id, message).help(help);
+            sink.emit(brief.path, Span::at(node.line(), node.col(), id.chars().count() as u32), id, message).help(help);
         }
     }
 }

@@ -1,6 +1,6 @@
 use super::BriefView;
 use crate::docs::brief::{Brief, is_agent_id};
-use crate::docs::yaml::Yaml;
+use crate::docs::yaml::Node;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -67,8 +67,8 @@ fn check(view: &BriefView, sink: &mut Sink) {
     }
 }
 
-fn report(sink: &mut Sink, brief: &Brief, field: &str, node: &Yaml, message: String, help: &str) {
-    sink.emit(brief.path, Span::at(node.line, node.col, 1), field, message).help(help);
+fn report(sink: &mut Sink, brief: &Brief, field: &str, node: Node, message: String, help: &str) {
+    sink.emit(brief.path, Span::at(node.line(), node.col(), 1), field, message).help(help);
 }
 
 fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, help: &str) {
@@ -86,7 +86,7 @@ fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, hel
             let anchor = format!("{field}[{i}]");
             sink.emit(
                 brief.path,
-                Span::at(item.line, item.col, 1),
+                Span::at(item.line(), item.col(), 1),
                 anchor,
                 format!("each `{field}` entry must be a non-empty string, found {}", item.type_name()),
             )

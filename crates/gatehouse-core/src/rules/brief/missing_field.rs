@@ -19,7 +19,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let Ok(frontmatter) = &brief.frontmatter else { continue };
         for field in FIELDS {
-            if frontmatter.get(field).is_none() {
+            if frontmatter.root().get(field).is_none() {
                 sink.emit(brief.path, Span::line(1), field, format!("the frontmatter has no `{field}` field"))
                     .help(format!("add `{field}:`; ADR-099 requires all six: {}", FIELDS.join(", ")));
             }

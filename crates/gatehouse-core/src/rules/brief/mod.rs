@@ -150,7 +150,7 @@ impl<'a> BriefView<'a> {
         // already; the rest only need their frontmatter.
         let mut agents: BTreeMap<&'a str, Vec<&'a str>> = BTreeMap::new();
         for brief in &briefs {
-            if let Some(agent) = brief.field("agent").and_then(|node| agent_text(brief.text, node)) {
+            if let Some(agent) = brief.field_text("agent") {
                 agents.entry(agent).or_default().push(brief.path);
             }
         }
@@ -248,19 +248,12 @@ fn merged_agent(text: &str) -> Option<&str> {
                 return Some(value);
             }
             let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
-            return agent_text(text, frontmatter.get("agent")?);
+            let node = frontmatter.root().get("agent")?;
+            node.as_str()?;
+            return frontmatter.verbatim(node.id());
         }
     }
     None
-}
-
-/// The agent id as a slice of the document's text, so the view borrows it
-/// rather than copying.
-fn agent_text<'a>(text: &'a str, node: &crate::docs::yaml::Yaml) -> Option<&'a str> {
-    let agent = node.as_str()?;
-    let line_start = text.split_inclusive('\n').take(node.line.saturating_sub(1) as usize).map(str::len).sum::<usize>();
-    let at = line_start + text[line_start..].find(agent)?;
-    Some(&text[at..at + agent.len()])
 }
 
 /// The `(repo, revision)` pairs that changed briefs name in

@@ -16,10 +16,10 @@ the ADR ruled out. An empty list is legal but usually means nobody thought about
 fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let Some(node) = brief.field("out_of_scope") else { continue };
-        if node.as_seq().is_some_and(<[_]>::is_empty) {
+        if node.as_seq().is_some_and(|items| items.is_empty()) {
             sink.emit(
                 brief.path,
-                Span::at(node.line, node.col, 2),
+                Span::at(node.line(), node.col(), 2),
                 "out_of_scope",
                 "`out_of_scope` is empty: the brief declares nothing the agent must not do",
             )

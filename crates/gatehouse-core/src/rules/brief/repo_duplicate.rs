@@ -22,7 +22,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             let same = if first == repo { String::new() } else { format!(" (`{first}`: names are case-insensitive)") };
             sink.emit(
                 brief.path,
-                Span::at(node.line, node.col, repo.chars().count() as u32),
+                Span::at(node.line(), node.col(), repo.chars().count() as u32),
                 format!("repo:{}", repo.to_ascii_lowercase()),
                 format!("`{repo}` is already listed in `repos_touched`{same}; it counts once"),
             )

@@ -20,7 +20,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if !is_repo_name(repo) {
                 sink.emit(
                     brief.path,
-                    Span::at(node.line, node.col, repo.chars().count() as u32),
+                    Span::at(node.line(), node.col(), repo.chars().count() as u32),
                     repo,
                     format!("`{repo}` is not a repository name of the form `owner/name`"),
                 )

@@ -16,9 +16,9 @@ something no reviewer checked.",
 
 fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
-        let Some(entries) = brief.frontmatter.as_ref().ok().and_then(|f| f.as_map()) else { continue };
-        for (key, _) in entries.iter().filter(|(k, _)| !FIELDS.contains(&k.name.as_str())) {
-            let close = FIELDS.iter().find(|f| near(f, &key.name));
+        let Some(entries) = brief.frontmatter.as_ref().ok().and_then(|f| f.root().as_map()) else { continue };
+        for (key, _) in entries.iter().filter(|(k, _)| !FIELDS.contains(&k.name)) {
+            let close = FIELDS.iter().find(|f| near(f, key.name));
             let help = match close {
                 Some(f) => format!("did you mean `{f}`?"),
                 None => format!("remove it; the brief fields are {}", FIELDS.join(", ")),
@@ -26,7 +26,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             sink.emit(
                 brief.path,
                 Span::at(key.line, key.col, key.name.chars().count() as u32),
-                key.name.as_str(),
+                key.name,
                 format!("`{}` is not a brief field", key.name),
             )
             .help(help);

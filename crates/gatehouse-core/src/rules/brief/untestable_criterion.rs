@@ -44,10 +44,10 @@ fn check(view: &BriefView, sink: &mut Sink) {
             if a.testable() {
                 continue;
             }
-            let width = text.chars().count() as u32 + if node.scalar().is_some_and(|s| s.plain) { 0 } else { 2 };
+            let width = text.chars().count() as u32 + if node.is_plain() { 0 } else { 2 };
             sink.emit(
                 brief.path,
-                Span::at(node.line, node.col, width),
+                Span::at(node.line(), node.col(), width),
                 format!("criterion:{text}"),
                 format!("success criterion \"{text}\" is not testable: {}", why(&a)),
             )

@@ -1,7 +1,7 @@
 use super::VotingView;
 use crate::docs::frontmatter::FrontmatterError;
-use crate::docs::voting::{VotingDoc, is_kebab, show_yaml};
-use crate::docs::yaml::Yaml;
+use crate::docs::voting::{VotingDoc, is_kebab, show};
+use crate::docs::yaml::Node;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -50,7 +50,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             }
         };
         let name = doc.file_name().ok();
-        match frontmatter.get("format") {
+        match frontmatter.root().get("format") {
             None => {}
             Some(node) if node.as_str() == Some(FORMAT) => {}
             Some(node) => field(
@@ -58,11 +58,11 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 doc,
                 "format",
                 node,
-                format!("`format` is {}, not `{FORMAT}`", show_yaml(node)),
+                format!("`format` is {}, not `{FORMAT}`", show(node)),
                 "write `format: voting/v1`, the format ADR-140 defines",
             ),
         }
-        match frontmatter.get("doc") {
+        match frontmatter.root().get("doc") {
             None => {}
             Some(node) => match node.as_str() {
                 Some(d) if !is_kebab(d) => field(
@@ -95,7 +95,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 ),
             },
         }
-        match frontmatter.get("version") {
+        match frontmatter.root().get("version") {
             None => {}
             Some(node) => match node.as_i64() {
                 Some(v) if v > 0 => {
@@ -115,12 +115,12 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     doc,
                     "version",
                     node,
-                    format!("`version` must be a whole number from 1, found {}", show_yaml(node)),
+                    format!("`version` must be a whole number from 1, found {}", show(node)),
                     "write e.g. `version: 1`",
                 ),
             },
         }
-        if let Some(node) = frontmatter.get("scope") {
+        if let Some(node) = frontmatter.root().get("scope") {
             let strings = node
                 .as_seq()
                 .is_some_and(|items| items.iter().all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())));
@@ -130,7 +130,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     doc,
                     "scope",
                     node,
-                    format!("`scope` must be a list of tags, found {}", show_yaml(node)),
+                    format!("`scope` must be a list of tags, found {}", show(node)),
                     "write e.g. `scope: [e2e, tests]`, or leave `scope` out",
                 );
             }
@@ -138,6 +138,6 @@ fn check(view: &VotingView, sink: &mut Sink) {
     }
 }
 
-fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: &Yaml, message: String, help: &str) {
-    sink.emit(doc.path, Span::at(node.line, node.col, 1), name, message).help(help);
+fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: Node, message: String, help: &str) {
+    sink.emit(doc.path, Span::at(node.line(), node.col(), 1), name, message).help(help);
 }

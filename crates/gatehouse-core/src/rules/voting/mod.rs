@@ -187,7 +187,7 @@ impl<'a> VotingView<'a> {
                 Some(if appended::only_appends(text, doc.text, doc) {
                     Published::Appended
                 } else {
-                    Published::Changed(VotingDoc::parse(path, text))
+                    Published::Changed(Box::new(VotingDoc::parse(path, text)))
                 })
             })
             .collect();
@@ -211,7 +211,7 @@ pub enum Published<'a> {
     /// (decided from the lines, without parsing the base).
     Appended,
     /// Anything else: the base, parsed, for the rules to compare.
-    Changed(VotingDoc<'a>),
+    Changed(Box<VotingDoc<'a>>),
 }
 
 /// A one-character span at a node.
