@@ -16,8 +16,7 @@ contract the agent runs from.",
 fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let (Some(agent), Some(node)) = (brief.agent(), brief.field("agent")) else { continue };
-        let others: Vec<&str> =
-            view.agents.get(agent).into_iter().flatten().copied().filter(|p| *p != brief.path).collect();
+        let others: Vec<&str> = view.briefs_of(agent).filter(|p| *p != brief.path).collect();
         if let Some(first) = others.first() {
             let more = if others.len() > 1 { format!(" (and {} more)", others.len() - 1) } else { String::new() };
             sink.emit(
