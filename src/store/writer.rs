@@ -13,12 +13,17 @@ use super::stats::Stats;
 #[derive(Clone, Debug)]
 pub(crate) struct WriteLock {
     lock: Arc<Mutex<()>>,
+    /// Workers queue here first, so at most one of them is queued on `lock`
+    /// ahead of the group committer: an acknowledgement waits for at most
+    /// one worker's write, not for every worker's.
+    workers: Arc<Mutex<()>>,
     pub stats: Arc<Stats>,
 }
 
 /// A worker's hold on the write lock; its length is counted when dropped.
 pub(crate) struct WorkerWrite<'a> {
     _guard: MutexGuard<'a, ()>,
+    _turn: MutexGuard<'a, ()>,
     since: Instant,
     stats: &'a Stats,
 }
@@ -31,7 +36,11 @@ impl Drop for WorkerWrite<'_> {
 
 impl WriteLock {
     pub fn new() -> WriteLock {
-        WriteLock { lock: Arc::new(Mutex::new(())), stats: Arc::new(Stats::default()) }
+        WriteLock {
+            lock: Arc::new(Mutex::new(())),
+            workers: Arc::new(Mutex::new(())),
+            stats: Arc::new(Stats::default()),
+        }
     }
 
     /// The lock for a group commit of accepted deliveries.
@@ -45,8 +54,9 @@ impl WriteLock {
     /// The lock for a worker's write (a claim, a lease, a result) or a migration.
     pub async fn worker(&self) -> WorkerWrite<'_> {
         let asked = Instant::now();
+        let turn = self.workers.lock().await;
         let guard = self.lock.lock().await;
         self.stats.worker_lock_wait(asked.elapsed());
-        WorkerWrite { _guard: guard, since: Instant::now(), stats: &self.stats }
+        WorkerWrite { _guard: guard, _turn: turn, since: Instant::now(), stats: &self.stats }
     }
 }
