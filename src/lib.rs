@@ -9,7 +9,7 @@ pub use gatehouse_core::{config, docs, gate, model, render, rules, schema};
 pub mod app;
 pub mod cli;
 #[cfg(feature = "demo")]
-pub mod demo;
+mod demo;
 pub mod github;
 pub mod metrics;
 pub mod publish;

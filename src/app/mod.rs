@@ -3,11 +3,11 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
-pub mod logs;
+pub(crate) mod logs;
 mod merge_group;
-pub mod probe;
+pub(crate) mod probe;
 mod server;
-pub mod settings;
+pub(crate) mod settings;
 mod worker;
 
 use std::net::SocketAddr;

@@ -27,7 +27,6 @@ pub struct BranchTip {
 /// `GET /repos/{o}/{r}/pulls/{n}` (`pull-request`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct PullRequest {
-    pub number: u64,
     pub body: Option<String>,
     pub base: BranchTip,
     pub head: BranchTip,

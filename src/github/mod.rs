@@ -3,12 +3,12 @@
 //! (`RepoClient`) and GitHub's answers as typed structs (`answers`). Works against github.com,
 //! GitHub Enterprise (`GATEHOUSE_GITHUB_API_URL`) and the simulated GitHub.
 
-pub mod answers;
-pub mod auth;
+pub(crate) mod answers;
+pub(crate) mod auth;
 mod client;
 mod outage;
 mod repo;
-pub mod reviews;
+pub(crate) mod reviews;
 
 pub use auth::{AppCredentials, Token};
 pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};

@@ -1,13 +1,13 @@
 //! Publishing a report where PR authors look: one check run per family (and
 //! the review gate), and one review with inline comments per evaluated head.
 
-pub mod checks;
+pub(crate) mod checks;
 pub mod diff;
 pub mod limits;
-pub mod merge_group;
-pub mod review;
-pub mod review_requests;
-pub mod summary;
+pub(crate) mod merge_group;
+pub(crate) mod review;
+pub(crate) mod review_requests;
+pub(crate) mod summary;
 
 use crate::model::{Finding, PR_BODY, Report};
 use summary::CheckOutput;

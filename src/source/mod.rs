@@ -3,9 +3,9 @@
 
 pub mod contents;
 pub mod fs;
-pub mod git;
+pub(crate) mod git;
 pub mod local;
-pub mod merge_group;
+pub(crate) mod merge_group;
 pub mod pull_request;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};

@@ -3,7 +3,7 @@
 //! `X-GitHub-Delivery`, persist, and answer 202. Nothing is parsed or stored
 //! before the signature verifies.
 
-pub mod body;
+pub(crate) mod body;
 pub mod envelope;
 pub mod signature;
 
