@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
 use serde_json::json;
@@ -30,20 +30,8 @@ fn opened(n: u64) -> serde_json::Value {
 async fn acknowledged_deliveries_survive_a_killed_server() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("gatehouse.db").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
-        .arg("serve")
-        .env("GATEHOUSE_APP_ID", APP_ID.to_string())
-        .env("GATEHOUSE_PRIVATE_KEY_PATH", manifest_dir().join("fixtures/app/test-app-key.pem"))
-        .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
-        .env("GATEHOUSE_DATABASE_URL", &db)
-        .env("GATEHOUSE_BIND", "127.0.0.1:0")
-        // Nothing listens there: the jobs stay queued.
-        .env("GATEHOUSE_GITHUB_API_URL", "http://127.0.0.1:9")
-        .env("GATEHOUSE_WORKERS", "1")
-        .env("RUST_LOG", "gatehouse=info")
+    let mut child = serve_env(Command::new(env!("CARGO_BIN_EXE_gatehouse")).arg("serve"), &db)
         .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("gatehouse serve starts");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();

@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use common::*;
@@ -42,20 +42,8 @@ impl Served {
             }
             None => Command::new(bin),
         };
-        command
-            .arg("serve")
-            .env("GATEHOUSE_APP_ID", APP_ID.to_string())
-            .env("GATEHOUSE_PRIVATE_KEY_PATH", manifest_dir().join("fixtures/app/test-app-key.pem"))
-            .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
-            .env("GATEHOUSE_DATABASE_URL", format!("sqlite://{}", dir.path().join("gatehouse.db").display()))
-            .env("GATEHOUSE_BIND", "127.0.0.1:0")
-            // Nothing listens there: jobs stay queued, which these tests do not look at.
-            .env("GATEHOUSE_GITHUB_API_URL", "http://127.0.0.1:9")
-            .env("GATEHOUSE_WORKERS", "1")
-            .env("RUST_LOG", "gatehouse=info")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        let db = format!("sqlite://{}", dir.path().join("gatehouse.db").display());
+        serve_env(command.arg("serve"), &db).env("NO_COLOR", "1");
         for (name, value) in env {
             command.env(name, value);
         }

@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
 
@@ -14,23 +14,11 @@ use common::*;
 fn serve_logs(args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_gatehouse"));
-    command
-        .arg("serve")
-        .args(args)
-        .env("GATEHOUSE_APP_ID", APP_ID.to_string())
-        .env("GATEHOUSE_PRIVATE_KEY_PATH", manifest_dir().join("fixtures/app/test-app-key.pem"))
-        .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
-        .env("GATEHOUSE_DATABASE_URL", format!("sqlite://{}", dir.path().join("gatehouse.db").display()))
-        .env("GATEHOUSE_BIND", "127.0.0.1:0")
-        // Nothing listens there, and no job is queued.
-        .env("GATEHOUSE_GITHUB_API_URL", "http://127.0.0.1:9")
-        .env("GATEHOUSE_WORKERS", "1")
-        .env("RUST_LOG", "gatehouse=info")
+    let db = format!("sqlite://{}", dir.path().join("gatehouse.db").display());
+    serve_env(command.arg("serve").args(args), &db)
         .env_remove("NO_COLOR")
         .env_remove("GATEHOUSE_LOG_FORMAT")
-        .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .envs(env.iter().copied());
     let mut child = command.spawn().expect("gatehouse serve starts");
     let mut lines = Vec::new();
     for line in BufReader::new(child.stderr.take().unwrap()).lines() {

@@ -200,11 +200,10 @@ async fn the_page_registers_the_manifest_and_the_return_writes_working_credentia
 
     // The App runs on what was written: a delivery signed with the new secret
     // is taken, and the new key mints the token that posts its check runs.
-    let mut app_config = gatehouse::app::AppConfig::from_lookup(|name| env.get(name).cloned()).unwrap();
     let db = tempfile::tempdir().unwrap();
-    app_config.database_url = Db::sqlite(&db).url();
-    app_config.bind = "127.0.0.1:0".parse().unwrap();
-    let app = start_app(app_config).await;
+    let (env_file, db_url) = (written.env_file.to_str().unwrap(), Db::sqlite(&db).url());
+    let serve = ["--env-file", env_file, "--database-url", &db_url, "--bind", "127.0.0.1:0"];
+    let app = start_app(gatehouse::cli::serve_config(&serve).unwrap()).await;
     let (adr_path, adr_text) = adr();
     let base = tree(&[(adr_path, adr_text)]);
     let pr = sim.open_pr("acme/docs", 1, base.clone(), base, "");

@@ -16,25 +16,17 @@
 //! `BLESS_FIXTURES=1` the test writes each `fail/expect` from what the rule
 //! found instead (review the diff).
 
+mod local_repo;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use gatehouse::model::{Finding, Report, Severity};
 use gatehouse::rules;
+use local_repo::copy_tree;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if !from.exists() {
-        return;
-    }
-    for rel in gatehouse::source::fs::list(from).unwrap() {
-        let target = to.join(&rel);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(from.join(&rel), target).unwrap();
-    }
 }
 
 fn evaluate(case: &Path, shared: &Path) -> Report {

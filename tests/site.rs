@@ -3,6 +3,8 @@
 //! each ledger's numbers equal to `gatehouse tally`'s, and text from
 //! documents escaped.
 
+mod local_repo;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +12,7 @@ use std::process::Command;
 use gatehouse::config::PathFilter;
 use gatehouse::site::html::esc;
 use gatehouse::site::{Options, Site};
+use local_repo::copy_tree;
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -209,18 +212,6 @@ fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
         assert_accessible(path, html);
         assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"));
         assert!(!html.contains("<link") && !html.contains("<script") && !html.contains("@import"));
-    }
-}
-
-/// Lays `from`'s files under `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    if !from.exists() {
-        return;
-    }
-    for rel in gatehouse::source::fs::list(from).unwrap() {
-        let target = to.join(&rel);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(from.join(&rel), target).unwrap();
     }
 }
 

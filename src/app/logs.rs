@@ -12,18 +12,6 @@ pub enum LogFormat {
     Json,
 }
 
-impl std::str::FromStr for LogFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<LogFormat, String> {
-        match s.trim() {
-            "text" => Ok(LogFormat::Text),
-            "json" => Ok(LogFormat::Json),
-            other => Err(format!("GATEHOUSE_LOG_FORMAT {other:?} is neither text nor json")),
-        }
-    }
-}
-
 /// Sends logs to stderr in `format`, `RUST_LOG` or else `default_filter`
 /// choosing what is logged; does nothing when the caller set up tracing.
 pub fn init(default_filter: &str, format: LogFormat) {

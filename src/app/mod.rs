@@ -86,53 +86,6 @@ impl AppConfig {
             log_format: LogFormat::Text,
         }
     }
-
-    /// Reads `GATEHOUSE_APP_ID`, `GATEHOUSE_PRIVATE_KEY` or
-    /// `GATEHOUSE_PRIVATE_KEY_PATH`, `GATEHOUSE_WEBHOOK_SECRET` (comma-separated),
-    /// `GATEHOUSE_DATABASE_URL`, `GATEHOUSE_BIND`, `GATEHOUSE_GITHUB_API_URL`,
-    /// `GATEHOUSE_WORKERS`, and the server's limits: `GATEHOUSE_MAX_CONNECTIONS`,
-    /// `GATEHOUSE_HEADER_TIMEOUT_SECS`, `GATEHOUSE_BODY_TIMEOUT_SECS`,
-    /// `GATEHOUSE_BODY_MEMORY_MB`; and `GATEHOUSE_LOG_FORMAT` (`text` or `json`).
-    pub fn from_env() -> Result<AppConfig> {
-        AppConfig::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// Like [`AppConfig::from_env`], with `lookup` answering for the
-    /// environment (an env file read into a map, say).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<AppConfig> {
-        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let app_id = var("GATEHOUSE_APP_ID")
-            .context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?
-            .trim()
-            .parse::<u64>()
-            .context("GATEHOUSE_APP_ID must be a number")?;
-        let private_key =
-            private_key(var("GATEHOUSE_PRIVATE_KEY"), var("GATEHOUSE_PRIVATE_KEY_PATH").map(PathBuf::from))?;
-        let secrets = webhook_secrets(var("GATEHOUSE_WEBHOOK_SECRET"))?;
-        let mut config = AppConfig::new(app_id, private_key, secrets);
-        let number = |name: &str| -> Result<Option<u64>> {
-            var(name)
-                .map(|v| v.trim().parse::<u64>().with_context(|| format!("{name} must be a whole number")))
-                .transpose()
-        };
-        let settings = Settings {
-            database_url: var("GATEHOUSE_DATABASE_URL"),
-            bind: var("GATEHOUSE_BIND")
-                .map(|bind| bind.parse().with_context(|| format!("GATEHOUSE_BIND {bind:?} is not host:port")))
-                .transpose()?,
-            github_api_url: var("GATEHOUSE_GITHUB_API_URL"),
-            workers: var("GATEHOUSE_WORKERS")
-                .map(|n| n.parse::<usize>().context("GATEHOUSE_WORKERS must be a number"))
-                .transpose()?,
-            max_connections: number("GATEHOUSE_MAX_CONNECTIONS")?,
-            header_timeout_secs: number("GATEHOUSE_HEADER_TIMEOUT_SECS")?,
-            body_timeout_secs: number("GATEHOUSE_BODY_TIMEOUT_SECS")?,
-            body_memory_mb: number("GATEHOUSE_BODY_MEMORY_MB")?,
-            log_format: var("GATEHOUSE_LOG_FORMAT").map(|f| f.parse().map_err(anyhow::Error::msg)).transpose()?,
-        };
-        settings.apply(&mut config);
-        Ok(config)
-    }
 }
 
 /// The App's private key: the PEM when given, else the file `path` names.

@@ -203,6 +203,16 @@ macro_rules! outln {
 pub(crate) use outln;
 
 /// Runs the command line; usage and setup failures exit 2.
+/// The App configuration `gatehouse serve ARGS` runs with (`args` after
+/// `serve`): each flag, else `--env-file`, else the environment.
+pub fn serve_config(args: &[&str]) -> Result<crate::app::AppConfig> {
+    let args = ["gatehouse", "serve"].iter().chain(args).map(std::ffi::OsString::from).collect();
+    match serve::parse(args)?.command {
+        Command::Serve(serve) => serve::config(serve),
+        _ => unreachable!("parsed as `serve`"),
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = match serve::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,

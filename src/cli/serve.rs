@@ -96,9 +96,15 @@ fn fallbacks(serve: clap::Command, file: Option<&HashMap<String, String>>) -> cl
     })
 }
 
-/// `gatehouse serve`: a key file named by one layer (flags, env file,
-/// environment) wins over a PEM given further down.
+/// `gatehouse serve`.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    crate::app::serve(config(args)?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The App configuration `serve` runs with: a key file named by one layer
+/// (flags, env file, environment) wins over a PEM given further down.
+pub fn config(args: ServeArgs) -> Result<AppConfig> {
     let app_id = args.app_id.context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?;
     let pem = if args.key_path_flag {
         None
@@ -111,8 +117,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let secrets = crate::app::webhook_secrets(in_file_or_env(&args.file, WEBHOOK_SECRET))?;
     let mut config = AppConfig::new(app_id, key, secrets);
     args.settings.apply(&mut config);
-    crate::app::serve(config)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(config)
 }
 
 /// A variable of the env file, unless blank.

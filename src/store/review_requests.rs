@@ -1,7 +1,6 @@
 //! The review requests the App made, once per pull request head.
 
 use anyhow::Result;
-use sqlx::Row;
 
 use super::{Engine, Store, now_ms};
 
@@ -28,22 +27,12 @@ impl Store {
         let sql = "SELECT requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 AND head_sha = $3";
         let key = repo.to_ascii_lowercase();
         let row: Option<(String, String)> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query(sql)
-                .bind(&key)
-                .bind(pr as i64)
-                .bind(head)
-                .fetch_optional(pool)
-                .await?
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
-                .transpose()?,
-            Engine::Postgres(pool) => sqlx::query(sql)
-                .bind(&key)
-                .bind(pr as i64)
-                .bind(head)
-                .fetch_optional(pool)
-                .await?
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
-                .transpose()?,
+            Engine::Sqlite { pool, .. } => {
+                sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
+            }
+            Engine::Postgres(pool) => {
+                sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
+            }
         };
         Ok(row.map(|(requested, refused)| ReviewRequests { requested: split(&requested), refused: split(&refused) }))
     }

@@ -20,6 +20,24 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `command` (`gatehouse serve`, or a wrapper running it) given the test
+/// App's identity, a SQLite file at `db`, a loopback port of its own, one
+/// worker and a GitHub API nothing listens on (its jobs stay queued), logging
+/// at info to a piped stderr.
+pub fn serve_env<'c>(command: &'c mut std::process::Command, db: &str) -> &'c mut std::process::Command {
+    command
+        .env("GATEHOUSE_APP_ID", APP_ID.to_string())
+        .env("GATEHOUSE_PRIVATE_KEY_PATH", manifest_dir().join("fixtures/app/test-app-key.pem"))
+        .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
+        .env("GATEHOUSE_DATABASE_URL", db)
+        .env("GATEHOUSE_BIND", "127.0.0.1:0")
+        .env("GATEHOUSE_GITHUB_API_URL", "http://127.0.0.1:9")
+        .env("GATEHOUSE_WORKERS", "1")
+        .env("RUST_LOG", "gatehouse=info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+}
+
 pub fn private_key() -> String {
     std::fs::read_to_string(manifest_dir().join("fixtures/app/test-app-key.pem")).expect("test key")
 }

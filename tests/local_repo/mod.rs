@@ -1,5 +1,6 @@
-//! Shared by the CLI suites: a good brief and its ADR, and temporary git
-//! repositories built with the system's `git`.
+//! Shared by the CLI and fixture suites: a good brief and its ADR, temporary
+//! git repositories built with the system's `git`, and fixture folders laid
+//! out on disk.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -42,4 +43,16 @@ pub fn write(dir: &Path, path: &str, text: &str) {
     let path = dir.join(path);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
+}
+
+/// Lays `from`'s files under `to` (nothing when `from` does not exist).
+pub fn copy_tree(from: &Path, to: &Path) {
+    if !from.exists() {
+        return;
+    }
+    for rel in gatehouse::source::fs::list(from).unwrap() {
+        let target = to.join(&rel);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&rel), target).unwrap();
+    }
 }
