@@ -5,7 +5,7 @@ use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ApiError, Call, GitHub, RepoName};
+use super::{ApiError, Call, GitHub, RepoName, Response};
 
 /// The client, the installation and the repository every call of a job uses.
 #[derive(Clone, Debug)]
@@ -21,8 +21,8 @@ fn what(method: &Method, path: &str) -> String {
 }
 
 /// Reads an answer as `T`; a mismatch is `ApiError::Malformed`.
-fn typed<T: DeserializeOwned>(body: Value, what: impl Into<String>) -> Result<T, ApiError> {
-    serde_json::from_value(body).map_err(|e| ApiError::Malformed { what: what.into(), message: e.to_string() })
+fn typed<T: DeserializeOwned>(response: &Response, what: impl Into<String>) -> Result<T, ApiError> {
+    response.typed().map_err(|e| ApiError::Malformed { what: what.into(), message: e.to_string() })
 }
 
 impl RepoClient {
@@ -40,7 +40,7 @@ impl RepoClient {
     pub async fn page<T: DeserializeOwned>(&self, url: &str) -> Result<(T, Option<String>), ApiError> {
         let full = if url.starts_with("http") { url.to_string() } else { self.path(url) };
         let response = self.client.rest(self.installation, Method::GET, &full, None, Call::Idempotent).await?;
-        Ok((typed(response.body, what(&Method::GET, &full))?, response.next))
+        Ok((typed(&response, what(&Method::GET, &full))?, response.next))
     }
 
     /// `GET` of a repository path.
@@ -75,7 +75,7 @@ impl RepoClient {
         let path = self.path(rest);
         let what = what(&method, &path);
         let response = self.client.rest(self.installation, method, &path, Some(body), call).await?;
-        typed(response.body, what)
+        typed(&response, what)
     }
 
     /// A GraphQL operation, its `data` read as `T`.

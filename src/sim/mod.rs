@@ -162,6 +162,9 @@ pub(crate) struct Pull {
     pub authors: Vec<String>,
 }
 
+/// The changed files between two commits, as the files API lists them.
+pub(crate) type Diff = Arc<Vec<serde_json::Value>>;
+
 #[derive(Debug, Default)]
 pub(crate) struct Repo {
     pub full_name: String,
@@ -175,9 +178,23 @@ pub(crate) struct Repo {
     pub requested: BTreeMap<u64, Vec<String>>,
     /// Logins that are not collaborators: review requests naming them get 422.
     pub non_collaborators: Vec<String>,
+    /// The changed files between two commits (base, head), once computed.
+    pub diffs: std::sync::Mutex<HashMap<(String, String), Diff>>,
+    /// Commit id → its recursive listing's body.
+    pub listings: HashMap<String, axum::body::Bytes>,
 }
 
 impl Repo {
+    /// Stores `tree` as commit `sha`, with its listing written once (GitHub
+    /// serves a stored tree rather than hashing every blob per request),
+    /// forgetting what was derived from an earlier tree under that id.
+    pub fn put_commit(&mut self, sha: String, tree: Tree) {
+        let listing = routes::listing(&sha, &tree);
+        self.listings.insert(sha.clone(), listing);
+        self.diffs.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(b, h), _| *b != sha && *h != sha);
+        self.commits.insert(sha, Arc::new(tree));
+    }
+
     /// The commit a revision names: a ref, a full commit id, or an
     /// unambiguous prefix of one (at least 4 hex digits), as `git rev-parse`.
     pub fn resolve(&self, rev: &str) -> Option<&str> {
@@ -313,8 +330,8 @@ impl Sim {
         let mut state = self.lock();
         let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
         entry.full_name = repo.to_string();
-        entry.commits.insert(base_sha.clone(), Arc::new(base));
-        entry.commits.insert(head_sha.clone(), Arc::new(head));
+        entry.put_commit(base_sha.clone(), base);
+        entry.put_commit(head_sha.clone(), head);
         entry.pulls.insert(
             number,
             Pull {
@@ -336,7 +353,7 @@ impl Sim {
         let mut state = self.lock();
         let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
         entry.full_name = repo.to_string();
-        entry.commits.insert(sha.to_string(), Arc::new(tree));
+        entry.put_commit(sha.to_string(), tree);
     }
 
     /// Points a branch or tag name at a commit.
@@ -378,7 +395,7 @@ impl Sim {
         let mut state = self.lock();
         let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
         let sha = commit_sha(&head, &format!("{repo}#{number}:{}", entry.commits.len()));
-        entry.commits.insert(sha.clone(), Arc::new(head));
+        entry.put_commit(sha.clone(), head);
         if let Some(pull) = entry.pulls.get_mut(&number) {
             pull.head_sha = sha.clone();
         }

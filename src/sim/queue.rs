@@ -5,7 +5,6 @@
 //! collaborators with GitHub's 422.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
@@ -57,7 +56,7 @@ impl Sim {
             let merge = commit_sha(&tree, &format!("merge-group:{repo}:{number}:{tip}"));
             entry.parents.entry(pr_head.clone()).or_insert_with(|| vec![pr_base]);
             entry.parents.insert(merge.clone(), vec![tip, pr_head]);
-            entry.commits.insert(merge.clone(), Arc::new(tree.clone()));
+            entry.put_commit(merge.clone(), tree.clone());
             tip = merge;
         }
         let last = prs.last().copied().unwrap_or(0);

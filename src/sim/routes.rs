@@ -239,43 +239,65 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
     })
 }
 
-/// The PR's changed files with their patches, sorted by path.
-fn changed_files(repo: &super::Repo, p: &Pull) -> Vec<Value> {
-    let empty = super::Tree::new();
-    let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
-    let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
-    diff_files(base, head)
+/// The PR's changed files with their patches, sorted by path: computed once
+/// per pair of commits, as GitHub keeps a pull request's diff.
+fn changed_files(repo: &super::Repo, p: &Pull) -> super::Diff {
+    let key = (p.base_sha.clone(), p.head_sha.clone());
+    let mut diffs = repo.diffs.lock().unwrap_or_else(|e| e.into_inner());
+    diffs
+        .entry(key)
+        .or_insert_with(|| {
+            let empty = super::Tree::new();
+            let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
+            let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
+            Arc::new(diff_files(base, head))
+        })
+        .clone()
 }
 
-/// The files that differ between two trees with their patches, by path.
+/// The files that differ between two trees with their patches, by path
+/// (the two trees walked in step).
 pub(crate) fn diff_files(base: &super::Tree, head: &super::Tree) -> Vec<Value> {
-    let mut paths: Vec<&String> = base.keys().chain(head.keys()).collect();
-    paths.sort();
-    paths.dedup();
-    paths
-        .into_iter()
-        .filter_map(|path| {
-            let (b, h) = (base.get(path), head.get(path));
-            let status = match (b, h) {
-                (None, Some(_)) => "added",
-                (Some(_), None) => "removed",
-                (Some(x), Some(y)) if x != y => "modified",
-                _ => return None,
-            };
-            let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
-            let count = |prefix: char| {
-                patch
-                    .as_deref()
-                    .map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
-            };
-            let (additions, deletions) = (count('+'), count('-'));
-            let sha = h.or(b).map_or_else(String::new, |bytes| super::blob_sha(bytes));
-            Some(json!({
-                "sha": sha, "filename": path, "status": status, "patch": patch,
-                "additions": additions, "deletions": deletions, "changes": additions + deletions,
-            }))
-        })
-        .collect()
+    let (mut olds, mut news) = (base.iter().peekable(), head.iter().peekable());
+    let mut out = Vec::new();
+    loop {
+        let order = match (olds.peek(), news.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((old, _)), Some((new, _))) => old.cmp(new),
+        };
+        let (path, b, h) = match order {
+            std::cmp::Ordering::Less => match olds.next() {
+                Some((path, b)) => (path, Some(b), None),
+                None => break,
+            },
+            std::cmp::Ordering::Greater => match news.next() {
+                Some((path, h)) => (path, None, Some(h)),
+                None => break,
+            },
+            std::cmp::Ordering::Equal => match (olds.next(), news.next()) {
+                (Some((_, b)), Some((path, h))) if b != h => (path, Some(b), Some(h)),
+                _ => continue,
+            },
+        };
+        let status = match (b, h) {
+            (None, _) => "added",
+            (_, None) => "removed",
+            _ => "modified",
+        };
+        let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
+        let count = |prefix: char| {
+            patch.as_deref().map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
+        };
+        let (additions, deletions) = (count('+'), count('-'));
+        let sha = h.or(b).map_or_else(String::new, |bytes| super::blob_sha(bytes));
+        out.push(json!({
+            "sha": sha, "filename": path, "status": status, "patch": patch,
+            "additions": additions, "deletions": deletions, "changes": additions + deletions,
+        }));
+    }
+    out
 }
 
 async fn list_pulls(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>) -> Response {
@@ -308,8 +330,8 @@ async fn pull_files(
     let s = lock(&state);
     let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
-    let mut files = changed_files(repo, p);
-    files.truncate(FILES_CAP);
+    let files = changed_files(repo, p);
+    let files = &files[..files.len().min(FILES_CAP)];
     let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
     let page = q.page.unwrap_or(1).max(1);
     let chunk: Vec<Value> = files.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
@@ -329,16 +351,20 @@ async fn pull_files(
 
 async fn tree(State(state): State<Shared>, Path((owner, name, sha)): Path<(String, String, String)>) -> Response {
     let s = lock(&state);
-    let Some(tree) = s.repo(&owner, &name).and_then(|r| r.commits.get(&sha)) else {
-        return error(StatusCode::NOT_FOUND, "Not Found");
-    };
+    let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    let Some(body) = repo.listings.get(&sha) else { return error(StatusCode::NOT_FOUND, "Not Found") };
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], body.clone()).into_response()
+}
+
+/// The body of `GET /git/trees/{sha}?recursive=1` for `tree`.
+pub(crate) fn listing(sha: &str, tree: &super::Tree) -> axum::body::Bytes {
     let entries: Vec<Value> = tree
         .iter()
         .map(|(p, bytes)| {
             json!({ "path": p, "type": "blob", "mode": "100644", "sha": super::blob_sha(bytes), "size": bytes.len() })
         })
         .collect();
-    Json(json!({ "sha": sha, "tree": entries, "truncated": false })).into_response()
+    axum::body::Bytes::from(json!({ "sha": sha, "tree": entries, "truncated": false }).to_string())
 }
 
 fn check_run_json(c: &CheckRun) -> Value {
