@@ -12,16 +12,20 @@
 //!   path and line order, so a change of wording shows in review.
 //!
 //! A failing case must fire the rule exactly as `expect` says; a passing case
-//! must not fire it, and must have no error findings at all. With
+//! must not fire it, and must have no error findings at all. Every case is
+//! also evaluated as the App lays a pull request out (the base laid over the
+//! head's shared map, agent ids indexed) and must report the same. With
 //! `BLESS_FIXTURES=1` the test writes each `fail/expect` from what the rule
 //! found instead (review the diff).
 
 mod local_repo;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use gatehouse::model::{Finding, Report, Severity};
+use gatehouse::docs::brief::agent_of;
+use gatehouse::model::{AgentIndex, ChangeSet, FileContent, Files, Finding, Report, Severity};
 use gatehouse::rules;
 use local_repo::copy_tree;
 
@@ -70,7 +74,36 @@ fn evaluate(case: &Path, shared: &Path) -> Report {
             })
             .collect()
     });
-    rules::evaluate(&changes)
+    let report = rules::evaluate(&changes);
+    let laid_out = rules::evaluate(&as_the_app_reads(&changes));
+    assert_eq!(format!("{laid_out:?}"), format!("{report:?}"), "{} laid out as the App reads it", case.display());
+    report
+}
+
+/// `changes` as the App reads a pull request: the head is one shared map,
+/// the base that map with the paths the change touches laid over it, and
+/// the head's agent ids come indexed.
+fn as_the_app_reads(changes: &ChangeSet) -> ChangeSet {
+    let shared: Arc<BTreeMap<String, FileContent>> =
+        Arc::new(changes.head.iter().map(|(p, c)| (p.clone(), c.clone())).collect());
+    let mut base = Files::over(shared.clone());
+    for (path, content) in &changes.head {
+        match changes.base.get(path) {
+            Some(old) if old == content => {}
+            Some(old) => base.insert(path.clone(), old.clone()),
+            None => base.remove(path),
+        }
+    }
+    for (path, content) in &changes.base {
+        if !changes.head.contains_key(path) {
+            base.insert(path.clone(), content.clone());
+        }
+    }
+    let agents = shared
+        .iter()
+        .filter_map(|(path, content)| Some((Arc::from(agent_of(content.text()?)?), Box::from(path.as_str()))))
+        .collect();
+    ChangeSet { head: Files::over(shared), base, agents: Some(Arc::new(AgentIndex::new(agents))), ..changes.clone() }
 }
 
 fn show(findings: &[&Finding]) -> String {

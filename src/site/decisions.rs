@@ -360,13 +360,8 @@ fn decision_page(page: &mut Page, d: &Decision, all: &[Decision], body_folder: &
         review(page, d);
     }
     history(page, d);
-    let bodies: Vec<&str> = cx
-        .changes
-        .head
-        .range::<str, _>((std::ops::Bound::Excluded(format!("{body_folder}/").as_str()), std::ops::Bound::Unbounded))
-        .map(|(p, _)| p.as_str())
-        .take_while(|p| p.starts_with(&format!("{body_folder}/")))
-        .collect();
+    let folder = format!("{body_folder}/");
+    let bodies: Vec<&str> = cx.changes.head.with_prefix(&folder).map(|(p, _)| p.as_str()).collect();
     if !bodies.is_empty() {
         page.push("<h2>Long-form bodies</h2>\n<ul>\n");
         for path in bodies {

@@ -15,18 +15,26 @@
 //! content never changes: the recursive tree listing gives each head file's
 //! blob id, a file whose blob was read before is taken from the cache, and
 //! GitHub is asked only for the blobs no evaluation has read yet (a touched
-//! document's new side, its base side, the config). The ChangeSet is then
-//! the one a full read builds, so the pure rules see the same input.
+//! document's new side, its base side, the config).
+//!
+//! What the rules derive from every document is kept the same way: each
+//! blob's agent id is read once, when the blob is, and a commit's documents
+//! are gathered once into a shared map with its [`AgentIndex`]
+//! ([`Documents`], kept with the commit's listing). An evaluation then
+//! costs what its pull request touches: the head is that map, the base is
+//! that map with the touched paths laid over it (see `model::Files`).
 //! The first evaluation of a repository still reads all of its documents.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::json;
 
+use super::Relevance;
+use crate::docs::brief::agent_of;
 use crate::github::{ApiError, RepoClient};
-use crate::model::{FileContent, RepoTree};
+use crate::model::{AgentIndex, FileContent, RepoTree};
 
 /// Expressions per GraphQL query.
 pub(crate) const BATCH: usize = 250;
@@ -34,15 +42,31 @@ pub(crate) const BATCH: usize = 250;
 /// Text kept in the blob cache before it starts over (bytes).
 const BLOB_CACHE_BYTES: usize = 256 << 20;
 
-/// Trees kept before the tree cache starts over.
-const TREE_CACHE_LIMIT: usize = 64;
+/// Paths listed in the kept trees before the tree cache starts over (a
+/// listing of 100,000 files, with its documents, holds about 20 MB).
+const TREE_CACHE_PATHS: usize = 1_000_000;
 
-/// A commit's recursive listing: its files, and each file's blob id.
+/// A commit's recursive listing: its files, each file's blob id, and its
+/// documents once gathered.
 #[derive(Debug)]
 pub struct Listing {
     pub tree: Arc<RepoTree>,
     /// (path, blob id), sorted by path.
     blobs: Vec<(String, String)>,
+    /// The documents gathered for each way of choosing them.
+    documents: Mutex<Vec<(DocumentsKey, Arc<Documents>)>>,
+}
+
+/// What decides a commit's documents: the config's document paths (as
+/// [`Relevance`] reads them) and its size limit.
+type DocumentsKey = ((Vec<String>, Vec<String>), u64);
+
+/// The relevant documents of one commit, gathered once for every
+/// evaluation of it.
+#[derive(Debug)]
+pub struct Documents {
+    pub files: Arc<BTreeMap<String, FileContent>>,
+    pub agents: Arc<AgentIndex>,
 }
 
 impl Listing {
@@ -50,7 +74,7 @@ impl Listing {
         blobs.sort_unstable();
         blobs.dedup_by(|a, b| a.0 == b.0);
         let tree = Arc::new(RepoTree::new(blobs.iter().map(|(path, _)| path.clone()).collect()));
-        Listing { tree, blobs }
+        Listing { tree, blobs, documents: Mutex::default() }
     }
 
     /// The blob id of the file at `path`.
@@ -60,62 +84,146 @@ impl Listing {
     }
 }
 
+/// The documents of the commit `sha` that `relevance` wants, each read from
+/// the cache when its blob was read before; gathered once per listing.
+pub async fn documents(
+    repo: &RepoClient,
+    sha: &str,
+    listing: &Listing,
+    relevance: &Relevance,
+    limit: u64,
+    cache: &ReadCache,
+) -> Result<Arc<Documents>, ApiError> {
+    let key = (relevance.key(), limit);
+    let kept = |listing: &Listing| {
+        let documents = listing.documents.lock().unwrap_or_else(|e| e.into_inner());
+        documents.iter().find(|(k, _)| *k == key).map(|(_, d)| d.clone())
+    };
+    if let Some(documents) = kept(listing) {
+        return Ok(documents);
+    }
+    let wanted: Vec<Wanted> = listing
+        .blobs
+        .iter()
+        .filter(|(path, _)| relevance.wants(path))
+        .map(|(path, blob)| Wanted { commit: sha, path, blob: Some(blob) })
+        .collect();
+    let blobs = read(repo, &wanted, limit, cache).await?;
+    let mut agents = Vec::new();
+    let mut files = Vec::with_capacity(wanted.len());
+    for (wanted, blob) in wanted.into_iter().zip(blobs) {
+        let Some(Blob { content, agent }) = blob else { continue };
+        if let Some(agent) = agent {
+            agents.push((agent, Box::from(wanted.path)));
+        }
+        files.push((wanted.path.to_string(), content));
+    }
+    let documents =
+        Arc::new(Documents { files: Arc::new(files.into_iter().collect()), agents: Arc::new(AgentIndex::new(agents)) });
+    let mut kept = listing.documents.lock().unwrap_or_else(|e| e.into_inner());
+    kept.retain(|(k, _)| *k != key);
+    kept.push((key, documents.clone()));
+    Ok(documents)
+}
+
 /// Listings by (repo, commit) and contents by (blob id, size limit), shared
 /// by the jobs of one process. Neither a commit's tree nor a blob's content
 /// ever changes, so entries never go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
-    trees: Mutex<HashMap<(String, String), Arc<Listing>>>,
+    trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
 }
 
 #[derive(Debug, Default)]
+struct TreeCache {
+    listings: HashMap<(String, String), Arc<Listing>>,
+    paths: usize,
+}
+
+#[derive(Debug, Default)]
 struct BlobCache {
-    contents: HashMap<(String, u64), FileContent>,
+    /// Size limit → blob id → blob: another limit may classify a blob otherwise.
+    contents: HashMap<u64, HashMap<String, Blob>>,
+    /// Commit id → path → blob id, for files read without a listing (the
+    /// config and the base side of touched files): a commit never changes.
+    at: HashMap<String, HashMap<String, String>>,
     bytes: usize,
+}
+
+/// A blob's content, and its agent id (read once, with the content).
+#[derive(Clone, Debug)]
+pub struct Blob {
+    pub content: FileContent,
+    pub agent: Option<Arc<str>>,
+}
+
+impl Blob {
+    fn new(content: FileContent) -> Blob {
+        let agent = content.text().and_then(agent_of).map(Arc::from);
+        Blob { content, agent }
+    }
 }
 
 impl ReadCache {
     pub(crate) fn tree(&self, repo: &str, sha: &str) -> Option<Arc<Listing>> {
-        self.trees.lock().unwrap_or_else(|e| e.into_inner()).get(&(repo.to_string(), sha.to_string())).cloned()
+        let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        trees.listings.get(&(repo.to_string(), sha.to_string())).cloned()
     }
 
     pub(crate) fn put_tree(&self, repo: &str, sha: &str, listing: Arc<Listing>) {
+        let paths = listing.blobs.len();
         let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
-        if trees.len() >= TREE_CACHE_LIMIT {
-            trees.clear();
+        if trees.paths + paths > TREE_CACHE_PATHS {
+            trees.listings.clear();
+            trees.paths = 0;
         }
-        trees.insert((repo.to_string(), sha.to_string()), listing);
+        trees.paths += paths;
+        trees.listings.insert((repo.to_string(), sha.to_string()), listing);
     }
 
-    fn blob(&self, oid: &str, limit: u64) -> Option<FileContent> {
+    /// The blobs of `wanted` read before, under one lock.
+    fn blobs(&self, wanted: &[Wanted], limit: u64) -> Vec<Option<Blob>> {
         let cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
-        cache.contents.get(&(oid.to_string(), limit)).cloned()
+        let held = cache.contents.get(&limit);
+        let found = |w: &Wanted| {
+            let oid = match w.blob {
+                Some(oid) => oid,
+                None => cache.at.get(w.commit)?.get(w.path)?,
+            };
+            held?.get(oid).cloned()
+        };
+        wanted.iter().map(found).collect()
     }
 
-    fn put_blob(&self, oid: String, limit: u64, content: FileContent) {
-        let size = content.text().map_or(0, str::len) + oid.len();
+    /// Keeps `blob`, read as `wanted` (whose commit is named by its id).
+    fn put_blob(&self, wanted: &Wanted, oid: String, limit: u64, blob: Blob) {
+        let size = blob.content.text().map_or(0, str::len) + oid.len() + wanted.path.len();
         let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
         if cache.bytes + size > BLOB_CACHE_BYTES {
-            cache.contents.clear();
-            cache.bytes = 0;
+            *cache = BlobCache::default();
         }
         cache.bytes += size;
-        cache.contents.insert((oid, limit), content);
+        if wanted.blob.is_none() {
+            let paths = cache.at.entry(wanted.commit.to_string()).or_default();
+            paths.insert(wanted.path.to_string(), oid.clone());
+        }
+        cache.contents.entry(limit).or_default().insert(oid, blob);
     }
 
     /// Blobs held, for tests and the bench.
     pub fn blobs_held(&self) -> usize {
-        self.blobs.lock().unwrap_or_else(|e| e.into_inner()).contents.len()
+        self.blobs.lock().unwrap_or_else(|e| e.into_inner()).contents.values().map(HashMap::len).sum()
     }
 }
 
-/// One file to read: `<commit>:<path>`, and its blob id when the listing
-/// gave it (then the cache may answer).
-#[derive(Debug)]
-pub struct Wanted {
-    pub expression: String,
-    pub blob: Option<String>,
+/// One file to read: `path` at `commit` (a commit id: what a ref names
+/// moves), and its blob id when the listing gave it.
+#[derive(Clone, Copy, Debug)]
+pub struct Wanted<'w> {
+    pub commit: &'w str,
+    pub path: &'w str,
+    pub blob: Option<&'w str>,
 }
 
 /// `repository { alias: object(expression: …) … }`: the aliased objects.
@@ -179,26 +287,27 @@ enum GitObject {
 /// before, the rest in batched GraphQL queries; `None` where no file is.
 pub async fn read(
     repo: &RepoClient,
-    wanted: &[Wanted],
+    wanted: &[Wanted<'_>],
     limit: u64,
     cache: &ReadCache,
-) -> Result<Vec<Option<FileContent>>, ApiError> {
-    let mut out: Vec<Option<FileContent>> =
-        wanted.iter().map(|w| w.blob.as_deref().and_then(|oid| cache.blob(oid, limit))).collect();
+) -> Result<Vec<Option<Blob>>, ApiError> {
+    let mut out = cache.blobs(wanted, limit);
     let missing: Vec<usize> = (0..wanted.len()).filter(|i| out[*i].is_none()).collect();
     let selection = "__typename ... on Blob { oid byteSize isBinary isTruncated text }";
     for batch in missing.chunks(BATCH) {
-        let expressions = batch.iter().map(|i| wanted[*i].expression.as_str());
-        let (query, variables) = objects_query(repo, "Blobs", ("e", "f"), selection, expressions);
+        let expressions: Vec<String> =
+            batch.iter().map(|i| format!("{}:{}", wanted[*i].commit, wanted[*i].path)).collect();
+        let (query, variables) =
+            objects_query(repo, "Blobs", ("e", "f"), selection, expressions.iter().map(String::as_str));
         let mut data: Aliased<GitObject> = repo.graphql(&query, variables).await?;
         for (n, i) in batch.iter().enumerate() {
             let Some(GitObject::Blob { oid, byte_size, is_binary, is_truncated, text }) = data.take(&format!("f{n}"))
             else {
                 continue;
             };
-            let content = classify(byte_size, is_binary, is_truncated, text, limit);
-            cache.put_blob(oid, limit, content.clone());
-            out[*i] = Some(content);
+            let blob = Blob::new(classify(byte_size, is_binary, is_truncated, text, limit));
+            cache.put_blob(&wanted[*i], oid, limit, blob.clone());
+            out[*i] = Some(blob);
         }
     }
     Ok(out)
@@ -236,9 +345,17 @@ mod tests {
     #[test]
     fn contents_are_cached_per_blob_and_size_limit() {
         let cache = ReadCache::default();
-        cache.put_blob("aa".into(), 100, FileContent::from_bytes(b"# x\n", 100));
-        assert_eq!(cache.blob("aa", 100), Some(FileContent::from_bytes(b"# x\n", 100)));
-        assert_eq!(cache.blob("aa", 2), None, "another limit may classify the blob otherwise");
-        assert_eq!(cache.blob("bb", 100), None);
+        let text = FileContent::from_bytes(b"---\nagent: SWARM-AB\n---\n# x\n", 100);
+        let wanted = |blob| Wanted { commit: "c0ffee", path: "a.md", blob };
+        cache.put_blob(&wanted(Some("aa")), "aa".into(), 100, Blob::new(text.clone()));
+        let found = cache.blobs(&[wanted(Some("aa")), wanted(Some("bb")), wanted(None)], 100);
+        let found: Vec<_> = found.into_iter().map(|b| b.map(|b| (b.content, b.agent))).collect();
+        let agent = Some(Arc::from("SWARM-AB"));
+        assert_eq!(found, [Some((text.clone(), agent.clone())), None, None]);
+        assert!(cache.blobs(&[wanted(Some("aa"))], 2)[0].is_none(), "another limit may classify the blob otherwise");
+        // Read without its blob id, it is found again by commit and path.
+        cache.put_blob(&wanted(None), "aa".into(), 100, Blob::new(text.clone()));
+        let found = cache.blobs(&[wanted(None)], 100).pop().flatten().map(|b| (b.content, b.agent));
+        assert_eq!(found, Some((text, agent)));
     }
 }

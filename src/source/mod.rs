@@ -13,6 +13,7 @@ use crate::config::{CONFIG_PATH, Config, globset, under};
 /// Decides which files the rules need read: documents of every family, ADRs
 /// and the config. Everything else is only listed (for path checks).
 pub struct Relevance {
+    patterns: Vec<String>,
     globs: std::sync::Arc<globset::GlobSet>,
     folders: Vec<String>,
 }
@@ -24,7 +25,12 @@ impl Relevance {
         patterns.extend(config.voting.paths.iter().cloned());
         let mut folders = config.specs.paths.clone();
         folders.extend(config.decisions.paths.iter().cloned());
-        Relevance { globs: globset(&patterns), folders }
+        Relevance { globs: globset(&patterns), patterns, folders }
+    }
+
+    /// What decides the choice: the glob patterns and the folders.
+    pub fn key(&self) -> (Vec<String>, Vec<String>) {
+        (self.patterns.clone(), self.folders.clone())
     }
 
     pub fn wants(&self, path: &str) -> bool {

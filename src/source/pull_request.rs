@@ -7,7 +7,6 @@
 //! to a revision or specs name commits in `landed.md`, one more batched query
 //! for exactly those. Six calls for a typical PR.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -132,61 +131,44 @@ pub(crate) async fn read_changes(
     listed: impl std::future::Future<Output = Result<Vec<PrFile>, ApiError>>,
     cache: &ReadCache,
 ) -> Result<Read, ApiError> {
-    let config_file = [Wanted { expression: format!("{}:{CONFIG_PATH}", pr.base_sha), blob: None }];
+    let config_file = [Wanted { commit: &pr.base_sha.0, path: CONFIG_PATH, blob: None }];
     let (files, tree, config) =
         tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &config_file, u64::MAX, cache),);
     let (files, listing, config) = (files?, tree?, config?);
-    let config = match config.into_iter().next().flatten() {
+    let config = match config.into_iter().next().flatten().map(|blob| blob.content) {
         Some(FileContent::Text(text)) => crate::rules::read_config(&text).0,
         _ => Config::default(),
     };
     let limit = config.limits.max_file_bytes;
     let relevance = Relevance::new(&config);
 
-    // Base listing = head listing − added + removed/renamed-from.
-    let changed: BTreeMap<&str, &PrFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let mut wanted: Vec<(String, Side)> = Vec::new();
-    for path in listing.tree.files().iter().filter(|p| relevance.wants(p)) {
-        let side = match changed.get(path.as_str()).map(|f| f.status) {
-            None | Some(FileStatus::Unchanged) => Side::Both,
-            Some(FileStatus::Added | FileStatus::Renamed | FileStatus::Copied) => Side::Head,
-            Some(FileStatus::Removed | FileStatus::Modified | FileStatus::Changed) => Side::Each,
-        };
-        wanted.push((path.clone(), side));
-    }
-    for f in &files {
-        if f.status == FileStatus::Removed && relevance.wants(&f.path) {
-            wanted.push((f.path.clone(), Side::Base));
-        }
-        if let Some(previous) = f.previous.as_ref().filter(|p| relevance.wants(p)) {
-            wanted.push((previous.clone(), Side::Base));
-        }
-    }
-    let mut reads = Vec::new();
-    for (path, side) in &wanted {
-        if matches!(side, Side::Base | Side::Each) {
-            reads.push(Wanted { expression: format!("{}:{path}", pr.base_sha), blob: None });
-        }
-        if matches!(side, Side::Head | Side::Each | Side::Both) {
-            let blob = listing.blob(path).map(str::to_string);
-            reads.push(Wanted { expression: format!("{}:{path}", pr.head_sha), blob });
-        }
-    }
-    let mut contents = contents::read(repo, &reads, limit, cache).await?.into_iter();
-    let (mut base, mut head) = (Files::new(), Files::new());
-    for (path, side) in wanted {
-        if matches!(side, Side::Base | Side::Each)
-            && let Some(content) = contents.next().flatten()
-        {
-            base.insert(path.clone(), content);
-        }
-        if matches!(side, Side::Head | Side::Each | Side::Both)
-            && let Some(content) = contents.next().flatten()
-        {
-            if side == Side::Both {
-                base.insert(path.clone(), content.clone());
+    let documents = contents::documents(repo, &pr.head_sha.0, &listing, &relevance, limit, cache).await?;
+    // The base is the head's documents with what the PR touched laid over
+    // them: added paths hidden, the base side of modified, removed and
+    // renamed-from paths read from the base commit.
+    let head = Files::over(documents.files.clone());
+    let mut base = Files::over(documents.files.clone());
+    let mut base_paths: Vec<&str> = Vec::new();
+    for f in files.iter().filter(|f| relevance.wants(&f.path)) {
+        match f.status {
+            FileStatus::Unchanged => {}
+            FileStatus::Added | FileStatus::Renamed | FileStatus::Copied => base.remove(&f.path),
+            FileStatus::Modified | FileStatus::Changed => {
+                if listing.blob(&f.path).is_some() {
+                    base.remove(&f.path);
+                    base_paths.push(&f.path);
+                }
             }
-            head.insert(path, content);
+            FileStatus::Removed => base_paths.push(&f.path),
+        }
+    }
+    base_paths.extend(files.iter().filter_map(|f| f.previous.as_deref()).filter(|p| relevance.wants(p)));
+    let reads: Vec<Wanted> =
+        base_paths.iter().map(|path| Wanted { commit: &pr.base_sha.0, path, blob: None }).collect();
+    let blobs = contents::read(repo, &reads, limit, cache).await?;
+    for (path, blob) in base_paths.into_iter().zip(blobs) {
+        if let Some(blob) = blob {
+            base.insert(path.to_string(), blob.content);
         }
     }
     let mut repos = RepoIndex::default();
@@ -207,6 +189,7 @@ pub(crate) async fn read_changes(
         repos,
         config,
         history: None,
+        agents: Some(documents.agents.clone()),
     };
     pinned_and_commits(repo, &mut changes).await?;
     Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes })))
@@ -293,17 +276,6 @@ async fn objects(repo: &RepoClient, expressions: &[String]) -> Result<Vec<Found>
         out.extend((0..batch.len()).map(|i| data.take(&format!("o{i}")).unwrap_or_default()));
     }
     Ok(out)
-}
-
-/// Where a relevant file must be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    /// Unchanged: read once at the head, the same on the base.
-    Both,
-    Head,
-    Base,
-    /// Modified: read on each side.
-    Each,
 }
 
 /// The PR's file list, every page (30 pages of 100: GitHub's 3000-file cap).

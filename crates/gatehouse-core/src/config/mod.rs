@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::docs::yaml::{self, Key, Map, Node};
-use crate::model::Severity;
+use crate::model::{FileContent, Files, Severity};
 
 /// Where the repo config lives.
 pub const CONFIG_PATH: &str = ".github/gatehouse.yml";
@@ -179,25 +179,21 @@ impl PathFilter {
     }
 
     /// The entries of `files` this filter matches, in path order.
-    pub fn select<'f, 'm, V>(
+    pub fn select<'f, 'm>(
         &'f self,
-        files: &'m BTreeMap<String, V>,
-    ) -> impl Iterator<Item = (&'m String, &'m V)> + use<'f, 'm, V> {
+        files: &'m Files,
+    ) -> impl Iterator<Item = (&'m String, &'m FileContent)> + use<'f, 'm> {
         self.within(files).filter(move |(path, _)| self.is_match(path))
     }
 
     /// The entries of `files` under this filter's literal prefixes, in path
     /// order: every entry it matches, and others it does not. (The prefixes
     /// are sorted and none starts another, so their ranges come in order.)
-    pub fn within<'f, 'm, V>(
+    pub fn within<'f, 'm>(
         &'f self,
-        files: &'m BTreeMap<String, V>,
-    ) -> impl Iterator<Item = (&'m String, &'m V)> + use<'f, 'm, V> {
-        self.prefixes.iter().flat_map(move |prefix| {
-            files
-                .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
-                .take_while(move |(path, _)| path.starts_with(prefix.as_str()))
-        })
+        files: &'m Files,
+    ) -> impl Iterator<Item = (&'m String, &'m FileContent)> + use<'f, 'm> {
+        self.prefixes.iter().flat_map(move |prefix: &'f String| files.with_prefix(prefix))
     }
 }
 
@@ -458,10 +454,10 @@ mod tests {
 
     #[test]
     fn path_filters_select_by_prefix() {
-        let files: BTreeMap<String, ()> =
+        let files: Files =
             ["a.md", "docs/adr/x.md", "docs/adr/sub/y.md", "docs/other.md", "fondue/specs/s/state", "z/docs/adr/q.md"]
                 .into_iter()
-                .map(|p| (p.to_string(), ()))
+                .map(|p| (p.to_string(), FileContent::Binary))
                 .collect();
         let picked = |f: &PathFilter| f.select(&files).map(|(p, _)| p.as_str()).collect::<Vec<_>>();
         let adrs = PathFilter::globs(&["docs/adr/**/*.md".into(), "docs/adr/sub/*.md".into()]);

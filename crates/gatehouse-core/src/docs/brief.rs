@@ -106,6 +106,34 @@ pub fn parse_file_name(name: &str) -> Result<FileName<'_>, String> {
     Ok(FileName { agent: &stem[..6 + id.len()], slug })
 }
 
+/// The `agent:` of a brief's frontmatter, read without the rest of the
+/// brief: repository-wide rules need only this of the briefs a change
+/// leaves alone. Those passed review, so a plain `agent: SWARM-XX` line is
+/// the common case and is read without parsing YAML; anything else falls
+/// back to the YAML parser.
+pub fn agent_of(text: &str) -> Option<&str> {
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    for line in lines {
+        if line.trim_end() == "---" {
+            return None;
+        }
+        if let Some(value) = line.strip_prefix("agent:") {
+            let value = value.trim();
+            if is_agent_id(value) {
+                return Some(value);
+            }
+            let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
+            let node = frontmatter.root().get("agent")?;
+            node.as_str()?;
+            return frontmatter.verbatim(node.id());
+        }
+    }
+    None
+}
+
 /// `SWARM-<ID>` as the `agent` field spells it.
 pub fn is_agent_id(s: &str) -> bool {
     s.strip_prefix("SWARM-").is_some_and(|id| {

@@ -1,6 +1,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::{AgentIndex, Files};
 use crate::config::Config;
 
 /// The content of one file at one revision, as the source could read it.
@@ -103,9 +104,6 @@ pub fn leaves_repository(path: &str, target: &str) -> bool {
     }
     false
 }
-
-/// Repo-relative path → content. Ordered, so every report is deterministic.
-pub type Files = BTreeMap<String, FileContent>;
 
 /// The path findings about the pull request's body are reported under.
 pub const PR_BODY: &str = "(pull request body)";
@@ -242,16 +240,27 @@ pub struct ChangeSet {
     /// documents name that GitHub found (the App). `None` when the source
     /// cannot tell.
     pub history: Option<std::collections::BTreeSet<String>>,
+    /// The agent ids of the head's documents, when the source derived them
+    /// (it must cover every text document of `head` that has one); the
+    /// rules derive them from `head` otherwise.
+    pub agents: Option<Arc<AgentIndex>>,
 }
 
 impl ChangeSet {
     /// Paths whose head content differs from the base (added or modified).
     pub fn changed(&self) -> impl Iterator<Item = (&str, &FileContent)> {
-        let mut base = InOrder::new(self.base.iter());
-        self.head
-            .iter()
-            .filter(move |(path, content)| base.get(path) != Some(content))
-            .map(|(path, content)| (path.as_str(), content))
+        match self.touched() {
+            Some(touched) => Either::Touched(self.changed_among(touched)),
+            None => {
+                let mut base = InOrder::new(self.base.iter());
+                Either::Walked(
+                    self.head
+                        .iter()
+                        .filter(move |(path, content)| base.get(path) != Some(content))
+                        .map(|(path, content)| (path.as_str(), content)),
+                )
+            }
+        }
     }
 
     /// Added or modified paths that `filter` matches.
@@ -259,11 +268,18 @@ impl ChangeSet {
         &'a self,
         filter: &'f crate::config::PathFilter,
     ) -> impl Iterator<Item = (&'a str, &'a FileContent)> + use<'a, 'f> {
-        let mut base = InOrder::new(filter.within(&self.base));
-        filter
-            .select(&self.head)
-            .filter(move |(path, content)| base.get(path) != Some(content))
-            .map(|(path, content)| (path.as_str(), content))
+        match self.touched() {
+            Some(touched) => Either::Touched(self.changed_among(touched.filter(|path| filter.is_match(path)))),
+            None => {
+                let mut base = InOrder::new(filter.within(&self.base));
+                Either::Walked(
+                    filter
+                        .select(&self.head)
+                        .filter(move |(path, content)| base.get(path) != Some(content))
+                        .map(|(path, content)| (path.as_str(), content)),
+                )
+            }
+        }
     }
 
     /// Paths that `filter` matches, on the base and gone from the head.
@@ -271,14 +287,73 @@ impl ChangeSet {
         &'a self,
         filter: &'f crate::config::PathFilter,
     ) -> impl Iterator<Item = &'a str> + use<'a, 'f> {
-        let mut head = InOrder::new(filter.within(&self.head));
-        filter.select(&self.base).filter(move |(path, _)| head.get(path).is_none()).map(|(path, _)| path.as_str())
+        match self.touched() {
+            Some(touched) => Either::Touched(self.deleted_among(touched.filter(|path| filter.is_match(path)))),
+            None => {
+                let mut head = InOrder::new(filter.within(&self.head));
+                Either::Walked(
+                    filter
+                        .select(&self.base)
+                        .filter(move |(path, _)| head.get(path).is_none())
+                        .map(|(path, _)| path.as_str()),
+                )
+            }
+        }
     }
 
     /// Paths present on the base and gone from the head.
     pub fn deleted(&self) -> impl Iterator<Item = &str> {
-        let mut head = InOrder::new(self.head.iter());
-        self.base.keys().filter(move |path| head.get(path).is_none()).map(String::as_str)
+        match self.touched() {
+            Some(touched) => Either::Touched(self.deleted_among(touched)),
+            None => {
+                let mut head = InOrder::new(self.head.iter());
+                Either::Walked(self.base.keys().filter(move |path| head.get(path).is_none()).map(String::as_str))
+            }
+        }
+    }
+
+    /// When the base and the head lie over one shared map, the paths laid
+    /// over it: the only ones whose content can differ, so the questions
+    /// above look at those alone. `None` when the sides share nothing and
+    /// must be walked in step.
+    fn touched(&self) -> Option<impl Iterator<Item = &str>> {
+        self.base.touched_with(&self.head)
+    }
+
+    fn changed_among<'a>(
+        &'a self,
+        paths: impl Iterator<Item = &'a str>,
+    ) -> impl Iterator<Item = (&'a str, &'a FileContent)> {
+        let mut last = None;
+        paths.filter(move |p| last.replace(*p) != Some(*p)).filter_map(|path| {
+            let (path, content) = self.head.get_key_value(path)?;
+            (self.base.get(path) != Some(content)).then_some((path.as_str(), content))
+        })
+    }
+
+    fn deleted_among<'a>(&'a self, paths: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a str> {
+        let mut last = None;
+        paths.filter(move |p| last.replace(*p) != Some(*p)).filter_map(|path| {
+            let (path, _) = self.base.get_key_value(path)?;
+            (!self.head.contains_key(path)).then_some(path.as_str())
+        })
+    }
+}
+
+/// One of two iterators of one item type.
+enum Either<T, W> {
+    Touched(T),
+    Walked(W),
+}
+
+impl<I, T: Iterator<Item = I>, W: Iterator<Item = I>> Iterator for Either<T, W> {
+    type Item = I;
+
+    fn next(&mut self) -> Option<I> {
+        match self {
+            Either::Touched(it) => it.next(),
+            Either::Walked(it) => it.next(),
+        }
     }
 }
 
@@ -358,19 +433,33 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// What the change touched, asked of two maps walked in step or of
+        /// two overlays on one shared map, is what looking each path up says.
         #[test]
-        fn ordered_walks_equal_lookups(
-            base in proptest::collection::btree_map("[ab]/[0-3]", "[xy]", 0..10),
-            head in proptest::collection::btree_map("[ab]/[0-3]", "[xy]", 0..10),
+        fn walks_and_overlays_equal_lookups(
+            shared in proptest::collection::btree_map("[ab]/[0-3]", "[xy]", 0..10),
+            base_over in proptest::collection::btree_map("[ab]/[0-3]", proptest::option::of("[xy]"), 0..6),
+            head_over in proptest::collection::btree_map("[ab]/[0-3]", proptest::option::of("[xy]"), 0..6),
+            layered in proptest::bool::ANY,
         ) {
-            let text = |m: std::collections::BTreeMap<String, String>| -> Files {
-                m.into_iter().map(|(p, t)| (p, FileContent::Text(Arc::from(t)))).collect()
+            let text = |t: String| FileContent::Text(Arc::from(t));
+            let shared: Arc<BTreeMap<String, FileContent>> =
+                Arc::new(shared.into_iter().map(|(p, t)| (p, text(t))).collect());
+            let side = |over: BTreeMap<String, Option<String>>| {
+                let mut files = Files::over(shared.clone());
+                for (path, t) in over {
+                    match t {
+                        Some(t) => files.insert(path, text(t)),
+                        None => files.remove(&path),
+                    }
+                }
+                if layered { files } else { files.into_iter().collect() }
             };
-            let changes = ChangeSet { base: text(base), head: text(head), ..Default::default() };
+            let changes = ChangeSet { base: side(base_over), head: side(head_over), ..Default::default() };
             let (base, head) = (&changes.base, &changes.head);
             let changed: Vec<&str> =
-                head.iter().filter(|(p, c)| base.get(*p) != Some(c)).map(|(p, _)| p.as_str()).collect();
-            let deleted: Vec<&str> = base.keys().filter(|p| !head.contains_key(*p)).map(String::as_str).collect();
+                head.iter().filter(|(p, c)| base.get(p) != Some(c)).map(|(p, _)| p.as_str()).collect();
+            let deleted: Vec<&str> = base.keys().filter(|p| !head.contains_key(p)).map(String::as_str).collect();
             proptest::prop_assert_eq!(changes.changed().map(|(p, _)| p).collect::<Vec<_>>(), changed.clone());
             proptest::prop_assert_eq!(changes.deleted().collect::<Vec<_>>(), deleted.clone());
             let a = PathFilter::folders(&["a".into()]);

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use super::Rule;
 use crate::config::{PathFilter, Threshold, globset};
 use crate::docs::adr::Adr;
-use crate::docs::brief::Brief;
+use crate::docs::brief::{Brief, agent_of};
 use crate::docs::pathref::{PathRef, SpanKind, classify};
 use crate::model::{ChangeSet, PathLookup, Span};
 use crate::rules::paths::lookups;
@@ -131,7 +131,8 @@ pub struct BriefView<'a> {
     /// Every brief at the head as `(agent id, path)`, sorted by agent id
     /// (stably: the changed briefs first, then the merged ones, each in path
     /// order), so a brief's namesakes are one binary search: 10,000 briefs
-    /// compared pairwise were 10^8 comparisons.
+    /// compared pairwise were 10^8 comparisons. The changed briefs alone
+    /// when the ChangeSet brings an [`AgentIndex`] for the merged ones.
     agents: Vec<(&'a str, &'a str)>,
     /// ADRs by number: the base's, plus the PR's additions.
     pub adrs: BTreeMap<u32, Adr>,
@@ -148,16 +149,19 @@ impl<'a> BriefView<'a> {
         let briefs: Vec<Brief<'a>> =
             changes.changed_in(&filter).filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t))).collect();
         // Agent ids of every brief at the head: the changed ones are parsed
-        // already; the rest only need their frontmatter.
+        // already; the rest only need their frontmatter, or the source's
+        // index when it gave one.
         let mut agents: Vec<(&'a str, &'a str)> =
             briefs.iter().filter_map(|b| Some((b.field_text("agent")?, b.path))).collect();
-        for (path, content) in filter.select(&changes.head) {
-            if changes.base.get(path) != Some(content) {
-                continue;
-            }
-            let Some(text) = content.text() else { continue };
-            if let Some(agent) = merged_agent(text) {
-                agents.push((agent, path));
+        if changes.agents.is_none() {
+            for (path, content) in filter.select(&changes.head) {
+                if changes.base.get(path) != Some(content) {
+                    continue;
+                }
+                let Some(text) = content.text() else { continue };
+                if let Some(agent) = agent_of(text) {
+                    agents.push((agent, path));
+                }
             }
         }
         agents.sort_by_key(|&(agent, _)| agent);
@@ -171,11 +175,13 @@ impl<'a> BriefView<'a> {
                 adrs.entry(adr.number).or_insert(adr);
             }
         }
-        let merged_changed = filter
-            .select(&changes.base)
-            .filter(|(p, c)| changes.head.get(*p) != Some(c))
-            .map(|(p, _)| p.as_str())
+        let mut merged_changed: Vec<&str> = changes
+            .changed_in(&filter)
+            .map(|(p, _)| p)
+            .filter(|p| changes.base.contains_key(p))
+            .chain(changes.deleted_in(&filter))
             .collect();
+        merged_changed.sort_unstable();
         let mut view = BriefView {
             changes,
             filter,
@@ -190,10 +196,18 @@ impl<'a> BriefView<'a> {
         view
     }
 
-    /// The paths of the briefs at the head whose agent id is `agent`.
+    /// The paths of the briefs at the head whose agent id is `agent`: the
+    /// changed ones, then the merged ones, each in path order.
     pub fn briefs_of<'s>(&'s self, agent: &'s str) -> impl Iterator<Item = &'a str> + 's {
         let start = self.agents.partition_point(|&(a, _)| a < agent);
-        self.agents[start..].iter().take_while(move |&&(a, _)| a == agent).map(|&(_, path)| path)
+        let listed = self.agents[start..].iter().take_while(move |&&(a, _)| a == agent).map(|&(_, path)| path);
+        let changes = self.changes;
+        let indexed = changes.agents.iter().flat_map(move |index| {
+            index.paths_of(agent).filter(move |path| {
+                self.filter.is_match(path) && changes.head.get(path).is_some_and(|c| changes.base.get(path) == Some(c))
+            })
+        });
+        listed.chain(indexed)
     }
 
     fn resolve_paths(&self) -> Vec<BodyPath<'a>> {
@@ -231,33 +245,6 @@ impl<'a> BriefView<'a> {
         }
         out
     }
-}
-
-/// The `agent:` of a brief the change leaves alone. A merged brief passed
-/// review, so a plain `agent: SWARM-XX` line is the common case and is read
-/// without parsing YAML (a PR touching 10 of 1,000 briefs must stay cheap);
-/// anything else falls back to the YAML parser.
-fn merged_agent(text: &str) -> Option<&str> {
-    let mut lines = text.lines();
-    if lines.next()?.trim_end() != "---" {
-        return None;
-    }
-    for line in lines {
-        if line.trim_end() == "---" {
-            return None;
-        }
-        if let Some(value) = line.strip_prefix("agent:") {
-            let value = value.trim();
-            if crate::docs::brief::is_agent_id(value) {
-                return Some(value);
-            }
-            let frontmatter = crate::docs::frontmatter::split(text).frontmatter.ok()?;
-            let node = frontmatter.root().get("agent")?;
-            node.as_str()?;
-            return frontmatter.verbatim(node.id());
-        }
-    }
-    None
 }
 
 /// The `(repo, revision)` pairs that changed briefs name in

@@ -194,7 +194,7 @@ impl<'a> DecisionView<'a> {
             let was = self
                 .changes
                 .base
-                .get(*path)
+                .get(path)
                 .and_then(|c| c.text())
                 .and_then(|t| Manifest::parse(path, t).status().map(|(s, _)| s.name()));
             lines.push(format!("- `{}`: **deleted** (was {})", location.stem, was.unwrap_or("unreadable")));

@@ -142,7 +142,8 @@ fn is_project_skill(path: &str) -> bool {
 /// does not.
 fn update_runs(changes: &ChangeSet) -> bool {
     let repo = changes.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
-    changes.head.keys().any(|p| p == KB_INDEX || is_project_skill(p))
+    changes.head.contains_key(KB_INDEX)
+        || changes.head.with_prefix(".claude/skills/").any(|(p, _)| is_project_skill(p))
         || changes.repos.tree(repo, None).is_some_and(|tree| {
             let files = tree.files();
             let skills = files.partition_point(|p| p.as_str() < ".claude/skills/");
@@ -180,10 +181,7 @@ fn group<'a>(
         let (i, archived, name) = key;
         let folder = folders[i].trim_end_matches('/');
         let root = if archived { format!("{folder}/archive/{name}/") } else { format!("{folder}/{name}/") };
-        let in_folder = files
-            .range::<str, _>((std::ops::Bound::Included(root.as_str()), std::ops::Bound::Unbounded))
-            .take_while(|(path, _)| path.starts_with(root.as_str()));
-        for (path, content) in in_folder {
+        for (path, content) in files.with_prefix(&root) {
             // An earlier configured folder may claim the path (folders inside folders).
             if let Some((j, archived, name, rel)) = locate(path, folders)
                 && (j, archived, name) == key

@@ -143,7 +143,7 @@ impl<'a> VotingView<'a> {
         let not_voting = not_voting.into_iter().map(|(p, _)| p).collect();
         let deleted = changes
             .deleted_in(&filter)
-            .filter(|p| changes.base.get(*p).and_then(FileContent::text).is_some_and(is_voting_doc))
+            .filter(|p| changes.base.get(p).and_then(FileContent::text).is_some_and(is_voting_doc))
             .collect();
         let versions = |files: &'a crate::model::Files| {
             let mut out: BTreeMap<&'a str, BTreeMap<u32, Vec<&'a str>>> = BTreeMap::new();
