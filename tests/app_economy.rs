@@ -119,6 +119,16 @@ async fn a_pr_touching_one_brief_of_50000_costs_at_most_8_calls() {
     let duplicate: Vec<_> = report.findings().filter(|f| f.rule == "brief/agent-duplicate").collect();
     assert_eq!(duplicate.len(), 1, "B9 is taken by an untouched brief: {duplicate:#?}");
     assert_eq!(duplicate[0].path, touched);
+
+    // Evaluating the same head again (a re-run, a review) asks only for
+    // the pull request and its files: the listing, the documents, the
+    // config and the touched brief's base side are known.
+    sim.clear_requests();
+    let again = read(&repo, 2, &cache).await;
+    let paths: Vec<String> = sim.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    assert_eq!(paths, ["GET /repos/acme/docs/pulls/2", "GET /repos/acme/docs/pulls/2/files"]);
+    let findings = |changes| format!("{:?}", gatehouse::rules::evaluate(changes));
+    assert_eq!(findings(&again.changes), findings(&snapshot.changes));
 }
 
 /// Every file under each `fixtures/rules/*/*/<case>/<side>` folder, overlaid.

@@ -145,9 +145,10 @@ struct TreeCache {
 struct BlobCache {
     /// Size limit → blob id → blob: another limit may classify a blob otherwise.
     contents: HashMap<u64, HashMap<String, Blob>>,
-    /// Commit id → path → blob id, for files read without a listing (the
-    /// config and the base side of touched files): a commit never changes.
-    at: HashMap<String, HashMap<String, String>>,
+    /// Commit id → path → blob id (`None`: no file there), for files read
+    /// without a listing (the config and the base side of touched files):
+    /// a commit never changes.
+    at: HashMap<String, HashMap<String, Option<String>>>,
     bytes: usize,
 }
 
@@ -182,23 +183,29 @@ impl ReadCache {
         trees.listings.insert((repo.to_string(), sha.to_string()), listing);
     }
 
-    /// The blobs of `wanted` read before, under one lock.
-    fn blobs(&self, wanted: &[Wanted], limit: u64) -> Vec<Option<Blob>> {
+    /// What is known of `wanted` from earlier reads, under one lock: the
+    /// blob, `Some(None)` when no file is there, `None` when not read.
+    fn blobs(&self, wanted: &[Wanted], limit: u64) -> Vec<Option<Option<Blob>>> {
         let cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
         let held = cache.contents.get(&limit);
         let found = |w: &Wanted| {
             let oid = match w.blob {
                 Some(oid) => oid,
-                None => cache.at.get(w.commit)?.get(w.path)?,
+                None => match cache.at.get(w.commit)?.get(w.path)? {
+                    Some(oid) => oid,
+                    None => return Some(None),
+                },
             };
-            held?.get(oid).cloned()
+            held?.get(oid).cloned().map(Some)
         };
         wanted.iter().map(found).collect()
     }
 
-    /// Keeps `blob`, read as `wanted` (whose commit is named by its id).
-    fn put_blob(&self, wanted: &Wanted, oid: String, limit: u64, blob: Blob) {
-        let size = blob.content.text().map_or(0, str::len) + oid.len() + wanted.path.len();
+    /// Keeps what was read as `wanted` (whose commit is named by its id):
+    /// blob `oid`, or nothing there.
+    fn put(&self, wanted: &Wanted, limit: u64, read: Option<(String, Blob)>) {
+        let size = read.as_ref().map_or(0, |(oid, blob)| blob.content.text().map_or(0, str::len) + oid.len())
+            + wanted.path.len();
         let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
         if cache.bytes + size > BLOB_CACHE_BYTES {
             *cache = BlobCache::default();
@@ -206,9 +213,11 @@ impl ReadCache {
         cache.bytes += size;
         if wanted.blob.is_none() {
             let paths = cache.at.entry(wanted.commit.to_string()).or_default();
-            paths.insert(wanted.path.to_string(), oid.clone());
+            paths.insert(wanted.path.to_string(), read.as_ref().map(|(oid, _)| oid.clone()));
         }
-        cache.contents.entry(limit).or_default().insert(oid, blob);
+        if let Some((oid, blob)) = read {
+            cache.contents.entry(limit).or_default().insert(oid, blob);
+        }
     }
 
     /// Blobs held, for tests and the bench.
@@ -300,17 +309,21 @@ pub async fn read(
         let (query, variables) =
             objects_query(repo, "Blobs", ("e", "f"), selection, expressions.iter().map(String::as_str));
         let mut data: Aliased<GitObject> = repo.graphql(&query, variables).await?;
+        // A repository GitHub does not show says nothing about its files.
+        let answered = data.repository.is_some();
         for (n, i) in batch.iter().enumerate() {
-            let Some(GitObject::Blob { oid, byte_size, is_binary, is_truncated, text }) = data.take(&format!("f{n}"))
-            else {
-                continue;
+            let read = match data.take(&format!("f{n}")) {
+                Some(GitObject::Blob { oid, byte_size, is_binary, is_truncated, text }) => {
+                    Some((oid, Blob::new(classify(byte_size, is_binary, is_truncated, text, limit))))
+                }
+                _ if !answered => continue,
+                _ => None,
             };
-            let blob = Blob::new(classify(byte_size, is_binary, is_truncated, text, limit));
-            cache.put_blob(&wanted[*i], oid, limit, blob.clone());
-            out[*i] = Some(blob);
+            out[*i] = Some(read.as_ref().map(|(_, blob)| blob.clone()));
+            cache.put(&wanted[*i], limit, read);
         }
     }
-    Ok(out)
+    Ok(out.into_iter().map(Option::flatten).collect())
 }
 
 /// A GraphQL blob as the content rules see.
@@ -347,15 +360,19 @@ mod tests {
         let cache = ReadCache::default();
         let text = FileContent::from_bytes(b"---\nagent: SWARM-AB\n---\n# x\n", 100);
         let wanted = |blob| Wanted { commit: "c0ffee", path: "a.md", blob };
-        cache.put_blob(&wanted(Some("aa")), "aa".into(), 100, Blob::new(text.clone()));
+        cache.put(&wanted(Some("aa")), 100, Some(("aa".into(), Blob::new(text.clone()))));
         let found = cache.blobs(&[wanted(Some("aa")), wanted(Some("bb")), wanted(None)], 100);
-        let found: Vec<_> = found.into_iter().map(|b| b.map(|b| (b.content, b.agent))).collect();
+        let seen = |b: Option<Option<Blob>>| b.map(|b| b.map(|b| (b.content, b.agent)));
+        let found: Vec<_> = found.into_iter().map(seen).collect();
         let agent = Some(Arc::from("SWARM-AB"));
-        assert_eq!(found, [Some((text.clone(), agent.clone())), None, None]);
+        assert_eq!(found, [Some(Some((text.clone(), agent.clone()))), None, None]);
         assert!(cache.blobs(&[wanted(Some("aa"))], 2)[0].is_none(), "another limit may classify the blob otherwise");
-        // Read without its blob id, it is found again by commit and path.
-        cache.put_blob(&wanted(None), "aa".into(), 100, Blob::new(text.clone()));
-        let found = cache.blobs(&[wanted(None)], 100).pop().flatten().map(|b| (b.content, b.agent));
-        assert_eq!(found, Some((text, agent)));
+        // Read without its blob id, it is found again by commit and path,
+        // and so is a path where nothing was.
+        cache.put(&wanted(None), 100, Some(("aa".into(), Blob::new(text.clone()))));
+        let nothing = Wanted { path: "b.md", ..wanted(None) };
+        cache.put(&nothing, 100, None);
+        let found: Vec<_> = cache.blobs(&[wanted(None), nothing], 100).into_iter().map(seen).collect();
+        assert_eq!(found, [Some(Some((text, agent))), Some(None)]);
     }
 }
