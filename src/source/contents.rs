@@ -22,8 +22,10 @@
 //! are gathered once into a shared map with its [`AgentIndex`]
 //! ([`Documents`], kept with the commit's listing). An evaluation then
 //! costs what its pull request touches: the head is that map, the base is
-//! that map with the touched paths laid over it (see `model::Files`).
-//! The first evaluation of a repository still reads all of its documents.
+//! that map with the touched paths laid over it (see `model::Files`). The
+//! ChangeSet reads as the one a full read builds (every rule fixture is
+//! evaluated both ways), so the pure rules find the same. The first
+//! evaluation of a repository still reads all of its documents.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

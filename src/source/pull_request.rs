@@ -5,7 +5,8 @@
 //! blob id, the rest in batched GraphQL `object(expression:
 //! "<sha>:<path>")` queries), and, when briefs pin paths
 //! to a revision or specs name commits in `landed.md`, one more batched query
-//! for exactly those. Six calls for a typical PR.
+//! for exactly those. Six calls for a typical PR's first evaluation; two
+//! (the PR and its file list) for each later evaluation of the same head.
 
 use std::sync::Arc;
 
