@@ -180,3 +180,48 @@ async fn cached_reads_find_what_a_full_read_finds() {
     assert!(cached.len() > 50, "the failing fixtures fail: {}", cached.len());
     assert_eq!(cached, full);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_base_and_the_head_read_are_the_commits_documents() {
+    let sim = sim().await;
+    let base = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    let relevance = gatehouse::source::Relevance::new(&gatehouse::config::Config::default());
+    let documents: Vec<String> = base.keys().filter(|p| relevance.wants(p)).cloned().collect();
+    assert!(documents.len() > 20, "the demo repository has documents of every family");
+    // The pull request deletes, edits and renames documents of every family
+    // and adds a brief; the earlier one leaves them alone.
+    let mut head = base.clone();
+    for (i, path) in documents.iter().enumerate() {
+        match i % 5 {
+            0 => drop(head.remove(path)),
+            1 => head.get_mut(path).unwrap().extend_from_slice(b"\nEdited.\n"),
+            2 => {
+                let bytes = head.remove(path).unwrap();
+                head.insert(format!("{path}.moved"), bytes);
+            }
+            _ => {}
+        }
+    }
+    head.insert("dark-factory/briefs/SWARM-NEW-brief.md".into(), brief("NEW", 10).into_bytes());
+    let mut earlier = base.clone();
+    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
+    sim.open_pr("acme/docs", 2, base.clone(), head.clone(), "");
+    let repo = client(&sim);
+    let cache = ReadCache::default();
+    read(&repo, 1, &cache).await;
+
+    let snapshot = read(&repo, 2, &cache).await;
+    let limit = snapshot.changes.config.limits.max_file_bytes;
+    let relevant = |tree: &Tree| -> gatehouse::model::Files {
+        tree.iter()
+            .filter(|(p, _)| relevance.wants(p))
+            .map(|(p, bytes)| (p.clone(), gatehouse::model::FileContent::from_bytes(bytes, limit)))
+            .collect()
+    };
+    assert_eq!(snapshot.changes.head, relevant(&head));
+    assert_eq!(snapshot.changes.base, relevant(&base));
+    let deleted = snapshot.changes.deleted().count();
+    let changed = snapshot.changes.changed().count();
+    assert!(deleted > 5 && changed > 10, "{deleted} deleted, {changed} changed");
+}
