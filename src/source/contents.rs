@@ -53,8 +53,8 @@ const TREE_CACHE_PATHS: usize = 1_000_000;
 #[derive(Debug)]
 pub struct Listing {
     pub tree: Arc<RepoTree>,
-    /// (path, blob id), sorted by path.
-    blobs: Vec<(String, String)>,
+    /// The blob id of each of `tree`'s files, in its order.
+    blobs: Vec<String>,
     /// The documents gathered for each way of choosing them.
     documents: Mutex<Vec<(DocumentsKey, Arc<Documents>)>>,
 }
@@ -75,14 +75,21 @@ impl Listing {
     pub fn new(mut blobs: Vec<(String, String)>) -> Listing {
         blobs.sort_unstable();
         blobs.dedup_by(|a, b| a.0 == b.0);
-        let tree = Arc::new(RepoTree::new(blobs.iter().map(|(path, _)| path.clone()).collect()));
+        // Sorted and without repeats, the paths keep their order in the tree.
+        let (paths, blobs): (Vec<String>, Vec<String>) = blobs.into_iter().unzip();
+        let tree = Arc::new(RepoTree::new(paths));
         Listing { tree, blobs, documents: Mutex::default() }
     }
 
     /// The blob id of the file at `path`.
     pub fn blob(&self, path: &str) -> Option<&str> {
-        let at = self.blobs.binary_search_by(|(p, _)| p.as_str().cmp(path)).ok()?;
-        Some(&self.blobs[at].1)
+        let at = self.tree.files().binary_search_by(|p| p.as_str().cmp(path)).ok()?;
+        Some(&self.blobs[at])
+    }
+
+    /// Each file's path and blob id, in path order.
+    fn entries(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.tree.files().iter().zip(&self.blobs)
     }
 }
 
@@ -105,8 +112,7 @@ pub async fn documents(
         return Ok(documents);
     }
     let wanted: Vec<Wanted> = listing
-        .blobs
-        .iter()
+        .entries()
         .filter(|(path, _)| relevance.wants(path))
         .map(|(path, blob)| Wanted { commit: sha, path, blob: Some(blob) })
         .collect();
