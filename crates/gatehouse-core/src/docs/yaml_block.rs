@@ -219,7 +219,7 @@ impl<'t> Reader<'t> {
                 if bytes[end] != b'"' || end + 1 != bytes.len() {
                     return None;
                 }
-                (&line[at + 1..end], false)
+                (&line[at + 1..][..end - at - 1], false)
             }
             first if is_plain_line(first, &bytes[at..]) => (&line[at..], true),
             _ => return None,
@@ -230,7 +230,11 @@ impl<'t> Reader<'t> {
         self.consume(index);
         let value = self.builder.borrowed(value);
         let node = self.builder.scalar(value, plain, self.first_line + index as u32, self.col(index, at));
-        Some((&line[col..colon], node))
+        // Sliced from its start, then to its length (here and for the quoted
+        // value): the two-ended `str` range check is a call the compiler does
+        // not inline in this reader, once per entry (0.04 G instructions on
+        // the voting set, 1% of the evaluation).
+        Some((&line[col..][..key_len], node))
     }
 
     fn sequence(&mut self, indent: usize) -> Option<u32> {
