@@ -110,12 +110,16 @@ impl<'t> Reader<'t> {
         }
     }
 
-    /// The 1-based character column of a byte offset.
+    /// The 1-based character column of a byte offset: the byte's own in an
+    /// ASCII text. The count for other texts is a function of its own, so
+    /// that this one is inlined at every node.
     #[inline]
     fn col(&self, index: usize, byte: usize) -> u32 {
-        if self.ascii {
-            return byte as u32 + 1;
-        }
+        if self.ascii { byte as u32 + 1 } else { self.char_col(index, byte) }
+    }
+
+    /// [`Self::col`] in a text that is not all ASCII.
+    fn char_col(&self, index: usize, byte: usize) -> u32 {
         let prefix = &self.lines[index].text[..byte];
         if prefix.is_ascii() { byte as u32 + 1 } else { prefix.chars().count() as u32 + 1 }
     }
