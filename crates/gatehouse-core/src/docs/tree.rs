@@ -159,10 +159,12 @@ impl<'s> TreeBuilder<'s> {
         TreeBuilder { tree }
     }
 
-    /// Room for `entries` mapping entries and as many nodes.
-    pub fn reserve(&mut self, entries: usize) {
-        self.tree.nodes.reserve(entries);
+    /// Room for `entries` mapping entries and `items` sequence items, and
+    /// for a node for each of them and the root.
+    pub fn reserve(&mut self, entries: usize, items: usize) {
+        self.tree.nodes.reserve(1 + entries + items);
         self.tree.entries.reserve(entries);
+        self.tree.items.reserve(items);
     }
 
     /// How many nodes are built so far.

@@ -342,8 +342,9 @@ impl<'y> Vote<'y> {
         VOTE_FIELDS.into_iter().zip(fields).filter(|(_, value)| value.is_none()).map(|(name, _)| name)
     }
 
+    /// `voter`, when it is a string.
     pub fn voter(&self) -> Option<&'y str> {
-        self.field("voter")?.as_str()
+        self.node.sibling(self.facts.voter?).scalar_text()
     }
 
     /// Whether the entry is a mapping with every field ADR-140 asks of a

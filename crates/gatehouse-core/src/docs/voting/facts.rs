@@ -36,6 +36,8 @@ pub(super) struct VoteFacts {
     /// The values of [`VOTE_FIELDS`] and `scope_match` (the first entry of
     /// each name).
     pub(super) fields: [Option<NodeId>; VOTE_FIELDS.len() + 1],
+    /// `voter` when it is a string: several rules read it of every vote.
+    pub(super) voter: Option<NodeId>,
     pub(super) value: Option<i64>,
     pub(super) weight: Option<f64>,
     /// `ts` read as an instant, or what is wrong with it; `None` without `ts`.
@@ -54,6 +56,7 @@ impl VoteFacts {
             }
         }
         let field = |at: usize| fields[at].map(|id| node.sibling(id));
+        let voter = field(0).and_then(|voter| Some((voter.id(), voter.as_str()?)));
         let value = field(1).and_then(Node::as_i64).filter(|v| *v == 1 || *v == -1);
         let weight = field(2).and_then(Node::as_f64).filter(|w| *w > 0.0 && *w <= MAX_WEIGHT);
         let instant = field(3).map(|ts| match ts.scalar_text() {
@@ -63,10 +66,10 @@ impl VoteFacts {
         let well_formed = value.is_some()
             && weight.is_some()
             && matches!(instant, Some(Ok(_)))
-            && field(0).and_then(Node::as_str).is_some_and(is_persona_pin)
+            && voter.is_some_and(|(_, name)| is_persona_pin(name))
             && field(4).and_then(Node::as_str).is_some_and(|text| short_rationale(text).is_none())
             && field(5).is_none_or(|m| m.as_f64().is_some_and(|m| (0.0..=1.0).contains(&m)));
-        VoteFacts { value, weight, instant, well_formed, fields }
+        VoteFacts { voter: voter.map(|(id, _)| id), value, weight, instant, well_formed, fields }
     }
 }
 

@@ -106,7 +106,9 @@ pub fn tally(section: &Section, block: &Block) -> SectionTally {
         for vote in argument.votes() {
             match (vote.value(), vote.weight()) {
                 (Some(value), Some(weight)) => {
-                    let micros = (weight * MICRO).round() as i128;
+                    // At most `MAX_WEIGHT` × `MICRO` (1e18): an i64, which the
+                    // float converts to inline (to an i128 takes a library call).
+                    let micros = i128::from((weight * MICRO).round() as i64);
                     total += i128::from(value) * micros;
                     weighted += micros;
                     votes += 1;
@@ -187,8 +189,9 @@ pub fn tally_document(path: &str, text: &str) -> Result<TallyReport, TallyError>
 
 /// `+12.4`, `-3`, `0`: a signed total as people write it.
 pub fn signed(value: f64) -> String {
-    let text = number(value);
-    if value > 0.0 { format!("+{text}") } else { text }
+    let mut out = String::new();
+    push_signed(&mut out, value);
+    out
 }
 
 /// A weight or total with at most six decimals, trailing zeros dropped.
@@ -233,25 +236,56 @@ fn six_places(value: f64) -> String {
     if text == "-0" { "0".to_string() } else { text.to_string() }
 }
 
-/// One line describing a section's tally, for the `voting/tally` notice.
+/// One line describing a section's tally, for the `voting/tally` notice:
+/// written into one String (a notice for every section of a changed doc).
 pub fn describe(t: &SectionTally) -> String {
-    let totals: Vec<String> = t.arguments.iter().map(|a| format!("{} {}", a.id, signed(a.total))).collect();
+    let mut out = format!("section `{}`: ", t.section);
+    if t.arguments.is_empty() {
+        out.push_str("no arguments");
+    }
+    for (at, a) in t.arguments.iter().enumerate() {
+        if at > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&a.id);
+        out.push(' ');
+        push_signed(&mut out, a.total);
+    }
+    out.push_str("; ");
+    push_number(&mut out, t.weighted_votes);
     let quorum = if t.quorum_met { "quorum met" } else { "below quorum" };
-    let margin = match t.margin {
-        Some(m) => format!("; margin {} (needs +{})", signed(m), number(MARGIN)),
-        None => String::new(),
-    };
-    let state = match t.state {
-        State::RetirementEligible => format!("retirement-eligible: {}", t.losers.join(", ")),
-        state => state.as_str().to_string(),
-    };
-    let totals = if totals.is_empty() { "no arguments".to_string() } else { totals.join(", ") };
-    format!(
-        "section `{}`: {totals}; {} weighted votes, {quorum} (needs {}){margin}; {state}",
-        t.section,
-        number(t.weighted_votes),
-        number(QUORUM)
-    )
+    let _ = write!(out, " weighted votes, {quorum} (needs ");
+    push_number(&mut out, QUORUM);
+    out.push(')');
+    if let Some(m) = t.margin {
+        out.push_str("; margin ");
+        push_signed(&mut out, m);
+        out.push_str(" (needs +");
+        push_number(&mut out, MARGIN);
+        out.push(')');
+    }
+    out.push_str("; ");
+    push_state(&mut out, t);
+    out
+}
+
+/// `retirement-eligible: B, C` or the state's name.
+fn push_state(out: &mut String, t: &SectionTally) {
+    match t.state {
+        State::RetirementEligible => {
+            out.push_str("retirement-eligible: ");
+            out.push_str(&t.losers.join(", "));
+        }
+        state => out.push_str(state.as_str()),
+    }
+}
+
+/// Appends [`signed`]`(value)` to `out`.
+fn push_signed(out: &mut String, value: f64) {
+    if value > 0.0 {
+        out.push('+');
+    }
+    push_number(out, value);
 }
 
 /// The markdown table for the check summary.
@@ -262,29 +296,29 @@ pub fn markdown(path: &str, sections: &[SectionTally]) -> String {
         number(MARGIN)
     );
     for t in sections {
-        let totals: Vec<String> = t
-            .arguments
-            .iter()
-            .map(|a| {
-                if t.leaders.contains(&a.id) {
-                    format!("**{}** {}", a.id, signed(a.total))
-                } else {
-                    format!("{} {}", a.id, signed(a.total))
-                }
-            })
-            .collect();
-        let quorum = if t.quorum_met { "met" } else { "not met" };
-        let margin = t.margin.map_or("—".to_string(), signed);
-        let state = match t.state {
-            State::RetirementEligible => format!("retirement-eligible: {}", t.losers.join(", ")),
-            state => state.as_str().to_string(),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} ({quorum}) | {margin} | {state} |\n",
-            t.section.replace('|', "\\|"),
-            totals.join(" · "),
-            number(t.weighted_votes)
-        ));
+        out.push_str("| ");
+        out.push_str(&t.section.replace('|', "\\|"));
+        out.push_str(" | ");
+        for (at, a) in t.arguments.iter().enumerate() {
+            if at > 0 {
+                out.push_str(" · ");
+            }
+            let leader = t.leaders.contains(&a.id);
+            out.push_str(if leader { "**" } else { "" });
+            out.push_str(&a.id);
+            out.push_str(if leader { "** " } else { " " });
+            push_signed(&mut out, a.total);
+        }
+        out.push_str(" | ");
+        push_number(&mut out, t.weighted_votes);
+        out.push_str(if t.quorum_met { " (met) | " } else { " (not met) | " });
+        match t.margin {
+            Some(m) => push_signed(&mut out, m),
+            None => out.push('—'),
+        }
+        out.push_str(" | ");
+        push_state(&mut out, t);
+        out.push_str(" |\n");
     }
     out
 }

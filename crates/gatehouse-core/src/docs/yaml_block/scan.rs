@@ -141,12 +141,11 @@ pub(super) fn is_plain_line(first: u8, value: &[u8]) -> bool {
     if !starts_plain || value.last() == Some(&b' ') {
         return false;
     }
-    // A hit at `at` breaks the value when it is `: `, a final `:` or ` #`.
-    let breaks = |at: usize| match value[at] {
-        b':' => value.get(at + 1).is_none_or(|&b| b == b' '),
-        _ => value[at] == b'#' && value[at - 1] == b' ',
-    };
-    !memchr::memchr2_iter(b':', b'#', value).any(breaks)
+    // `: ` and ` #` both hold a space, and most values have none: the
+    // spaces are found (a timestamp's colons need no look), then the
+    // bytes beside each. The value starts with no space.
+    let breaks = |at: usize| value[at - 1] == b':' || value.get(at + 1) == Some(&b'#');
+    value.last() != Some(&b':') && !memchr::memchr_iter(b' ', value).any(breaks)
 }
 
 /// A quoted scalar that closes on its line: its value and its length in bytes.

@@ -4,13 +4,13 @@
 //! appended entries from the head gives the base text exactly, so nothing
 //! published changed. When it says no, the rules compare the parsed base.
 
-use crate::docs::tree::Node;
+use crate::docs::tree::{Node, Seq};
 use crate::docs::voting::{Block, VotingDoc};
 
-/// A block sequence in the head: where its entries start, and the line of
-/// the first thing after it.
+/// A block sequence in the head: where its entries start (a range of
+/// [`Lists::starts`]), and the line of the first thing after it.
 struct List {
-    starts: Vec<u32>,
+    entries: std::ops::Range<usize>,
     after: u32,
 }
 
@@ -25,9 +25,8 @@ pub fn only_appends(base: &str, head: &str, doc: &VotingDoc) -> bool {
     // at (rarely: appended entries usually end where the next list starts).
     let lines = std::cell::OnceCell::new();
     let lines = || lines.get_or_init(|| crate::docs::lines::lines(head).collect::<Vec<&str>>()).as_slice();
-    let lists = lists(doc);
-    let by_start = EntryIndex::new(&lists);
-    inserted.iter().all(|&(first, last)| run_is_appended(first, last, &lists, &by_start, &lines))
+    let lists = Lists::new(doc);
+    inserted.iter().all(|&(first, last)| run_is_appended(first, last, &lists, &lines))
 }
 
 /// Runs of head lines (first, last; 1-based) not matched to base lines, when
@@ -97,18 +96,11 @@ fn next_line(text: &str, at: usize) -> (&str, usize) {
 /// An inserted run must be whole entries at the tail of one list, possibly
 /// followed by whole entries at the tail of the list that comes next (new
 /// votes on the last argument, then new arguments).
-fn run_is_appended<'t>(
-    first: u32,
-    last: u32,
-    lists: &[List],
-    by_start: &EntryIndex,
-    lines: &dyn Fn() -> &'t [&'t str],
-) -> bool {
+fn run_is_appended<'t>(first: u32, last: u32, lists: &Lists, lines: &dyn Fn() -> &'t [&'t str]) -> bool {
     let mut start = first;
     loop {
-        let Some((l, k)) = by_start.get(start) else { return false };
-        let list = &lists[l];
-        if list.starts[k..].iter().any(|s| *s > last) {
+        let Some((list, k)) = lists.entry_at(start) else { return false };
+        if lists.starts[list.entries.start + k..list.entries.end].iter().any(|s| *s > last) {
             return false;
         }
         if list.after > last {
@@ -122,47 +114,84 @@ fn run_is_appended<'t>(
     }
 }
 
-/// Which list, and which entry of it, starts on a line: sorted by line (a
-/// hash map of every entry cost more than the rest of the check).
-struct EntryIndex(Vec<(u32, usize, usize)>);
+/// Every vote ledger and argument list of the head, with what follows each,
+/// and which list's entry starts on a line.
+struct Lists {
+    lists: Vec<List>,
+    /// The line each entry starts on, list after list.
+    starts: Vec<u32>,
+    /// (line, list, entry) of every vote ledger's entries, by line; of
+    /// entries starting on one line (flow style), the last listed is last.
+    ledger_entries: Vec<(u32, usize, usize)>,
+    /// The same for the argument lists' entries, which come after the
+    /// ledgers' entries that start on their line.
+    argument_entries: Vec<(u32, usize, usize)>,
+}
 
-impl EntryIndex {
-    fn new(lists: &[List]) -> EntryIndex {
-        let mut starts: Vec<(u32, usize, usize)> = lists
-            .iter()
-            .enumerate()
-            .flat_map(|(l, list)| list.starts.iter().enumerate().map(move |(k, s)| (*s, l, k)))
-            .collect();
-        // Stable: of entries starting on one line (flow style), the last
-        // listed is found, as before.
-        starts.sort_by_key(|(s, _, _)| *s);
-        EntryIndex(starts)
+impl Lists {
+    fn new(doc: &VotingDoc) -> Lists {
+        // Room for every entry at once: growing the vectors copied them
+        // several times over.
+        let entries: usize = doc
+            .blocks()
+            .filter_map(|(_, block)| arguments(block))
+            .flat_map(|arguments| arguments.iter().map(|a| 1 + a.get("vote_ledger").map_or(0, |l| l.items().len())))
+            .sum();
+        let mut out = Lists {
+            lists: Vec::new(),
+            starts: Vec::with_capacity(entries),
+            ledger_entries: Vec::with_capacity(entries),
+            argument_entries: Vec::new(),
+        };
+        for (_, block) in doc.blocks() {
+            let end = block_end(doc, block);
+            let after_arguments = next_key_line(block.root(), "arguments").unwrap_or(end);
+            let Some(arguments) = arguments(block) else { continue };
+            for (index, argument) in arguments.iter().enumerate() {
+                let Some(ledger) = argument.get("vote_ledger").and_then(Node::as_seq) else { continue };
+                let after = next_key_line(argument, "vote_ledger")
+                    .or_else(|| arguments.get(index + 1).map(|a| a.line()))
+                    .unwrap_or(after_arguments);
+                out.push(ledger.iter().map(|v| v.line()), after, true);
+            }
+            out.push(arguments.iter().map(|a| a.line()), after_arguments, false);
+        }
+        // Entries follow one another down the doc, ledger after ledger and
+        // list after list, so these hold at once.
+        for entries in [&mut out.ledger_entries, &mut out.argument_entries] {
+            if !entries.is_sorted_by_key(|(line, _, _)| *line) {
+                entries.sort_by_key(|(line, _, _)| *line);
+            }
+        }
+        out
     }
 
-    fn get(&self, line: u32) -> Option<(usize, usize)> {
-        let at = self.0.partition_point(|(s, _, _)| *s <= line).checked_sub(1)?;
-        let (s, l, k) = self.0[at];
-        (s == line).then_some((l, k))
+    /// Adds a list whose entries start on `starts`, a vote ledger or an
+    /// argument list.
+    fn push(&mut self, starts: impl Iterator<Item = u32>, after: u32, ledger: bool) {
+        let (from, l) = (self.starts.len(), self.lists.len());
+        self.starts.extend(starts);
+        self.lists.push(List { entries: from..self.starts.len(), after });
+        let index = if ledger { &mut self.ledger_entries } else { &mut self.argument_entries };
+        index.extend(self.starts[from..].iter().enumerate().map(|(k, &line)| (line, l, k)));
+    }
+
+    /// The list, and the entry of it, that starts on `line`: an argument
+    /// list's before a ledger's.
+    fn entry_at(&self, line: u32) -> Option<(&List, usize)> {
+        let last_on = |entries: &[(u32, usize, usize)]| {
+            let at = entries.partition_point(|(s, _, _)| *s <= line).checked_sub(1)?;
+            let (s, l, k) = entries[at];
+            (s == line).then_some((l, k))
+        };
+        let (l, k) = last_on(&self.argument_entries).or_else(|| last_on(&self.ledger_entries))?;
+        Some((&self.lists[l], k))
     }
 }
 
-/// Every vote ledger and argument list of the head, with what follows each.
-fn lists(doc: &VotingDoc) -> Vec<List> {
-    let mut out = Vec::new();
-    for (_, block) in doc.blocks() {
-        let end = block_end(doc, block);
-        let after_arguments = next_key_line(block.root(), "arguments").unwrap_or(end);
-        let Some(arguments) = block.root().get("arguments").and_then(Node::as_seq) else { continue };
-        for (index, argument) in arguments.iter().enumerate() {
-            let Some(ledger) = argument.get("vote_ledger").and_then(Node::as_seq) else { continue };
-            let after = next_key_line(argument, "vote_ledger")
-                .or_else(|| arguments.get(index + 1).map(|a| a.line()))
-                .unwrap_or(after_arguments);
-            out.push(List { starts: ledger.iter().map(|v| v.line()).collect(), after });
-        }
-        out.push(List { starts: arguments.iter().map(|a| a.line()).collect(), after: after_arguments });
-    }
-    out
+/// A block's `arguments`, when they are a list.
+fn arguments<'b>(block: &'b Block) -> Option<Seq<'b>> {
+    block.root().get("arguments").and_then(Node::as_seq)
 }
 
 /// The line of the key after `key` in a mapping.

@@ -24,9 +24,10 @@ fn check(view: &VotingView, sink: &mut Sink) {
         for argument in block.arguments() {
             let Some(node) = argument.field("id") else { continue };
             let Some(id) = node.scalar_text().filter(|_| !node.is_null()) else { continue };
-            let key = anchor(block, &argument, "id");
+            // Built only for a finding.
+            let key = || anchor(block, &argument, "id");
             if id.is_empty() || !id.bytes().all(|b| b.is_ascii_uppercase()) {
-                sink.emit(doc.path, at(node), key, format!("argument id `{id}` is not capital letters (A, B, C, …)"))
+                sink.emit(doc.path, at(node), key(), format!("argument id `{id}` is not capital letters (A, B, C, …)"))
                     .help("ADR-140: ids are A/B/C/…, in submission order");
                 continue;
             }
@@ -34,7 +35,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 sink.emit(
                     doc.path,
                     at(node),
-                    format!("{key}:duplicate"),
+                    format!("{}:duplicate", key()),
                     format!("argument id `{id}` is already used in section `{}` on line {first}", block.name()),
                 )
                 .help("give the new argument the next free id after the last one");
@@ -44,7 +45,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 sink.emit(
                     doc.path,
                     at(node),
-                    format!("{key}:order"),
+                    format!("{}:order", key()),
                     format!(
                         "argument `{id}` comes after `{before}` but sorts before it; ADR-140 makes lexicographic \
                          order the submission order"

@@ -1,5 +1,5 @@
 use super::{VotingView, anchor, at};
-use crate::docs::voting::{is_date, show};
+use crate::docs::voting::{Argument, is_date, show};
 use crate::model::Sink;
 
 declare_rule! {
@@ -18,16 +18,17 @@ argument dated before one above it is an error too.",
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, _, block) in view.blocks() {
         // The latest date above, and whose it is: `YYYY-MM-DD` sorts by time.
-        let mut latest: Option<(&str, String)> = None;
+        let mut latest: Option<(&str, Argument)> = None;
         for argument in block.arguments() {
             let Some(node) = argument.field("proposed_at") else { continue };
             let Some(date) = node.scalar_text().filter(|_| !node.is_null()) else { continue };
-            let key = anchor(block, &argument, "proposed_at");
+            // Built only for a finding.
+            let key = || anchor(block, &argument, "proposed_at");
             if !is_date(date) {
                 sink.emit(
                     doc.path,
                     at(node),
-                    key,
+                    key(),
                     format!(
                         "`proposed_at` of argument `{}` is {}, not a `YYYY-MM-DD` date",
                         argument.name(),
@@ -42,16 +43,17 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     sink.emit(
                         doc.path,
                         at(node),
-                        format!("{key}:order"),
+                        format!("{}:order", key()),
                         format!(
                             "argument `{}` is dated {date}, before argument `{by}` above it ({before}); arguments are \
                              listed in submission order",
-                            argument.name()
+                            argument.name(),
+                            by = by.name()
                         ),
                     )
                     .help("`proposed_at` is the submission date: a later argument cannot be submitted earlier");
                 }
-                _ => latest = Some((date, argument.name())),
+                _ => latest = Some((date, argument)),
             }
         }
     }

@@ -1,4 +1,5 @@
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use foldhash::fast::RandomState;
 
@@ -18,16 +19,18 @@ deduplicating: the second vote by the same `voter` on the same argument is a war
 }
 
 fn check(view: &VotingView, sink: &mut Sink) {
+    // foldhash: several times faster than SipHash on short voter names,
+    // and seeded per map, so crafted names cannot force collisions. One map,
+    // emptied for each ledger, keeps its room from ledger to ledger.
+    let mut first: HashMap<&str, usize, RandomState> = HashMap::with_hasher(RandomState::default());
     for (doc, block, argument) in view.arguments() {
-        let votes = argument.votes();
-        // foldhash: several times faster than SipHash on short voter names,
-        // and seeded per map, so crafted names cannot force collisions.
-        let mut first: HashMap<&str, usize, RandomState> =
-            HashMap::with_capacity_and_hasher(votes.len(), RandomState::default());
-        for vote in votes {
+        first.clear();
+        for vote in argument.votes() {
             let Some(voter) = vote.voter() else { continue };
-            match first.get(voter) {
-                Some(index) => {
+            // One hash and probe per vote: the entry is looked up once.
+            match first.entry(voter) {
+                Entry::Occupied(seen) => {
+                    let index = *seen.get();
                     let node = vote.field("voter").unwrap_or(vote.node);
                     sink.emit(
                         doc.path,
@@ -42,8 +45,8 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     )
                     .help("one vote per voter per argument; a changed mind is a new argument, not a second vote");
                 }
-                None => {
-                    first.insert(voter, vote.index);
+                Entry::Vacant(new) => {
+                    new.insert(vote.index);
                 }
             }
         }

@@ -44,25 +44,31 @@ fn check_argument(
     ids: &OnceCell<String>,
 ) {
     let Some(kind) = argument.kind().filter(|k| KINDS.contains(k)) else { return };
-    let key = anchor(block, argument, "target");
-    let name = argument.name();
+    // Built only for a finding.
+    let key = || anchor(block, argument, "target");
+    let name = || argument.name();
     let target = argument.field("target").filter(|t| !t.is_null());
     if kind == "original" {
         if let Some(node) = target {
-            sink.emit(doc.path, at(node), key, format!("argument `{name}` is an original, so it has no `target`"))
-                .help("remove `target`, or set `modification_kind` to the kind of modification this argument is");
+            sink.emit(
+                doc.path,
+                at(node),
+                key(),
+                format!("argument `{}` is an original, so it has no `target`", name()),
+            )
+            .help("remove `target`, or set `modification_kind` to the kind of modification this argument is");
         }
         return;
     }
     let Some(node) = target else {
         let line_node = argument.field("modification_kind").unwrap_or(argument.node);
-        sink.emit(doc.path, at(line_node), key, format!("argument `{name}` is a {kind} but names no `target`"))
+        sink.emit(doc.path, at(line_node), key(), format!("argument `{}` is a {kind} but names no `target`", name()))
             .help("add `target: <id>` naming the original argument this one modifies, e.g. `target: A`");
         return;
     };
     let Some(id) = node.scalar_text() else { return };
     if Some(id) == argument.id() {
-        sink.emit(doc.path, at(node), key, format!("argument `{name}` targets itself"))
+        sink.emit(doc.path, at(node), key(), format!("argument `{}` targets itself", name()))
             .help("name the original argument this one modifies");
         return;
     }
@@ -72,9 +78,10 @@ fn check_argument(
             sink.emit(
                 doc.path,
                 at(node),
-                key,
+                key(),
                 format!(
-                    "target `{id}` of argument `{name}` is not an argument of section `{}` (it has {})",
+                    "target `{id}` of argument `{}` is not an argument of section `{}` (it has {})",
+                    name(),
                     block.name(),
                     ids
                 ),
@@ -85,9 +92,10 @@ fn check_argument(
             sink.emit(
                 doc.path,
                 at(node),
-                key,
+                key(),
                 format!(
-                    "target `{id}` of argument `{name}` is a {}, not an original",
+                    "target `{id}` of argument `{}` is a {}, not an original",
+                    name(),
                     kind.unwrap_or("argument of unknown kind")
                 ),
             )
