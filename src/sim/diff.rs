@@ -1,6 +1,13 @@
-//! Patches as GitHub shows them in a PR's file list: one hunk around the
-//! changed region with three lines of context (enough for review comments to
-//! have lines inside and outside the diff).
+//! What the simulated GitHub derives from two commits' trees: the PR's file
+//! list with patches as GitHub shows them (one hunk around the changed region
+//! with three lines of context, enough for review comments to have lines
+//! inside and outside the diff), and a commit's recursive listing.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{Pull, Repo, Tree};
 
 const CONTEXT: usize = 3;
 
@@ -43,6 +50,78 @@ pub fn patch(base: Option<&[u8]>, head: Option<&[u8]>) -> Option<String> {
         out.push_str(&format!("\n {line}"));
     }
     Some(out)
+}
+
+/// The PR's changed files with their patches, sorted by path: computed once
+/// per pair of commits, as GitHub keeps a pull request's diff.
+pub(crate) fn changed_files(repo: &Repo, p: &Pull) -> super::Diff {
+    let key = (p.base_sha.clone(), p.head_sha.clone());
+    let mut diffs = repo.diffs.lock().unwrap_or_else(|e| e.into_inner());
+    diffs
+        .entry(key)
+        .or_insert_with(|| {
+            let empty = Tree::new();
+            let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
+            let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
+            Arc::new(diff_files(base, head))
+        })
+        .clone()
+}
+
+/// The files that differ between two trees with their patches, by path
+/// (the two trees walked in step).
+pub(crate) fn diff_files(base: &Tree, head: &Tree) -> Vec<Value> {
+    let (mut olds, mut news) = (base.iter().peekable(), head.iter().peekable());
+    let mut out = Vec::new();
+    loop {
+        let order = match (olds.peek(), news.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((old, _)), Some((new, _))) => old.cmp(new),
+        };
+        let (path, b, h) = match order {
+            std::cmp::Ordering::Less => match olds.next() {
+                Some((path, b)) => (path, Some(b), None),
+                None => break,
+            },
+            std::cmp::Ordering::Greater => match news.next() {
+                Some((path, h)) => (path, None, Some(h)),
+                None => break,
+            },
+            std::cmp::Ordering::Equal => match (olds.next(), news.next()) {
+                (Some((_, b)), Some((path, h))) if b != h => (path, Some(b), Some(h)),
+                _ => continue,
+            },
+        };
+        let status = match (b, h) {
+            (None, _) => "added",
+            (_, None) => "removed",
+            _ => "modified",
+        };
+        let patch = patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
+        let count = |prefix: char| {
+            patch.as_deref().map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
+        };
+        let (additions, deletions) = (count('+'), count('-'));
+        let sha = h.or(b).map_or_else(String::new, |bytes| super::blob_sha(bytes));
+        out.push(json!({
+            "sha": sha, "filename": path, "status": status, "patch": patch,
+            "additions": additions, "deletions": deletions, "changes": additions + deletions,
+        }));
+    }
+    out
+}
+
+/// The body of `GET /git/trees/{sha}?recursive=1` for `tree`.
+pub(crate) fn listing(sha: &str, tree: &Tree) -> axum::body::Bytes {
+    let entries: Vec<Value> = tree
+        .iter()
+        .map(|(p, bytes)| {
+            json!({ "path": p, "type": "blob", "mode": "100644", "sha": super::blob_sha(bytes), "size": bytes.len() })
+        })
+        .collect();
+    axum::body::Bytes::from(json!({ "sha": sha, "tree": entries, "truncated": false }).to_string())
 }
 
 #[cfg(test)]

@@ -189,7 +189,7 @@ impl Repo {
     /// serves a stored tree rather than hashing every blob per request),
     /// forgetting what was derived from an earlier tree under that id.
     pub fn put_commit(&mut self, sha: String, tree: Tree) {
-        let listing = routes::listing(&sha, &tree);
+        let listing = diff::listing(&sha, &tree);
         self.listings.insert(sha.clone(), listing);
         self.diffs.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(b, h), _| *b != sha && *h != sha);
         self.commits.insert(sha, Arc::new(tree));

@@ -13,7 +13,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::routes::{Shared, diff_files, error, lock};
+use super::diff::diff_files;
+use super::routes::{Shared, error, lock, with_next};
 use super::{Repo, Sim, Tree, commit_sha};
 use crate::gate::same_login;
 
@@ -153,16 +154,10 @@ pub(crate) async fn compare(
         files.truncate(COMPARE_FILES);
         body["files"] = json!(files);
     }
-    let mut response = Json(body).into_response();
+    let response = Json(body).into_response();
     if page * per_page < commits.len() {
-        let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
-        let next = format!(
-            "<http://{host}/repos/{owner}/{name}/compare/{basehead}?per_page={per_page}&page={}>; rel=\"next\"",
-            page + 1
-        );
-        if let Ok(value) = next.parse() {
-            response.headers_mut().insert("link", value);
-        }
+        let next = format!("/repos/{owner}/{name}/compare/{basehead}?per_page={per_page}&page={}", page + 1);
+        return with_next(response, &headers, &next);
     }
     response
 }

@@ -13,7 +13,7 @@ use axum::routing::{get, patch, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::diff::patch as make_patch;
+use super::diff::changed_files;
 use super::{CheckRun, Logged, Pull, Review, ReviewComment, State as SimState, Thread};
 use crate::github::auth::format_rfc3339_utc;
 use crate::publish::diff::commentable_lines;
@@ -239,67 +239,6 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
     })
 }
 
-/// The PR's changed files with their patches, sorted by path: computed once
-/// per pair of commits, as GitHub keeps a pull request's diff.
-fn changed_files(repo: &super::Repo, p: &Pull) -> super::Diff {
-    let key = (p.base_sha.clone(), p.head_sha.clone());
-    let mut diffs = repo.diffs.lock().unwrap_or_else(|e| e.into_inner());
-    diffs
-        .entry(key)
-        .or_insert_with(|| {
-            let empty = super::Tree::new();
-            let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
-            let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
-            Arc::new(diff_files(base, head))
-        })
-        .clone()
-}
-
-/// The files that differ between two trees with their patches, by path
-/// (the two trees walked in step).
-pub(crate) fn diff_files(base: &super::Tree, head: &super::Tree) -> Vec<Value> {
-    let (mut olds, mut news) = (base.iter().peekable(), head.iter().peekable());
-    let mut out = Vec::new();
-    loop {
-        let order = match (olds.peek(), news.peek()) {
-            (None, None) => break,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some((old, _)), Some((new, _))) => old.cmp(new),
-        };
-        let (path, b, h) = match order {
-            std::cmp::Ordering::Less => match olds.next() {
-                Some((path, b)) => (path, Some(b), None),
-                None => break,
-            },
-            std::cmp::Ordering::Greater => match news.next() {
-                Some((path, h)) => (path, None, Some(h)),
-                None => break,
-            },
-            std::cmp::Ordering::Equal => match (olds.next(), news.next()) {
-                (Some((_, b)), Some((path, h))) if b != h => (path, Some(b), Some(h)),
-                _ => continue,
-            },
-        };
-        let status = match (b, h) {
-            (None, _) => "added",
-            (_, None) => "removed",
-            _ => "modified",
-        };
-        let patch = make_patch(b.map(Vec::as_slice), h.map(Vec::as_slice));
-        let count = |prefix: char| {
-            patch.as_deref().map_or(0, |p| p.lines().filter(|l| l.starts_with(prefix) && !l.starts_with("@@")).count())
-        };
-        let (additions, deletions) = (count('+'), count('-'));
-        let sha = h.or(b).map_or_else(String::new, |bytes| super::blob_sha(bytes));
-        out.push(json!({
-            "sha": sha, "filename": path, "status": status, "patch": patch,
-            "additions": additions, "deletions": deletions, "changes": additions + deletions,
-        }));
-    }
-    out
-}
-
 async fn list_pulls(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>) -> Response {
     let s = lock(&state);
     let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
@@ -335,16 +274,19 @@ async fn pull_files(
     let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
     let page = q.page.unwrap_or(1).max(1);
     let chunk: Vec<Value> = files.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
-    let mut response = Json(chunk).into_response();
+    let response = Json(chunk).into_response();
     if page * per_page < files.len() {
-        let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
-        let next = format!(
-            "<http://{host}/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}>; rel=\"next\"",
-            page + 1
-        );
-        if let Ok(value) = next.parse() {
-            response.headers_mut().insert("link", value);
-        }
+        let next = format!("/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}", page + 1);
+        return with_next(response, &headers, &next);
+    }
+    response
+}
+
+/// `response` with a `Link` header naming `next` (a path) as the next page.
+pub(crate) fn with_next(mut response: Response, headers: &HeaderMap, next: &str) -> Response {
+    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
+    if let Ok(value) = format!("<http://{host}{next}>; rel=\"next\"").parse() {
+        response.headers_mut().insert("link", value);
     }
     response
 }
@@ -354,17 +296,6 @@ async fn tree(State(state): State<Shared>, Path((owner, name, sha)): Path<(Strin
     let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     let Some(body) = repo.listings.get(&sha) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     ([(axum::http::header::CONTENT_TYPE, "application/json")], body.clone()).into_response()
-}
-
-/// The body of `GET /git/trees/{sha}?recursive=1` for `tree`.
-pub(crate) fn listing(sha: &str, tree: &super::Tree) -> axum::body::Bytes {
-    let entries: Vec<Value> = tree
-        .iter()
-        .map(|(p, bytes)| {
-            json!({ "path": p, "type": "blob", "mode": "100644", "sha": super::blob_sha(bytes), "size": bytes.len() })
-        })
-        .collect();
-    axum::body::Bytes::from(json!({ "sha": sha, "tree": entries, "truncated": false }).to_string())
 }
 
 fn check_run_json(c: &CheckRun) -> Value {
