@@ -577,3 +577,59 @@ mod no_panic {
         }
     }
 }
+
+/// The shared spec at `implementation:02:Review` with the phase's first
+/// review written, and without the reviewer's pre-plan research its first
+/// pre-plan review needed.
+fn reviewed_without_reviewer_research() -> Files {
+    let mut files = shared("retry-queue");
+    files.remove(&format!("{ROOT}/pre-plan/02-reviewer-research.md"));
+    set(
+        &mut files,
+        &format!("{ROOT}/review/phase-02/01-review.md"),
+        "# Review\n\n## #1 The retry limit is a bare number\n\n**Severity:** Nit\n\nThe rules ask for a named constant.\n\n**Proposed solution:** name it.\n\nVerdict: changes-requested\n",
+    );
+    files
+}
+
+#[test]
+fn a_state_the_base_already_had_is_a_notice_on_a_change_that_only_moves_the_state() {
+    let base = reviewed_without_reviewer_research();
+    let mut head = base.clone();
+    set(&mut head, &format!("{ROOT}/current-state.txt"), "implementation:02:Answer\n");
+    let report = evaluate(base, head);
+    let review = format!("{ROOT}/review/pre-plan/01-review.md");
+    assert_eq!(fired(&report), [("spec/artifact-required".to_string(), review.clone(), 1)].into());
+    let finding = report.findings().find(|f| f.path == review).unwrap();
+    assert_eq!(finding.severity, Severity::Notice);
+    assert_eq!(
+        finding.message,
+        "predates this change: the first pre-plan review is written, but `pre-plan/02-reviewer-research.md` does not exist"
+    );
+    assert!(!report.has_errors());
+    let specs = report.checks.iter().find(|c| c.name == "gatehouse/specs").unwrap();
+    assert_eq!(specs.conclusion, gatehouse::model::Conclusion::Success);
+}
+
+#[test]
+fn the_change_that_introduces_the_state_is_blocked_by_it() {
+    // The review is added while the reviewer's research is missing.
+    let mut base = reviewed_without_reviewer_research();
+    let review = format!("{ROOT}/review/pre-plan/01-review.md");
+    let text = base[&review].text().unwrap().to_string();
+    base.remove(&review);
+    let mut head = base.clone();
+    set(&mut head, &review, &text);
+    let report = evaluate(base, head);
+    let finding = report.findings().find(|f| f.path == review && f.rule == "spec/artifact-required").unwrap();
+    assert_eq!(finding.severity, Severity::Error, "{finding:?}");
+    assert!(!finding.message.starts_with("predates"), "{finding:?}");
+    // The research file is deleted by the change: the old review's finding
+    // is the change's.
+    let base = shared("retry-queue");
+    let mut head = base.clone();
+    head.remove(&format!("{ROOT}/pre-plan/02-reviewer-research.md"));
+    let report = evaluate(base, head);
+    let finding = report.findings().find(|f| f.path == review && f.rule == "spec/artifact-required").unwrap();
+    assert_eq!(finding.severity, Severity::Error, "{finding:?}");
+}

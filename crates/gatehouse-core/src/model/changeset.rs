@@ -247,6 +247,12 @@ pub struct ChangeSet {
 }
 
 impl ChangeSet {
+    /// Whether the change adds, modifies or deletes the file at `path`, or
+    /// it is the pull request's body (which the change always writes).
+    pub fn touches(&self, path: &str) -> bool {
+        path == PR_BODY || self.base.get(path) != self.head.get(path)
+    }
+
     /// Paths whose head content differs from the base (added or modified).
     pub fn changed(&self) -> impl Iterator<Item = (&str, &FileContent)> {
         match self.touched() {

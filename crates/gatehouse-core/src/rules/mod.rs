@@ -115,6 +115,7 @@ pub mod brief;
 pub mod cite;
 mod common;
 pub mod decision;
+mod earned;
 mod paths;
 pub mod spec;
 pub mod voting;
@@ -255,11 +256,20 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
 }
 
 /// [`evaluate`], showing `see` the documents the families parse as they are
-/// done with each (one at a time: nothing is kept for the caller).
+/// done with each (one at a time: nothing is kept for the caller). A finding
+/// the change did not earn is reported as a notice (see [`earned`]).
 pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
+    let mut report = evaluate_revision(changes, see);
+    earned::demote_predating(changes, &mut report);
+    conclude(&mut report);
+    report
+}
+
+/// Every family's findings over the ChangeSet, as the rules report them,
+/// before any is demoted and before the checks conclude.
+fn evaluate_revision<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
     let config = &changes.config;
     let general = config_findings(changes);
-    let general_errors = general.iter().any(|f| f.severity == Severity::Error);
     // Families that report to the same check (a family and its PR-body
     // cites) are merged into one check run.
     let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
@@ -282,17 +292,10 @@ pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_
                 run.diagnostics.into_iter().filter_map(|(info, d)| stamp(config, info, d)).collect();
             findings.sort_by(|a, b| (&a.path, a.span, a.rule).cmp(&(&b.path, b.span, b.rule)));
             findings.dedup();
-            let conclusion = if general_errors || findings.iter().any(|f| f.severity == Severity::Error) {
-                Conclusion::Failure
-            } else if run.documents == 0 {
-                Conclusion::Neutral
-            } else {
-                Conclusion::Success
-            };
             CheckReport {
                 check,
                 name: check.name(),
-                conclusion,
+                conclusion: Conclusion::Neutral,
                 documents: run.documents,
                 details: run.details,
                 findings,
@@ -300,6 +303,21 @@ pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_
         })
         .collect();
     Report { checks, general }
+}
+
+/// Sets each check's conclusion from its findings (and the general ones,
+/// which count against every check).
+fn conclude(report: &mut Report) {
+    let general_errors = report.general.iter().any(|f| f.severity == Severity::Error);
+    for check in &mut report.checks {
+        check.conclusion = if general_errors || check.findings.iter().any(|f| f.severity == Severity::Error) {
+            Conclusion::Failure
+        } else if check.documents == 0 {
+            Conclusion::Neutral
+        } else {
+            Conclusion::Success
+        };
+    }
 }
 
 fn stamp(config: &Config, info: &'static RuleInfo, d: Diagnostic) -> Option<Finding> {

@@ -1,0 +1,95 @@
+//! A finding must be earned by the change. A finding on a file the change
+//! does not touch, that the rules also report when they run on the base
+//! revision, describes a state the base already had: it is reported as a
+//! notice saying so, and never fails a check. A finding on a file the change
+//! touches keeps its severity, and so does one on an untouched file that the
+//! change caused (a new brief that duplicates an old brief's agent id, a
+//! config change that makes an old document wrong): the base run does not
+//! report it.
+
+use std::collections::BTreeSet;
+
+use crate::model::{ChangeSet, Finding, PrInfo, Report, Severity};
+
+/// What a demoted finding's message starts with.
+pub const PREDATES: &str = "predates this change: ";
+
+/// Demotes to notices the findings of `report` (the rules' findings over
+/// `changes`) that the change did not earn.
+pub(super) fn demote_predating(changes: &ChangeSet, report: &mut Report) {
+    let questioned = |f: &Finding| f.severity != Severity::Notice && !changes.touches(&f.path);
+    let paths: BTreeSet<&str> = report.findings().filter(|f| questioned(f)).map(|f| f.path.as_str()).collect();
+    if paths.is_empty() {
+        return;
+    }
+    let base = base_revision(changes, &paths);
+    let before = super::evaluate_revision(&base, &mut |_| {});
+    let seen: BTreeSet<(&str, &str, &str)> =
+        before.findings().map(|f| (f.rule, f.path.as_str(), f.message.as_str())).collect();
+    let findings = report.general.iter_mut().chain(report.checks.iter_mut().flat_map(|c| c.findings.iter_mut()));
+    for finding in findings {
+        if questioned(finding) && seen.contains(&(finding.rule, finding.path.as_str(), finding.message.as_str())) {
+            finding.severity = Severity::Notice;
+            finding.message.insert_str(0, PREDATES);
+        }
+    }
+}
+
+/// The base revision as a change of its own that adds the files in
+/// question: the families check the documents those files belong to as they
+/// stood on the base, with every other base file as their context, and
+/// with no pull request body (the body belongs to the change).
+fn base_revision(changes: &ChangeSet, paths: &BTreeSet<&str>) -> ChangeSet {
+    let mut before = changes.base.clone();
+    for path in paths {
+        before.remove(path);
+    }
+    ChangeSet {
+        repo: changes.repo.clone(),
+        base: before,
+        head: changes.base.clone(),
+        pr: PrInfo::default(),
+        repos: changes.repos.clone(),
+        config: changes.config.clone(),
+        history: changes.history.clone(),
+        agents: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CONFIG_PATH;
+    use crate::model::{Conclusion, FileContent, Files};
+
+    fn files(entries: &[(&str, &str)]) -> Files {
+        let mut files = Files::new();
+        for (path, text) in entries {
+            files.insert(path.to_string(), FileContent::Text((*text).into()));
+        }
+        files
+    }
+
+    const BAD_CONFIG: &str = "briefs:\n  review_threshold:\n    lines: lots\n";
+
+    #[test]
+    fn an_invalid_config_the_change_does_not_touch_is_a_notice() {
+        let base = files(&[(CONFIG_PATH, BAD_CONFIG)]);
+        let head = files(&[(CONFIG_PATH, BAD_CONFIG), ("README.md", "# Docs\n")]);
+        let report = crate::rules::evaluate(&ChangeSet { base, head, ..Default::default() });
+        assert_eq!(report.general.len(), 1, "{:?}", report.general);
+        assert_eq!(report.general[0].severity, Severity::Notice);
+        assert!(report.general[0].message.starts_with(PREDATES), "{:?}", report.general[0]);
+        assert!(report.checks.iter().all(|c| c.conclusion != Conclusion::Failure));
+    }
+
+    #[test]
+    fn an_invalid_config_the_change_writes_fails_every_check() {
+        let base = files(&[(CONFIG_PATH, "briefs:\n  review_threshold:\n    lines: 200\n")]);
+        let head = files(&[(CONFIG_PATH, BAD_CONFIG)]);
+        let report = crate::rules::evaluate(&ChangeSet { base, head, ..Default::default() });
+        assert_eq!(report.general[0].severity, Severity::Error);
+        assert!(!report.general[0].message.starts_with(PREDATES));
+        assert!(report.checks.iter().all(|c| c.conclusion == Conclusion::Failure));
+    }
+}
