@@ -169,3 +169,62 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
     let only_app: Vec<_> = app.difference(&cli).collect();
     assert!(only_cli.is_empty() && only_app.is_empty(), "only the CLI: {only_cli:#?}\nonly the App: {only_app:#?}");
 }
+
+/// The shared spec fixture at `implementation:02:Review` with its phase's
+/// first review, and without the reviewer's research its first pre-plan
+/// review needed: a state a later change finds and did not make.
+fn spec_missing_reviewer_research() -> Tree {
+    let root = "fondue/specs/retry-queue";
+    let shared = tree_from_dir(&manifest_dir().join("fixtures/rules/spec/_shared")).unwrap();
+    let mut tree: Tree = shared.into_iter().filter(|(p, _)| !p.ends_with("pre-plan/02-reviewer-research.md")).collect();
+    tree.insert(
+        format!("{root}/review/phase-02/01-review.md"),
+        b"# Review\n\n## #1 The retry limit is a bare number\n\n**Severity:** Nit\n\nThe rules ask for a named constant.\n\n**Proposed solution:** name it.\n\nVerdict: changes-requested\n".to_vec(),
+    );
+    tree
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_and_the_cli_report_a_state_the_base_had_as_a_notice() {
+    let base = spec_missing_reviewer_research();
+    let mut head = base.clone();
+    head.insert("fondue/specs/retry-queue/current-state.txt".into(), b"implementation:02:Answer\n".to_vec());
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let base_sha = commit(&dir, &base, "base");
+    git(&dir, &["checkout", "-qb", "change"]);
+    let head_sha = commit(&dir, &head, "change");
+    let cli = cli_findings(&dir, &base_sha, &head_sha);
+
+    let db_dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    sim.add_commit(REPO, &base_sha, base);
+    sim.add_commit(REPO, &head_sha, head);
+    sim.set_ref(REPO, "main", &base_sha);
+    sim.set_ref(REPO, "change", &head_sha);
+    sim.open_pr_between(REPO, 1, &base_sha, &head_sha, BODY);
+    let app = start_app(config(&Db::sqlite(&db_dir), &sim.url())).await;
+    let payload = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "parity-2", &payload).await, 202);
+    let names = gatehouse::publish::check_names();
+    wait_for("check runs to complete", || {
+        let runs = sim.check_runs(REPO, &head_sha);
+        runs.len() == names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+    let runs = sim.check_runs(REPO, &head_sha);
+    let specs = runs.iter().find(|r| r.name == "gatehouse/specs").unwrap();
+    assert_eq!(specs.conclusion.as_deref(), Some("success"), "{specs:#?}");
+    let app = app_findings(&runs);
+
+    let expected = (
+        "spec/artifact-required".to_string(),
+        "fondue/specs/retry-queue/review/pre-plan/01-review.md".to_string(),
+        1,
+        "notice".to_string(),
+    );
+    assert!(cli.contains(&expected), "the CLI misses {expected:?}: {cli:#?}");
+    assert_eq!(cli, app, "the CLI and the App differ");
+}
