@@ -44,6 +44,9 @@ struct TallySection {
     weighted: String,
     margin: Option<String>,
     state: String,
+    /// How many votes are left out, and the line of each.
+    left_out: Option<String>,
+    left_out_lines: Vec<String>,
 }
 
 /// Reads `gatehouse tally FILE`'s text back into its numbers.
@@ -66,6 +69,8 @@ fn parse_tally(text: &str) -> Vec<TallySection> {
             ["weighted", "votes", n, ..] => s.weighted = n.to_string(),
             ["margin", m, ..] => s.margin = Some(m.to_string()),
             ["state", state, ..] => s.state = state.to_string(),
+            ["left", "out", n, ..] => s.left_out = Some(n.to_string()),
+            ["line", line, ..] => s.left_out_lines.push(line.trim_end_matches(':').to_string()),
             _ => {}
         }
     }
@@ -91,6 +96,21 @@ fn assert_tally_shown(page: &str, tally_text: &str, what: &str) {
         assert!(html.contains(&format!("badge state-{0}\">{0}<", t.state)), "{what} {}: state {}", t.section, t.state);
         if let Some(m) = &t.margin {
             assert!(html.contains(&format!("data-tally=\"margin\">{m}<")), "{what} {}: margin {m}", t.section);
+        }
+        match &t.left_out {
+            Some(n) => {
+                assert!(html.contains(&format!("data-tally=\"ignored\">{n}<")), "{what} {}: {n} left out", t.section)
+            }
+            None => assert!(!html.contains("data-tally=\"ignored\""), "{what} {}: none left out", t.section),
+        }
+        let shown = html.matches("<li data-line=").count();
+        assert_eq!(shown, t.left_out_lines.len(), "{what} {}: the votes left out", t.section);
+        for line in &t.left_out_lines {
+            assert!(
+                html.contains(&format!("<li data-line=\"{line}\">line {line}: ")),
+                "{what} {}: line {line}",
+                t.section
+            );
         }
         let mut rows = html;
         for (id, total, votes) in &t.arguments {
@@ -203,6 +223,16 @@ fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
         assert!(!parse_tally(&text).is_empty(), "{text}");
         assert_tally_shown(page(&format!("ledgers/{}.html", doc.replace('@', "-"))), &text, doc);
     }
+    // The demo's `vote: 2` and its `ts` without a zone are counted on no
+    // surface: `gatehouse tally` and the ledger leave both out, at their lines.
+    let tally = gatehouse(&["tally", demo.join("dark-factory/guidelines/api-errors@v1.md").to_str().unwrap()]);
+    let sections = parse_tally(&String::from_utf8(tally.stdout).unwrap());
+    assert_eq!(sections[0].left_out.as_deref(), Some("2"));
+    assert_eq!(sections[0].left_out_lines, ["31", "36"]);
+    assert_eq!(sections[0].weighted, "0.8");
+    let ledger = page("ledgers/api-errors-v1.html");
+    assert!(ledger.contains("<td>2026-05-07T10:15:00</td>"), "{ledger}");
+    assert_eq!(ledger.matches(" (not counted)").count(), 2, "{ledger}");
 
     // The index counts and links the documents with errors.
     let index = page("index.html");

@@ -136,6 +136,46 @@ fn vote_two_and_a_zoneless_timestamp_are_found_at_their_lines() {
 }
 
 #[test]
+fn a_vote_with_a_vote_entry_error_is_counted_on_no_surface() {
+    // Section 0: A has four +1 × 1.5 votes, B two -1 × 0.5. A's second vote
+    // is `vote: 2` and B's first has a `ts` without a zone: both are left out.
+    let mut doc = base_doc();
+    doc.sections[0][0].votes[1].vote = 2;
+    doc.sections[0][1].votes[0].ts = "2026-05-08T14:00:00".into();
+    let text = doc.render();
+    let two = line_of(&text, "vote: +2") - 1;
+    let zoneless = line_of(&text, "ts: 2026-05-08T14:00:00") - 3;
+    let report = evaluate(&changes(None, &text, Some("Voting-format: v1")));
+    let notice = report.findings().find(|f| f.rule == "voting/tally" && f.message.contains("section-0")).unwrap();
+    assert_eq!(
+        notice.message,
+        format!(
+            "section `section-0`: A +4.5, B -0.5; 5 weighted votes, below quorum (needs 10); margin +5 (needs +5); \
+             open; 2 votes left out for a `voting/vote-entry` error (lines {two}, {zoneless})"
+        )
+    );
+    let voting = report.checks.iter().find(|c| c.name == "gatehouse/voting").unwrap();
+    let summary = voting.details.join("\n");
+    assert!(summary.contains("| section-0 | **A** +4.5 · B -0.5 | 5 (not met) | +5 | open |"), "{summary}");
+    assert!(summary.contains("Left out of the tally: 2 votes with a `voting/vote-entry` error"), "{summary}");
+    assert!(
+        summary.contains(&format!(
+            "- section `section-0`, line {two}: vote 2 (voter1/opus-4.7) on argument `A`: `vote` is `+2`; a vote is +1 or -1\n"
+        )),
+        "{summary}"
+    );
+    assert!(summary.contains(&format!("- section `section-0`, line {zoneless}: vote 1 (voter4/opus-4.7) on argument `B`: `ts` is `2026-05-08T14:00:00`: the timestamp has no time zone")), "{summary}");
+    let tally = gatehouse::docs::voting::tally::tally_document(PATH, &text).unwrap();
+    let rendered = gatehouse::docs::voting::tally::render_text(&tally);
+    assert!(rendered.contains("  weighted votes   5 (quorum 10: not met)\n"), "{rendered}");
+    assert!(rendered.contains("  left out         2 votes with a voting/vote-entry error\n"), "{rendered}");
+    assert!(
+        rendered.contains(&format!("    line {zoneless}: vote 1 (voter4/opus-4.7) on argument `B`: ")),
+        "{rendered}"
+    );
+}
+
+#[test]
 fn sections_with_two_blocks_or_none_and_duplicate_ids_are_found_at_their_lines() {
     let text = base_doc().render();
     let text = text.replace("## Section 1\n", "## No block here\n\nProse.\n\n## Section 1\n");

@@ -192,6 +192,7 @@ mod tests {
             losers: Vec::new(),
             active_argument: None,
             ignored_votes: 0,
+            left_out: Vec::new(),
         }
     }
 

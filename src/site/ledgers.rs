@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::html::{self, Page, esc};
 use super::{Card, Context, Entry, Family, Kind, chart};
-use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, number, push_number, signed};
+use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, describe_left_out, number, push_number, signed};
 use crate::docs::voting::{Block, Section, VotingDoc};
 
 /// Ledgers with at most this many votes in a section are shown open.
@@ -212,12 +212,18 @@ fn tally_html(out: &mut String, id: &str, block: &Block, t: &SectionTally) {
         number(QUORUM),
         t.active_argument.as_deref().map_or("—".to_string(), |a| format!("<code>{}</code>", esc(a)))
     );
-    if t.ignored_votes > 0 {
-        let _ = writeln!(
+    if !t.left_out.is_empty() {
+        let _ = write!(
             out,
-            "<dt>Not counted</dt><dd><span data-tally=\"ignored\">{}</span> invalid votes</dd>",
-            t.ignored_votes
+            "<dt>Not counted</dt><dd><span data-tally=\"ignored\">{}</span> {} with a <code>voting/vote-entry</code> \
+error:<ul class=\"left-out\">",
+            t.left_out.len(),
+            if t.left_out.len() == 1 { "vote" } else { "votes" }
         );
+        for v in &t.left_out {
+            let _ = write!(out, "<li data-line=\"{}\">{}</li>", v.line, esc(&describe_left_out(v)));
+        }
+        out.push_str("</ul></dd>\n");
     }
     out.push_str("</dl>\n<figure>\n");
     chart::tally(out, &format!("{id}-chart"), t);
@@ -273,7 +279,7 @@ fn ledger_table(out: &mut String, block: &Block) {
         let name = argument.name();
         for vote in argument.votes() {
             let raw = |field: &str| vote.field(field).and_then(|n| n.scalar_text()).unwrap_or("—");
-            let counted = vote.value().is_some() && vote.weight().is_some();
+            let counted = vote.is_well_formed();
             out.push_str("<tr><td><code>");
             html::esc_into(out, &name);
             out.push_str("</code></td><td>");

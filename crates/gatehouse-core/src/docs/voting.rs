@@ -10,7 +10,10 @@ use super::frontmatter::{self, FrontmatterError};
 use super::markdown;
 use super::timestamp;
 mod facts;
+mod problems;
 pub mod tally;
+
+pub use self::problems::{Problem, VoteProblem};
 
 use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
 use super::tree::{Node, Tree};

@@ -48,8 +48,21 @@ pub struct ArgumentTally {
     pub kind: Option<String>,
     /// Σ vote × weight.
     pub total: f64,
-    /// Valid votes counted.
+    /// Votes counted: those with no `voting/vote-entry` error.
     pub votes: usize,
+}
+
+/// A vote the tally leaves out, and why: the problems `voting/vote-entry`
+/// reports at its line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeftOut {
+    /// The entry's line.
+    pub line: u32,
+    pub argument: String,
+    /// `vote 2 (lin/opus-4.7)`.
+    pub vote: String,
+    /// Each problem, e.g. `` `ts` is `2026-05-06T09:42:11`: the timestamp has no time zone; … ``.
+    pub reasons: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -72,8 +85,11 @@ pub struct SectionTally {
     /// The arguments that may retire (state `retirement-eligible`).
     pub losers: Vec<String>,
     pub active_argument: Option<String>,
-    /// Votes left out because their `vote` or `weight` is invalid.
+    /// How many votes are left out: `left_out.len()`.
     pub ignored_votes: usize,
+    /// The votes left out because they have a `voting/vote-entry` error, in
+    /// ledger order: every surface counts the same votes.
+    pub left_out: Vec<LeftOut>,
 }
 
 /// The tally of one voting doc, as `gatehouse tally FILE` prints it.
@@ -99,13 +115,13 @@ pub fn tally(section: &Section, block: &Block) -> SectionTally {
     let mut arguments = Vec::new();
     let mut totals: Vec<i128> = Vec::new();
     let mut weighted: i128 = 0;
-    let mut ignored = 0;
+    let mut left_out = Vec::new();
     for argument in block.arguments() {
         let mut total: i128 = 0;
         let mut votes = 0;
         for vote in argument.votes() {
             match (vote.value(), vote.weight()) {
-                (Some(value), Some(weight)) => {
+                (Some(value), Some(weight)) if vote.is_well_formed() => {
                     // At most `MAX_WEIGHT` × `MICRO` (1e18): an i64, which the
                     // float converts to inline (to an i128 takes a library call).
                     let micros = i128::from((weight * MICRO).round() as i64);
@@ -113,7 +129,12 @@ pub fn tally(section: &Section, block: &Block) -> SectionTally {
                     weighted += micros;
                     votes += 1;
                 }
-                _ => ignored += 1,
+                _ => left_out.push(LeftOut {
+                    line: vote.node.line(),
+                    argument: argument.name(),
+                    vote: vote.name(),
+                    reasons: vote.problems().iter().map(|p| p.reason()).collect(),
+                }),
             }
         }
         totals.push(total);
@@ -155,7 +176,8 @@ pub fn tally(section: &Section, block: &Block) -> SectionTally {
         leaders,
         losers,
         active_argument: block.active_argument().and_then(|a| a.scalar_text()).map(str::to_string),
-        ignored_votes: ignored,
+        ignored_votes: left_out.len(),
+        left_out,
     }
 }
 
@@ -266,7 +288,24 @@ pub fn describe(t: &SectionTally) -> String {
     }
     out.push_str("; ");
     push_state(&mut out, t);
+    if !t.left_out.is_empty() {
+        let lines: Vec<String> = t.left_out.iter().map(|v| v.line.to_string()).collect();
+        let votes = if t.left_out.len() == 1 { "vote" } else { "votes" };
+        let _ = write!(
+            out,
+            "; {} {votes} left out for a `voting/vote-entry` error ({} {})",
+            t.left_out.len(),
+            if lines.len() == 1 { "line" } else { "lines" },
+            lines.join(", ")
+        );
+    }
     out
+}
+
+/// One vote the tally leaves out, as every surface lists it: `line 12:
+/// vote 2 (lin/opus-4.7) on argument `A`: `ts` is …`.
+pub fn describe_left_out(v: &LeftOut) -> String {
+    format!("line {}: {} on argument `{}`: {}", v.line, v.vote, v.argument, v.reasons.join("; "))
 }
 
 /// `retirement-eligible: B, C` or the state's name.
@@ -320,6 +359,18 @@ pub fn markdown(path: &str, sections: &[SectionTally]) -> String {
         push_state(&mut out, t);
         out.push_str(" |\n");
     }
+    let left_out: Vec<(&SectionTally, &LeftOut)> =
+        sections.iter().flat_map(|t| t.left_out.iter().map(move |v| (t, v))).collect();
+    if !left_out.is_empty() {
+        let _ = write!(
+            out,
+            "\nLeft out of the tally: {} with a `voting/vote-entry` error\n\n",
+            if left_out.len() == 1 { "1 vote".to_string() } else { format!("{} votes", left_out.len()) }
+        );
+        for (t, v) in left_out {
+            let _ = writeln!(out, "- section `{}`, {}", t.section, describe_left_out(v));
+        }
+    }
     out
 }
 
@@ -354,8 +405,13 @@ pub fn render_text(report: &TallyReport) -> String {
             state => state.as_str().to_string(),
         };
         out.push_str(&format!("  state            {state}\n"));
-        if t.ignored_votes > 0 {
-            out.push_str(&format!("  ignored          {} invalid votes\n", t.ignored_votes));
+        if !t.left_out.is_empty() {
+            let votes =
+                if t.left_out.len() == 1 { "1 vote".to_string() } else { format!("{} votes", t.left_out.len()) };
+            out.push_str(&format!("  left out         {votes} with a voting/vote-entry error\n"));
+            for v in &t.left_out {
+                out.push_str(&format!("    {}\n", describe_left_out(v)));
+            }
         }
     }
     out
@@ -380,6 +436,9 @@ mod tests {
         }
     }
 
+    const TS: &str = "2026-05-06T09:42:11Z";
+    const RATIONALE: &str = "the bound example lands in the repository and the rule holds there";
+
     /// A one-section doc: per argument its kind and (vote, weight) pairs.
     fn doc(arguments: &[(&str, &[(i32, &str)])]) -> String {
         let mut text = "---\nformat: voting/v1\ndoc: t\nversion: 1\n---\n## S\n\n```voting\nsection: s\nactive_argument: A\narguments:\n".to_string();
@@ -387,7 +446,10 @@ mod tests {
             let kind = if index == 0 { "original" } else { "counter-argument" };
             text.push_str(&format!("  - id: {id}\n    modification_kind: {kind}\n    vote_ledger:\n"));
             for (n, (vote, weight)) in votes.iter().enumerate() {
-                text.push_str(&format!("      - voter: p{n}/m\n        vote: {vote:+}\n        weight: {weight}\n"));
+                text.push_str(&format!(
+                    "      - voter: p{n}/m\n        vote: {vote:+}\n        weight: {weight}\n        ts: {TS}\n        \
+                     rationale: {RATIONALE}\n"
+                ));
             }
         }
         text.push_str("```\n");
@@ -461,6 +523,48 @@ mod tests {
         assert_eq!(t.arguments.iter().map(|a| a.total).collect::<Vec<_>>(), vec![9.0, 5.0, -1.0]);
         assert_eq!((t.weighted_votes, t.margin, t.ignored_votes), (15.0, Some(4.0), 2));
         assert_eq!(t.state, State::Open);
+    }
+
+    #[test]
+    fn a_vote_with_a_vote_entry_error_is_left_out_with_its_line_and_reason() {
+        // A's second vote has a `ts` without a zone: it is not counted, on
+        // every surface.
+        let text = doc(&[("A", &[(1, "8"), (1, "3")])]).replacen(
+            &format!("weight: 3\n        ts: {TS}"),
+            "weight: 3\n        ts: 2026-05-06T09:42:11",
+            1,
+        );
+        let report = tally_document("g/t@v1.md", &text).unwrap();
+        let t = &report.sections[0];
+        assert_eq!((t.arguments[0].total, t.arguments[0].votes, t.weighted_votes), (8.0, 1, 8.0));
+        let reason =
+            "`ts` is `2026-05-06T09:42:11`: the timestamp has no time zone; end it with `Z` or an offset like `+02:00`";
+        assert_eq!(
+            t.left_out,
+            vec![LeftOut {
+                line: 20,
+                argument: "A".into(),
+                vote: "vote 2 (p1/m)".into(),
+                reasons: vec![reason.into()]
+            }]
+        );
+        assert_eq!(t.ignored_votes, 1);
+        let line = format!("line 20: vote 2 (p1/m) on argument `A`: {reason}");
+        let text = render_text(&report);
+        assert!(
+            text.contains(&format!("  left out         1 vote with a voting/vote-entry error\n    {line}\n")),
+            "{text}"
+        );
+        let table = markdown(&report.path, &report.sections);
+        assert!(table.contains(&format!("- section `s`, {line}\n")), "{table}");
+        assert!(table.contains("| s | **A** +8 | 8 (not met) | — | open |"), "{table}");
+        assert!(
+            describe(t).ends_with("; open; 1 vote left out for a `voting/vote-entry` error (line 20)"),
+            "{}",
+            describe(t)
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sections"][0]["left_out"][0]["line"], 20);
     }
 
     #[test]

@@ -16,7 +16,9 @@ reports, from the stored weights, each argument's total (Σ vote × weight), the
 Retirement itself stays gated until the bootstrap unlock (ADR-140 \"Hybrid bootstrap\"): gatehouse reports \
 eligibility, it never retires. `gatehouse tally FILE` prints the same for one document. ADR-140's curator \
 recomputes totals with current power scores at run time; gatehouse sees only the weights the ledger stored, so \
-its tally is the snapshot view of the ledger as written.",
+its tally is the snapshot view of the ledger as written. A vote with a `voting/vote-entry` error (`vote: 2`, a \
+`ts` without a zone, a short rationale) is left out of every tally: this notice says how many and at which \
+lines, and the check summary, `gatehouse tally` and the site list each with its reason.",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
     good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }

@@ -1,5 +1,4 @@
 use super::{VotingView, at};
-use crate::docs::voting::{MAX_WEIGHT, MIN_RATIONALE, is_persona_pin, short_rationale, show};
 use crate::model::Sink;
 
 declare_rule! {
@@ -20,87 +19,10 @@ and is left out of the tally.",
 fn check(view: &VotingView, sink: &mut Sink) {
     for (doc, block, argument) in view.arguments() {
         for vote in argument.votes().filter(|vote| !vote.is_well_formed()) {
-            let what = || format!("{} on argument `{}`", vote.name(), argument.name());
-            let key = |field: &str| format!("{}/{}/vote{}/{field}", block.name(), argument.name(), vote.index + 1);
-            if vote.node.as_map().is_none() {
-                sink.emit(
-                    doc.path,
-                    at(vote.node),
-                    key("entry"),
-                    format!("{} is {}, not a mapping", what(), vote.node.type_name()),
-                )
-                .help("write each vote as `- voter: …` with `vote`, `weight`, `ts` and `rationale` below it");
-                continue;
-            }
-            for field in vote.missing_fields() {
-                sink.emit(doc.path, at(vote.node), key(field), format!("{} has no `{field}`", what()))
-                    .help("a vote has `voter`, `vote`, `weight`, `ts` and `rationale` (ADR-140's ledger entry)");
-            }
-            let mut wrong = |field: &str, message: String, help: &str| {
-                let node = vote.field(field).unwrap_or(vote.node);
-                sink.emit(doc.path, at(node), key(field), format!("`{field}` of {} {message}", what())).help(help);
-            };
-            if let Some(node) = vote.field("voter")
-                && !node.as_str().is_some_and(is_persona_pin)
-            {
-                wrong(
-                    "voter",
-                    format!("is {}, not `<persona>/<model_pin>`", show(node)),
-                    "write e.g. `voter: lin/opus-4.7`",
-                );
-            }
-            if let Some(node) = vote.field("vote")
-                && vote.value().is_none()
-            {
-                wrong("vote", format!("is {}; a vote is +1 or -1", show(node)), "write `vote: +1` or `vote: -1`");
-            }
-            if let Some(node) = vote.field("weight")
-                && vote.weight().is_none()
-            {
-                let limit = match node.as_f64() {
-                    Some(w) if w > MAX_WEIGHT => format!("at most {MAX_WEIGHT:e}"),
-                    _ => "a number above 0".to_string(),
-                };
-                wrong(
-                    "weight",
-                    format!("is {}; a weight is {limit}", show(node)),
-                    "write the voter's power at vote time, e.g. `weight: 1.4`",
-                );
-            }
-            if let Some(problem) = vote.ts_problem() {
-                let node = vote.field("ts").unwrap_or(vote.node);
-                wrong(
-                    "ts",
-                    format!("is {}: {problem}", show(node)),
-                    "write an RFC 3339 timestamp with its zone, e.g. `ts: 2026-05-06T09:42:11Z`",
-                );
-            }
-            if let Some(node) = vote.field("rationale") {
-                match node.as_str() {
-                    Some(text) => {
-                        if let Some(count) = short_rationale(text) {
-                            wrong(
-                                "rationale",
-                                format!("has {count} characters; ADR-140 asks for at least {MIN_RATIONALE}"),
-                                "say why this vote: the evidence the voter saw",
-                            );
-                        }
-                    }
-                    None => wrong(
-                        "rationale",
-                        format!("must be a string, found {}", node.type_name()),
-                        "quote the rationale",
-                    ),
-                }
-            }
-            if let Some(node) = vote.field("scope_match")
-                && !node.as_f64().is_some_and(|m| (0.0..=1.0).contains(&m))
-            {
-                wrong(
-                    "scope_match",
-                    format!("is {}; it is a number from 0 to 1", show(node)),
-                    "write how well the voter's scope matches, e.g. `scope_match: 0.9`, or leave it out",
-                );
+            let what = format!("{} on argument `{}`", vote.name(), argument.name());
+            for problem in vote.problems() {
+                let key = format!("{}/{}/vote{}/{}", block.name(), argument.name(), vote.index + 1, problem.field);
+                sink.emit(doc.path, at(problem.node), key, problem.message(&what)).help(problem.help);
             }
         }
     }
