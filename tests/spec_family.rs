@@ -633,3 +633,55 @@ fn the_change_that_introduces_the_state_is_blocked_by_it() {
     let finding = report.findings().find(|f| f.path == review && f.rule == "spec/artifact-required").unwrap();
     assert_eq!(finding.severity, Severity::Error, "{finding:?}");
 }
+
+#[test]
+fn a_moved_finding_names_an_id_appended_for_it() {
+    let request = "# Request\n\n- **Subject:** d00d123..e1e1e1e\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n- #1 declined (Nit)\n- #2 fixed in e1e1e1e\n- #3 fixed in e1e1e1e\n";
+    let review_rel = format!("{ROOT}/review/audit-conventions/01-review.md");
+    let answer = format!("{ROOT}/review/audit-conventions/02-answer.md");
+    let findings = format!("{ROOT}/audit/findings.md");
+    // The base has the lens review and findings #1 and #2; the change writes
+    // the answer (its lines `moves`) and appends #3.
+    let change = |moves: &str| {
+        let mut base = at_audit_fixes(request, "3f9c2a1");
+        set(
+            &mut base,
+            &review_rel,
+            "# Review\n\n## #1 The retry limit is a bare number\n\n**Severity:** Nit\n\nThe rules ask for a named constant.\n\n**Proposed solution:** name it.\n\n## #2 The backoff is not capped\n\n**Severity:** Nit\n\nThe rules cap every wait.\n\n**Proposed solution:** cap it.\n\nVerdict: changes-requested\n",
+        );
+        let mut head = base.clone();
+        set(
+            &mut head,
+            &answer,
+            &format!(
+                "# Answer\n\n- **Build:** cargo build - green\n- **Gates:** cargo test - green\n\n{moves}\nVerdict: closed c0ffee1..d00d123\n"
+            ),
+        );
+        let text = head[&findings].text().unwrap().to_string()
+            + "\n## #3 The retry limit is a bare number\n\n**Severity:** Nit\n\nFrom review/audit-conventions/01-review.md#1.\n\n**Proposed solution:** name it.\n";
+        set(&mut head, &findings, &text);
+        evaluate(base, head)
+    };
+    let messages = |report: &Report| -> Vec<String> {
+        report.findings().filter(|f| f.rule == "spec/answer-coverage").map(|f| f.message.clone()).collect()
+    };
+    let report = change("- #1 accepted, moved to audit/findings.md#3\n- #2 declined (Nit)\n");
+    assert!(fired(&report).is_empty(), "{:?}", fired(&report));
+    // #2 was a finding before the answer: nothing was appended for the move.
+    let report = change("- #1 accepted, moved to audit/findings.md#3\n- #2 accepted, moved to audit/findings.md#2\n");
+    assert_eq!(fired(&report), [("spec/answer-coverage".to_string(), answer.clone(), 7)].into());
+    assert_eq!(
+        messages(&report),
+        [
+            "#2 is moved to `audit/findings.md#2`, which was there before this answer: a moved finding is appended with a new id"
+        ]
+    );
+    // Two findings moved to the one appended finding.
+    let report = change("- #1 accepted, moved to audit/findings.md#3\n- #2 accepted, moved to audit/findings.md#3\n");
+    assert_eq!(
+        messages(&report),
+        [format!(
+            "#2 is moved to `audit/findings.md#3`, which `review/audit-conventions/02-answer.md` already moved a finding to"
+        )]
+    );
+}

@@ -24,7 +24,8 @@ declined audit finding is a Blocker when it holds and is a Blocker by these rule
 entry records\" (What counts as a Blocker). So `- #2 declined (Nit)` answering an audit finding recorded \
 as Blocker is the Code Reviewer's call, not an error. A lens auditor's finding moved out of its scope \
 \"goes there too: its answer says `#<id> accepted, moved to audit/findings.md#<new id>`\", so the new id is \
-a finding of `audit/findings.md`.",
+a finding of `audit/findings.md`, appended for that move (\"Ids continue from the highest one in the file\"): \
+not an id that was there before the answer was written, nor one another answer already moved a finding to.",
     bad: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
     good: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
@@ -36,6 +37,8 @@ a finding of `audit/findings.md`.",
 
 fn check(view: &SpecView, sink: &mut Sink) {
     for spec in &view.specs {
+        // Audit finding id → the answer that moved a finding to it.
+        let mut claimed = BTreeMap::new();
         for files in spec.reviews.values() {
             let by_number: BTreeMap<u32, (&str, &ReviewFile, Kind)> =
                 files.iter().filter_map(|e| e.numbered.map(|(n, k)| (n, (e.rel, &e.doc, k)))).collect();
@@ -48,7 +51,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
                 };
                 let name = review_rel.rsplit('/').next().unwrap_or(review_rel);
                 coverage(&spec.path(rel), answer, review, name, Severities::Bind, sink);
-                moved(spec, &spec.path(rel), answer, sink);
+                moved(spec, rel, answer, &mut claimed, sink);
             }
         }
         // The audit-fixes request answers audit/findings.md.
@@ -63,23 +66,46 @@ fn check(view: &SpecView, sink: &mut Sink) {
     }
 }
 
-/// Each `accepted, moved to audit/findings.md#<id>` names a finding there.
-fn moved(spec: &Spec, path: &str, answer: &ReviewFile, sink: &mut Sink) {
+/// Each `accepted, moved to audit/findings.md#<id>` names a finding there
+/// that the move appended: not one that was there before the answer (seen
+/// when the change writes the answer, against the base's findings), and not
+/// one an earlier answer of the spec already moved a finding to.
+fn moved(spec: &Spec, rel: &str, answer: &ReviewFile, claimed: &mut BTreeMap<u32, String>, sink: &mut Sink) {
+    let path = spec.path(rel);
     let mut targets = answer.answers.iter().filter_map(|a| Some((a, a.moved_to?))).peekable();
     if targets.peek().is_none() {
         return;
     }
     let findings = spec.text("audit/findings.md").map(review::parse).unwrap_or_default();
+    // The findings there before this answer, when the change writes it.
+    let before = (!spec.base.contains_key(rel))
+        .then(|| spec.base_text("audit/findings.md").map(review::parse).unwrap_or_default());
     for (a, id) in targets {
-        if !findings.findings.iter().any(|f| f.id == id) {
-            sink.emit(
-                path,
-                Span::line(a.line),
-                format!("#{}:moved", a.id),
+        let anchor = format!("#{}:moved", a.id);
+        let (message, help) = if !findings.findings.iter().any(|f| f.id == id) {
+            (
                 format!("#{} is moved to `audit/findings.md#{id}`, which is not a finding there", a.id),
+                "append the finding to audit/findings.md with the next id, and name that id",
             )
-            .help("append the finding to audit/findings.md with the next id, and name that id");
-        }
+        } else if before.as_ref().is_some_and(|b| b.findings.iter().any(|f| f.id == id)) {
+            (
+                format!(
+                    "#{} is moved to `audit/findings.md#{id}`, which was there before this answer: a moved finding is \
+                     appended with a new id",
+                    a.id
+                ),
+                "append the finding to audit/findings.md with the next id (one above the highest), and name that id",
+            )
+        } else if let Some(first) = claimed.get(&id) {
+            (
+                format!("#{} is moved to `audit/findings.md#{id}`, which `{first}` already moved a finding to", a.id),
+                "append each moved finding with an id of its own, and name that id",
+            )
+        } else {
+            claimed.insert(id, rel.to_string());
+            continue;
+        };
+        sink.emit(&path, Span::line(a.line), anchor, message).help(help);
     }
 }
 

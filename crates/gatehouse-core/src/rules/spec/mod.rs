@@ -14,8 +14,11 @@ mod finding_format;
 mod gate_evidence;
 mod immutable;
 mod landed_format;
+mod nothing_to_change;
 mod plan_copy;
+mod reopened_draft;
 mod request_fields;
+mod research_existing_code;
 mod review_numbering;
 mod roster;
 mod state_grammar;
@@ -50,8 +53,11 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
         answer_coverage::rule(),
         request_fields::rule(),
         landed_format::rule(),
+        nothing_to_change::rule(),
         roster::rule(),
         brief_template::rule(),
+        research_existing_code::rule(),
+        reopened_draft::rule(),
         attempts::rule(),
         archive_state::rule(),
         user_log::rule(),
