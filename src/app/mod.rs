@@ -3,6 +3,7 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
+mod failure;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
