@@ -47,7 +47,8 @@ impl Metrics {
         *map.entry((event, outcome)).or_default() += 1;
     }
 
-    /// An idle connection closed to make room for a new one.
+    /// An idle connection, or the one with the slowest unverified body,
+    /// closed to make room for a new one.
     pub fn connection_shed(&self) {
         self.connections_shed.fetch_add(1, Ordering::Relaxed);
     }
@@ -114,7 +115,7 @@ impl Metrics {
         for (status, n) in self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             let _ = writeln!(out, "gatehouse_github_calls_total{{status=\"{status}\"}} {n}");
         }
-        out.push_str("# HELP gatehouse_connections_closed_total Connections closed at the connection cap: shed (idle, for a newer one) or refused (every one busy).\n");
+        out.push_str("# HELP gatehouse_connections_closed_total Connections closed at the connection cap: shed (idle or sending the slowest unverified body, for a newer one) or refused (every one busy).\n");
         out.push_str("# TYPE gatehouse_connections_closed_total counter\n");
         for (reason, n) in [("shed", &self.connections_shed), ("refused", &self.connections_refused)] {
             let _ = writeln!(

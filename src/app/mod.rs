@@ -3,6 +3,7 @@
 //! runtime); `start` runs it in the background (tests, the demo).
 
 pub mod env_file;
+mod failure;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
@@ -162,11 +163,9 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         secrets: Arc::new(config.secrets.clone()),
         metrics: metrics.clone(),
         wake,
-        body_limits: BodyLimits::new(config.limits.body_memory, config.limits.body_timeout),
+        body_limits: BodyLimits::new(config.limits.body_memory, config.limits.body_timeout, config.limits.body_floor),
     };
-    let listener = tokio::net::TcpListener::bind(config.bind)
-        .await
-        .with_context(|| format!("cannot listen on {}", config.bind))?;
+    let listener = server::listen(config.bind).with_context(|| format!("cannot listen on {}", config.bind))?;
     let addr = listener.local_addr()?;
     let server = tokio::spawn(server::serve(
         listener,

@@ -2,15 +2,16 @@
 //! header-read timeout (which is also how long an idle connection is kept)
 //! and caps the open connections below the descriptor limit. The cap keeps
 //! room for deliveries: at the cap a new connection takes the place of the
-//! oldest one with no request in flight (idle, or still sending its
-//! headers), so clients that merely hold connections open cannot lock
-//! GitHub out; only when every connection is mid-request is the new one
-//! turned away.
+//! connection whose client shows the least sign of being GitHub (see
+//! [`victim`]): idle ones and the slowest unverified bodies go first, so
+//! clients that merely hold connections open or trickle bodies cannot lock
+//! GitHub out; only when every connection has a verified request in
+//! flight is the new one turned away.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use hyper::body::Incoming;
@@ -22,6 +23,7 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinSet;
 
 use crate::metrics::Metrics;
+use crate::webhook::{BodyWatch, Floor, JUDGED_AFTER};
 
 /// Limits the webhook server holds every client to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +36,8 @@ pub struct ServerLimits {
     pub header_timeout: Duration,
     /// A body must arrive within this once its headers did.
     pub body_timeout: Duration,
+    /// The slowest a body may arrive, after a grace: slower ones get 408.
+    pub body_floor: Floor,
     /// Bytes every body not yet verified may hold at once.
     pub body_memory: usize,
 }
@@ -44,9 +48,24 @@ impl Default for ServerLimits {
             max_connections: 512,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            body_floor: Floor { bytes_per_sec: 4096, grace: Duration::from_secs(2) },
             body_memory: 64 * 1024 * 1024,
         }
     }
+}
+
+/// Connections the kernel queues for `accept` (capped by
+/// `net.core.somaxconn`): a burst of new connections, as a flood that is
+/// cut and comes back makes, past the queue has its SYNs dropped, and a
+/// delivery among them waits a second for the retransmission.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Listens on `addr` with [`LISTEN_BACKLOG`].
+pub(crate) fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Descriptors kept out of the connection cap: the database pool, `git`,
@@ -68,10 +87,17 @@ fn descriptor_limit() -> Option<usize> {
     line.split_whitespace().next()?.parse().ok()
 }
 
+/// A connection with no request in flight this long after it opened is
+/// idle by choice (kept alive, or trickling its headers), not one whose
+/// first request is on its way.
+const SETTLED: Duration = Duration::from_secs(1);
+
 /// One open connection, as the cap sees it.
-#[derive(Default)]
 struct Conn {
+    opened: Instant,
     in_flight: AtomicUsize,
+    /// The body its request is sending, if any.
+    body: BodyWatch,
     /// Told to close to make room for a newer connection.
     shed: Notify,
 }
@@ -83,23 +109,50 @@ struct Open {
     next: AtomicU64,
 }
 
+impl Conn {
+    fn new() -> Conn {
+        Conn { opened: Instant::now(), in_flight: AtomicUsize::new(0), body: BodyWatch::default(), shed: Notify::new() }
+    }
+
+    fn idle(&self) -> bool {
+        self.in_flight.load(Ordering::SeqCst) == 0
+    }
+}
+
+/// The connection that makes room for a new one, in this order: the oldest
+/// settled idle one; the slowest unverified body read long enough to judge;
+/// the oldest idle one; the slowest body. A delivery from GitHub sends its
+/// headers and body at once, so it is rarely idle or slow for long.
+fn victim(conns: &BTreeMap<u64, Arc<Conn>>, now: Instant) -> Option<u64> {
+    let idle = |settled: bool| {
+        let mut idle = conns.iter().filter(|(_, c)| c.idle());
+        idle.find(|(_, c)| (now.saturating_duration_since(c.opened) >= SETTLED) == settled).map(|(id, _)| *id)
+    };
+    let slowest = |judged: bool| {
+        let bodies = conns.iter().filter_map(|(id, c)| Some((*id, c.body.progress(now)?)));
+        let bodies = bodies.filter(|(_, (_, age))| (*age >= JUDGED_AFTER) == judged);
+        bodies.min_by(|a, b| a.1.0.total_cmp(&b.1.0)).map(|(id, _)| id)
+    };
+    idle(true).or_else(|| slowest(true)).or_else(|| idle(false)).or_else(|| slowest(false))
+}
+
 impl Open {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<Conn>>> {
         self.conns.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Registers a connection when there is room, making room by shedding
-    /// the oldest connection with no request in flight.
+    /// the [`victim`].
     fn admit(&self, max: usize, metrics: &Metrics) -> Option<(u64, Arc<Conn>)> {
         let mut conns = self.lock();
         if conns.len() >= max {
-            let idle = conns.iter().find(|(_, c)| c.in_flight.load(Ordering::SeqCst) == 0).map(|(id, _)| *id)?;
-            let shed = conns.remove(&idle).expect("found above");
+            let victim = victim(&conns, Instant::now())?;
+            let shed = conns.remove(&victim).expect("found above");
             shed.shed.notify_one();
             metrics.connection_shed();
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let conn = Arc::new(Conn::default());
+        let conn = Arc::new(Conn::new());
         conns.insert(id, conn.clone());
         Some((id, conn))
     }
@@ -176,8 +229,9 @@ async fn connection(
 ) {
     let service = TowerToHyperService::new(app);
     let counted = conn.clone();
-    let handler = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+    let handler = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         let in_flight = InFlight::enter(&counted);
+        request.extensions_mut().insert(counted.body.clone());
         let response = service.call(request);
         async move {
             let response = response.await;
@@ -194,7 +248,8 @@ async fn connection(
         tokio::select! {
             _ = served.as_mut() => break,
             _ = conn.shed.notified(), if !stopping => {
-                if conn.in_flight.load(Ordering::SeqCst) == 0 {
+                // A body still arriving is not verified yet: nothing of it is kept.
+                if conn.idle() || conn.body.reading() {
                     break;
                 }
             }

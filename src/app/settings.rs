@@ -34,6 +34,13 @@ pub struct Settings {
     /// Seconds a client has to send a body (default 30).
     #[arg(long, value_name = "SECS", env = "GATEHOUSE_BODY_TIMEOUT_SECS", hide_env_values = true)]
     pub body_timeout_secs: Option<u64>,
+    /// Bytes a second a body must arrive at, at least, once it has had
+    /// `--body-grace-secs`; slower ones get 408 (default 4096; 0: no floor).
+    #[arg(long, value_name = "BYTES", env = "GATEHOUSE_BODY_MIN_RATE", hide_env_values = true)]
+    pub body_min_rate: Option<u64>,
+    /// Seconds a body may take before the floor applies (default 2).
+    #[arg(long, value_name = "SECS", env = "GATEHOUSE_BODY_GRACE_SECS", hide_env_values = true)]
+    pub body_grace_secs: Option<u64>,
     /// Megabytes all bodies not yet verified may hold at once; past it
     /// deliveries get 503 (default 64, at least 25).
     #[arg(long, value_name = "MB", env = "GATEHOUSE_BODY_MEMORY_MB", hide_env_values = true)]
@@ -68,6 +75,12 @@ impl Settings {
         }
         if let Some(secs) = self.body_timeout_secs {
             limits.body_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(rate) = self.body_min_rate {
+            limits.body_floor.bytes_per_sec = rate;
+        }
+        if let Some(secs) = self.body_grace_secs {
+            limits.body_floor.grace = Duration::from_secs(secs);
         }
         if let Some(mb) = self.body_memory_mb {
             limits.body_memory = (mb as usize).saturating_mul(1024 * 1024);

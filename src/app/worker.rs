@@ -1,6 +1,6 @@
 //! Workers: claim a job with a lease (renewed while it runs), read the PR,
 //! run the rules, publish, complete. A transient failure puts the job back
-//! with a delay; a crash lets the lease lapse and another worker takes over.
+//! with a delay (see [`Failure`] for what is transient); a crash lets the lease lapse and another worker takes over.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, watch};
 
+use super::failure::Failure;
 use crate::gate;
 use crate::github::RetryPolicy;
-use crate::github::{ApiError, GitHub, RepoClient, RepoName};
+use crate::github::{GitHub, RepoClient, RepoName};
 use crate::metrics::Metrics;
 use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
@@ -94,20 +95,25 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
         }
         Ok(Outcome::Resolved) => Ok(true),
         Err(err) => {
-            let api = err.downcast_ref::<ApiError>();
-            let transient = api.is_some_and(ApiError::is_transient);
-            let unauthorized = matches!(api, Some(ApiError::Unauthorized { .. }));
+            let failure = Failure::of(&err);
             let message = format!("{err:#}");
             let age = Duration::from_millis((now_ms() - job.created_at).max(0) as u64);
-            let bounded = !unauthorized || job.attempts < ctx.retry.unauthorized_attempts;
-            if transient && bounded && age < ctx.retry.job_deadline {
-                let delay = ctx.retry.job_backoff(job.attempts);
-                tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
-                ctx.store.retry_later(&job, worker, delay, &message).await
-            } else {
-                tracing::error!(job = job.id, error = %message, "job failed for good");
-                conclude_runs(ctx, &job, &progress, &message).await;
-                ctx.store.fail(&job, worker, &message).await
+            let retry_after = match failure {
+                Failure::Transient { retry_after } => Some(retry_after),
+                Failure::Unauthorized if job.attempts < ctx.retry.unauthorized_attempts => Some(None),
+                Failure::Unauthorized | Failure::Permanent => None,
+            };
+            match retry_after {
+                Some(at) if age < ctx.retry.job_deadline => {
+                    let delay = at.unwrap_or_else(|| ctx.retry.job_backoff(job.attempts));
+                    tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
+                    ctx.store.retry_later(&job, worker, delay, &message).await
+                }
+                _ => {
+                    tracing::error!(job = job.id, error = %message, "job failed for good");
+                    conclude_runs(ctx, &job, &progress, &message).await;
+                    ctx.store.fail(&job, worker, &message).await
+                }
             }
         }
     };

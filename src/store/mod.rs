@@ -13,6 +13,7 @@ mod merge_groups;
 mod migrate;
 mod review_requests;
 mod stats;
+mod transient;
 mod writer;
 
 use std::str::FromStr;
@@ -27,6 +28,7 @@ use sqlx::{Postgres, Row, Sqlite, Transaction};
 pub use merge_groups::MergeGroupRecord;
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};
+pub use transient::is_transient;
 use writer::WriteLock;
 
 /// The work a verified delivery asks for: evaluate one pull request.

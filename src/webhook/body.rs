@@ -2,10 +2,12 @@
 //! that hold whatever unauthenticated clients send: the declared length is
 //! checked before a byte is read, the bytes held by bodies not yet verified
 //! come from one budget shared by every request, and a body must arrive
-//! within a deadline.
+//! within a deadline and, after a short grace, no slower than a floor.
+//! How far each body is along is kept where the connection cap can see
+//! it ([`BodyWatch`]), so at the cap the slowest body is shed first.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, HttpBody};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -19,14 +21,93 @@ pub struct BodyLimits {
     budget: Arc<Semaphore>,
     /// How long a body may take to arrive once its headers did.
     pub timeout: Duration,
+    /// Once `floor.grace` has passed, a body must have arrived at
+    /// `floor.bytes_per_sec` at least over the time since.
+    pub floor: Floor,
+}
+
+/// The slowest a body may arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Floor {
+    /// 0: no floor.
+    pub bytes_per_sec: u64,
+    pub grace: Duration,
+}
+
+impl Floor {
+    /// When a body that has sent `received` bytes is too slow, counted from
+    /// its start.
+    fn due(&self, received: usize) -> Option<Duration> {
+        let rate = self.bytes_per_sec;
+        (rate > 0).then(|| self.grace + Duration::from_secs_f64(received as f64 / rate as f64))
+    }
 }
 
 impl BodyLimits {
     /// `budget` bytes for every unverified body at once; at least one body
     /// of the largest size GitHub sends always fits.
-    pub fn new(budget: usize, timeout: Duration) -> BodyLimits {
+    pub fn new(budget: usize, timeout: Duration, floor: Floor) -> BodyLimits {
         let budget = budget.clamp(MAX_BODY, u32::MAX as usize);
-        BodyLimits { budget: Arc::new(Semaphore::new(budget)), timeout }
+        BodyLimits { budget: Arc::new(Semaphore::new(budget)), timeout, floor }
+    }
+}
+
+/// How far the body being read on one connection is along, shared by the
+/// connection cap (which sheds the slowest) and the reader.
+#[derive(Clone, Debug, Default)]
+pub struct BodyWatch(Arc<Mutex<Option<Reading>>>);
+
+#[derive(Clone, Copy, Debug)]
+struct Reading {
+    since: Instant,
+    bytes: u64,
+}
+
+/// A body is judged by its rate once it has had this long to arrive: a
+/// body whose first bytes are on their way is not yet the slowest.
+pub const JUDGED_AFTER: Duration = Duration::from_millis(100);
+
+impl BodyWatch {
+    fn with<T>(&self, f: impl FnOnce(&mut Option<Reading>) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Is a body being read (not yet whole, so not yet verified)?
+    pub fn reading(&self) -> bool {
+        self.with(|r| r.is_some())
+    }
+
+    /// How fast the body being read arrives (bytes a second, over at least
+    /// [`JUDGED_AFTER`]: a body just begun has not had time to send much)
+    /// and how long it has been read.
+    pub fn progress(&self, now: Instant) -> Option<(f64, Duration)> {
+        let reading = self.with(|r| *r)?;
+        let age = now.saturating_duration_since(reading.since);
+        Some((reading.bytes as f64 / age.max(JUDGED_AFTER).as_secs_f64(), age))
+    }
+
+    fn begin(&self) -> Watching<'_> {
+        self.with(|r| *r = Some(Reading { since: Instant::now(), bytes: 0 }));
+        Watching(self)
+    }
+}
+
+/// Ends the watch on a body when its reading ends, whichever way.
+struct Watching<'w>(&'w BodyWatch);
+
+impl Watching<'_> {
+    fn advance(&self, bytes: usize) {
+        self.0.with(|r| {
+            if let Some(r) = r {
+                r.bytes += bytes as u64;
+            }
+        });
+    }
+}
+
+impl Drop for Watching<'_> {
+    fn drop(&mut self) {
+        self.0.with(|r| *r = None);
     }
 }
 
@@ -55,6 +136,8 @@ pub enum Refusal {
     /// The budget for unverified bodies is spent.
     Busy,
     Timeout,
+    /// The body arrived slower than the floor.
+    TooSlow,
     /// The client broke off mid-body.
     Broken,
 }
@@ -65,7 +148,7 @@ impl Refusal {
             Refusal::LengthRequired => StatusCode::LENGTH_REQUIRED,
             Refusal::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Refusal::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            Refusal::Timeout => StatusCode::REQUEST_TIMEOUT,
+            Refusal::Timeout | Refusal::TooSlow => StatusCode::REQUEST_TIMEOUT,
             Refusal::Broken => StatusCode::BAD_REQUEST,
         }
     }
@@ -77,6 +160,7 @@ impl Refusal {
             Refusal::TooLarge => "too_large",
             Refusal::Busy => "busy",
             Refusal::Timeout => "timeout",
+            Refusal::TooSlow => "too_slow",
             Refusal::Broken => "bad_request",
         }
     }
@@ -87,14 +171,21 @@ impl Refusal {
             Refusal::TooLarge => "the body is over GitHub's 25 MB limit\n",
             Refusal::Busy => "too many bodies in flight; retry later\n",
             Refusal::Timeout => "the body did not arrive in time\n",
+            Refusal::TooSlow => "the body arrived too slowly\n",
             Refusal::Broken => "the body was cut short\n",
         }
     }
 }
 
 /// Reads a body of the length `headers` declare: refused before reading
-/// when the length is missing, over [`MAX_BODY`] or past the budget.
-pub async fn read(headers: &HeaderMap, body: Body, limits: &BodyLimits) -> Result<Unverified, Refusal> {
+/// when the length is missing, over [`MAX_BODY`] or past the budget; its
+/// progress is kept in `watch` while it is read.
+pub async fn read(
+    headers: &HeaderMap,
+    body: Body,
+    limits: &BodyLimits,
+    watch: &BodyWatch,
+) -> Result<Unverified, Refusal> {
     if headers.contains_key(header::TRANSFER_ENCODING) {
         return Err(Refusal::LengthRequired);
     }
@@ -111,13 +202,22 @@ pub async fn read(headers: &HeaderMap, body: Body, limits: &BodyLimits) -> Resul
     // The capacity is reserved, not touched: memory is used as bytes arrive.
     let mut bytes = Vec::with_capacity(len);
     let mut body = std::pin::pin!(body);
+    let watching = watch.begin();
+    let started = tokio::time::Instant::now();
     let receive = async {
-        while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        loop {
+            let frame = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx));
+            let frame = match limits.floor.due(bytes.len()) {
+                Some(due) => tokio::time::timeout_at(started + due, frame).await.map_err(|_| Refusal::TooSlow)?,
+                None => frame.await,
+            };
+            let Some(frame) = frame else { break };
             let Ok(data) = frame.map_err(|_| Refusal::Broken)?.into_data() else { continue };
             if bytes.len() + data.len() > len {
                 return Err(Refusal::TooLarge);
             }
             bytes.extend_from_slice(&data);
+            watching.advance(data.len());
         }
         if bytes.len() < len { Err(Refusal::Broken) } else { Ok(()) }
     };

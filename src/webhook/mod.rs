@@ -10,7 +10,6 @@ pub mod signature;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -19,8 +18,8 @@ use tokio::sync::Notify;
 
 use crate::metrics::Metrics;
 use crate::store::{Accepted, Store};
-pub use body::BodyLimits;
 use body::Unverified;
+pub use body::{BodyLimits, BodyWatch, Floor, JUDGED_AFTER};
 pub use signature::{Secret, Secrets};
 
 /// GitHub caps webhook payloads at 25 MB; anything declared larger is
@@ -82,9 +81,14 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-async fn deliver(State(r): State<Receiver>, headers: HeaderMap, body: Body) -> Response {
+async fn deliver(State(r): State<Receiver>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    // The server gives each connection's requests its watch; a request
+    // served otherwise (a test's router) is watched by nobody.
+    let watch = parts.extensions.get::<BodyWatch>().cloned().unwrap_or_default();
     let event = header_str(&headers, "x-github-event").unwrap_or("");
-    match body::read(&headers, body, &r.body_limits).await {
+    match body::read(&headers, body, &r.body_limits, &watch).await {
         Ok(unverified) => accept(&r, &headers, event, unverified).await.into_response(),
         Err(refusal) => {
             r.metrics.delivery(event, refusal.outcome());
