@@ -680,8 +680,8 @@ fn a_moved_finding_names_an_id_appended_for_it() {
     let report = change("- #1 accepted, moved to audit/findings.md#3\n- #2 accepted, moved to audit/findings.md#3\n");
     assert_eq!(
         messages(&report),
-        [format!(
+        [
             "#2 is moved to `audit/findings.md#3`, which `review/audit-conventions/02-answer.md` already moved a finding to"
-        )]
+        ]
     );
 }
