@@ -67,8 +67,8 @@ impl Adr {
                 continue;
             }
             if status.is_none() {
-                let value = label_value(item, "status")
-                    .or_else(|| (status_section && !item.trim().is_empty()).then_some(item));
+                let value =
+                    label_value(item, "status").or_else(|| (status_section && !item.trim().is_empty()).then_some(item));
                 status = value.and_then(read_status);
                 if let Some(next) = status.as_ref().and_then(|s| s.successor) {
                     superseded_by.get_or_insert(next);
@@ -150,8 +150,7 @@ fn read_status(value: &str) -> Option<Status> {
     };
     // The founding documents' form runs on: `Status: Accepted Date: … Related: …`.
     let own = ["related:", "date:", "deciders:"].iter().filter_map(|l| lower.find(l)).min().unwrap_or(lower.len());
-    let successor =
-        lower[..own].find("superseded by").and_then(|at| numbers_in(&value[at + 13..own]).first().copied());
+    let successor = lower[..own].find("superseded by").and_then(|at| numbers_in(&value[at + 13..own]).first().copied());
     Some(Status { word, successor })
 }
 

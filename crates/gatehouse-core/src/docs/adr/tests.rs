@@ -34,7 +34,10 @@ fn reads_adr_tools_records() {
     assert_eq!(read("doc/adr/0005-use-sqlite.md", text), (5, some("superseded"), Some(6), true));
     let text = "# 6. Use Postgres\n\nDate: 2024-04-01\n\n## Status\n\nAccepted\n\nSupersedes [5. Use SQLite](0005-use-sqlite.md)\n\nAmends [2. Hosting](0002-hosting.md)\n";
     let adr = Adr::parse("doc/adr/0006-use-postgres.md", text).unwrap();
-    assert_eq!((adr.number, adr.status.as_deref(), adr.supersedes.clone(), adr.is_retired()), (6, Some("accepted"), vec![5], false));
+    assert_eq!(
+        (adr.number, adr.status.as_deref(), adr.supersedes.clone(), adr.is_retired()),
+        (6, Some("accepted"), vec![5], false)
+    );
     let text = "# 2. Hosting\n\n## Status\n\nAccepted\n\nAmended by [6. Use Postgres](0006-use-postgres.md)\n";
     assert_eq!(read("doc/adr/0002-hosting.md", text), (2, some("accepted"), None, false));
     let text = "# 3. Cache in Redis\n\n## Status\n\nDeprecated\n";
@@ -85,5 +88,8 @@ fn finds_mentions_by_number() {
 #[test]
 fn folds_what_editors_type() {
     assert_eq!(fold("a  **b**\n  c"), "a b c");
-    assert_eq!(fold("the brief\u{2019}s \u{201c}contract\u{201d} \u{2014} a\u{a0}rule -- kept"), "the brief's \"contract\" - a rule - kept");
+    assert_eq!(
+        fold("the brief\u{2019}s \u{201c}contract\u{201d} \u{2014} a\u{a0}rule -- kept"),
+        "the brief's \"contract\" - a rule - kept"
+    );
 }

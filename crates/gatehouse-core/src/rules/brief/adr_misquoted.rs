@@ -1,8 +1,8 @@
 use super::BriefView;
+use super::adr_not_honoured::prose_blocks;
 use crate::docs::adr::{fold, mentions};
 use crate::docs::brief::Brief;
 use crate::docs::markdown::Blockquote;
-use super::adr_not_honoured::prose_blocks;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -78,9 +78,37 @@ pub(super) struct InlineQuote {
 /// Words that may stand between an ADR id and the quotation it attributes
 /// (`ADR-095 says “…”`, `As ADR-095 puts it, “…”`, `“…”, says ADR-095`).
 const ATTRIBUTING: &[&str] = &[
-    "says", "said", "states", "stated", "reads", "requires", "required", "writes", "wrote", "decides", "decided",
-    "notes", "puts", "put", "it", "that", "is", "explicit", "mandates", "in", "its", "own", "words", "per", "as",
-    "according", "to", "see", "from", "verbatim", "literally",
+    "says",
+    "said",
+    "states",
+    "stated",
+    "reads",
+    "requires",
+    "required",
+    "writes",
+    "wrote",
+    "decides",
+    "decided",
+    "notes",
+    "puts",
+    "put",
+    "it",
+    "that",
+    "is",
+    "explicit",
+    "mandates",
+    "in",
+    "its",
+    "own",
+    "words",
+    "per",
+    "as",
+    "according",
+    "to",
+    "see",
+    "from",
+    "verbatim",
+    "literally",
 ];
 
 /// The quotations in `blocks` (prose paragraphs and list items, each with its
@@ -97,7 +125,11 @@ pub(super) fn inline_quotes(blocks: &[(u32, String)]) -> Vec<InlineQuote> {
             if quoted.trim().is_empty() {
                 continue;
             }
-            let before = found.iter().rev().find(|m| m.offset + m.len <= open).filter(|m| attributes(&text[m.offset + m.len..open]));
+            let before = found
+                .iter()
+                .rev()
+                .find(|m| m.offset + m.len <= open)
+                .filter(|m| attributes(&text[m.offset + m.len..open]));
             let after = || found.iter().find(|m| m.offset >= close).filter(|m| attributes(&text[close..m.offset]));
             if let Some(m) = before.or_else(after) {
                 out.push(InlineQuote {
@@ -141,8 +173,11 @@ fn attributes(gap: &str) -> bool {
     if gap.contains(['.', '!', '?', ';', '"', '\u{201c}', '\u{201d}']) {
         return false;
     }
-    let words: Vec<String> =
-        gap.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    let words: Vec<String> = gap
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
     words.len() <= 5 && words.iter().all(|w| ATTRIBUTING.contains(&w.as_str()))
 }
 
@@ -244,8 +279,14 @@ mod tests {
     #[test]
     fn inline_quotations_are_attributed_by_an_adjacent_id() {
         let one = |n: u32, line: u32, t: &str| vec![(n, line, t.to_string())];
-        assert_eq!(inline("ADR-095 says \u{201c}Backups are a host concern\u{201d}."), one(95, 10, "Backups are a host concern"));
-        assert_eq!(inline("As ADR-095 puts it,\n\"restores follow a runbook\"."), one(95, 11, "restores follow a runbook"));
+        assert_eq!(
+            inline("ADR-095 says \u{201c}Backups are a host concern\u{201d}."),
+            one(95, 10, "Backups are a host concern")
+        );
+        assert_eq!(
+            inline("As ADR-095 puts it,\n\"restores follow a runbook\"."),
+            one(95, 11, "restores follow a runbook")
+        );
         assert_eq!(inline("Per ADR-090: \"pipelines are the runtime\""), one(90, 10, "pipelines are the runtime"));
         assert_eq!(inline("\u{201c}off-host storage\u{201d} (ADR-095) is the rule."), one(95, 10, "off-host storage"));
         assert_eq!(inline("\"a runbook\" \u{2014} [ADR-095](x.md)"), one(95, 10, "a runbook"));
