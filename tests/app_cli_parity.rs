@@ -2,8 +2,8 @@
 //! commits, made in a real git repository (for `gatehouse check`) and stored
 //! under the same ids in the simulated GitHub (for the App). The change
 //! touches every family, pins brief paths to a branch, a tag and a revision
-//! that does not exist, and names in `landed.md` a commit of the history and
-//! one that is not.
+//! that does not exist, cites adr-tools records by `ADR-5` and `ADR-0006`, and
+//! names in `landed.md` a commit of the history and one that is not.
 
 mod common;
 mod local_repo;
@@ -55,6 +55,41 @@ lines_estimate: 40
 Implement ADR-095 as a host concern, starting from `acme/docs@main:scripts/backup.sh`
 and the steps in `acme/docs@v1.2:runbooks/`. The old `acme/docs@main:scripts/gone.sh`
 never existed, and `acme/docs@no-such-branch:scripts/backup.sh` cannot be read.
+"
+    .to_string()
+}
+
+/// Two adr-tools records on the base: 5 superseded by 6.
+const ADR_TOOLS: [(&str, &str); 2] = [
+    (
+        "doc/adr/0005-use-sqlite.md",
+        "# 5. Use SQLite\n\nDate: 2026-01-12\n\n## Status\n\nSuperseded by [6. Use Postgres](0006-use-postgres.md)\n\n\
+         ## Context\n\nThe job needs a catalogue.\n\n## Decision\n\nA SQLite file beside the script.\n",
+    ),
+    (
+        "doc/adr/0006-use-postgres.md",
+        "# 6. Use Postgres\n\nDate: 2026-02-03\n\n## Status\n\nAccepted\n\nSupersedes [5. Use SQLite](0005-use-sqlite.md)\n\n\
+         ## Decision\n\nThe catalogue lives in the operations database.\n",
+    ),
+];
+
+/// A brief citing the adr-tools records, one of them superseded.
+fn adr_tools_brief() -> String {
+    "---
+agent: SWARM-BA
+repos_touched: [acme/docs]
+adrs_referenced: [ADR-5, ADR-0006]
+success_criteria:
+  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"
+out_of_scope:
+  - the restore runbook
+lines_estimate: 40
+---
+# SWARM-BA: the catalogue
+
+Record each dump in the SQLite catalogue beside the script (ADR-5).
+
+See ADR-0006: the catalogue moves to the operations database — one row per dump.
 "
     .to_string()
 }
@@ -113,6 +148,7 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
         .iter()
         .filter(|(p, _)| !p.starts_with("dark-factory/") && !p.starts_with("fondue/") && !p.starts_with(".harnery/"))
         .map(|(p, b)| (p.clone(), b.clone()))
+        .chain(ADR_TOOLS.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())))
         .collect();
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("repo");
@@ -121,7 +157,9 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
     let base_sha = commit(&dir, &base, "base");
     git(&dir, &["tag", "v1.2"]);
     let mut head = demo.clone();
+    head.extend(ADR_TOOLS.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())));
     head.insert("dark-factory/briefs/SWARM-AZ-pins.md".into(), pinned_brief().into_bytes());
+    head.insert("dark-factory/briefs/SWARM-BA-catalogue.md".into(), adr_tools_brief().into_bytes());
     let landed = format!(
         "attempt-01 implementation starts at {}\nattempt-01 phase-01 closed at {MISSING_COMMIT}\n",
         &base_sha[..12]
@@ -156,9 +194,12 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
         ("brief/path-missing".to_string(), brief.clone(), 14, "error".to_string()),
         ("brief/path-unverifiable".to_string(), brief.clone(), 15, "notice".to_string()),
         ("spec/landed-format".to_string(), landed, 2, "warning".to_string()),
+        ("brief/adr-superseded".to_string(), "dark-factory/briefs/SWARM-BA-catalogue.md".into(), 4, "warning".into()),
     ] {
         assert!(cli.contains(&expected), "the CLI misses {expected:?}: {cli:#?}");
     }
+    let catalogue: Vec<_> = cli.iter().filter(|f| f.1.ends_with("SWARM-BA-catalogue.md")).collect();
+    assert_eq!(catalogue.len(), 1, "both adr-tools records are found and honoured: {catalogue:#?}");
     let pinned: Vec<_> = cli.iter().filter(|f| f.1 == brief).collect();
     assert_eq!(pinned.len(), 2, "the pins at main and v1.2 resolve: {pinned:#?}");
     let families: BTreeSet<&str> = cli.iter().filter_map(|f| f.0.split('/').next()).collect();

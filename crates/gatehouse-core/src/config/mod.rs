@@ -87,6 +87,8 @@ impl Default for Config {
                     "dark-factory/docs/decisions/**/*.md".into(),
                     "docs/decisions/**/*.md".into(),
                     "docs/adr/**/*.md".into(),
+                    "doc/adr/**/*.md".into(),
+                    "docs/architecture/decisions/**/*.md".into(),
                 ],
             },
             voting: Paths { paths: vec!["dark-factory/guidelines/*".into()] },

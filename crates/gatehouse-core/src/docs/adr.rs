@@ -1,67 +1,221 @@
 //! Architecture decision records: ids, status, successor, and their text for
-//! quote matching.
+//! quote matching, in the forms teams keep them: `ADR-099` ids (file name or
+//! title), adr-tools/Nygard (`doc/adr/0005-use-sqlite.md`, `# 5. Use SQLite`,
+//! a `## Status` section, `Superseded by [6. Title](0006-title.md)`), MADR
+//! 2–4 (the number from the file name alone, `status:` in the front matter or
+//! a `* Status:` line) and log4brains (`- Status:` lines).
+
+use std::collections::BTreeMap;
+
+use super::frontmatter;
+use super::markdown;
 
 /// One ADR as the brief rules need it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Adr {
-    /// The ADR number: `ADR-099` and `ADR-99` are both 99.
+    /// The ADR number: `ADR-099`, `ADR-99` and `0099-title.md` are all 99.
     pub number: u32,
     pub path: String,
-    /// The `Status:` word, lower-cased (`accepted`, `superseded`, `rejected`).
+    /// The status word, lower-cased (`proposed`, `accepted`, `rejected`,
+    /// `deprecated`, `superseded`, `on hold`).
     pub status: Option<String>,
-    /// The number in `Superseded by: ADR-NNN`, when one is named.
+    /// The successor's number, from `Superseded by: ADR-NNN`, `superseded by
+    /// ADR-0123` or `Superseded by [6. Title](0006-title.md)`.
     pub superseded_by: Option<u32>,
-    /// The text with whitespace folded and emphasis stripped, for quote matching.
+    /// The numbers this ADR says it supersedes (`Supersedes [5. …](0005-….md)`).
+    pub supersedes: Vec<u32>,
+    /// The text with whitespace, typographic quotes and dashes folded and
+    /// emphasis stripped, for quote matching.
     pub folded: String,
 }
 
 impl Adr {
-    /// Reads an ADR; `None` when neither its file name nor its first heading
-    /// carries an `ADR-<digits>` id.
+    /// Reads an ADR; `None` when no number is found: not in the file name
+    /// (`ADR-095-….md`, `0005-….md`), nor in its title (`# ADR-095: …`,
+    /// `# 5. …`, or a first line `ADR-099: …`).
     pub fn parse(path: &str, text: &str) -> Option<Adr> {
         let file = path.rsplit('/').next().unwrap_or(path);
-        let number = file
-            .strip_prefix("ADR-")
-            .and_then(leading_number)
-            .or_else(|| first_heading(text).and_then(|h| mentions(h).first().map(|m| m.number)))?;
-        let mut status = None;
-        let mut superseded_by = None;
-        for line in text.lines() {
-            let plain = strip_emphasis(line);
-            if status.is_none()
-                && let Some(rest) = after_label(&plain, "Status:")
-            {
-                status = rest
-                    .split(|c: char| !c.is_alphanumeric() && c != '-')
-                    .find(|w| !w.is_empty())
-                    .map(str::to_ascii_lowercase);
+        let split = frontmatter::split(text);
+        let title = title_line(split.body);
+        let number = id_prefix(file)
+            .or_else(|| title.and_then(|t| mentions(t).first().map(|m| m.number)))
+            .or_else(|| numbered(file, &['-', '_', '.']))
+            .or_else(|| title.and_then(|t| numbered(t, &['.', ':'])))?;
+        let mut status: Option<Status> = split
+            .frontmatter
+            .as_ref()
+            .ok()
+            .and_then(|fm| fm.root().get("status"))
+            .and_then(|node| node.scalar_text())
+            .and_then(read_status);
+        let mut superseded_by = status.as_ref().and_then(|s| s.successor);
+        let mut supersedes = Vec::new();
+        let md = markdown::parse(split.body, split.body_line);
+        let in_fence = |line: u32| md.fences.iter().any(|f| (f.line..=f.end_line).contains(&line));
+        let mut status_section = false;
+        let mut line_no = split.body_line;
+        for raw in split.body.lines() {
+            let line = line_no;
+            line_no += 1;
+            if in_fence(line) {
+                continue;
             }
-            if superseded_by.is_none()
-                && let Some(rest) = after_label(&plain, "Superseded by:")
-            {
-                superseded_by = mentions(rest).first().map(|m| m.number);
+            let plain = strip_emphasis(raw);
+            let item = plain.trim_start().trim_start_matches(['*', '-', '+']).trim_start();
+            if item.starts_with('#') {
+                status_section = item.trim_start_matches('#').trim().eq_ignore_ascii_case("status");
+                continue;
+            }
+            if status.is_none() {
+                let value =
+                    label_value(item, "status").or_else(|| (status_section && !item.trim().is_empty()).then_some(item));
+                status = value.and_then(read_status);
+                if let Some(next) = status.as_ref().and_then(|s| s.successor) {
+                    superseded_by.get_or_insert(next);
+                }
+            }
+            let lower = item.to_ascii_lowercase();
+            if superseded_by.is_none() {
+                let at = lower.find("superseded by:").or_else(|| lower.starts_with("superseded by").then_some(0));
+                if let Some(at) = at {
+                    superseded_by = numbers_in(clause(&item[at + "superseded by".len()..])).first().copied();
+                }
+            }
+            let at = lower.find("supersedes:").or_else(|| lower.starts_with("supersedes").then_some(0));
+            if let Some(at) = at {
+                supersedes.extend(numbers_in(clause(&item[at + "supersedes".len()..])));
             }
         }
-        Some(Adr { number, path: path.to_string(), status, superseded_by, folded: fold(text) })
+        Some(Adr {
+            number,
+            path: path.to_string(),
+            status: status.map(|s| s.word),
+            superseded_by,
+            supersedes,
+            folded: fold(text),
+        })
     }
 
-    /// Superseded or rejected: a brief should not build on it.
+    /// Superseded, rejected or deprecated: a brief should not build on it.
+    /// `proposed`, `accepted` and `on hold` leave it in force; so does being
+    /// amended (`Amends`/`Amended by`).
     pub fn is_retired(&self) -> bool {
         self.superseded_by.is_some() || matches!(self.status.as_deref(), Some("superseded" | "rejected" | "deprecated"))
     }
+
+    /// Accepted, or with no status at all: what it says it supersedes is
+    /// superseded.
+    fn in_force(&self) -> bool {
+        matches!(self.status.as_deref(), None | Some("accepted"))
+    }
 }
 
-fn first_heading(text: &str) -> Option<&str> {
-    text.lines().map(str::trim_start).find(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#'))
+/// The ADRs by number (the first of a number, in the order given, is kept).
+/// An ADR an in-force one says it supersedes is superseded by it, though its
+/// own text was not updated.
+pub fn index(adrs: impl IntoIterator<Item = Adr>) -> BTreeMap<u32, Adr> {
+    let mut out: BTreeMap<u32, Adr> = BTreeMap::new();
+    for adr in adrs {
+        out.entry(adr.number).or_insert(adr);
+    }
+    let successions: Vec<(u32, u32)> = out
+        .values()
+        .filter(|adr| adr.in_force())
+        .flat_map(|adr| adr.supersedes.iter().map(|&old| (old, adr.number)))
+        .collect();
+    for (old, new) in successions {
+        if let Some(adr) = out.get_mut(&old).filter(|adr| adr.number != new) {
+            adr.superseded_by.get_or_insert(new);
+        }
+    }
+    out
 }
 
-fn after_label<'a>(line: &'a str, label: &str) -> Option<&'a str> {
-    line.find(label).map(|at| &line[at + label.len()..])
+/// A status value and the successor it names.
+struct Status {
+    word: String,
+    successor: Option<u32>,
 }
 
-fn leading_number(s: &str) -> Option<u32> {
-    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+/// Reads `Accepted`, `superseded by ADR-0123`, `Superseded by [6. T](0006-t.md)`,
+/// `On hold`; `None` for a blank or a placeholder.
+fn read_status(value: &str) -> Option<Status> {
+    let value = strip_emphasis(value);
+    let value = value.trim().trim_start_matches(['[', '{', '"', '\'', '(']).trim();
+    let lower = value.to_lowercase();
+    let word = if lower.starts_with("on hold") || lower.starts_with("on-hold") {
+        "on hold".to_string()
+    } else {
+        lower.split(|c: char| !c.is_alphanumeric() && c != '-').find(|w| !w.is_empty())?.to_string()
+    };
+    // The founding documents' form runs on: `Status: Accepted Date: … Related: …`.
+    let own = ["related:", "date:", "deciders:"].iter().filter_map(|l| lower.find(l)).min().unwrap_or(lower.len());
+    let successor = lower[..own].find("superseded by").and_then(|at| numbers_in(&value[at + 13..own]).first().copied());
+    Some(Status { word, successor })
+}
+
+/// The value of a `Label:` line (`Status: Accepted`, `status: accepted`).
+fn label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    let head = line.get(..label.len())?;
+    let rest = line[label.len()..].trim_start().strip_prefix(':')?;
+    head.eq_ignore_ascii_case(label).then_some(rest)
+}
+
+/// The text up to the next label on the same line (`Amends`, `Date:`, …).
+fn clause(text: &str) -> &str {
+    let lower = text.to_ascii_lowercase();
+    ["amends", "amended by", "superseded by", "supersedes", "related:", "date:"]
+        .iter()
+        .filter_map(|label| lower.find(label))
+        .min()
+        .map_or(text, |at| &text[..at])
+}
+
+/// The ADR numbers a clause names: `ADR-NNN` mentions, and links whose text
+/// starts with a number (`[6. Title](…)`) or whose target is a numbered file.
+fn numbers_in(text: &str) -> Vec<u32> {
+    let mut out: Vec<u32> = mentions(text).iter().map(|m| m.number).collect();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find("](") else { break };
+        let label = &after[..close];
+        let target = after[close + 2..].split(')').next().unwrap_or("");
+        let file = target.split('#').next().unwrap_or("").rsplit('/').next().unwrap_or("");
+        let from_label = if mentions(label).is_empty() { numbered(label.trim(), &['.', ':']) } else { None };
+        if let Some(n) = from_label.or_else(|| id_prefix(file)).or_else(|| numbered(file, &['-', '_', '.'])) {
+            out.push(n);
+        }
+        rest = &after[close + 2..];
+    }
+    out.dedup();
+    out
+}
+
+/// The first heading, else the first non-blank line when it starts with an
+/// ADR id (`ADR-099: Agent briefs …`).
+fn title_line(body: &str) -> Option<&str> {
+    let mut lines = body.lines().map(str::trim_start).filter(|l| !l.is_empty());
+    if let Some(heading) = body.lines().map(str::trim_start).find(|l| l.starts_with('#')) {
+        return Some(heading.trim_start_matches('#').trim_start());
+    }
+    lines.next().filter(|l| mentions(l).first().is_some_and(|m| m.offset == 0))
+}
+
+/// `ADR-0005-…`, `adr_5.md`, `ADR0005`: the number after an `ADR` prefix.
+fn id_prefix(file: &str) -> Option<u32> {
+    let prefix = file.get(..3).filter(|p| p.eq_ignore_ascii_case("adr"))?;
+    let rest = file[prefix.len()..].trim_start_matches(['-', '_']);
+    numbered(rest, &['-', '_', '.', ':', ' '])
+}
+
+/// Leading digits (at most 9) followed by one of `ends`: `0005-use-x.md`, `5. Use X`.
+fn numbered(text: &str, ends: &[char]) -> Option<u32> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 || !text[digits..].starts_with(ends) {
+        return None;
+    }
+    text[..digits].parse().ok()
 }
 
 /// An `ADR-<digits>` (or `ADR <digits>`) mention in running text.
@@ -100,7 +254,8 @@ pub fn mentions(text: &str) -> Vec<Mention> {
     found
 }
 
-/// Parses a declared id (`ADR-095`); `None` when it is not of that shape.
+/// Parses a declared id (`ADR-095`, `ADR-5`, `ADR-0005`); `None` when it is
+/// not of that shape.
 pub fn parse_id(id: &str) -> Option<u32> {
     let digits = id.strip_prefix("ADR-")?;
     if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -114,41 +269,25 @@ pub fn strip_emphasis(text: &str) -> String {
     text.chars().filter(|c| !matches!(c, '*' | '_' | '`')).collect()
 }
 
-/// Folds runs of whitespace to one space and strips emphasis, so a quote
-/// matches the ADR across line breaks and formatting.
+/// Folds runs of whitespace to one space, typographic quotes to straight
+/// ones (`’ ‘` to `'`, `“ ” „` to `"`), dashes (`—`, `–`, `--`) to `-`, and
+/// strips emphasis, so a quote matches the ADR however an editor typed it.
 pub fn fold(text: &str) -> String {
-    strip_emphasis(text).split_whitespace().collect::<Vec<_>>().join(" ")
+    let straight: String = strip_emphasis(text)
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201b}' | '\u{2032}' => '\'',
+            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => '"',
+            '\u{2013}' | '\u{2014}' | '\u{2012}' | '\u{2015}' | '\u{2212}' => '-',
+            c => c,
+        })
+        .collect();
+    let mut out = straight.split_whitespace().collect::<Vec<_>>().join(" ");
+    while out.contains("--") {
+        out = out.replace("--", "-");
+    }
+    out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_id_status_and_successor() {
-        let adr = Adr::parse(
-            "docs/adr/ADR-095-backups.md",
-            "# ADR-095: Backups\n\n**Status:** Superseded\nSuperseded by: ADR-101\n",
-        )
-        .unwrap();
-        assert_eq!((adr.number, adr.status.as_deref(), adr.superseded_by), (95, Some("superseded"), Some(101)));
-        let adr = Adr::parse(
-            "docs/adr/backups.md",
-            "# ADR-99: Briefs\nStatus: Accepted Date: 2026-04-25\nSuperseded by: {{leave blank}}\n",
-        )
-        .unwrap();
-        assert_eq!((adr.number, adr.status.as_deref(), adr.superseded_by), (99, Some("accepted"), None));
-        assert!(!adr.is_retired());
-        assert!(Adr::parse("docs/adr/README.md", "# Index\n").is_none());
-    }
-
-    #[test]
-    fn finds_mentions_by_number() {
-        let m = mentions("See ADR-095 and ADR 7, not MADR-3 or ADR-x or ADR-12b.");
-        assert_eq!(m.iter().map(|m| m.number).collect::<Vec<_>>(), vec![95, 7]);
-        assert_eq!(m[0].offset, 4);
-        assert_eq!(parse_id("ADR-099"), Some(99));
-        assert_eq!(parse_id("ADR099"), None);
-        assert_eq!(fold("a  **b**\n  c"), "a b c");
-    }
-}
+mod tests;

@@ -10,8 +10,11 @@ declare_rule! {
     why: "ADR-099 asks that a brief be \"verified against the merged ADR\". An ADR that is not in the \
 repository (at the base, or added by the same PR) cannot have been read. ADRs are found under \
 `adrs.paths` (default `dark-factory/docs/decisions/**/*.md`, `docs/decisions/**/*.md`, \
-`docs/adr/**/*.md`) by the `ADR-<n>` in their file name or first heading; `ADR-95` and `ADR-095` are \
-the same ADR.",
+`docs/adr/**/*.md`, `doc/adr/**/*.md` (adr-tools), `docs/architecture/decisions/**/*.md`) by their \
+number: `ADR-<n>` in the file name (`ADR-095-backups.md`) or the title (`# ADR-095: …`, or a first \
+line `ADR-099: …`), else the file name's leading number (`0005-use-sqlite.md`, as adr-tools, MADR \
+and log4brains name records), else a numbered title (`# 5. Use SQLite`). `ADR-5`, `ADR-005` and \
+`ADR-0005` are the same ADR.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::BriefView;
-use super::adr_misquoted::attributed_adr;
+use super::adr_misquoted::{attributed_adr, inline_quotes};
 use crate::docs::adr::{mentions, parse_id};
 use crate::docs::brief::Brief;
 use crate::model::{Sink, Span};
@@ -14,14 +14,19 @@ declare_rule! {
     why: "ADR-099: reviewers verify that \"every ADR cited in adrs_referenced is actually quoted or \
 honoured, not just name-dropped\". SWARM-AR was briefed to implement ADR-095 against the ADR's own \
 non-negotiable rules. A mention honours the ADR when it is\n\n\
-- a QUOTE: a `>` blockquote attributed to the ADR (its id in the quote, or on the nearest line before it, else after it; \
-`brief/adr-misquoted` checks the words), or\n\
-- a STATEMENT of what the ADR requires of this work: the sentence (or the parenthesis) that names the \
-ADR says something in at least three words of its own.\n\n\
-A bare id (in a list, a heading or a table), a `Related:`, `See:` or `Refs:` line, and a link with no \
-statement are name-drops. Honoured: \"Implement ADR-095 as a host concern\", \"Per ADR-090, the upload \
-becomes a pipeline step\", \"ADR-095 says:\" followed by `> Backups are a host concern`. Name-dropped: \
-\"Related: ADR-095.\", \"See ADR-095.\", \"- ADR-095\", \"[ADR-095](../adr/ADR-095-backups.md)\".",
+- a QUOTE: a `>` blockquote attributed to the ADR (its id in the quote, or on the nearest line before it, else after it), \
+or an inline quotation with the id beside it (`ADR-095 says “…”`, `“…” (ADR-095)`); `brief/adr-misquoted` checks the words, or\n\
+- a STATEMENT of what the ADR requires of this work, with the id before, after or above it: the sentence (or the \
+parenthesis) that names the ADR says something in at least three words of its own; a parenthesis that only cites \
+(`(ADR-095)`) stands for the sentence it closes; a `See:`/`Related:` pointer states something when a `:` or a dash \
+after its ids introduces the statement; a heading naming the ADR (`## ADR-095`) is honoured by a paragraph or list \
+item of its section that states something.\n\n\
+A bare id (in a list, a heading with nothing under it, or a table), a `Related:`, `See:` or `Refs:` line with nothing \
+after the ids, and a link with no statement are name-drops. Honoured: \"Implement ADR-095 as a host concern\", \
+\"Dumps are stored off-host and restored from the runbook (ADR-095).\", \"See ADR-095: the job runs on the host\", \
+\"Per ADR-090, the upload becomes a pipeline step\", \"ADR-095 says:\" followed by `> Backups are a host concern`, \
+`## ADR-095` followed by \"- dumps go to off-host storage\". Name-dropped: \"Related: ADR-095.\", \"See ADR-095.\", \
+\"- ADR-095\", \"[ADR-095](../adr/ADR-095-backups.md)\", \"Extend the script (see ADR-095).\".",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -66,19 +71,58 @@ fn mentions_by_adr(brief: &Brief) -> BTreeMap<u32, Mentioned> {
             note(number, Mentioned::Honoured);
         }
     }
-    for (line, text) in prose_blocks(brief) {
-        for m in mentions(&text) {
-            let scope = scope(&text, m.offset, m.offset + m.len);
+    let blocks = prose_blocks(brief);
+    for quote in inline_quotes(&blocks) {
+        note(quote.number, Mentioned::Honoured);
+    }
+    for (i, (line, text)) in blocks.iter().enumerate() {
+        let section_states = heading_level(text).is_some_and(|level| section_states(&blocks[i + 1..], level));
+        for m in mentions(text) {
+            let scope = scope(text, m.offset, m.offset + m.len);
             let at = line + text[..m.offset].matches('\n').count() as u32;
-            note(m.number, if is_statement(scope) { Mentioned::Honoured } else { Mentioned::NameDropped(at) });
+            let honoured = is_statement(scope) || (section_states && !is_labelled(&words(text)));
+            note(m.number, if honoured { Mentioned::Honoured } else { Mentioned::NameDropped(at) });
         }
     }
     out
 }
 
-/// The body's paragraphs and list items outside code fences and
+/// The level of a heading block (`## ADR-095` is 2).
+fn heading_level(block: &str) -> Option<usize> {
+    let level = block.bytes().take_while(|&b| b == b'#').count();
+    (level > 0 && block[level..].starts_with([' ', '\t'])).then_some(level)
+}
+
+/// Whether the section after a heading of `level` (up to the next heading of
+/// that level or above) states something in a paragraph or a list item.
+fn section_states(after: &[(u32, String)], level: usize) -> bool {
+    after
+        .iter()
+        .take_while(|(_, text)| heading_level(text).is_none_or(|l| l > level))
+        .filter(|(_, text)| heading_level(text).is_none())
+        .any(|(_, text)| sentences(text).any(is_statement))
+}
+
+/// A block's sentences: split after `.`, `!`, `?` or `;` and a space.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| matches!(c, '.' | '!' | '?' | ';') && rest[i + 1..].starts_with(char::is_whitespace))
+            .map_or(rest.len(), |(i, _)| i + 1);
+        let (sentence, tail) = rest.split_at(end);
+        rest = tail;
+        Some(sentence)
+    })
+}
+
+/// The body's paragraphs, list items and headings outside code fences and
 /// blockquotes, each with its first line: a statement may run over lines.
-fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
+pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
     let skipped = |line: u32| {
         brief.markdown.fences.iter().any(|f| (f.line..=f.end_line).contains(&line))
             || brief.markdown.blockquotes.iter().any(|q| (q.line..=q.end_line).contains(&line))
@@ -107,15 +151,33 @@ fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
 }
 
 /// The text a mention at `start..end` belongs to: the parenthesis around it,
-/// else its sentence.
+/// else its sentence. A parenthesis that only cites (`(ADR-095)`, `(per
+/// ADR-095 §2)`) belongs to the sentence it closes: that sentence is what the
+/// ADR is cited for.
 fn scope(text: &str, start: usize, end: usize) -> &str {
     let open = text[..start].rfind('(');
     let close_before = text[..start].rfind(')');
     if let Some(open) = open.filter(|o| close_before.is_none_or(|c| c < *o))
         && let Some(close) = text[end..].find(')')
     {
-        return &text[open + 1..end + close];
+        let inner = &text[open + 1..end + close];
+        let mut bare = inner.to_string();
+        for m in mentions(inner).iter().rev() {
+            bare.replace_range(m.offset..m.offset + m.len, " ");
+        }
+        if !words(&bare).iter().all(|w| CITING.contains(&w.as_str())) {
+            return inner;
+        }
+        return sentence(text, open, end + close + 1);
     }
+    sentence(text, start, end)
+}
+
+/// Words that may stand beside an id in a parenthesis that only cites it.
+const CITING: &[&str] = &["per", "by", "under", "and", "as", "in", "of", "adr", "adrs", "section", "rule", "rules"];
+
+/// The sentence around `start..end`.
+fn sentence(text: &str, start: usize, end: usize) -> &str {
     let sentence_end = |s: &str| s.find(['.', '!', '?']);
     let from = text[..start]
         .char_indices()
@@ -145,8 +207,27 @@ const FILLER: &[&str] = &[
 ];
 
 /// Whether the text around a mention says something about the ADR: at least
-/// three words of its own once labels, ids and link targets are dropped.
+/// three words of its own once labels, ids and link targets are dropped. A
+/// `See:`/`Related:` pointer says something only in what follows its ids
+/// after a `:` or a dash (`See ADR-095: the job runs on the host`).
 fn is_statement(scope: &str) -> bool {
+    let said = words(&without_ids_and_targets(scope));
+    if !is_labelled(&said) {
+        return own_words(&said) >= 3;
+    }
+    let Some(last) = mentions(scope).last().copied() else { return false };
+    let mut after = scope[last.offset + last.len..].trim_start();
+    if after.starts_with("](") {
+        after = after.find(')').map_or("", |close| &after[close + 1..]);
+    }
+    let after = after.trim_start_matches(['*', '_', ']', ' ']);
+    match after.strip_prefix([':', '\u{2014}', '\u{2013}', '-']) {
+        Some(statement) => own_words(&words(&without_ids_and_targets(statement))) >= 3,
+        None => false,
+    }
+}
+
+fn without_ids_and_targets(scope: &str) -> String {
     let mut text = scope.to_string();
     for m in mentions(scope).iter().rev() {
         text.replace_range(m.offset..m.offset + m.len, " ");
@@ -156,17 +237,28 @@ fn is_statement(scope: &str) -> bool {
         let end = text[at..].find(')').map_or(text.len(), |e| at + e + 1);
         text.replace_range(at..end, " ");
     }
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+    text
+}
+
+/// The lower-cased words of a text.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '\u{2019}'))
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .collect();
-    let labelled = LABELS.iter().any(|label| {
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the words open with a pointer label (`Related`, `See also`, …).
+fn is_labelled(words: &[String]) -> bool {
+    LABELS.iter().any(|label| {
         let parts: Vec<&str> = label.split(' ').collect();
-        words.starts_with(&parts)
-    });
-    let own = words.iter().filter(|w| w.chars().count() >= 3 && !FILLER.contains(w)).count();
-    !labelled && own >= 3
+        words.len() >= parts.len() && words.iter().zip(&parts).all(|(w, p)| w == p)
+    })
+}
+
+fn own_words(words: &[String]) -> usize {
+    words.iter().filter(|w| w.chars().count() >= 3 && !FILLER.contains(&w.as_str())).count()
 }
 
 #[cfg(test)]
@@ -190,6 +282,14 @@ mod tests {
             "ADR-095 says:\n\n> Backups are a host concern.\n\nPer ADR-090, the upload is a pipeline step.",
             "> Backups are a host concern.\n\n(ADR-095)",
             "See ADR-090. Under ADR-095 the dump is stored off-host.",
+            "Dumps are stored off-host and restored from the runbook (ADR-095).",
+            "- Dumps go to off-host storage (per ADR-095 §2)",
+            "See ADR-095: the job runs on the host, never in a playbook.",
+            "See [ADR-095](../adr/0095-backups.md) \u{2014} the dump leaves the host nightly.",
+            "**Related:** ADR-095 - restores follow the runbook, not a button",
+            "## ADR-095\n\nThe job runs on the host and the dump leaves it every night.",
+            "### ADR-095: backups\n\n- dumps go to off-host storage\n- restores follow the runbook",
+            "ADR-095 says \u{201c}Backups are a host concern\u{201d}.",
         ] {
             assert_eq!(best(body), Some(Mentioned::Honoured), "{body}");
         }
@@ -206,6 +306,12 @@ mod tests {
             ("Implements ADR-095.", 4),
             ("**Related:** ADR-090, ADR-095 and the backup runbook pages", 4),
             ("```\nADR-095 says backups are a host concern\n```\nRefs: ADR-095", 7),
+            ("See: ADR-095", 4),
+            ("See ADR-095:", 4),
+            ("Related: ADR-095, the backup pages.", 4),
+            ("## ADR-095\n\nSee ADR-090.", 4),
+            ("## ADR-095\n\n## Next steps\n\nThe job runs on the host every night.", 4),
+            ("## Related\n\nADR-095", 6),
         ] {
             assert_eq!(best(body), Some(Mentioned::NameDropped(line)), "{body}");
         }

@@ -6,10 +6,16 @@ declare_rule! {
     id: "brief/adr-superseded",
     view: BriefView,
     severity: Warning,
-    summary: "a cited ADR is not superseded or rejected (the successor is named)",
+    summary: "a cited ADR is not superseded, rejected or deprecated (the successor is named)",
     why: "ADR-099 grounds briefs in \"the merged ADR + the first PR that landed under it\". A brief \
-built on an ADR whose `Status:` is superseded or rejected, or that names a successor in \
-`Superseded by: ADR-NNN`, prescribes a decision the team has since reversed.",
+built on a retired ADR prescribes a decision the team has since reversed. An ADR is retired when its status \
+is superseded, rejected or deprecated, or it names a successor; proposed, accepted and on hold leave it in \
+force, and so does being amended (`Amends`/`Amended by`). The status is read from MADR front matter \
+(`status: \"superseded by ADR-0123\"`), a `Status:` line (`Status: Accepted`, `* Status: rejected`, \
+`- Status: deprecated`, `**Status:** Superseded`), or the first line of a `## Status` section (adr-tools: \
+`Superseded by [6. Use Postgres](0006-use-postgres.md)`). The successor comes from `Superseded by: ADR-NNN`, \
+`superseded by ADR-0123`, or a link whose text is numbered or whose target is a numbered file. An accepted ADR \
+that says `Supersedes [5. …](0005-….md)` (or `Supersedes: ADR-005`) retires the one it names.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }

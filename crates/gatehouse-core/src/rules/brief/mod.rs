@@ -166,15 +166,11 @@ impl<'a> BriefView<'a> {
         }
         agents.sort_by_key(|&(agent, _)| agent);
         let adr_filter = PathFilter::globs(&config.adrs.paths);
-        let mut adrs = BTreeMap::new();
-        for (path, content) in adr_filter.select(&changes.head) {
-            // ADR text comes from the base when the ADR exists there: a PR cannot
-            // edit an ADR to make its own brief's quotes match.
-            let content = changes.base.get(path).unwrap_or(content);
-            if let Some(adr) = content.text().and_then(|t| Adr::parse(path, t)) {
-                adrs.entry(adr.number).or_insert(adr);
-            }
-        }
+        // ADR text comes from the base when the ADR exists there: a PR cannot
+        // edit an ADR to make its own brief's quotes match.
+        let adrs = crate::docs::adr::index(adr_filter.select(&changes.head).filter_map(|(path, content)| {
+            changes.base.get(path).unwrap_or(content).text().and_then(|t| Adr::parse(path, t))
+        }));
         let mut merged_changed: Vec<&str> = changes
             .changed_in(&filter)
             .map(|(p, _)| p)
@@ -220,12 +216,9 @@ impl<'a> BriefView<'a> {
                     continue;
                 }
                 let line_text = brief.line_text(span.line);
-                let flag = line_text.find("to-be-created").map(|at| {
-                    let rest = &line_text[at + "to-be-created".len()..];
-                    // The rationale runs to the end of the line, without the
-                    // punctuation that closes a parenthesised flag.
-                    rest.strip_prefix(':').unwrap_or("").trim().trim_end_matches([')', '.', ']', ';']).trim_end()
-                });
+                let flag = line_text
+                    .find("to-be-created")
+                    .map(|at| to_be_created_rationale::rationale(&line_text[at + "to-be-created".len()..]));
                 let lookups = match &kind {
                     SpanKind::Path(path) => lookups(&self.changes.repos, self.changes.repo.as_deref(), &repos, path),
                     _ => Vec::new(),

@@ -8,11 +8,13 @@ declare_rule! {
     id: "brief/to-be-created-rationale",
     view: BriefView,
     severity: Error,
-    summary: "a `to-be-created:` flag carries a rationale of at least 10 characters",
+    summary: "a `to-be-created` flag carries a rationale of at least 10 characters",
     why: "ADR-099 allows a path that does not exist yet only when it \"is explicitly flagged as \
 'to-be-created' with the rationale\". The rationale is what lets a reviewer tell a planned file \
-from an invented one, so `to-be-created:` must be followed on the same line by at least 10 \
-characters of why.",
+from an invented one, so `to-be-created` must be followed on the same line by `:`, `—`, `–` or `-` \
+and at least 10 characters of why: `to-be-created: the drill runbook this brief asks for`, \
+`(to-be-created — the drill runbook this brief asks for)`, `**to-be-created** - the restore \
+script's first version`.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -29,7 +31,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
         let line = brief.line_text(path.span.line);
         let col = line[..line.find("to-be-created").unwrap_or(0)].chars().count() as u32 + 1;
         let message = if rationale.is_empty() {
-            "`to-be-created` is not followed by `: <rationale>`".to_string()
+            "`to-be-created` is not followed by `: <rationale>` (or `— <rationale>`)".to_string()
         } else {
             format!("the rationale `{rationale}` is under {MIN_RATIONALE} characters")
         };
@@ -40,5 +42,39 @@ fn check(view: &BriefView, sink: &mut Sink) {
             message,
         )
         .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`");
+    }
+}
+
+/// The rationale in what follows a `to-be-created` flag on its line: after a
+/// `:`, `—`, `–` or `-` (the flag may be emphasised or quoted), to the end of
+/// the line, without the punctuation that closes a parenthesised flag; empty
+/// when no separator follows.
+pub(super) fn rationale(after_flag: &str) -> &str {
+    let rest = after_flag.trim_start_matches(['*', '_', '`', '"', '\'', '\u{201d}', '\u{2019}']).trim_start();
+    let Some(rest) = rest.strip_prefix([':', '\u{2014}', '\u{2013}', '-']) else { return "" };
+    let rest = rest.trim_start_matches(['-', '*', '_']);
+    rest.trim().trim_end_matches([')', '.', ']', ';']).trim_end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rationale;
+
+    #[test]
+    fn the_rationale_follows_a_colon_or_a_dash() {
+        for after in [
+            ": the drill runbook).",
+            " — the drill runbook",
+            " \u{2013} the drill runbook;",
+            " - the drill runbook",
+            " -- the drill runbook",
+            "**: the drill runbook",
+            "` — the drill runbook",
+            "\u{201d}: the drill runbook]",
+        ] {
+            assert_eq!(rationale(after), "the drill runbook", "{after}");
+        }
+        assert_eq!(rationale(")"), "");
+        assert_eq!(rationale(" the drill runbook"), "");
     }
 }
