@@ -685,3 +685,24 @@ fn a_moved_finding_names_an_id_appended_for_it() {
         ]
     );
 }
+
+#[test]
+fn a_spec_the_base_had_without_a_state_is_a_notice_on_a_change_to_its_stats() {
+    let mut base = shared("retry-queue");
+    base.remove(&format!("{ROOT}/current-state.txt"));
+    let mut head = base.clone();
+    let stats = format!("{ROOT}/stats.md");
+    let text = head[&stats].text().unwrap().to_string()
+        + "| 2026-03-06 | Code Reviewer | opus | implementation:02:Review | changes-requested | 1 Nit | 20k | 4m |\n";
+    set(&mut head, &stats, &text);
+    let report = evaluate(base.clone(), head);
+    let state = format!("{ROOT}/current-state.txt");
+    let missing = report.findings().find(|f| f.rule == "spec/state-missing").unwrap();
+    assert_eq!((missing.path.as_str(), missing.severity), (state.as_str(), Severity::Notice), "{missing:?}");
+    assert!(missing.message.starts_with("predates this change: "), "{missing:?}");
+    assert!(!report.has_errors(), "{:?}", fired(&report));
+    // The change that deletes the state file is blocked by it.
+    let report = evaluate(shared("retry-queue"), base);
+    let missing = report.findings().find(|f| f.rule == "spec/state-missing").unwrap();
+    assert_eq!(missing.severity, Severity::Error);
+}

@@ -35,13 +35,25 @@ pub(super) fn demote_predating(changes: &ChangeSet, report: &mut Report) {
     }
 }
 
-/// The base revision as a change of its own that adds the files in
-/// question: the families check the documents those files belong to as they
-/// stood on the base, with every other base file as their context, and
-/// with no pull request body (the body belongs to the change).
+/// The base revision as a change of its own that adds the documents in
+/// question: the files the change touches and the files the findings in
+/// question are on, as they stood on the base (a file in question that is on
+/// neither side, like a missing `current-state.txt`, stands for the folder
+/// it would be in). The families check those documents with every other base
+/// file as their context, and with no pull request body (the body belongs to
+/// the change).
 fn base_revision(changes: &ChangeSet, paths: &BTreeSet<&str>) -> ChangeSet {
-    let mut before = changes.base.clone();
+    let mut added: BTreeSet<String> = changes.changed().map(|(p, _)| p.to_string()).collect();
+    added.extend(changes.deleted().map(str::to_string));
     for path in paths {
+        if changes.base.contains_key(path) {
+            added.insert(path.to_string());
+        } else if let Some((folder, _)) = path.rsplit_once('/') {
+            added.extend(changes.base.with_prefix(&format!("{folder}/")).map(|(p, _)| p.clone()));
+        }
+    }
+    let mut before = changes.base.clone();
+    for path in &added {
         before.remove(path);
     }
     ChangeSet {
