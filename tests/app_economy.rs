@@ -1,5 +1,7 @@
 //! API economy: reading a PR that touches 100 documents costs at
-//! most 8 GitHub calls, counted by the simulated GitHub's request log.
+//! most 8 GitHub calls, and what was read is kept in the database for a
+//! restarted process or another replica, counted by the simulated GitHub's
+//! request log.
 
 mod common;
 
@@ -224,4 +226,82 @@ async fn the_base_and_the_head_read_are_the_commits_documents() {
     let deleted = snapshot.changes.deleted().count();
     let changed = snapshot.changes.changed().count();
     assert!(deleted > 5 && changed > 10, "{deleted} deleted, {changed} changed");
+}
+
+/// A repository of `n` briefs and `n` other files.
+fn repository(n: usize) -> Tree {
+    let (adr_path, adr_text) = adr();
+    let mut tree = tree(&[(adr_path, adr_text), ("README.md", "# docs\n")]);
+    for i in 0..n {
+        tree.insert(format!("dark-factory/briefs/SWARM-B{i}-work.md"), brief(&format!("B{i}"), 10).into_bytes());
+        tree.insert(format!("services/api/src/module_{i}.rs"), format!("pub const N: u32 = {i};\n").into_bytes());
+    }
+    tree
+}
+
+/// What each request was, `METHOD path`, sorted (some are made together).
+fn calls(sim: &gatehouse::sim::Sim) -> Vec<String> {
+    let mut calls: Vec<String> = sim.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    calls.sort();
+    calls
+}
+
+/// The contents read by one process are kept in the database: a restarted
+/// process re-evaluating a head asks GitHub only for the pull request, its
+/// files and the head's listing, and a second replica evaluating a new
+/// head makes no more calls than the warm process did for one. (2,000
+/// briefs: reading them whole takes 8 GraphQL queries, as 50,000 take 200.)
+async fn reads_survive_a_restart(db: Db) {
+    let sim = sim().await;
+    let base = repository(2_000);
+    let mut earlier = base.clone();
+    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
+    let mut head = base.clone();
+    head.insert("dark-factory/briefs/SWARM-B7-work.md".into(), brief("B9", 20).into_bytes());
+    let pr = sim.open_pr("acme/docs", 2, base.clone(), head, "One brief.");
+    let mut other = base.clone();
+    other.insert("dark-factory/briefs/SWARM-B8-work.md".into(), brief("B8", 30).into_bytes());
+    sim.open_pr("acme/docs", 3, base, other, "Another brief.");
+    let repo = client(&sim);
+    let warm = ReadCache::with_store(db.store().await);
+    read(&repo, 1, &warm).await;
+    sim.clear_requests();
+    let first = read(&repo, 2, &warm).await;
+    let warm_calls = calls(&sim);
+
+    let restarted = ReadCache::with_store(db.store().await);
+    sim.clear_requests();
+    let again = read(&repo, 2, &restarted).await;
+    let listing = format!("GET /repos/acme/docs/git/trees/{}", pr.head_sha);
+    assert_eq!(calls(&sim), [listing.as_str(), "GET /repos/acme/docs/pulls/2", "GET /repos/acme/docs/pulls/2/files"]);
+    let findings = |changes| format!("{:?}", gatehouse::rules::evaluate(changes));
+    assert_eq!(findings(&again.changes), findings(&first.changes));
+    assert!(findings(&again.changes).contains("brief/agent-duplicate"), "B9 is taken by an untouched brief");
+
+    let replica = ReadCache::with_store(db.store().await);
+    sim.clear_requests();
+    read(&repo, 3, &replica).await;
+    let replica_calls = calls(&sim);
+    assert!(replica_calls.len() <= warm_calls.len(), "{replica_calls:#?} against a warm process's {warm_calls:#?}");
+
+    // Past the bound, what was kept is evicted: a fresh process reads it again.
+    let store = db.store().await;
+    store.evict_blobs(1).await.unwrap();
+    sim.clear_requests();
+    read(&repo, 3, &ReadCache::with_store(store)).await;
+    let queries = calls(&sim).iter().filter(|c| c.ends_with("/graphql")).count();
+    assert!(queries >= 8, "every brief is read again after eviction: {queries} queries");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_survive_a_restart_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    reads_survive_a_restart(Db::sqlite(&dir)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_survive_a_restart_on_postgres() {
+    let Some(db) = Db::postgres() else { return };
+    reads_survive_a_restart(db).await;
 }

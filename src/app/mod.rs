@@ -150,7 +150,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         store: store.clone(),
         github,
         metrics: metrics.clone(),
-        reads: ReadCache::default(),
+        reads: ReadCache::with_store(store.clone()),
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,

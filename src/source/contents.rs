@@ -24,8 +24,14 @@
 //! costs what its pull request touches: the head is that map, the base is
 //! that map with the touched paths laid over it (see `model::Files`). The
 //! ChangeSet reads as the one a full read builds (every rule fixture is
-//! evaluated both ways), so the pure rules find the same. The first
-//! evaluation of a repository still reads all of its documents.
+//! evaluated both ways), so the pure rules find the same.
+//!
+//! Given the App's store ([`ReadCache::with_store`]), every blob read and
+//! every path read at a commit is kept in the database as well, so a
+//! restarted process or another replica takes from it what any of them
+//! read before: only the first evaluation of a repository, in any process,
+//! reads all of its documents from GitHub. A database fault there costs
+//! GitHub reads, never the evaluation.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -37,6 +43,7 @@ use super::Relevance;
 use crate::docs::brief::agent_of;
 use crate::github::{ApiError, RepoClient};
 use crate::model::{AgentIndex, FileContent, RepoTree};
+use crate::store::{Store, StoredBlob, StoredPath};
 
 /// Expressions per GraphQL query.
 pub(crate) const BATCH: usize = 250;
@@ -135,12 +142,14 @@ pub async fn documents(
 }
 
 /// Listings by (repo, commit) and contents by (blob id, size limit), shared
-/// by the jobs of one process. Neither a commit's tree nor a blob's content
-/// ever changes, so entries never go stale.
+/// by the jobs of one process, the contents also kept in `store` when
+/// given. Neither a commit's tree nor a blob's content ever changes, so
+/// entries never go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
+    store: Option<Store>,
 }
 
 #[derive(Debug, Default)]
@@ -172,9 +181,40 @@ impl Blob {
         let agent = content.text().and_then(agent_of).map(Arc::from);
         Blob { content, agent }
     }
+
+    /// The blob as the store keeps it; `None` for what GitHub's blobs
+    /// never are (links, special files).
+    fn to_stored(&self, oid: &str) -> Option<StoredBlob> {
+        let (kind, content, number) = match &self.content {
+            FileContent::Text(text) => ("text", Some(text.to_string()), 0),
+            FileContent::Binary => ("binary", None, 0),
+            FileContent::InvalidUtf8 { line } => ("invalid_utf8", None, i64::from(*line)),
+            FileContent::TooLarge { bytes, .. } => ("too_large", None, *bytes as i64),
+            FileContent::Link { .. } | FileContent::NotAFile { .. } => return None,
+        };
+        let agent = self.agent.as_deref().map(str::to_string);
+        Some(StoredBlob { oid: oid.to_string(), kind: kind.to_string(), content, number, agent })
+    }
+
+    fn from_stored(row: StoredBlob, limit: u64) -> Option<Blob> {
+        let content = match row.kind.as_str() {
+            "text" => FileContent::Text(Arc::from(row.content?)),
+            "binary" => FileContent::Binary,
+            "invalid_utf8" => FileContent::InvalidUtf8 { line: u32::try_from(row.number).ok()? },
+            "too_large" => FileContent::TooLarge { bytes: u64::try_from(row.number).ok()?, limit },
+            _ => return None,
+        };
+        Some(Blob { content, agent: row.agent.map(Arc::from) })
+    }
 }
 
 impl ReadCache {
+    /// A cache that keeps the contents it reads in `store` too, and looks
+    /// there for what this process has not read.
+    pub fn with_store(store: Store) -> ReadCache {
+        ReadCache { store: Some(store), ..ReadCache::default() }
+    }
+
     pub(crate) fn tree(&self, repo: &str, sha: &str) -> Option<Arc<Listing>> {
         let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
         trees.listings.get(&(repo.to_string(), sha.to_string())).cloned()
@@ -226,6 +266,56 @@ impl ReadCache {
         if let Some((oid, blob)) = read {
             cache.contents.entry(limit).or_default().insert(oid, blob);
         }
+    }
+
+    /// Fills what `out` lacks of `wanted` from the store: the blob at each
+    /// path read by commit before, then the blobs by id.
+    async fn load(
+        &self,
+        store: &Store,
+        wanted: &[Wanted<'_>],
+        limit: u64,
+        out: &mut [Option<Option<Blob>>],
+    ) -> anyhow::Result<()> {
+        let mut oids: Vec<(usize, String)> = Vec::new();
+        let mut by_commit: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for i in (0..wanted.len()).filter(|i| out[*i].is_none()) {
+            match wanted[i].blob {
+                Some(oid) => oids.push((i, oid.to_string())),
+                None => by_commit.entry(wanted[i].commit).or_default().push(i),
+            }
+        }
+        for (commit, at) in by_commit {
+            let paths: Vec<&str> = at.iter().map(|i| wanted[*i].path).collect();
+            let found = store.blob_paths(commit, &paths).await?;
+            let found: HashMap<&str, &Option<String>> = found.iter().map(|p| (p.path.as_str(), &p.oid)).collect();
+            for i in at {
+                match found.get(wanted[i].path) {
+                    Some(Some(oid)) => oids.push((i, oid.clone())),
+                    Some(None) => {
+                        out[i] = Some(None);
+                        self.put(&wanted[i], limit, None);
+                    }
+                    None => {}
+                }
+            }
+        }
+        if oids.is_empty() {
+            return Ok(());
+        }
+        let mut unique: Vec<&str> = oids.iter().map(|(_, oid)| oid.as_str()).collect();
+        unique.sort_unstable();
+        unique.dedup();
+        let kept = store.blobs(limit, &unique).await?;
+        let kept: HashMap<String, Blob> =
+            kept.into_iter().filter_map(|row| Some((row.oid.clone(), Blob::from_stored(row, limit)?))).collect();
+        for (i, oid) in oids {
+            if let Some(blob) = kept.get(&oid) {
+                out[i] = Some(Some(blob.clone()));
+                self.put(&wanted[i], limit, Some((oid, blob.clone())));
+            }
+        }
+        Ok(())
     }
 
     /// Blobs held, for tests and the bench.
@@ -309,6 +399,11 @@ pub async fn read(
     cache: &ReadCache,
 ) -> Result<Vec<Option<Blob>>, ApiError> {
     let mut out = cache.blobs(wanted, limit);
+    if let Some(store) = &cache.store
+        && let Err(err) = cache.load(store, wanted, limit, &mut out).await
+    {
+        tracing::warn!(error = %format!("{err:#}"), "cannot read kept contents; reading them from GitHub");
+    }
     let missing: Vec<usize> = (0..wanted.len()).filter(|i| out[*i].is_none()).collect();
     let selection = "__typename ... on Blob { oid byteSize isBinary isTruncated text }";
     for batch in missing.chunks(BATCH) {
@@ -319,6 +414,7 @@ pub async fn read(
         let mut data: Aliased<GitObject> = repo.graphql(&query, variables).await?;
         // A repository GitHub does not show says nothing about its files.
         let answered = data.repository.is_some();
+        let (mut kept_blobs, mut kept_paths) = (Vec::new(), Vec::new());
         for (n, i) in batch.iter().enumerate() {
             let read = match data.take(&format!("f{n}")) {
                 Some(GitObject::Blob { oid, byte_size, is_binary, is_truncated, text }) => {
@@ -328,7 +424,20 @@ pub async fn read(
                 _ => None,
             };
             out[*i] = Some(read.as_ref().map(|(_, blob)| blob.clone()));
+            if cache.store.is_some() {
+                let w = &wanted[*i];
+                if w.blob.is_none() {
+                    let oid = read.as_ref().map(|(oid, _)| oid.clone());
+                    kept_paths.push(StoredPath { commit: w.commit.to_string(), path: w.path.to_string(), oid });
+                }
+                kept_blobs.extend(read.as_ref().and_then(|(oid, blob)| blob.to_stored(oid)));
+            }
             cache.put(&wanted[*i], limit, read);
+        }
+        if let Some(store) = &cache.store
+            && let Err(err) = store.put_blobs(limit, &kept_blobs, &kept_paths).await
+        {
+            tracing::warn!(error = %format!("{err:#}"), "cannot keep the contents read");
         }
     }
     Ok(out.into_iter().map(Option::flatten).collect())

@@ -71,6 +71,27 @@ const STEPS: &[&str] = &[
     )",
     // The review gate reads reviews from the GitHub API: nothing reads a stored copy.
     "DROP TABLE IF EXISTS gh_reviews",
+    // What was read from GitHub by blob id, shared by replicas and restarts
+    // (see store/blobs.rs).
+    "CREATE TABLE IF NOT EXISTS gh_blobs (
+        oid TEXT NOT NULL,
+        size_limit BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        content TEXT,
+        number BIGINT NOT NULL,
+        agent TEXT,
+        stored BIGINT NOT NULL,
+        stored_at BIGINT NOT NULL,
+        PRIMARY KEY (oid, size_limit)
+    )",
+    "CREATE INDEX IF NOT EXISTS gh_blobs_stored_at ON gh_blobs (stored_at)",
+    "CREATE TABLE IF NOT EXISTS gh_blob_paths (
+        commit_sha TEXT NOT NULL,
+        path TEXT NOT NULL,
+        oid TEXT,
+        stored_at BIGINT NOT NULL,
+        PRIMARY KEY (commit_sha, path)
+    )",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

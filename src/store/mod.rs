@@ -8,6 +8,7 @@
 //! both engines.
 
 pub(crate) mod batch;
+mod blobs;
 mod jobs;
 mod merge_groups;
 mod migrate;
@@ -25,6 +26,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Postgres, Row, Sqlite, Transaction};
 
+pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use merge_groups::MergeGroupRecord;
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};

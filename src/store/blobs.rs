@@ -1,0 +1,191 @@
+//! File contents read from GitHub, kept by blob id so a restarted process
+//! or another replica reads from the database what any of them read before
+//! (a blob's content never changes). Each blob is kept per size limit (a
+//! limit decides whether it is read as too large) with its agent id; reads
+//! made by path at a commit keep which blob was there. The table is held
+//! under [`BLOB_STORE_BYTES`]: past it, the blobs stored longest ago go
+//! first, and with them the paths recorded before them.
+
+use anyhow::Result;
+use sqlx::AssertSqlSafe;
+
+use super::{Engine, Store, now_ms};
+
+/// Bytes of blob content (and ids) kept at most.
+pub const BLOB_STORE_BYTES: i64 = 512 << 20;
+
+/// Rows per statement: well under either engine's limit on parameters.
+const CHUNK: usize = 200;
+
+/// One blob as stored: `kind` says how `content` and `number` read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBlob {
+    pub oid: String,
+    /// `text` (`content`), `binary`, `invalid_utf8` (`number`: the line of
+    /// the first bad byte) or `too_large` (`number`: its size in bytes).
+    pub kind: String,
+    pub content: Option<String>,
+    pub number: i64,
+    pub agent: Option<String>,
+}
+
+/// Which blob was at a path of a commit (`None`: no file there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredPath {
+    pub commit: String,
+    pub path: String,
+    pub oid: Option<String>,
+}
+
+type BlobRow = (String, String, Option<String>, i64, Option<String>);
+
+/// `$from, $from+1, …` for `n` values.
+fn placeholders(from: usize, n: usize) -> String {
+    (from..from + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Runs a statement built at run time on either engine, each value of
+/// `$values` bound in turn after `$first`.
+macro_rules! fetch {
+    ($store:expr, $row:ty, $sql:expr, $first:expr, $values:expr) => {
+        match &$store.engine {
+            Engine::Sqlite { pool, .. } => {
+                let mut q = sqlx::query_as::<_, $row>(AssertSqlSafe($sql)).bind($first);
+                for v in $values {
+                    q = q.bind(v);
+                }
+                q.fetch_all(pool).await?
+            }
+            Engine::Postgres(pool) => {
+                let mut q = sqlx::query_as::<_, $row>(AssertSqlSafe($sql)).bind($first);
+                for v in $values {
+                    q = q.bind(v);
+                }
+                q.fetch_all(pool).await?
+            }
+        }
+    };
+}
+
+impl Store {
+    /// The blobs of `oids` read under `limit` that are kept.
+    pub async fn blobs(&self, limit: u64, oids: &[&str]) -> Result<Vec<StoredBlob>> {
+        let mut out = Vec::new();
+        for chunk in oids.chunks(CHUNK) {
+            let sql = format!(
+                "SELECT oid, kind, content, number, agent FROM gh_blobs WHERE size_limit = $1 AND oid IN ({})",
+                placeholders(2, chunk.len())
+            );
+            let rows: Vec<BlobRow> = fetch!(self, BlobRow, sql, limit as i64, chunk.iter().map(|s| s.to_string()));
+            out.extend(rows.into_iter().map(|(oid, kind, content, number, agent)| StoredBlob {
+                oid,
+                kind,
+                content,
+                number,
+                agent,
+            }));
+        }
+        Ok(out)
+    }
+
+    /// What is known of `paths` at `commit`.
+    pub async fn blob_paths(&self, commit: &str, paths: &[&str]) -> Result<Vec<StoredPath>> {
+        let mut out = Vec::new();
+        for chunk in paths.chunks(CHUNK) {
+            let sql = format!(
+                "SELECT path, oid FROM gh_blob_paths WHERE commit_sha = $1 AND path IN ({})",
+                placeholders(2, chunk.len())
+            );
+            let values = chunk.iter().map(|s| s.to_string());
+            let rows: Vec<(String, Option<String>)> = fetch!(self, (String, Option<String>), sql, commit, values);
+            out.extend(rows.into_iter().map(|(path, oid)| StoredPath { commit: commit.to_string(), path, oid }));
+        }
+        Ok(out)
+    }
+
+    /// Keeps blobs read under `limit` and what was at the paths read by
+    /// commit (a row kept already stays), then evicts past the bound.
+    pub async fn put_blobs(&self, limit: u64, blobs: &[StoredBlob], paths: &[StoredPath]) -> Result<()> {
+        let now = now_ms();
+        for chunk in blobs.chunks(CHUNK) {
+            let rows = (0..chunk.len()).map(|i| format!("({})", placeholders(2 + i * 7, 7))).collect::<Vec<_>>();
+            let sql = format!(
+                "INSERT INTO gh_blobs (size_limit, oid, kind, content, number, agent, stored, stored_at) \
+                 SELECT $1, v.* FROM (VALUES {}) AS v WHERE true ON CONFLICT DO NOTHING",
+                rows.join(", ")
+            );
+            self.insert_rows(sql, limit as i64, |q| {
+                chunk.iter().fold(q, |q, b| {
+                    let stored = (b.oid.len() + b.content.as_ref().map_or(0, String::len)) as i64;
+                    q.bind(b.oid.clone())
+                        .bind(b.kind.clone())
+                        .bind(b.content.clone())
+                        .bind(b.number)
+                        .bind(b.agent.clone())
+                        .bind(stored)
+                        .bind(now)
+                })
+            })
+            .await?;
+        }
+        for chunk in paths.chunks(CHUNK) {
+            let rows = (0..chunk.len()).map(|i| format!("({})", placeholders(2 + i * 3, 3))).collect::<Vec<_>>();
+            let sql = format!(
+                "INSERT INTO gh_blob_paths (stored_at, commit_sha, path, oid) SELECT $1, v.* FROM (VALUES {}) AS v \
+                 WHERE true ON CONFLICT DO NOTHING",
+                rows.join(", ")
+            );
+            self.insert_rows(sql, now, |q| {
+                chunk.iter().fold(q, |q, p| q.bind(p.commit.clone()).bind(p.path.clone()).bind(p.oid.clone()))
+            })
+            .await?;
+        }
+        if !blobs.is_empty() {
+            self.evict_blobs(BLOB_STORE_BYTES).await?;
+        }
+        Ok(())
+    }
+
+    /// Drops the blobs stored longest ago until at most `bound` bytes are
+    /// kept (down to nine tenths of it, so eviction is not run every time),
+    /// and the paths recorded before the oldest blob left.
+    pub async fn evict_blobs(&self, bound: i64) -> Result<()> {
+        let sql = "SELECT CAST(COALESCE(SUM(stored), 0) AS BIGINT), COUNT(*) FROM gh_blobs";
+        let (bytes, rows): (i64, i64) = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_one(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_one(pool).await?,
+        };
+        if bytes <= bound || rows == 0 {
+            return Ok(());
+        }
+        let excess = bytes - bound / 10 * 9;
+        let drop = (excess as i128 * rows as i128 / bytes as i128 + 1) as i64;
+        let blobs = "DELETE FROM gh_blobs WHERE stored_at <= (SELECT MAX(stored_at) FROM \
+                     (SELECT stored_at FROM gh_blobs ORDER BY stored_at LIMIT $1) AS oldest)";
+        self.write(blobs, |q| q.bind(drop)).await?;
+        let paths = "DELETE FROM gh_blob_paths WHERE stored_at < (SELECT COALESCE(MIN(stored_at), $1) FROM gh_blobs)";
+        self.write(paths, |q| q.bind(i64::MAX)).await?;
+        Ok(())
+    }
+
+    /// Runs an insert built at run time, `$1` bound to `first` and the rest by `bind`.
+    async fn insert_rows<F>(&self, sql: String, first: i64, bind: F) -> Result<()>
+    where
+        F: for<'q> Fn(super::Query<'q>) -> super::Query<'q>,
+    {
+        match &self.engine {
+            Engine::Sqlite { pool, writer, .. } => {
+                let _guard = writer.worker().await;
+                let q = bind(super::Query::Sqlite(sqlx::query(AssertSqlSafe(sql)).bind(first)));
+                let super::Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };
+                q.execute(pool).await?;
+            }
+            Engine::Postgres(pool) => {
+                let q = bind(super::Query::Postgres(sqlx::query(AssertSqlSafe(sql)).bind(first)));
+                let super::Query::Postgres(q) = q else { unreachable!("bind keeps the engine") };
+                q.execute(pool).await?;
+            }
+        }
+        Ok(())
+    }
+}
