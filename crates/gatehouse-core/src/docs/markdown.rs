@@ -88,6 +88,9 @@ pub struct LinkTarget {
     pub col: u32,
     /// Character width of the destination in the source.
     pub width: u32,
+    /// Where the destination is written in the parsed text; empty when it is
+    /// not written as read (escapes, entities).
+    pub range: Range<usize>,
 }
 
 /// A run of plain prose on one line: text outside code, links, images and
@@ -336,7 +339,7 @@ fn locate(source: &str, within: Range<usize>, target: &str) -> Range<usize> {
 
 fn link_target(source: &str, target: String, found: Range<usize>, at: &mut Cursor) -> LinkTarget {
     let (line, col) = at.position(found.start);
-    LinkTarget { target, line, col, width: source[found].chars().count() as u32 }
+    LinkTarget { target, line, col, width: source[found.clone()].chars().count() as u32, range: found }
 }
 
 #[cfg(test)]
