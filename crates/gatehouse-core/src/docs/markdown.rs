@@ -217,8 +217,17 @@ struct Cursor<'t> {
 }
 
 impl Cursor<'_> {
-    /// The line and 1-based character column of `offset`.
+    /// The line and 1-based character column of `offset`, a character
+    /// boundary.
     fn position(&mut self, offset: usize) -> (u32, u32) {
+        let line = self.line(offset);
+        let offset = self.offset;
+        let line_start = memchr::memrchr(b'\n', &self.text.as_bytes()[..offset]).map_or(0, |n| n + 1);
+        (line, self.text[line_start..offset].chars().count() as u32 + 1)
+    }
+
+    /// The line of the byte at `offset`.
+    fn line(&mut self, offset: usize) -> u32 {
         let bytes = self.text.as_bytes();
         let offset = offset.min(bytes.len());
         if offset >= self.offset {
@@ -227,12 +236,7 @@ impl Cursor<'_> {
             self.line -= memchr::memchr_iter(b'\n', &bytes[offset..self.offset]).count() as u32;
         }
         self.offset = offset;
-        let line_start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |n| n + 1);
-        (self.line, self.text[line_start..offset].chars().count() as u32 + 1)
-    }
-
-    fn line(&mut self, offset: usize) -> u32 {
-        self.position(offset).0
+        self.line
     }
 }
 
@@ -434,6 +438,13 @@ mod tests {
         );
         let spans: Vec<(u32, u32)> = md.code_spans.iter().map(|s| (s.line, s.col)).collect();
         assert_eq!(spans, vec![(3, 5), (7, 4)]);
+    }
+
+    #[test]
+    fn blocks_ending_in_a_wide_character_end_on_its_line() {
+        let md = parse("> é\n\n```\nfin é", 1);
+        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (1, 1));
+        assert_eq!((md.fences[0].line, md.fences[0].end_line, md.fences[0].closed), (3, 4, false));
     }
 
     #[test]
