@@ -134,7 +134,9 @@ pub fn classify(text: &str, repos: &[&str]) -> SpanKind {
     if repos.iter().any(|r| r.eq_ignore_ascii_case(text)) {
         return SpanKind::NotAPath;
     }
-    if text.contains(['*', '<', '>', '{', '}', '$', '|', '(', ')', '=', '"', '\'', ',', ';', '?', '[', ']']) {
+    if text.contains(['*', '<', '>', '{', '}', '$', '|', '(', ')', '=', '"', '\'', ',', ';', '?', '[', ']', '%'])
+        || is_pattern(text)
+    {
         return SpanKind::NotAPath;
     }
     let text = strip_location(text);
@@ -157,6 +159,42 @@ pub fn classify(text: &str, repos: &[&str]) -> SpanKind {
         return SpanKind::NotAPath;
     }
     SpanKind::Path(PathRef { repo: repo.map(str::to_string), rev: rev.map(str::to_string), path: path.to_string() })
+}
+
+/// Classifies a word of prose or an argument of a command (`scripts/x.sh`
+/// in `` `scripts/x.sh --latest` ``), where a word is a path only when it has
+/// a path's shape: it names a file by a known extension (in prose with a
+/// folder too, so that `Node.js` is no file), ends in `/`, starts with `./`
+/// or names its repository. A web address without its scheme
+/// (`github.com/o/r`) is no path, and an unsafe word is none either: prose
+/// and commands name host paths (`/etc/hosts`) that no repository holds.
+pub fn classify_word(word: &str, repos: &[&str], in_prose: bool) -> SpanKind {
+    let kind = classify(word, repos);
+    let SpanKind::Path(path) = &kind else { return SpanKind::NotAPath };
+    let first = path.path.split('/').next().unwrap_or("");
+    if path.repo.is_none() && first.contains('.') && !first.starts_with('.') && path.path.contains('/') {
+        return SpanKind::NotAPath;
+    }
+    let shaped = path.repo.is_some()
+        || path.path.ends_with('/') && path.path.len() > 1
+        || word.starts_with("./")
+        || has_extension(&path.path) && (!in_prose || path.path.contains('/'));
+    if shaped { kind } else { SpanKind::NotAPath }
+}
+
+/// A name pattern, not a path: placeholder words such as `NNNN`, `XXX` or
+/// `YYYY-MM-DD` (`docs/adr/NNNN-title.md`), or an elided segment (`src/…/a.rs`).
+pub fn is_pattern(text: &str) -> bool {
+    text.contains("...")
+        || text.contains('…')
+        || text.split(['/', '-', '_', '.']).any(|word| {
+            let mut letters = word.chars();
+            letters.next().is_some_and(|first| {
+                matches!(first, 'N' | 'X' | 'Y' | 'M' | 'D' | 'H' | 'S')
+                    && word.len() >= 2
+                    && letters.all(|c| c == first)
+            })
+        })
 }
 
 /// Splits `owner/repo[@rev]:path`; an unqualified text is all path.
@@ -226,11 +264,46 @@ mod tests {
             "<feature>/x",
             "--dry-run",
             "a",
+            "docs/adr/NNNN-title.md",
+            "notes/YYYY-MM-DD.md",
+            "src/.../mod.rs",
+            "src/**/*.rs",
+            "<name>.md",
+            "docs/my%20notes.md",
         ] {
             assert_eq!(classify(not, &repos), SpanKind::NotAPath, "{not}");
         }
         assert!(matches!(classify("../etc/passwd", &repos), SpanKind::Unsafe { .. }));
         assert!(matches!(classify("/etc/hosts", &repos), SpanKind::Unsafe { .. }));
         assert!(matches!(classify("o/r:../x.md", &repos), SpanKind::Unsafe { .. }));
+    }
+
+    #[test]
+    fn words_are_paths_only_in_a_paths_shape() {
+        let repos = ["gyrum-labs/infra"];
+        for (word, in_prose) in [
+            ("runbooks/restore.md", true),
+            ("buzzy/src/", true),
+            ("gyrum-labs/infra:hosts/a.yml", true),
+            (".github/workflows/ci.yml", true),
+            ("scripts/restore.sh", false),
+            ("Cargo.toml", false),
+            ("./restore", false),
+        ] {
+            assert!(matches!(classify_word(word, &repos, in_prose), SpanKind::Path(_)), "{word}");
+        }
+        for (word, in_prose) in [
+            ("and/or", true),
+            ("origin/main", false),
+            ("Node.js", true),
+            ("github.com/o/r/a.md", true),
+            ("/etc/hosts", false),
+            ("../x.md", true),
+            ("24/7", true),
+            ("gyrum-labs/infra", true),
+            ("--latest", false),
+        ] {
+            assert_eq!(classify_word(word, &repos, in_prose), SpanKind::NotAPath, "{word}");
+        }
     }
 }

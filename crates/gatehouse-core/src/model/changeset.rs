@@ -54,7 +54,9 @@ impl PartialEq for FileContent {
 }
 
 impl FileContent {
-    /// Classify raw bytes the way every source must.
+    /// Classify raw bytes the way every source must. A UTF-8 byte-order
+    /// mark, which editors on Windows write, is no part of the text: every
+    /// family reads a document without it, and positions are unchanged.
     pub fn from_bytes(bytes: &[u8], limit: u64) -> FileContent {
         if bytes.len() as u64 > limit {
             return FileContent::TooLarge { bytes: bytes.len() as u64, limit };
@@ -63,7 +65,7 @@ impl FileContent {
             return FileContent::Binary;
         }
         match std::str::from_utf8(bytes) {
-            Ok(text) => FileContent::Text(Arc::from(text)),
+            Ok(text) => FileContent::Text(Arc::from(text.strip_prefix('\u{feff}').unwrap_or(text))),
             Err(err) => {
                 let line = bytes[..err.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
                 FileContent::InvalidUtf8 { line: line as u32 }

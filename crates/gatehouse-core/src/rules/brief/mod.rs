@@ -10,6 +10,7 @@ mod adr_superseded;
 mod adr_undeclared;
 mod agent_duplicate;
 mod agent_mismatch;
+mod body_paths;
 mod criterion;
 mod edited_after_merge;
 mod field_type;
@@ -33,7 +34,7 @@ use super::Rule;
 use crate::config::{PathFilter, Threshold, globset};
 use crate::docs::adr::Adr;
 use crate::docs::brief::{Brief, agent_of};
-use crate::docs::pathref::{PathRef, SpanKind, classify};
+use crate::docs::pathref::{PathRef, SpanKind};
 use crate::model::{ChangeSet, PathLookup, Span};
 use crate::rules::paths::lookups;
 
@@ -112,10 +113,11 @@ fn threshold_table(view: &BriefView) -> Option<String> {
 pub struct BodyPath<'a> {
     pub brief: usize,
     pub span: Span,
-    /// The code span's text as written.
+    /// The path as written (a code span's text, a word, a link's destination).
     pub text: &'a str,
     pub kind: SpanKind,
-    /// The rationale after `to-be-created:` on the same line, when flagged.
+    /// The rationale after the `to-be-created:` flag that covers this path
+    /// (see [`body_paths::flags`]), when flagged.
     pub flag: Option<&'a str>,
     /// Where it was looked up and what was found; empty for unsafe paths.
     pub lookups: Vec<(String, PathLookup)>,
@@ -210,27 +212,18 @@ impl<'a> BriefView<'a> {
         let mut out = Vec::new();
         for (index, brief) in self.briefs.iter().enumerate() {
             let repos = brief.repos();
-            for span in &brief.markdown.code_spans {
-                let kind = classify(&span.text, &repos);
-                if kind == SpanKind::NotAPath {
-                    continue;
-                }
-                let line_text = brief.line_text(span.line);
-                let flag = line_text
-                    .find("to-be-created")
-                    .map(|at| to_be_created_rationale::rationale(&line_text[at + "to-be-created".len()..]));
-                let lookups = match &kind {
+            let candidates = body_paths::candidates(brief);
+            let flags = body_paths::flags(brief, &candidates);
+            for (candidate, flag) in candidates.into_iter().zip(flags) {
+                let lookups = match &candidate.kind {
                     SpanKind::Path(path) => lookups(&self.changes.repos, self.changes.repo.as_deref(), &repos, path),
                     _ => Vec::new(),
                 };
-                // The span's text lives in the brief; find it there to borrow it.
-                let text = brief.line_text(span.line);
-                let text = text.find(span.text.as_str()).map_or("", |at| &text[at..at + span.text.len()]);
                 out.push(BodyPath {
                     brief: index,
-                    span: crate::model::Span::at(span.line, span.col, span.width),
-                    text,
-                    kind,
+                    span: candidate.span,
+                    text: candidate.text,
+                    kind: candidate.kind,
                     flag,
                     lookups,
                 });
@@ -266,12 +259,9 @@ pub fn pinned_paths(changes: &ChangeSet) -> Vec<PinnedPath> {
         .filter(|(p, _)| matcher.is_match(p))
         .filter_map(|(p, c)| c.text().map(|t| Brief::parse(p, t)))
         .flat_map(|brief| {
-            let repos = brief.repos();
-            brief
-                .markdown
-                .code_spans
-                .iter()
-                .filter_map(|span| match classify(&span.text, &repos) {
+            body_paths::candidates(&brief)
+                .into_iter()
+                .filter_map(|candidate| match candidate.kind {
                     SpanKind::Path(PathRef { repo: Some(repo), rev: Some(rev), path }) => {
                         Some(PinnedPath { repo, rev, path })
                     }

@@ -8,11 +8,18 @@ declare_rule! {
     summary: "each path in the body exists in its repository, or is flagged `to-be-created:`",
     why: "ADR-099: \"every path named in the brief body exists in the named repo at the named commit, or \
 is explicitly flagged as 'to-be-created' with the rationale\". SWARM-AQ's brief \"had invented a \
-directory that doesn't exist\". An inline code span is a path when it has no spaces, is not a URL, an \
-ADR id, `owner/repo#N` or a listed repo, has no pattern characters (`*`, `<…>`, `{…}`), and contains \
-`/` or ends in a known file extension. `owner/repo:path` and `owner/repo@ref:path` name the repo and \
-commit; an unqualified path must exist in at least one repo of `repos_touched`; a trailing `/` names \
-a folder.",
+directory that doesn't exist\". Paths are read where a renderer shows them: an inline code span is a \
+path when it has no spaces, is not a URL, an ADR id, `owner/repo#N` or a listed repo, has no pattern \
+characters (`*`, `<…>`, `{…}`) or placeholder words (`NNNN-title.md`, `YYYY-MM-DD`), and contains `/` or \
+ends in a known file extension; in a span with spaces (a command: `scripts/restore.sh --latest`) each \
+argument that names a file by its extension, ends in `/` or starts with `./` is one; a link's or image's \
+destination (`[runbook](runbooks/restore.md)`, without its `#fragment`) is one unless it is a URL or \
+relative to the brief's own folder (`../x.md`); a word of prose is one when it has a folder and a known \
+extension (`runbooks/restore.md`) or ends in `/`. Host paths in prose and commands (`/etc/hosts`) are not \
+checked. `owner/repo:path` and `owner/repo@ref:path` name the repo and commit; an unqualified path must \
+exist in at least one repo of `repos_touched`; a trailing `/` names a folder. A `to-be-created:` flag \
+covers the path it follows on its line (else the first after it), one path each: a second path on that \
+line is still checked.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }

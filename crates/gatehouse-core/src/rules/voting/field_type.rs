@@ -8,7 +8,8 @@ declare_rule! {
     severity: Error,
     summary: "block and argument fields have ADR-140's types: strings, lists, the example mapping",
     why: "ADR-140's argument schema fixes each field's shape: `id`, `proposer`, `proposed_at`, `proposition`, \
-`rationale`, `modification_kind` and `target` are strings; `evidence_pr_refs` and `vote_ledger` are lists; \
+`rationale`, `modification_kind` and `target` are strings (a null `target` is read as none: an original \
+has none); `evidence_pr_refs` and `vote_ledger` are lists; \
 `example` is an object with `artefact`, `diff_snapshot_ref` and `explanation`. A block's `section` and \
 `active_argument` are strings and its `arguments` a list of argument mappings. \"Phase 1/2 consumers must \
 defensive-parse, not assume validity\" only until the validator gates the shape: this rule is that gate.",
@@ -76,7 +77,10 @@ fn check(view: &VotingView, sink: &mut Sink) {
             .help("quote the value if YAML reads it as a number, boolean or null");
         };
         for field in STRINGS {
-            if let Some(node) = argument.field(field).filter(|n| !is_string(*n)) {
+            // A null `target` is no target: ADR-140 requires none of an
+            // original, and voting/target asks a modification for one.
+            let absent = |n: &Node| field == "target" && n.is_null();
+            if let Some(node) = argument.field(field).filter(|n| !is_string(*n) && !absent(n)) {
                 wrong(field, node, "a string");
             }
         }
