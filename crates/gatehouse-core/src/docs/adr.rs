@@ -53,10 +53,7 @@ impl Adr {
         let md = markdown::parse(split.body, split.body_line);
         let in_fence = |line: u32| md.fences.iter().any(|f| (f.line..=f.end_line).contains(&line));
         let mut status_section = false;
-        let mut line_no = split.body_line;
-        for raw in split.body.lines() {
-            let line = line_no;
-            line_no += 1;
+        for (line, raw) in (split.body_line..).zip(split.body.lines()) {
             if in_fence(line) {
                 continue;
             }
@@ -270,7 +267,7 @@ pub fn strip_emphasis(text: &str) -> String {
 }
 
 /// Folds runs of whitespace to one space, typographic quotes to straight
-/// ones (`’ ‘` to `'`, `“ ” „` to `"`), dashes (`—`, `–`, `--`) to `-`, and
+/// ones (`’ ‘` to `'`, `“ ” „` to `"`), dashes and hyphens (`—`, `–`, `‑`, `--`) to `-`, and
 /// strips emphasis, so a quote matches the ADR however an editor typed it.
 pub fn fold(text: &str) -> String {
     let straight: String = strip_emphasis(text)
@@ -278,7 +275,7 @@ pub fn fold(text: &str) -> String {
         .map(|c| match c {
             '\u{2018}' | '\u{2019}' | '\u{201b}' | '\u{2032}' => '\'',
             '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => '"',
-            '\u{2013}' | '\u{2014}' | '\u{2012}' | '\u{2015}' | '\u{2212}' => '-',
+            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' => '-',
             c => c,
         })
         .collect();
