@@ -371,6 +371,32 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text parses, and every piece found lies within its lines.
+        #[test]
+        fn any_text_parses_within_its_lines(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "```", "~~~", "> ", "# ", "- ", "`", "[a](", ")", "]: ", "é", "。", "x/y.md", " ", "\n", "\r", "\r\n", "<!--", "-->", "---",
+                ]),
+                0..40,
+            )
+        ) {
+            let text: String = parts.concat();
+            let last = 3 + super::super::lines::count(&text).max(1);
+            let md = parse(&text, 3);
+            let lines = md.headings.iter().map(|h| h.line)
+                .chain(md.fences.iter().flat_map(|f| [f.line, f.end_line]))
+                .chain(md.blockquotes.iter().flat_map(|q| [q.line, q.end_line]))
+                .chain(md.code_spans.iter().map(|s| s.line))
+                .chain(md.links.iter().map(|l| l.line))
+                .chain(md.prose.iter().map(|p| p.line));
+            for line in lines {
+                proptest::prop_assert!((3..last).contains(&line), "line {line} of {text:?}");
+            }
+        }
+    }
+
     #[test]
     fn finds_structure_with_lines() {
         let text = "# Title\n\nSee `src/a.rs` and ``b`c``.\n\n> quoted\n> more\n\n```voting\nsection: x\n```\n## Next ##\n`not closed\n";
