@@ -1,58 +1,147 @@
-//! brief/untestable-criterion's rubric against a table of success criteria
-//! written the way engineers write them (`fixtures/criteria/success-criteria.tsv`),
-//! each labelled by whether a tester could check it. The rubric may block at
-//! most 1 in 20 testable criteria, and must fail every vague one.
+//! brief/untestable-criterion's judgement against the criteria corpus in
+//! `fixtures/criteria/`: a tune part (`tune.tsv`, and the earlier
+//! `success-criteria.tsv`) its word lists were adjusted on, and a measure
+//! part (`measure.tsv`) it never was. Each row is labelled testable,
+//! untestable or ambiguous (not scored) from ADR-099's sentence alone. On
+//! the measure part the rule may give an error to at most 2% of testable
+//! criteria and a warning to at most 5% more, and must give an error or a
+//! warning to at least 75% of untestable ones. The figures of both parts
+//! are printed (`cargo test --test criteria_table -- --nocapture`).
 
-use gatehouse::rules::brief::assess_criterion;
+use gatehouse::rules::brief::{Verdict, assess_criterion};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Label {
+    Testable,
+    Untestable,
+    Ambiguous,
+}
 
 struct Row {
+    file: &'static str,
     line: usize,
-    testable: bool,
-    area: String,
+    label: Label,
     text: String,
 }
 
-fn table() -> Vec<Row> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/criteria/success-criteria.tsv");
-    let text = std::fs::read_to_string(path).unwrap();
+fn read(file: &'static str) -> Vec<Row> {
+    let path = format!("{}/fixtures/criteria/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
         .map(|(i, l)| {
             let mut cols = l.splitn(3, '\t');
-            let (label, area, text) = (cols.next().unwrap(), cols.next().unwrap(), cols.next().unwrap());
-            assert!(matches!(label, "testable" | "vague"), "line {}: label `{label}`", i + 1);
-            Row { line: i + 1, testable: label == "testable", area: area.into(), text: text.into() }
+            let (label, _form, text) = (cols.next().unwrap(), cols.next().unwrap(), cols.next().unwrap());
+            let label = match label {
+                "testable" => Label::Testable,
+                "untestable" | "vague" => Label::Untestable,
+                "ambiguous" => Label::Ambiguous,
+                other => panic!("{file}:{}: label `{other}`", i + 1),
+            };
+            Row { file, line: i + 1, label, text: text.to_string() }
         })
         .collect()
 }
 
-#[test]
-fn the_rubric_agrees_with_the_labels() {
-    let rows = table();
-    let testable = rows.iter().filter(|r| r.testable).count();
-    let vague = rows.len() - testable;
-    assert!(testable >= 50 && vague >= 50, "{testable} testable and {vague} vague rows: want 50 of each");
-    let mut blocked = Vec::new();
-    let mut let_through = Vec::new();
-    for row in &rows {
-        let a = assess_criterion(&row.text);
-        let shown = format!("  line {} [{}] {:?}: {a:?}", row.line, row.area, row.text);
-        match (row.testable, a.testable()) {
-            (true, false) => blocked.push(shown),
-            (false, true) => let_through.push(shown),
-            _ => {}
+/// What the rule did with one part of the corpus.
+#[derive(Default)]
+struct Figures {
+    testable: usize,
+    untestable: usize,
+    ambiguous: usize,
+    testable_errors: Vec<String>,
+    testable_warnings: Vec<String>,
+    testable_unread: usize,
+    untestable_flagged: usize,
+    untestable_unread: usize,
+    untestable_passed: Vec<String>,
+}
+
+impl Figures {
+    fn of(rows: &[Row]) -> Figures {
+        let mut f = Figures::default();
+        for row in rows {
+            let a = assess_criterion(&row.text);
+            let shown = format!("  {}:{} {:?}: {a:?}", row.file, row.line, row.text);
+            match (row.label, a.verdict()) {
+                (Label::Ambiguous, _) => f.ambiguous += 1,
+                (Label::Testable, v) => {
+                    f.testable += 1;
+                    match v {
+                        Verdict::Untestable => f.testable_errors.push(shown),
+                        Verdict::Unsure => f.testable_warnings.push(shown),
+                        Verdict::Unread => f.testable_unread += 1,
+                        Verdict::Testable => {}
+                    }
+                }
+                (Label::Untestable, v) => {
+                    f.untestable += 1;
+                    match v {
+                        Verdict::Untestable | Verdict::Unsure => f.untestable_flagged += 1,
+                        Verdict::Unread => f.untestable_unread += 1,
+                        Verdict::Testable => f.untestable_passed.push(shown),
+                    }
+                }
+            }
         }
+        f
     }
-    let report = format!(
-        "{} of {testable} testable criteria blocked:\n{}\n{} of {vague} vague criteria let through:\n{}",
-        blocked.len(),
-        blocked.join("\n"),
-        let_through.len(),
-        let_through.join("\n")
+
+    fn percent(n: usize, of: usize) -> f64 {
+        100.0 * n as f64 / of.max(1) as f64
+    }
+
+    fn summary(&self, part: &str) -> String {
+        format!(
+            "{part}: {} testable, {} untestable, {} ambiguous (not scored); \
+             errors on {} testable ({:.1}%), warnings on {} ({:.1}%), {} not judged (not English); \
+             {} untestable flagged ({:.1}%), {} not judged, {} passed\n\
+             testable given an error:\n{}\ntestable given a warning:\n{}\nuntestable passed:\n{}",
+            self.testable,
+            self.untestable,
+            self.ambiguous,
+            self.testable_errors.len(),
+            Self::percent(self.testable_errors.len(), self.testable),
+            self.testable_warnings.len(),
+            Self::percent(self.testable_warnings.len(), self.testable),
+            self.testable_unread,
+            self.untestable_flagged,
+            Self::percent(self.untestable_flagged, self.untestable),
+            self.untestable_unread,
+            self.untestable_passed.len(),
+            self.testable_errors.join("\n"),
+            self.testable_warnings.join("\n"),
+            self.untestable_passed.join("\n"),
+        )
+    }
+}
+
+#[test]
+fn the_measure_part_meets_the_targets() {
+    let tune: Vec<Row> = [read("tune.tsv"), read("success-criteria.tsv")].into_iter().flatten().collect();
+    let measure = read("measure.tsv");
+    let (tuned, measured) = (Figures::of(&tune), Figures::of(&measure));
+    println!("{}\n\n{}", tuned.summary("tune part"), measured.summary("measure part"));
+    assert!(
+        measured.testable >= 100 && measured.untestable >= 50,
+        "the measure part holds {} testable and {} untestable rows: want at least 100 and 50",
+        measured.testable,
+        measured.untestable
     );
-    assert!(blocked.len() * 20 <= testable, "more than 1 in 20 testable criteria blocked\n{report}");
-    assert!(let_through.is_empty(), "{report}");
+    let report = measured.summary("measure part");
+    assert!(measured.testable_errors.len() * 50 <= measured.testable, "errors on more than 2% of testable\n{report}");
+    assert!(
+        measured.testable_warnings.len() * 20 <= measured.testable,
+        "warnings on more than 5% of testable\n{report}"
+    );
+    assert!(measured.untestable_flagged * 4 >= measured.untestable * 3, "under 75% of untestable flagged\n{report}");
+}
+
+#[test]
+fn the_corpus_has_300_rows_in_two_parts() {
+    let rows = read("tune.tsv").len() + read("measure.tsv").len();
+    assert!(rows >= 300, "{rows} rows in tune.tsv and measure.tsv: want at least 300");
 }
 
 #[test]
@@ -63,9 +152,10 @@ fn the_issue_and_adr_examples() {
         "the `backup_last_success_timestamp` metric is exported on `/metrics`",
         "endpoint returns 200 with the documented schema",
     ] {
-        assert!(assess_criterion(testable).testable(), "{testable}: {:?}", assess_criterion(testable));
+        assert_eq!(assess_criterion(testable).verdict(), Verdict::Testable, "{testable}");
     }
-    for vague in ["the feature works", "is robust", "handles errors gracefully"] {
-        assert!(!assess_criterion(vague).testable(), "{vague}");
+    for vague in ["the feature works", "is robust", "handles errors gracefully", "Documentation updated"] {
+        assert_eq!(assess_criterion(vague).verdict(), Verdict::Untestable, "{vague}");
     }
+    assert_eq!(assess_criterion("Die Dokumentation ist aktualisiert").verdict(), Verdict::Unread);
 }

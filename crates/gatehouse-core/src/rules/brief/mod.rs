@@ -38,7 +38,7 @@ use crate::docs::pathref::{PathRef, SpanKind};
 use crate::model::{ChangeSet, PathLookup, Span};
 use crate::rules::paths::lookups;
 
-pub use criterion::{Assessment, Vague, VagueKind, assess as assess_criterion};
+pub use criterion::{Assessment, Vague, VagueKind, Verdict, assess as assess_criterion};
 pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
 

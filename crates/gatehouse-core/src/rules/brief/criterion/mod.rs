@@ -1,9 +1,11 @@
 //! The testability rubric for one success criterion (ADR-099: "something a
-//! test could assert"). It flags what is vague rather than requiring a listed
-//! form: a criterion passes when it names something a test could observe and
-//! says anything about it, unless it rests on a quality word, an aspiration
-//! or a process step that nothing measurable pins down.
+//! test could assert"). It reads the sentence for what a test would observe
+//! and what is said of it, and for what is vague: a quality word, a hedge,
+//! an aspiration or a process step that nothing measurable pins down. Its
+//! verdict carries its confidence: testable, unsure, or untestable.
 
+mod language;
+mod process;
 mod words;
 
 use words::*;
@@ -19,11 +21,52 @@ pub struct Assessment {
     /// What a test would look at: a code span, a quoted string, a number, an
     /// identifier, or a named thing of the system.
     pub observable: Option<String>,
+    /// A code span, quoted string, number or identifier-shaped word: a
+    /// concrete thing a test would look at.
+    pub concrete: bool,
+    /// How many words carry content (not function words).
+    pub content_words: usize,
+    /// Written in a language other than English, which the word lists do
+    /// not read.
+    pub foreign: bool,
+}
+
+/// The rubric's judgement, with its confidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Names something observable and what must hold of it.
+    Testable,
+    /// Neither confidently testable nor confidently untestable: a vague word
+    /// beside a concrete observable, or a phrase with too little in it.
+    Unsure,
+    /// Nothing observable, or only a quality, hedge, aspiration or process
+    /// step that nothing pins down.
+    Untestable,
+    /// In a language the rubric does not read, with nothing concrete in it.
+    Unread,
 }
 
 impl Assessment {
+    pub fn verdict(&self) -> Verdict {
+        if self.foreign {
+            return if self.concrete { Verdict::Testable } else { Verdict::Unread };
+        }
+        if !self.vague.is_empty() {
+            return if self.concrete { Verdict::Unsure } else { Verdict::Untestable };
+        }
+        match (self.predicate.is_some(), self.observable.is_some()) {
+            (_, false) => Verdict::Untestable,
+            (true, true) => Verdict::Testable,
+            // Checklist shorthand drops the verb ("Spinner while loading",
+            // "CSV export button on the reports page"): a phrase of two or
+            // more content words names a thing a tester can look for.
+            (false, true) if self.concrete || self.content_words >= 2 => Verdict::Testable,
+            (false, true) => Verdict::Unsure,
+        }
+    }
+
     pub fn testable(&self) -> bool {
-        self.vague.is_empty() && self.predicate.is_some() && self.observable.is_some()
+        self.verdict() == Verdict::Testable
     }
 }
 
@@ -48,6 +91,19 @@ pub enum VagueKind {
     Catchall,
 }
 
+impl VagueKind {
+    /// What the kind of word leaves a test without, in a finding's words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            VagueKind::Quality => "names a quality with nothing measurable to check it by",
+            VagueKind::Hedge => "says the result is right without saying what right is",
+            VagueKind::Catchall => "says something is dealt with without saying how a test would see it",
+            VagueKind::Aspiration => "is a goal without a target",
+            VagueKind::Process => "is a step of the team's process, not something the system does",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Word,
@@ -69,14 +125,28 @@ struct Token<'a> {
 /// Applies the rubric to one criterion.
 pub fn assess(text: &str) -> Assessment {
     let tokens = tokenize(text);
-    let raw = vague_terms(&tokens);
-    let strong = tokens.iter().position(is_strong);
+    let foreign = language::foreign(&tokens);
+    let mut raw = if foreign { Vec::new() } else { vague_terms(&tokens) };
+    let pinning = tokens.iter().any(is_pinning);
+    // Capitalised nouns are no sign of a name in German, so another
+    // language's criterion is concrete only by what pins a step down.
+    let concrete = if foreign { pinning } else { (0..tokens.len()).any(|i| strong_at(&tokens, i)) };
+    if !foreign
+        && !pinning
+        && !raw.iter().any(|(_, v)| v.kind == VagueKind::Process)
+        && let Some((at, text)) = process::process_step(&tokens)
+    {
+        raw.push((at, Vague { text, kind: VagueKind::Process }));
+        raw.sort_by_key(|(i, _)| *i);
+    }
+    let strong = (0..tokens.len()).position(|i| strong_at(&tokens, i));
     let has_anchor = tokens.iter().any(is_anchor);
     let condition = has_condition(&tokens);
     let vague = raw
         .into_iter()
         .filter(|(at, v)| match v.kind {
-            VagueKind::Process => true,
+            VagueKind::Process => !pinning,
+            VagueKind::Aspiration if PURE_ASPIRATIONS.contains(&tokens[*at].word.as_str()) => true,
             VagueKind::Catchall => strong.is_none(),
             VagueKind::Hedge => strong.is_none() && !condition && !explained(&tokens, *at),
             VagueKind::Quality | VagueKind::Aspiration => {
@@ -86,7 +156,35 @@ pub fn assess(text: &str) -> Assessment {
         .map(|(_, v)| v)
         .collect();
     let verb = predicate(&tokens);
-    Assessment { vague, predicate: verb.map(|i| tokens[i].raw.to_string()), observable: observable(&tokens, verb) }
+    let content_words = tokens.iter().filter(|t| t.kind == Kind::Word && is_content(&t.word)).count();
+    Assessment {
+        vague,
+        predicate: verb.map(|i| tokens[i].raw.to_string()),
+        observable: observable(&tokens, verb),
+        concrete,
+        content_words,
+        foreign,
+    }
+}
+
+/// What pins a process step to something a test can read: a code span, a
+/// quoted string, a digit, a path or a file name (`docs/api.md` lists the
+/// route). Acronyms (PR, QA, DoD) and number words do not.
+fn is_pinning(t: &Token) -> bool {
+    match t.kind {
+        Kind::Code | Kind::Quote => true,
+        Kind::Break => false,
+        Kind::Word => {
+            let dotted = t
+                .raw
+                .char_indices()
+                .any(|(i, c)| c == '.' && i > 0 && t.raw[i + 1..].starts_with(|n: char| n.is_ascii_alphabetic()));
+            t.raw.starts_with(|c: char| c.is_ascii_digit())
+                || t.raw.contains(['/', '_', '='])
+                || (t.raw.starts_with('-') && t.raw.len() > 1)
+                || dotted && !matches!(t.word.as_str(), "e.g" | "i.e")
+        }
+    }
 }
 
 /// Splits a criterion into code spans, quoted strings, words and breaks.
@@ -171,7 +269,12 @@ fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
     let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
     let w = word(i);
     let before = |n: usize| &tokens[i.saturating_sub(n)..i];
-    let quality = QUALITY.contains(&w) && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
+    // "It would be nice if the command returned …" wraps a criterion in a
+    // wish; the clause after `if` is what is judged.
+    let wrapper = matches!(w, "nice" | "good" | "great") && word(i.wrapping_sub(1)) == "be" && word(i + 1) == "if";
+    let quality = !wrapper
+        && QUALITY.contains(&w)
+        && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
         || (w == "well" && word(i.wrapping_sub(1)) != "as" && word(i + 1) != "as")
         || (w == "work" && !is_determiner(word(i.wrapping_sub(1))));
     let process = PROCESS.contains(&w)
@@ -187,7 +290,7 @@ fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
             .any(|t| t.kind == Kind::Word && GENERIC.contains(&t.word.as_str()) && t.word != "one");
     if process {
         Some(VagueKind::Process)
-    } else if quality || (PREDICATIVE.contains(&w) && predicative(tokens, i)) {
+    } else if quality || (!wrapper && PREDICATIVE.contains(&w) && predicative(tokens, i)) {
         Some(VagueKind::Quality)
     } else if HEDGES.contains(&w) && (w.ends_with("ly") || predicative(tokens, i) || word(i.wrapping_sub(1)) == "the") {
         Some(VagueKind::Hedge)
@@ -225,6 +328,14 @@ fn is_determiner(word: &str) -> bool {
 /// verb (`is`, `stays`, `looks`), possibly through intensifiers and other
 /// adjectives, or as what something `makes` or `keeps` its object.
 fn predicative(tokens: &[Token], at: usize) -> bool {
+    // A checklist line that opens with the adjective ("Safe to run in
+    // production"), or a clause that ends on it ("the page loads fast").
+    let next = tokens.get(at + 1);
+    if next.is_none_or(|t| t.kind == Kind::Break)
+        || (at == 0 && next.is_some_and(|t| matches!(t.word.as_str(), "to" | "and" | "or" | "for" | "enough")))
+    {
+        return true;
+    }
     let mut i = at;
     while i > 0 {
         i -= 1;
@@ -257,6 +368,24 @@ fn is_anchor(t: &Token) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the token at `i` is a concrete observable, leaving out a word
+/// capitalised only because it opens the criterion (`Handles`, `Users`) and
+/// the keywords of a scenario (`GIVEN`, `When`, `Then`).
+fn strong_at(tokens: &[Token], i: usize) -> bool {
+    let t = &tokens[i];
+    if t.kind == Kind::Word && matches!(t.word.as_str(), "given" | "when" | "then" | "and" | "but" | "scenario" | "i") {
+        return false;
+    }
+    let opening = tokens[..i].iter().all(|t| t.kind == Kind::Break);
+    let only_capitalised = t.kind == Kind::Word && {
+        let lower = t.raw.to_lowercase();
+        let mut chars = lower.chars();
+        let rest: String = chars.by_ref().skip(1).collect();
+        t.raw.chars().skip(1).collect::<String>() == rest && !is_anchor(t)
+    };
+    is_strong(t) && !(opening && only_capitalised)
 }
 
 /// A concrete observable: a code span, a quoted string, a number, or a word
@@ -339,6 +468,7 @@ fn predicate(tokens: &[Token]) -> Option<usize> {
         t.kind == Kind::Word
             && (AUXILIARIES.contains(&w)
                 || COMPARISONS.contains(&w)
+                || (i > 0 && STATES.contains(&w))
                 || (i > 0 && (verb_shaped(w) || BASE_VERBS.contains(&w))))
     });
     if found.is_some() {
@@ -353,7 +483,7 @@ fn predicate(tokens: &[Token]) -> Option<usize> {
 
 /// What a test would look at, other than the predicate's own word.
 fn observable(tokens: &[Token], predicate: Option<usize>) -> Option<String> {
-    if let Some(t) = tokens.iter().find(|t| is_strong(t)) {
+    if let Some(t) = (0..tokens.len()).find(|&i| strong_at(tokens, i)).map(|i| &tokens[i]) {
         return Some(match t.kind {
             Kind::Code => format!("`{}`", t.raw),
             Kind::Quote => format!("\"{}\"", t.raw),

@@ -1,0 +1,175 @@
+//! Process steps: statements about what the team did (documentation
+//! updated, implementation completed, PR merged) rather than about what the
+//! system does. They are recognised by word stem, so every form of a verb
+//! counts: update, updated, updating; implement, implementation.
+
+use super::{Kind, Token};
+
+/// The team's artefacts: a step done to one of them is a process step.
+const ARTEFACTS: &[&str] = &[
+    "documentation",
+    "docs",
+    "doc",
+    "readme",
+    "changelog",
+    "implementation",
+    "code",
+    "codebase",
+    "tests",
+    "test",
+    "pr",
+    "prs",
+    "ticket",
+    "tickets",
+    "story",
+    "refactoring",
+    "refactor",
+    "cleanup",
+    "clean-up",
+    "design",
+    "dod",
+    "criteria",
+    "debt",
+    "wiki",
+    "spec",
+];
+
+/// Stems of the verbs that report a step of the team's process.
+const STEPS: &[&str] = &[
+    "updat",
+    "complet",
+    "finish",
+    "writ",
+    "written",
+    "add",
+    "review",
+    "approv",
+    "merg",
+    "deploy",
+    "releas",
+    "clos",
+    "implement",
+    "document",
+    "communicat",
+    "inform",
+    "demo",
+    "address",
+    "accept",
+    "met",
+    "refactor",
+    "ship",
+    "discuss",
+    "clean",
+    "creat",
+    "tested",
+    "verifi",
+];
+
+/// Words that say the work is over, whatever it was.
+const COMPLETION: &[&str] = &["complete", "completed", "done", "finished", "accomplished", "delivered"];
+
+/// Nouns that name a step of the process in themselves.
+const STEP_NOUNS: &[&str] =
+    &["review", "approval", "demo", "walkthrough", "handover", "hand-off", "handoff", "retro", "retrospective"];
+
+/// Verbs of conformance and the norms they point at ("follows existing
+/// conventions"): a reviewer's judgement, not an assertion.
+const CONFORM: &[&str] = &["follow", "adher", "conform", "compli", "comply", "respect", "align", "consistent"];
+const NORMS: &[&str] = &[
+    "convention",
+    "conventions",
+    "guideline",
+    "guidelines",
+    "pattern",
+    "patterns",
+    "standard",
+    "standards",
+    "style",
+    "practice",
+    "practices",
+    "principle",
+    "principles",
+];
+
+/// The stem of a word: common inflections and derivations removed, so that
+/// `updated`, `updates` and `updating` share `updat`.
+pub(super) fn stem(word: &str) -> &str {
+    for suffix in ["ations", "ation", "ions", "ion", "ing", "ies", "ied", "es", "ed", "s", "e"] {
+        if let Some(base) = word.strip_suffix(suffix)
+            && base.chars().count() >= 3
+        {
+            return base;
+        }
+    }
+    word
+}
+
+fn is_step(word: &str) -> bool {
+    let s = stem(word);
+    STEPS.iter().any(|step| s == *step || (step.len() >= 5 && s.starts_with(step)))
+}
+
+/// A step form a criterion reports as done: a participle (`updated`,
+/// `written`), a gerund (`updating`), or a base verb at the start
+/// (`Update the changelog`, `Implement the feature`).
+fn step_form(word: &str, first: bool) -> bool {
+    is_step(word) && (word.ends_with("ed") || word.ends_with("en") || word == "met" || first)
+}
+
+/// The index and words of a process step, when the criterion is one.
+pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
+    let words: Vec<(usize, &str)> =
+        tokens.iter().enumerate().filter(|(_, t)| t.kind == Kind::Word).map(|(i, t)| (i, t.word.as_str())).collect();
+    let artefact = words.iter().any(|(_, w)| ARTEFACTS.contains(w));
+    let raw = |i: usize| tokens[i].raw.to_string();
+    for (k, &(i, w)) in words.iter().enumerate() {
+        let first = k == 0;
+        if COMPLETION.contains(&w) {
+            return Some((i, raw(i)));
+        }
+        if STEP_NOUNS.contains(&w) && !words.get(k + 1).is_some_and(|(_, n)| matches!(*n, "page" | "screen" | "tab")) {
+            return Some((i, raw(i)));
+        }
+        // After a determiner a participle names a kind of thing (`a closed
+        // ticket`), not a step done.
+        let attributive = k > 0 && matches!(words[k - 1].1, "a" | "an" | "the" | "any" | "each" | "every" | "its");
+        if step_form(w, first) && (artefact || first) && !attributive {
+            return Some((i, raw(i)));
+        }
+        if CONFORM.iter().any(|c| stem(w).starts_with(c))
+            && words[k + 1..].iter().take(5).any(|(_, n)| NORMS.contains(n))
+        {
+            return Some((i, raw(i)));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokenize;
+    use super::*;
+
+    #[test]
+    fn every_word_form_of_a_step_is_one() {
+        for step in [
+            "Documentation updated",
+            "Documentation complete",
+            "Implementation completed",
+            "Updating the documentation",
+            "Implement the feature",
+            "Unit tests added",
+            "Follows existing conventions",
+            "Design approved by UX",
+        ] {
+            assert!(process_step(&tokenize(step)).is_some(), "{step}");
+        }
+        for system in
+            ["the README lists the three environment variables", "Dropdown closes on Escape", "the job writes a row"]
+        {
+            assert!(process_step(&tokenize(system)).is_none(), "{system}");
+        }
+        assert_eq!(stem("updated"), stem("updating"));
+        assert_eq!(stem("implementation"), "implement");
+    }
+}
