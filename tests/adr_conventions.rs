@@ -1,5 +1,5 @@
 //! `gatehouse check --all` on decision folders kept the ways teams keep them
-//! (`fixtures/real-world/adr/`: MADR, adr-tools, log4brains), with briefs
+//! (`fixtures/adr-conventions/`: MADR, adr-tools, log4brains), with briefs
 //! citing their records as `ADR-5`, `ADR-005` or `ADR-0005`: every record is
 //! found, and the retired ones (superseded, rejected, deprecated) are flagged.
 
@@ -12,7 +12,7 @@ mod local_repo;
 use local_repo::{copy_tree, write};
 
 fn conventions() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real-world/adr")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/adr-conventions")
 }
 
 /// A brief citing `adrs` (each honoured by one sentence of `statements`).

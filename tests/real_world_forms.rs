@@ -126,12 +126,8 @@ const CONFIGS: &[Case] = &[
     },
 ];
 
-/// Decision records in each convention teams keep them in; the cases live
-/// under `fixtures/real-world/adr/`.
-const ADRS: &[Case] = &[];
-
 fn cases() -> impl Iterator<Item = &'static Case> {
-    [BRIEFS, VOTINGS, DECISIONS, SPECS, CONFIGS, ADRS].into_iter().flatten()
+    [BRIEFS, VOTINGS, DECISIONS, SPECS, CONFIGS].into_iter().flatten()
 }
 
 fn root() -> PathBuf {
