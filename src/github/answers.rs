@@ -111,9 +111,11 @@ pub struct CheckRunList {
 }
 
 /// `GET /repos/{o}/{r}/compare/{base}...{head}` (`commit-comparison`): the
-/// commits page by page, the files on the first page only.
+/// commits page by page, the files on the first page only, and the commit
+/// both sides share (`merge_base_commit`, required in GitHub's schema).
 #[derive(Debug, Deserialize)]
 pub struct Comparison {
+    pub merge_base_commit: CommitSha,
     pub commits: Vec<CommitSha>,
     pub files: Option<Vec<DiffEntry>>,
 }

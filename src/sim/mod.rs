@@ -9,6 +9,7 @@
 //! and the App manifest
 //! flow (`gatehouse register`).
 
+mod branches;
 pub mod diff;
 mod graphql;
 mod manifests;
@@ -153,7 +154,10 @@ pub struct Faults {
 #[derive(Debug)]
 pub(crate) struct Pull {
     pub number: u64,
+    /// The base branch's tip (`pull_request.base.sha`).
     pub base_sha: String,
+    /// Where the head branched from the base: the PR's diff starts here.
+    pub merge_base: String,
     pub head_sha: String,
     pub body: String,
     pub title: String,
@@ -337,6 +341,7 @@ impl Sim {
             Pull {
                 number,
                 base_sha: base_sha.clone(),
+                merge_base: base_sha.clone(),
                 head_sha: head_sha.clone(),
                 body: body.to_string(),
                 title: format!("Change #{number}"),
@@ -364,14 +369,18 @@ impl Sim {
     }
 
     /// Opens PR `number` between two commits stored with [`Sim::add_commit`].
+    /// The merge base is found through the parents recorded with
+    /// [`Sim::set_parents`], else it is the base.
     pub fn open_pr_between(&self, repo: &str, number: u64, base_sha: &str, head_sha: &str, body: &str) -> PrRefs {
         let mut state = self.lock();
         let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        let merge_base = branches::merge_base(entry, base_sha, head_sha).unwrap_or_else(|| base_sha.to_string());
         entry.pulls.insert(
             number,
             Pull {
                 number,
                 base_sha: base_sha.to_string(),
+                merge_base,
                 head_sha: head_sha.to_string(),
                 body: body.to_string(),
                 title: format!("Change #{number}"),

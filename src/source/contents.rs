@@ -134,14 +134,19 @@ pub async fn documents(
     Ok(documents)
 }
 
-/// Listings by (repo, commit) and contents by (blob id, size limit), shared
-/// by the jobs of one process. Neither a commit's tree nor a blob's content
-/// ever changes, so entries never go stale.
+/// Listings by (repo, commit), contents by (blob id, size limit) and merge
+/// bases by (repo, base, head), shared by the jobs of one process. Neither a
+/// commit's tree, a blob's content nor two commits' merge base ever
+/// changes, so entries never go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
+    merge_bases: Mutex<HashMap<(String, String, String), String>>,
 }
+
+/// Merge bases kept before the map is emptied (each entry is three ids).
+const MERGE_BASES: usize = 100_000;
 
 #[derive(Debug, Default)]
 struct TreeCache {
@@ -175,6 +180,19 @@ impl Blob {
 }
 
 impl ReadCache {
+    pub(crate) fn merge_base(&self, repo: &str, base: &str, head: &str) -> Option<String> {
+        let kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get(&(repo.to_string(), base.to_string(), head.to_string())).cloned()
+    }
+
+    pub(crate) fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
+        let mut kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= MERGE_BASES {
+            kept.clear();
+        }
+        kept.insert((repo.to_string(), base.to_string(), head.to_string()), merge_base);
+    }
+
     pub(crate) fn tree(&self, repo: &str, sha: &str) -> Option<Arc<Listing>> {
         let trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
         trees.listings.get(&(repo.to_string(), sha.to_string())).cloned()

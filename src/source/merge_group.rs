@@ -18,6 +18,8 @@ pub const COMPARE_FILES: usize = 300;
 /// The commits and changed files between a group's base and head.
 #[derive(Debug, Default)]
 pub struct GroupChange {
+    /// The compare's `merge_base_commit`.
+    pub merge_base: String,
     pub commits: Vec<String>,
     pub files: Vec<PrFile>,
 }
@@ -38,6 +40,7 @@ pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupC
     let mut change = GroupChange::default();
     for _ in 0..30 {
         let (page, next) = repo.page::<Comparison>(&url).await?;
+        change.merge_base = page.merge_base_commit.sha;
         change.commits.extend(page.commits.into_iter().map(|c| c.sha));
         change.files.extend(page.files.into_iter().flatten().map(PrFile::from));
         match next {
