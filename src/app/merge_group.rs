@@ -59,6 +59,7 @@ pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: 
         head_sha: HeadSha(head.clone()),
         body: None,
         changed_files: change.files.len() as u64,
+        draft: false,
     };
     let files = change.files;
     let read = source::read_changes(repo, described, async { Ok(files) }, &ctx.reads).await;

@@ -101,7 +101,9 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
             let age = Duration::from_millis((now_ms() - job.created_at).max(0) as u64);
             let bounded = !unauthorized || job.attempts < ctx.retry.unauthorized_attempts;
             if transient && bounded && age < ctx.retry.job_deadline {
-                let delay = ctx.retry.job_backoff(job.attempts);
+                // A rate limit's job runs again when GitHub said it may.
+                let backoff = ctx.retry.job_backoff(job.attempts);
+                let delay = api.and_then(ApiError::wait).map_or(backoff, |wait| wait.max(backoff));
                 tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
                 ctx.store.retry_later(&job, worker, delay, &message).await
             } else {
@@ -158,6 +160,16 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
         let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
         super::merge_group::evaluate(ctx, job, &repo, progress).await?;
         return Ok(Outcome::Evaluated);
+    }
+    if let (0, None) = (job.pr, &job.head_sha) {
+        // An install: every open PR of the repository, bounded.
+        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+        let prs = source::open_pulls(&client).await?;
+        if ctx.store.resolve(job, worker, &prs).await? {
+            tracing::info!(job = job.id, ?prs, "install resolved to the open pull requests");
+            ctx.wake.notify_waiters();
+        }
+        return Ok(Outcome::Resolved);
     }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
@@ -241,7 +253,14 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         true => {
             let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
             let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
-            let state = GateState { number, head: &head, policy: &policy, outcome: &outcome, reviews: &reviews };
+            let state = GateState {
+                number,
+                head: &head,
+                policy: &policy,
+                outcome: &outcome,
+                reviews: &reviews,
+                draft: pr.draft,
+            };
             requests = review_requests::ask(repo, &ctx.store, &state).await?;
             Some(outcome)
         }

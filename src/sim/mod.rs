@@ -129,12 +129,21 @@ pub struct Faults {
     /// Answer the next N matching requests with 500 (nothing applied).
     pub fail_next: u32,
     /// Answer the next N matching requests with a secondary rate limit
-    /// (403, `retry-after: retry_after_s`).
+    /// ("Rate limits for the REST API": 403 or 429, `rate_limit_status`,
+    /// 0 for 403), with `retry-after: retry_after_s` unless that is 0.
     pub rate_limit_next: u32,
     pub retry_after_s: u64,
+    pub rate_limit_status: u16,
     /// Answer the next N matching requests as over the primary rate limit
-    /// (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset` one second ahead).
+    /// (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset` `reset_after_s`
+    /// ahead, 0 for one second).
     pub exhaust_next: u32,
+    pub reset_after_s: u64,
+    /// Answer the next N matching GraphQL requests as over GraphQL's limit
+    /// ("Rate limits and node limits for the GraphQL API": HTTP 200, an
+    /// error of type `RATE_LIMITED`, `x-ratelimit-remaining: 0` and
+    /// `x-ratelimit-reset` `reset_after_s` ahead).
+    pub graphql_rate_limited_next: u32,
     /// Apply the next N matching requests, then wait `delay` before
     /// answering (a slow GitHub: the client may time out after the write).
     pub slow_next: u32,
@@ -162,6 +171,9 @@ pub(crate) struct Pull {
     pub body: String,
     pub title: String,
     pub from_fork: bool,
+    /// A draft pull request ("About pull requests": drafts cannot be
+    /// merged, and code owners are not asked until ready for review).
+    pub draft: bool,
     /// Logins of the PR's commit authors (the last commit is the head).
     pub authors: Vec<String>,
 }
@@ -241,6 +253,17 @@ pub(crate) struct State {
     /// Lines GitHub cannot place a review comment on: (repo, PR, path, line).
     pub refused_lines: Vec<(String, u64, String, u32)>,
     pub issue_comments: Vec<IssueComment>,
+    /// While a rate limit it answered lasts (Unix ms): GitHub's docs warn
+    /// that requests sent meanwhile can get an integration banned, so they
+    /// are answered with the limit again, and counted unless they arrived
+    /// within `IN_FLIGHT_MS` of the limit's answer (sent before the client
+    /// could have read it: a job's reads go out together).
+    pub limited_until_ms: u64,
+    pub limited_since_ms: u64,
+    pub sent_while_limited: u32,
+    /// When each REST write (POST, PATCH, PUT, DELETE under `/repos/`)
+    /// arrived and was answered, for the pacing GitHub's best practices ask.
+    pub write_spans: Vec<(std::time::Instant, std::time::Instant)>,
 }
 
 /// A plain comment on a PR's conversation.
@@ -310,6 +333,10 @@ impl Sim {
             token_life_s: 3600,
             refused_lines: Vec::new(),
             issue_comments: Vec::new(),
+            limited_until_ms: 0,
+            limited_since_ms: 0,
+            sent_while_limited: 0,
+            write_spans: Vec::new(),
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {
@@ -346,6 +373,7 @@ impl Sim {
                 body: body.to_string(),
                 title: format!("Change #{number}"),
                 from_fork: false,
+                draft: false,
                 authors: vec!["author".into()],
             },
         );
@@ -385,10 +413,19 @@ impl Sim {
                 body: body.to_string(),
                 title: format!("Change #{number}"),
                 from_fork: false,
+                draft: false,
                 authors: vec!["author".into()],
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha: base_sha.to_string(), head_sha: head_sha.to_string() }
+    }
+
+    /// Marks a PR as a draft, or ready for review.
+    pub fn set_draft(&self, repo: &str, number: u64, draft: bool) {
+        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number))
+        {
+            pull.draft = draft;
+        }
     }
 
     /// Marks a PR as coming from a fork (check suites list no PRs for it).
@@ -451,6 +488,37 @@ impl Sim {
             "pull_request": { "number": number, "head": { "sha": head } },
             "repository": { "full_name": repo },
             "installation": { "id": installation },
+            "sender": { "login": login, "type": "User" },
+        })
+    }
+
+    /// The `pull_request_review.submitted` payload GitHub sends for the
+    /// App's own latest review of the PR: its sender is the App's bot
+    /// (`gatehouse[bot]`, type `Bot`), as for every action taken with an
+    /// installation token.
+    pub fn own_review_event(&self, repo: &str, number: u64) -> Value {
+        let state = self.lock();
+        let review = state.reviews.iter().rev().find(|r| r.repo.eq_ignore_ascii_case(repo) && r.pr == number);
+        let (id, head) = review.map(|r| (r.id, r.commit_id.clone())).unwrap_or_default();
+        json!({
+            "action": "submitted",
+            "review": { "id": id, "user": { "login": "gatehouse[bot]" }, "state": "commented", "commit_id": head },
+            "pull_request": { "number": number, "head": { "sha": head } },
+            "repository": { "full_name": repo },
+            "installation": { "id": state.installation },
+            "sender": { "login": "gatehouse[bot]", "type": "Bot" },
+        })
+    }
+
+    /// An `installation.created` payload naming `repos` ("installation"
+    /// webhook event: `repositories` lists what the App was installed on).
+    pub fn installation_event(&self, repos: &[&str]) -> Value {
+        let listed: Vec<Value> = repos.iter().map(|r| json!({ "full_name": r, "private": false })).collect();
+        json!({
+            "action": "created",
+            "installation": { "id": self.lock().installation },
+            "repositories": listed,
+            "sender": { "login": "octo-admin", "type": "User" },
         })
     }
 
@@ -490,6 +558,16 @@ impl Sim {
 
     pub fn set_faults(&self, faults: Faults) {
         self.lock().faults = faults;
+    }
+
+    /// Requests that arrived while a rate limit it answered still held.
+    pub fn sent_while_limited(&self) -> u32 {
+        self.lock().sent_while_limited
+    }
+
+    /// (arrived, answered) of every REST write, in arrival order.
+    pub fn write_spans(&self) -> Vec<(std::time::Instant, std::time::Instant)> {
+        self.lock().write_spans.clone()
     }
 
     pub fn requests(&self) -> Vec<Logged> {

@@ -22,6 +22,9 @@ pub(crate) type Shared = Arc<Mutex<SimState>>;
 
 /// GitHub lists at most this many files of a PR.
 const FILES_CAP: usize = 3000;
+/// How soon after a rate limit's answer a request may still arrive without
+/// having been sent after the client read it.
+const IN_FLIGHT_MS: u64 = 50;
 /// GitHub's limit on an annotation's message and raw details, in bytes.
 const ANNOTATION_BYTES: usize = 64 * 1024;
 /// GitHub's limit on a review's, a review comment's or a comment's body.
@@ -51,6 +54,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/graphql", post(super::graphql::handle))
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
+        .route("/app", get(get_app))
         .route("/app/installations/{id}/access_tokens", post(access_token))
         .route("/settings/apps/new", post(super::manifests::new_personal))
         .route("/organizations/{org}/settings/apps/new", post(super::manifests::new_for_org))
@@ -64,6 +68,22 @@ pub(crate) fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The `x-ratelimit-reset` (Unix seconds) of a limit starting now and
+/// lasting `secs` (0: the one already in effect), the requests until
+/// then held.
+fn reset_at(state: &Shared, secs: u64) -> u64 {
+    let mut s = lock(state);
+    if secs > 0 {
+        s.limited_until_ms = s.limited_until_ms.max((now() + secs) * 1000);
+        s.limited_since_ms = now_ms();
+    }
+    s.limited_until_ms.div_ceil(1000).max(now() + 1)
+}
+
 pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "message": message }))).into_response()
 }
@@ -74,26 +94,40 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
     let target = format!("{method} {path}");
     enum Fault {
         Fail,
-        RateLimit(u64),
-        Exhausted,
+        RateLimit(u64, u16),
+        Exhausted(u64),
+        GraphQlLimited(u64),
         Slow(std::time::Duration),
         Status(u16),
         Omit(String),
     }
+    // The App's own routes (`/app/...`, JWT-authenticated) are outside an
+    // installation's limits.
+    let installation_call = !path.starts_with("/app/");
     let fault = {
         let mut s = lock(&state);
+        let held = installation_call && s.limited_until_ms > now_ms();
+        if held && now_ms() > s.limited_since_ms + IN_FLIGHT_MS {
+            s.sent_while_limited += 1;
+        }
         let f = &mut s.faults;
-        if !target.contains(&f.only) {
+        let reset_after = f.reset_after_s.max(1);
+        if held {
+            Some(Fault::Exhausted(0))
+        } else if !target.contains(&f.only) {
             None
         } else if f.fail_next > 0 {
             f.fail_next -= 1;
             Some(Fault::Fail)
         } else if f.rate_limit_next > 0 {
             f.rate_limit_next -= 1;
-            Some(Fault::RateLimit(f.retry_after_s))
+            Some(Fault::RateLimit(f.retry_after_s, f.rate_limit_status))
         } else if f.exhaust_next > 0 {
             f.exhaust_next -= 1;
-            Some(Fault::Exhausted)
+            Some(Fault::Exhausted(reset_after))
+        } else if f.graphql_rate_limited_next > 0 && target == "POST /graphql" {
+            f.graphql_rate_limited_next -= 1;
+            Some(Fault::GraphQlLimited(reset_after))
         } else if f.status_next > 0 {
             f.status_next -= 1;
             Some(Fault::Status(f.status))
@@ -119,17 +153,41 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
             };
             error(status, message)
         }
-        Some(Fault::RateLimit(after)) => {
+        Some(Fault::RateLimit(after, status)) => {
+            // "Rate limits for the REST API": a secondary limit is a 403 or
+            // 429, with `retry-after` when GitHub names the wait.
+            let status =
+                StatusCode::from_u16(status).ok().filter(|s| s.as_u16() == 429).unwrap_or(StatusCode::FORBIDDEN);
             let mut r = error(
-                StatusCode::FORBIDDEN,
+                status,
                 "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
             );
-            r.headers_mut().insert("retry-after", after.into());
+            if after > 0 {
+                r.headers_mut().insert("retry-after", after.into());
+                let mut s = lock(&state);
+                (s.limited_until_ms, s.limited_since_ms) = (now_ms() + after * 1000, now_ms());
+            }
             r
         }
-        Some(Fault::Exhausted) => {
+        Some(Fault::Exhausted(reset_after)) => {
+            // "Rate limits for the REST API": over the primary limit, 403
+            // with nothing remaining until `x-ratelimit-reset`.
+            let reset = reset_at(&state, reset_after);
             let mut r = error(StatusCode::FORBIDDEN, "API rate limit exceeded for installation.");
-            r.headers_mut().insert("x-ratelimit-reset", (now() + 1).into());
+            r.headers_mut().insert("x-ratelimit-reset", reset.into());
+            r.headers_mut().insert("x-ratelimit-remaining", 0.into());
+            return log(&state, method, path, r);
+        }
+        Some(Fault::GraphQlLimited(reset_after)) => {
+            // "Rate limits and node limits for the GraphQL API": HTTP 200,
+            // an error of type RATE_LIMITED, nothing remaining until reset.
+            let reset = reset_at(&state, reset_after);
+            let body = json!({ "data": null, "errors": [{
+                "type": "RATE_LIMITED",
+                "message": "API rate limit already exceeded for installation ID 1.",
+            }] });
+            let mut r = Json(body).into_response();
+            r.headers_mut().insert("x-ratelimit-reset", reset.into());
             r.headers_mut().insert("x-ratelimit-remaining", 0.into());
             return log(&state, method, path, r);
         }
@@ -139,6 +197,12 @@ async fn faults_and_log(State(state): State<Shared>, request: Request, next: Nex
             response
         }
         Some(Fault::Omit(field)) => omit(next.run(request).await, &field).await,
+        None if installation_call && method != "GET" && path.starts_with("/repos/") => {
+            let arrived = std::time::Instant::now();
+            let response = next.run(request).await;
+            lock(&state).write_spans.push((arrived, std::time::Instant::now()));
+            response
+        }
         None => next.run(request).await,
     };
     let mut response = response;
@@ -198,21 +262,40 @@ struct Claims {
     iss: String,
 }
 
-async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
-    let Some(jwt) = bearer(&headers) else {
-        return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded");
+/// The App JWT verified ("Authenticating as a GitHub App"): RS256 with the
+/// App's key, iss the App id, iat not in the future, exp at most 10 minutes
+/// after iat.
+fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(jwt) = bearer(headers) else {
+        return Err(error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded"));
     };
-    let mut s = lock(&state);
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_required_spec_claims(&["exp", "iat", "iss"]);
     validation.leeway = 0;
     let claims = match jsonwebtoken::decode::<Claims>(jwt, &s.key, &validation) {
         Ok(data) => data.claims,
-        Err(_) => return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded"),
+        Err(_) => return Err(error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded")),
     };
-    // GitHub: iss is the App id, iat not in the future, exp at most 10 minutes after iat.
     if claims.iss != s.app_id.to_string() || claims.iat > now() || claims.exp > claims.iat + 600 {
-        return error(StatusCode::UNAUTHORIZED, "'Expiration time' claim ('exp') is too far in the future");
+        return Err(error(StatusCode::UNAUTHORIZED, "'Expiration time' claim ('exp') is too far in the future"));
+    }
+    Ok(())
+}
+
+/// `GET /app` ("Get the authenticated app"): the App's slug names its bot,
+/// `gatehouse[bot]`, the author of its reviews.
+async fn get_app(State(state): State<Shared>, headers: HeaderMap) -> Response {
+    let s = lock(&state);
+    if let Err(refused) = verify_jwt(&s, &headers) {
+        return refused;
+    }
+    Json(json!({ "id": s.app_id, "slug": "gatehouse", "name": "gatehouse" })).into_response()
+}
+
+async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
+    let mut s = lock(&state);
+    if let Err(refused) = verify_jwt(&s, &headers) {
+        return refused;
     }
     if id != s.installation {
         return error(StatusCode::NOT_FOUND, "Not Found");
@@ -231,7 +314,7 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
         "state": "open",
         "title": p.title,
         "body": p.body,
-        "draft": false,
+        "draft": p.draft,
         "head": { "sha": p.head_sha, "ref": format!("change-{}", p.number),
                   "repo": { "full_name": if p.from_fork { format!("fork-owner/{}", repo.split('/').nth(1).unwrap_or("")) } else { repo.to_string() } } },
         "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo } },

@@ -47,6 +47,8 @@ pub struct PullRequest {
     pub head_sha: HeadSha,
     pub body: Option<String>,
     pub changed_files: u64,
+    /// A draft: no review is requested until it is ready for review.
+    pub draft: bool,
 }
 
 /// One entry of the PR's file list.
@@ -102,6 +104,7 @@ pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, Api
         head_sha: HeadSha(pr.head.sha),
         body: pr.body,
         changed_files: pr.changed_files,
+        draft: pr.draft,
     })
 }
 
@@ -110,6 +113,16 @@ pub async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, Ap
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
     Ok(pulls.into_iter().filter(|p| p.head.sha == sha).map(|p| p.number).collect())
 }
+
+/// The repository's open PRs, newest first, at most [`MAX_OPEN_PULLS`] (an
+/// install evaluates them: more are evaluated at their next push).
+pub async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
+    let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
+    Ok(pulls.into_iter().take(MAX_OPEN_PULLS).map(|p| p.number).collect())
+}
+
+/// How many open PRs an install evaluates per repository.
+pub const MAX_OPEN_PULLS: usize = 100;
 
 /// The PR's reviews and its commit authors, for the review gate.
 pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<gate::Review>, Vec<String>), ApiError> {
