@@ -134,3 +134,22 @@ async fn a_stale_approval_is_asked_for_again() {
         app.kill();
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pr_of_250_commits_fails_the_gate_closed_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let pr = sim.open_pr(REPO, 1, base(), big_change(), "Backups.");
+    let authors: Vec<String> = (0..300).map(|i| format!("dev-{i}")).collect();
+    sim.set_commit_authors(REPO, 1, &authors.iter().map(String::as_str).collect::<Vec<_>>());
+    let event = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "many-commits", &event).await, 202);
+    evaluated(&sim, &pr.head_sha).await;
+    jobs_idle(&app.store).await;
+    let gate = sim.check_runs(REPO, &pr.head_sha).into_iter().find(|r| r.name == "gatehouse/review").unwrap();
+    assert_eq!(gate.conclusion.as_deref(), Some("failure"));
+    assert!(gate.summary.contains("GitHub lists at most that many"), "{}", gate.summary);
+    assert!(sim.requested_reviewers(REPO, 1).is_empty(), "who is recused is unknown: nobody is asked");
+    app.kill();
+}

@@ -249,17 +249,19 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
             .await
             .context("the rules panicked")?;
     let mut requests = None;
+    let mut unreadable_authors = false;
     let outcome = match applicability.applies {
         true => {
             let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
-            let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
+            unreadable_authors = authors.is_none();
+            let outcome = gate::evaluate(&policy, &reviews, authors.as_deref().unwrap_or_default(), &head);
             let state = GateState {
                 number,
                 head: &head,
                 policy: &policy,
                 outcome: &outcome,
                 reviews: &reviews,
-                draft: pr.draft,
+                hold: pr.draft || unreadable_authors,
             };
             requests = review_requests::ask(repo, &ctx.store, &state).await?;
             Some(outcome)
@@ -267,7 +269,14 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         false => None,
     };
     let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
-    if let Some(note) = requests {
+    if unreadable_authors {
+        let reason = format!(
+            "This pull request has {} commits or more; GitHub lists at most that many, so gatehouse cannot read \
+             every commit author to decide who is recused. Squash or split the pull request.",
+            source::MAX_COMMITS
+        );
+        review_gate = summary::fail_closed(summary::REVIEW_CHECK, &reason);
+    } else if let Some(note) = requests {
         review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
     }
     for (output, findings) in publish::outputs(&report, review_gate) {

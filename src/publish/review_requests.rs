@@ -38,13 +38,15 @@ pub struct GateState<'a> {
     pub policy: &'a ReviewConfig,
     pub outcome: &'a Outcome,
     pub reviews: &'a [Review],
-    pub draft: bool,
+    /// Ask nobody on this head: a draft, or a PR whose commit authors (the
+    /// recused) could not all be read.
+    pub hold: bool,
 }
 
 /// Requests the reviews the gate needs on this head unless that was done
 /// for it; returns what to say in the gate's summary.
 pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyhow::Result<Option<String>> {
-    if !gate.policy.request_reviewers || gate.outcome.passed || gate.draft {
+    if !gate.policy.request_reviewers || gate.outcome.passed || gate.hold {
         return Ok(None);
     }
     let repo_name = repo.repo.full();

@@ -617,16 +617,19 @@ impl Sim {
     }
 
     /// A `check_suite.requested` payload for the PR's head, listing the PR
-    /// unless it comes from a fork (as GitHub does).
+    /// unless it comes from a fork: "Pushes to a branch in a forked
+    /// repository are not detected and return an empty pull_requests array
+    /// and a null value for head_branch" (REST reference, check suites).
     pub fn check_suite_event(&self, repo: &str, number: u64) -> Value {
         let state = self.lock();
         let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
         let head = pull.map(|p| p.head_sha.clone()).unwrap_or_default();
-        let prs: Vec<Value> =
-            pull.filter(|p| !p.from_fork).map(|p| json!({ "number": p.number })).into_iter().collect();
+        let own = pull.filter(|p| !p.from_fork);
+        let prs: Vec<Value> = own.map(|p| json!({ "number": p.number })).into_iter().collect();
+        let branch = own.map(|p| format!("change-{}", p.number));
         json!({
             "action": "requested",
-            "check_suite": { "head_sha": head, "pull_requests": prs },
+            "check_suite": { "head_sha": head, "head_branch": branch, "pull_requests": prs },
             "repository": { "full_name": repo },
             "installation": { "id": state.installation },
         })

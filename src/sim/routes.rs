@@ -20,6 +20,8 @@ use crate::publish::diff::commentable_lines;
 
 pub(crate) type Shared = Arc<Mutex<SimState>>;
 
+/// GitHub lists at most this many commits of a PR.
+const COMMITS_CAP: usize = 250;
 /// GitHub lists at most this many files of a PR.
 const FILES_CAP: usize = 3000;
 /// How soon after a rate limit's answer a request may still arrive without
@@ -389,18 +391,25 @@ fn check_run_json(c: &CheckRun) -> Value {
     })
 }
 
+#[derive(Deserialize)]
+struct RunFilter {
+    filter: Option<String>,
+}
+
+/// "List check runs for a Git reference": `filter=latest` (the default)
+/// lists only the most recent run of each name, `filter=all` every run.
 async fn list_check_runs(
     State(state): State<Shared>,
     Path((owner, name, sha)): Path<(String, String, String)>,
+    Query(q): Query<RunFilter>,
 ) -> Response {
     let s = lock(&state);
     let full = format!("{owner}/{name}");
-    let runs: Vec<Value> = s
-        .check_runs
-        .iter()
-        .filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha)
-        .map(check_run_json)
-        .collect();
+    let on_head: Vec<&CheckRun> =
+        s.check_runs.iter().filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha).collect();
+    let all = q.filter.as_deref() == Some("all");
+    let latest = |c: &CheckRun| !on_head.iter().any(|o| o.name == c.name && o.id > c.id);
+    let runs: Vec<Value> = on_head.iter().filter(|c| all || latest(c)).map(|c| check_run_json(c)).collect();
     Json(json!({ "total_count": runs.len(), "check_runs": runs })).into_response()
 }
 
@@ -622,10 +631,12 @@ async fn list_commits(
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
     let last = p.authors.len().saturating_sub(1);
+    // "List commits on a pull request": at most 250 commits are listed.
     let commits: Vec<Value> = p
         .authors
         .iter()
         .enumerate()
+        .take(COMMITS_CAP)
         .map(|(i, login)| {
             let sha = if i == last { p.head_sha.clone() } else { format!("{:040x}", i + 1) };
             json!({ "sha": sha, "author": { "login": login } })

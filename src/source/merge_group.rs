@@ -78,7 +78,8 @@ pub async fn group_pulls(
 
 /// Our check runs on `sha` (an App lists only its own with `app_id`).
 pub async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
-    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
+    // `filter=all`: the default lists only the latest run of each name.
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
     let mut out = Vec::new();
     for _ in 0..10 {
         let (page, next) = repo.page::<CheckRunList>(&url).await?;

@@ -124,8 +124,17 @@ pub async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
 /// How many open PRs an install evaluates per repository.
 pub const MAX_OPEN_PULLS: usize = 100;
 
-/// The PR's reviews and its commit authors, for the review gate.
-pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<gate::Review>, Vec<String>), ApiError> {
+/// GitHub lists at most this many of a pull request's commits ("List
+/// commits on a pull request").
+pub const MAX_COMMITS: usize = 250;
+
+/// The PR's reviews and its commit authors, for the review gate; `None`
+/// for the authors when GitHub's list stopped at [`MAX_COMMITS`] (recusal
+/// cannot be decided: the gate fails closed).
+pub async fn reviews_and_authors(
+    repo: &RepoClient,
+    number: u64,
+) -> Result<(Vec<gate::Review>, Option<Vec<String>>), ApiError> {
     let (reviews_url, commits_url) =
         (format!("/pulls/{number}/reviews?per_page=100"), format!("/pulls/{number}/commits?per_page=100"));
     let (raw_reviews, commits) = tokio::join!(
@@ -136,8 +145,12 @@ pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<
         what: format!("GET {}", repo.path(&format!("/pulls/{number}/reviews"))),
         message: format!("{e:#}"),
     })?;
-    let (authors, _) = reviews::authors(commits?);
-    Ok((reviews, authors))
+    let commits = commits?;
+    if commits.len() >= MAX_COMMITS {
+        return Ok((reviews, None));
+    }
+    let (authors, _) = reviews::authors(commits);
+    Ok((reviews, Some(authors)))
 }
 
 /// Reads the PR (as [`describe`] described it) into a ChangeSet.
