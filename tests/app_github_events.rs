@@ -153,3 +153,23 @@ async fn a_pr_of_250_commits_fails_the_gate_closed_and_says_why() {
     assert!(sim.requested_reviewers(REPO, 1).is_empty(), "who is recused is unknown: nobody is asked");
     app.kill();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_are_scoped_to_the_jobs_repository_and_the_apps_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let pr = sim.open_pr(REPO, 1, base(), with_brief(&brief("AR", 40)), "");
+    let event = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "scoped", &event).await, 202);
+    evaluated(&sim, &pr.head_sha).await;
+    jobs_idle(&app.store).await;
+    let asked = sim.token_requests();
+    assert!(!asked.is_empty());
+    for body in &asked {
+        assert_eq!(body["repositories"], serde_json::json!(["docs"]), "{body}");
+        assert_eq!(body["permissions"]["checks"], "write", "{body}");
+        assert_eq!(body["permissions"]["contents"], "read", "{body}");
+    }
+    app.kill();
+}

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
-use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
+use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
 use super::limits::Limits;
 use super::outage::Outage;
 use crate::metrics::Metrics;
@@ -168,6 +168,9 @@ pub struct GitHub {
     metrics: Arc<Metrics>,
     outage: Arc<Outage>,
     limits: Arc<Limits>,
+    /// The App's permissions (`default_permissions` of its manifest), asked
+    /// of every installation token.
+    permissions: Option<Value>,
 }
 
 enum Outcome {
@@ -207,6 +210,9 @@ impl GitHub {
             policy,
             outage: Arc::new(Outage::new(policy.probe_interval, policy.probe_interval_max)),
             limits: Arc::new(Limits::default()),
+            permissions: crate::register::manifest::Manifest::bundled()
+                .ok()
+                .and_then(|m| serde_json::to_value(m.default_permissions).ok()),
             metrics,
         })
     }
@@ -221,16 +227,28 @@ impl GitHub {
         self.outage.wait()
     }
 
-    /// An installation token, from the cache or freshly minted.
-    pub async fn token(&self, installation: u64) -> Result<Token, ApiError> {
-        if let Some(token) = self.tokens.get(installation).await {
+    /// An installation token for `repo` (a repository's name) with the
+    /// App's permissions ("Create an installation access token for an app":
+    /// `repositories` and `permissions` narrow it), from the cache or
+    /// freshly minted; `None`: for every repository of the installation.
+    pub async fn token(&self, installation: u64, repo: Option<&str>) -> Result<Token, ApiError> {
+        let key: TokenKey = (installation, repo.map(str::to_ascii_lowercase));
+        if let Some(token) = self.tokens.get(&key).await {
             return Ok(token);
         }
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
+        let mut scope = serde_json::Map::new();
+        if let Some(repo) = repo {
+            scope.insert("repositories".into(), serde_json::json!([repo]));
+        }
+        if let Some(permissions) = &self.permissions {
+            scope.insert("permissions".into(), permissions.clone());
+        }
+        let body = Value::Object(scope);
         // Minting a token twice is harmless: idempotent for our purposes.
         let what = "an installation token";
-        let response = match self.send(Method::POST, &url, None, &jwt, Call::Idempotent, what, None).await {
+        let response = match self.send(Method::POST, &url, Some(&body), &jwt, Call::Idempotent, what, None).await {
             Err(ApiError::Status { status: 401, message, .. }) => {
                 self.metrics.unauthorized("token");
                 tracing::warn!(installation, %message, "GitHub answered 401 to minting an installation token");
@@ -243,7 +261,7 @@ impl GitHub {
             .map_err(|e| ApiError::Auth(format!("the access_tokens answer does not match GitHub's schema: {e}")))?;
         let expires = parse_expiry(&answer.expires_at);
         let token = Token::new(answer.token);
-        self.tokens.put(installation, token.clone(), expires).await;
+        self.tokens.put(key, token.clone(), expires).await;
         Ok(token)
     }
 
@@ -281,13 +299,14 @@ impl GitHub {
             format!("{}{path}", self.base)
         };
         let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
-        let token = self.token(installation).await?;
+        let repo = repo_of(url.strip_prefix(&self.base).unwrap_or(&url));
+        let token = self.token(installation, repo).await?;
         let held = Some(Held { installation, write: method != Method::GET });
         match self.send(method.clone(), &url, body, &token, call, &what, held).await {
             Err(ApiError::Status { status: 401, .. }) => {
                 // The token was revoked or expired early: mint another once.
-                self.tokens.drop_token(installation).await;
-                let token = self.token(installation).await?;
+                self.tokens.drop_token(&(installation, repo.map(str::to_ascii_lowercase))).await;
+                let token = self.token(installation, repo).await?;
                 match self.send(method, &url, body, &token, call, &what, held).await {
                     Err(ApiError::Status { status: 401, message, what }) => {
                         self.metrics.unauthorized("call");
@@ -309,7 +328,7 @@ impl GitHub {
         query: &str,
         variables: Value,
     ) -> Result<T, ApiError> {
-        let token = self.token(installation).await?;
+        let token = self.token(installation, variables.get("name").and_then(Value::as_str)).await?;
         let body = serde_json::json!({ "query": query, "variables": variables });
         let held = Some(Held { installation, write: query.trim_start().starts_with("mutation") });
         let response =
@@ -446,6 +465,13 @@ impl GitHub {
         }
         Outcome::Fail(ApiError::Status { status: status.as_u16(), what: what.into(), message })
     }
+}
+
+/// The repository name of a `/repos/{owner}/{name}/...` path.
+fn repo_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/repos/")?;
+    let name = rest.split('/').nth(1)?;
+    Some(name.split('?').next().unwrap_or(name)).filter(|n| !n.is_empty())
 }
 
 /// Which one a call is made for, and whether it writes.

@@ -236,6 +236,10 @@ pub(crate) struct State {
     pub installation: u64,
     /// token → expiry (Unix seconds).
     pub tokens: HashMap<String, u64>,
+    /// The body of every token request, in order.
+    pub token_requests: Vec<Value>,
+    /// token → the repository names it is scoped to (absent: all).
+    pub token_scopes: HashMap<String, Vec<String>>,
     pub repos: HashMap<String, Repo>,
     pub check_runs: Vec<CheckRun>,
     pub reviews: Vec<Review>,
@@ -320,6 +324,8 @@ impl Sim {
             key,
             installation,
             tokens: HashMap::new(),
+            token_requests: Vec::new(),
+            token_scopes: HashMap::new(),
             repos: HashMap::new(),
             check_runs: Vec::new(),
             reviews: Vec::new(),
@@ -593,6 +599,11 @@ impl Sim {
 
     pub fn threads(&self, repo: &str, pr: u64) -> Vec<Thread> {
         self.lock().threads.iter().filter(|t| t.repo.eq_ignore_ascii_case(repo) && t.pr == pr).cloned().collect()
+    }
+
+    /// The bodies of the installation-token requests, in order.
+    pub fn token_requests(&self) -> Vec<Value> {
+        self.lock().token_requests.clone()
     }
 
     /// How many App JWTs were verified (one per installation token minted).

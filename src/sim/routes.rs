@@ -254,6 +254,13 @@ async fn require_token(State(state): State<Shared>, request: Request, next: Next
     if !ok {
         return error(StatusCode::UNAUTHORIZED, "Bad credentials");
     }
+    let repo = request.uri().path().strip_prefix("/repos/").and_then(|rest| rest.split('/').nth(1));
+    let outside = bearer(request.headers()).zip(repo).is_some_and(|(token, repo)| {
+        lock(&state).token_scopes.get(token).is_some_and(|names| !names.contains(&repo.to_ascii_lowercase()))
+    });
+    if outside {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    }
     next.run(request).await
 }
 
@@ -294,7 +301,16 @@ async fn get_app(State(state): State<Shared>, headers: HeaderMap) -> Response {
     Json(json!({ "id": s.app_id, "slug": "gatehouse", "name": "gatehouse" })).into_response()
 }
 
-async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
+/// "Create an installation access token for an app": `repositories` (names)
+/// narrows the token to those repositories; a token used on another
+/// repository is answered 404, as GitHub hides what a token cannot see.
+async fn access_token(
+    State(state): State<Shared>,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let asked: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut s = lock(&state);
     if let Err(refused) = verify_jwt(&s, &headers) {
         return refused;
@@ -307,6 +323,11 @@ async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers:
     let token = format!("ghs_sim{n:010}");
     let expires = now() + s.token_life_s;
     s.tokens.insert(token.clone(), expires);
+    if let Some(repos) = asked.get("repositories").and_then(Value::as_array) {
+        let names = repos.iter().filter_map(Value::as_str).map(str::to_ascii_lowercase).collect();
+        s.token_scopes.insert(token.clone(), names);
+    }
+    s.token_requests.push(asked);
     (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_rfc3339_utc(expires) }))).into_response()
 }
 
