@@ -142,7 +142,8 @@ mod tests {
             review("gyrum-priya", ReviewState::Approved, "old"),
             review("gyrum-priya", ReviewState::Commented, "new"),
         ];
-        let kept: Vec<&str> = still_reviewed(&reviews, "new").iter().map(|r| r.login.as_str()).collect();
+        let kept = still_reviewed(&reviews, "new");
+        let kept: Vec<&str> = kept.iter().map(|r| r.login.as_str()).collect();
         assert_eq!(kept, ["gyrum-dana", "gyrum-priya", "gyrum-priya"]);
     }
 

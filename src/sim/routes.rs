@@ -274,19 +274,19 @@ struct Claims {
 /// The App JWT verified ("Authenticating as a GitHub App"): RS256 with the
 /// App's key, iss the App id, iat not in the future, exp at most 10 minutes
 /// after iat.
-fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), Response> {
+fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), &'static str> {
     let Some(jwt) = bearer(headers) else {
-        return Err(error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded"));
+        return Err("A JSON web token could not be decoded");
     };
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_required_spec_claims(&["exp", "iat", "iss"]);
     validation.leeway = 0;
     let claims = match jsonwebtoken::decode::<Claims>(jwt, &s.key, &validation) {
         Ok(data) => data.claims,
-        Err(_) => return Err(error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded")),
+        Err(_) => return Err("A JSON web token could not be decoded"),
     };
     if claims.iss != s.app_id.to_string() || claims.iat > now() || claims.exp > claims.iat + 600 {
-        return Err(error(StatusCode::UNAUTHORIZED, "'Expiration time' claim ('exp') is too far in the future"));
+        return Err("'Expiration time' claim ('exp') is too far in the future");
     }
     Ok(())
 }
@@ -295,8 +295,8 @@ fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), Response> {
 /// `gatehouse[bot]`, the author of its reviews.
 async fn get_app(State(state): State<Shared>, headers: HeaderMap) -> Response {
     let s = lock(&state);
-    if let Err(refused) = verify_jwt(&s, &headers) {
-        return refused;
+    if let Err(message) = verify_jwt(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, message);
     }
     Json(json!({ "id": s.app_id, "slug": "gatehouse", "name": "gatehouse" })).into_response()
 }
@@ -312,8 +312,8 @@ async fn access_token(
 ) -> Response {
     let asked: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut s = lock(&state);
-    if let Err(refused) = verify_jwt(&s, &headers) {
-        return refused;
+    if let Err(message) = verify_jwt(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, message);
     }
     if id != s.installation {
         return error(StatusCode::NOT_FOUND, "Not Found");
