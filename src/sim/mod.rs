@@ -11,6 +11,7 @@
 
 mod branches;
 pub mod diff;
+mod faults;
 mod graphql;
 mod manifests;
 mod queue;
