@@ -114,13 +114,14 @@ fn app_findings(runs: &[gatehouse::sim::CheckRun]) -> BTreeSet<(String, String, 
         .collect()
 }
 
-fn cli_findings(dir: &Path, base: &str, head: &str) -> BTreeSet<(String, String, u64, String)> {
+fn cli_findings(dir: &Path, revs: &[&str]) -> BTreeSet<(String, String, u64, String)> {
     let body = dir.parent().unwrap().join("pr-body.md");
     std::fs::write(&body, BODY).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
         .args(["check", "--repo"])
         .arg(dir)
-        .args(["--base", base, "--head", head, "--repo-name", REPO, "--format", "json", "--pr-body"])
+        .args(revs)
+        .args(["--repo-name", REPO, "--format", "json", "--pr-body"])
         .arg(&body)
         .output()
         .unwrap();
@@ -167,7 +168,7 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
     head.insert("fondue/specs/csv-export/landed.md".into(), landed.into_bytes());
     git(&dir, &["checkout", "-qb", "change"]);
     let head_sha = commit(&dir, &head, "change");
-    let cli = cli_findings(&dir, &base_sha, &head_sha);
+    let cli = cli_findings(&dir, &["--base", &base_sha, "--head", &head_sha]);
 
     let db_dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
@@ -237,7 +238,7 @@ async fn the_app_and_the_cli_report_a_state_the_base_had_as_a_notice() {
     let base_sha = commit(&dir, &base, "base");
     git(&dir, &["checkout", "-qb", "change"]);
     let head_sha = commit(&dir, &head, "change");
-    let cli = cli_findings(&dir, &base_sha, &head_sha);
+    let cli = cli_findings(&dir, &["--base", &base_sha, "--head", &head_sha]);
 
     let db_dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
@@ -268,4 +269,75 @@ async fn the_app_and_the_cli_report_a_state_the_base_had_as_a_notice() {
     );
     assert!(cli.contains(&expected), "the CLI misses {expected:?}: {cli:#?}");
     assert_eq!(cli, app, "the CLI and the App differ");
+}
+
+const VOTES: &str = "dark-factory/guidelines/smoke-spec-path@v1.md";
+
+/// The voting document with one more vote appended to argument `argument`'s
+/// ledger (the argument whose ledger ends at `after`).
+fn with_vote(doc: &str, after: &str, voter: &str) -> String {
+    let vote = format!(
+        "      - voter: {voter}\n        vote: +1\n        weight: 1\n        ts: 2026-05-10T08:00:00Z\n        rationale: \"Seen it hold in review.\"\n"
+    );
+    let at = doc.find(after).map(|i| i + after.len()).expect("the ledger's last line");
+    format!("{}{vote}{}", &doc[..at], &doc[at..])
+}
+
+/// Another PR appends a vote to one section of a voting document after this
+/// PR branched and appended a vote to another: the PR's base tip lacks this
+/// PR's vote and its head lacks the other, but the PR removed nothing. The
+/// App reads the base side at the merge base, as the CLI does by default,
+/// and neither reports `voting/append-only`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_base_branch_that_moved_on_is_no_change_of_the_pr() {
+    let doc = std::fs::read_to_string(manifest_dir().join("fixtures/rules/voting/append-only/pass/base").join(VOTES))
+        .unwrap();
+    let location_ledger_end = "CI job does not scan.\"\n";
+    let naming_ledger_end = "in every repo I reviewed.\"\n";
+    let forked: Tree = [(VOTES.to_string(), doc.clone().into_bytes())].into_iter().collect();
+    let mut head = forked.clone();
+    head.insert(VOTES.into(), with_vote(&doc, location_ledger_end, "ravi/opus-4.7").into_bytes());
+    let mut moved = forked.clone();
+    moved.insert(VOTES.into(), with_vote(&doc, naming_ledger_end, "sofia/sonnet-4.5").into_bytes());
+
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let fork_sha = commit(&dir, &forked, "votes");
+    git(&dir, &["checkout", "-qb", "change"]);
+    let head_sha = commit(&dir, &head, "a vote on smoke-spec-location");
+    git(&dir, &["checkout", "-q", "main"]);
+    let tip_sha = commit(&dir, &moved, "a vote on smoke-spec-naming");
+    git(&dir, &["checkout", "-q", "change"]);
+    let cli = cli_findings(&dir, &[]);
+    let at_tip = cli_findings(&dir, &["--base", &tip_sha, "--head", &head_sha]);
+    assert!(
+        at_tip.iter().any(|f| f.0 == "voting/append-only"),
+        "against the moved tip the other PR's vote reads as removed: {at_tip:#?}"
+    );
+
+    let db_dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    for (sha, tree) in [(&fork_sha, forked), (&head_sha, head), (&tip_sha, moved)] {
+        sim.add_commit(REPO, sha, tree);
+    }
+    sim.set_parents(REPO, &head_sha, &[&fork_sha]);
+    sim.set_parents(REPO, &tip_sha, &[&fork_sha]);
+    sim.set_ref(REPO, "main", &tip_sha);
+    sim.open_pr_between(REPO, 1, &tip_sha, &head_sha, BODY);
+    let app = start_app(config(&Db::sqlite(&db_dir), &sim.url())).await;
+    let payload = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "moved-base-1", &payload).await, 202);
+    let names = gatehouse::publish::check_names();
+    wait_for("check runs to complete", || {
+        let runs = sim.check_runs(REPO, &head_sha);
+        runs.len() == names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+    let app_found = app_findings(&sim.check_runs(REPO, &head_sha));
+    assert!(!cli.iter().any(|f| f.0 == "voting/append-only"), "the CLI: {cli:#?}");
+    assert_eq!(app_found, cli, "the App and the CLI differ");
+    let compares = sim.requests().iter().filter(|r| r.path.contains("/compare/")).count();
+    assert_eq!(compares, 1, "the merge base is asked of the compare API once");
 }

@@ -26,7 +26,7 @@ impl Failure {
             if let Some(api) = cause.downcast_ref::<ApiError>() {
                 return match api {
                     ApiError::Unauthorized { .. } => Failure::Unauthorized,
-                    api if api.is_transient() => Failure::Transient { retry_after: None },
+                    api if api.is_transient() => Failure::Transient { retry_after: api.wait() },
                     _ => Failure::Permanent,
                 };
             }

@@ -55,9 +55,11 @@ pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: 
     let described = PullRequest {
         number: 0,
         base_sha: HeadSha(group.base_sha.clone()),
+        merge_base: Some(HeadSha(change.merge_base.clone())),
         head_sha: HeadSha(head.clone()),
         body: None,
         changed_files: change.files.len() as u64,
+        draft: false,
     };
     let files = change.files;
     let read = source::read_changes(repo, described, async { Ok(files) }, &ctx.reads).await;

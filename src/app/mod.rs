@@ -158,7 +158,10 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
         .collect();
+    let bot = Arc::new(std::sync::OnceLock::new());
+    tokio::spawn(learn_bot_login(ctx.github.clone(), bot.clone(), stopped.clone()));
     let receiver = Receiver {
+        bot,
         store: store.clone(),
         secrets: Arc::new(config.secrets.clone()),
         metrics: metrics.clone(),
@@ -176,6 +179,28 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     ));
     tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");
     Ok(Running { addr, store, metrics, stop, server, workers })
+}
+
+/// Asks GitHub for the App's bot login until it answers (the App's own
+/// events are told apart by it; until then they make jobs, which change
+/// nothing).
+async fn learn_bot_login(github: GitHub, bot: Arc<std::sync::OnceLock<String>>, mut stop: watch::Receiver<bool>) {
+    let mut wait = Duration::from_secs(1);
+    loop {
+        match github.bot_login().await {
+            Ok(login) => {
+                tracing::info!(%login, "the App's bot");
+                let _ = bot.set(login);
+                return;
+            }
+            Err(err) => tracing::warn!(error = %err, "cannot read the App's slug; retrying"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = stop.changed() => return,
+        }
+        wait = (wait * 2).min(Duration::from_secs(300));
+    }
 }
 
 /// `gatehouse serve`: runs the App on its own runtime until SIGINT or SIGTERM.

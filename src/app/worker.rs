@@ -105,7 +105,9 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
             };
             match retry_after {
                 Some(at) if age < ctx.retry.job_deadline => {
-                    let delay = at.unwrap_or_else(|| ctx.retry.job_backoff(job.attempts));
+                    // A rate limit's job runs again when GitHub said it may.
+                    let backoff = ctx.retry.job_backoff(job.attempts);
+                    let delay = at.map_or(backoff, |wait| wait.max(backoff));
                     tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
                     ctx.store.retry_later(&job, worker, delay, &message).await
                 }
@@ -164,6 +166,16 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
         let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
         super::merge_group::evaluate(ctx, job, &repo, progress).await?;
         return Ok(Outcome::Evaluated);
+    }
+    if let (0, None) = (job.pr, &job.head_sha) {
+        // An install: every open PR of the repository, bounded.
+        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+        let prs = source::open_pulls(&client).await?;
+        if ctx.store.resolve(job, worker, &prs).await? {
+            tracing::info!(job = job.id, ?prs, "install resolved to the open pull requests");
+            ctx.wake.notify_waiters();
+        }
+        return Ok(Outcome::Resolved);
     }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
@@ -243,18 +255,34 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
             .await
             .context("the rules panicked")?;
     let mut requests = None;
+    let mut unreadable_authors = false;
     let outcome = match applicability.applies {
         true => {
             let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
-            let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
-            let state = GateState { number, head: &head, policy: &policy, outcome: &outcome, reviews: &reviews };
+            unreadable_authors = authors.is_none();
+            let outcome = gate::evaluate(&policy, &reviews, authors.as_deref().unwrap_or_default(), &head);
+            let state = GateState {
+                number,
+                head: &head,
+                policy: &policy,
+                outcome: &outcome,
+                reviews: &reviews,
+                hold: pr.draft || unreadable_authors,
+            };
             requests = review_requests::ask(repo, &ctx.store, &state).await?;
             Some(outcome)
         }
         false => None,
     };
     let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
-    if let Some(note) = requests {
+    if unreadable_authors {
+        let reason = format!(
+            "This pull request has {} commits or more; GitHub lists at most that many, so gatehouse cannot read \
+             every commit author to decide who is recused. Squash or split the pull request.",
+            source::MAX_COMMITS
+        );
+        review_gate = summary::fail_closed(summary::REVIEW_CHECK, &reason);
+    } else if let Some(note) = requests {
         review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
     }
     for (output, findings) in publish::outputs(&report, review_gate) {

@@ -12,6 +12,12 @@ pub struct InstallationToken {
     pub expires_at: String,
 }
 
+/// `GET /app` (`integration`): the App's slug names its bot.
+#[derive(Debug, Deserialize)]
+pub struct App {
+    pub slug: String,
+}
+
 /// The body of an error answer (`basic-error`).
 #[derive(Debug, Deserialize)]
 pub struct ErrorBody {
@@ -28,6 +34,9 @@ pub struct BranchTip {
 #[derive(Clone, Debug, Deserialize)]
 pub struct PullRequest {
     pub body: Option<String>,
+    /// A draft asks for no reviews yet (absent on servers without drafts).
+    #[serde(default)]
+    pub draft: bool,
     pub base: BranchTip,
     pub head: BranchTip,
     pub changed_files: u64,
@@ -111,9 +120,11 @@ pub struct CheckRunList {
 }
 
 /// `GET /repos/{o}/{r}/compare/{base}...{head}` (`commit-comparison`): the
-/// commits page by page, the files on the first page only.
+/// commits page by page, the files on the first page only, and the commit
+/// both sides share (`merge_base_commit`, required in GitHub's schema).
 #[derive(Debug, Deserialize)]
 pub struct Comparison {
+    pub merge_base_commit: CommitSha,
     pub commits: Vec<CommitSha>,
     pub files: Option<Vec<DiffEntry>>,
 }
@@ -135,6 +146,10 @@ pub struct GraphQlAnswer<T> {
 #[derive(Debug, Deserialize)]
 pub struct GraphQlError {
     pub message: String,
+    /// `RATE_LIMITED` when the installation's points are spent ("Rate
+    /// limits and node limits for the GraphQL API": answered with HTTP 200).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
 }
 
 /// A GraphQL connection's `nodes` (a nullable list of nullable nodes).

@@ -84,11 +84,15 @@ impl AppCredentials {
     }
 }
 
-/// Installation tokens by installation id, with when to refresh them (Unix
-/// seconds).
+/// What a token is minted for: an installation, and the one repository it
+/// is scoped to (`None`: every repository of the installation).
+pub type TokenKey = (u64, Option<String>);
+
+/// Installation tokens by what they are for, with when to refresh them
+/// (Unix seconds).
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    tokens: tokio::sync::Mutex<HashMap<u64, (Token, u64)>>,
+    tokens: tokio::sync::Mutex<HashMap<TokenKey, (Token, u64)>>,
 }
 
 /// When a token minted at `now` and expiring at `expires_at` is refreshed:
@@ -100,21 +104,21 @@ fn refresh_at(now: u64, expires_at: u64) -> u64 {
 
 impl TokenCache {
     /// The cached token until its refresh time.
-    pub async fn get(&self, installation: u64) -> Option<Token> {
+    pub async fn get(&self, key: &TokenKey) -> Option<Token> {
         let tokens = self.tokens.lock().await;
-        let (token, refresh) = tokens.get(&installation)?;
+        let (token, refresh) = tokens.get(key)?;
         (*refresh > unix_now()).then(|| token.clone())
     }
 
     /// Caches a token just minted.
-    pub async fn put(&self, installation: u64, token: Token, expires_at: u64) {
+    pub async fn put(&self, key: TokenKey, token: Token, expires_at: u64) {
         let refresh = refresh_at(unix_now(), expires_at);
-        self.tokens.lock().await.insert(installation, (token, refresh));
+        self.tokens.lock().await.insert(key, (token, refresh));
     }
 
     /// Forgets a token GitHub refused.
-    pub async fn drop_token(&self, installation: u64) {
-        self.tokens.lock().await.remove(&installation);
+    pub async fn drop_token(&self, key: &TokenKey) {
+        self.tokens.lock().await.remove(key);
     }
 }
 
@@ -164,14 +168,20 @@ mod tests {
     #[tokio::test]
     async fn tokens_are_refreshed_before_they_expire() {
         let cache = TokenCache::default();
-        cache.put(1, Token::new("fresh"), unix_now() + 3600).await;
-        cache.put(2, Token::new("short-lived"), unix_now() + 60).await;
-        cache.put(3, Token::new("expired"), unix_now()).await;
-        assert_eq!(cache.get(1).await, Some(Token::new("fresh")));
-        assert_eq!(cache.get(2).await, Some(Token::new("short-lived")), "a minute's token is used for half of it");
-        assert_eq!(cache.get(3).await, None);
-        cache.drop_token(1).await;
-        assert_eq!(cache.get(1).await, None);
+        let key = |n: u64| (n, Some("docs".to_string()));
+        cache.put(key(1), Token::new("fresh"), unix_now() + 3600).await;
+        cache.put(key(2), Token::new("short-lived"), unix_now() + 60).await;
+        cache.put(key(3), Token::new("expired"), unix_now()).await;
+        assert_eq!(cache.get(&key(1)).await, Some(Token::new("fresh")));
+        assert_eq!(cache.get(&(1, None)).await, None, "a token of one repository is not the installation's");
+        assert_eq!(
+            cache.get(&key(2)).await,
+            Some(Token::new("short-lived")),
+            "a minute's token is used for half of it"
+        );
+        assert_eq!(cache.get(&key(3)).await, None);
+        cache.drop_token(&key(1)).await;
+        assert_eq!(cache.get(&key(1)).await, None);
     }
 
     #[test]

@@ -1,7 +1,12 @@
 //! The HTTP client: every call authenticated with the installation's token,
-//! idempotent calls retried with backoff, `retry-after` and
-//! `x-ratelimit-reset` honoured, and creates never repeated blindly (the
-//! caller looks a create up before it repeats it).
+//! idempotent calls retried with backoff, creates never repeated blindly (the
+//! caller looks a create up before it repeats it), and GitHub's rate limits
+//! honoured as its docs describe them ("Rate limits for the REST API", "Rate
+//! limits and node limits for the GraphQL API"): a primary limit (403 or 429
+//! with `x-ratelimit-remaining: 0`, or GraphQL's HTTP 200 with an error of
+//! type `RATE_LIMITED`) waits for `x-ratelimit-reset`, a secondary one (403,
+//! 429 or GraphQL's 200) for `retry-after`, else a minute; meanwhile nothing
+//! is sent for that installation (`limits`), and its writes are paced.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -11,7 +16,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
-use super::auth::{AppCredentials, Token, TokenCache, parse_expiry};
+use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
+use super::limits::Limits;
 use super::outage::Outage;
 use crate::metrics::Metrics;
 
@@ -38,6 +44,10 @@ pub struct RetryPolicy {
     /// Attempts of a job that GitHub answers 401 (a token refused, or not
     /// minted: clock skew, a key being rotated) before it is given up on.
     pub unauthorized_attempts: i64,
+    /// The pause between one installation's writes ("Best practices for
+    /// using the REST API": at least a second between POST, PATCH, PUT and
+    /// DELETE requests).
+    pub write_interval: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -53,6 +63,7 @@ impl Default for RetryPolicy {
             probe_interval: Duration::from_secs(10),
             probe_interval_max: Duration::from_secs(120),
             unauthorized_attempts: 8,
+            write_interval: Duration::from_secs(1),
         }
     }
 }
@@ -85,7 +96,9 @@ pub enum ApiError {
     Uncertain { what: String, reason: String },
     #[error("GitHub unreachable for {what}: {reason}")]
     Transport { what: String, reason: String },
-    #[error("GitHub rate limit on {what}: waiting {wait_s}s is over the limit")]
+    /// GitHub asked for a wait longer than a call may sleep: the job runs
+    /// again once it is over.
+    #[error("GitHub rate limit on {what}: GitHub asks to wait {wait_s}s")]
     RateLimited { what: String, wait_s: u64 },
     #[error("GitHub App authentication failed: {0}")]
     Auth(String),
@@ -109,6 +122,19 @@ impl ApiError {
             ApiError::Unauthorized { .. } => true,
         }
     }
+
+    /// How long GitHub asked to wait before the installation's next request.
+    pub fn wait(&self) -> Option<Duration> {
+        match self {
+            ApiError::RateLimited { wait_s, .. } => Some(Duration::from_secs(*wait_s)),
+            _ => None,
+        }
+    }
+}
+
+/// Whole seconds, rounded up: a wait is never cut short.
+fn secs_up(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
 /// A successful answer.
@@ -141,6 +167,10 @@ pub struct GitHub {
     policy: RetryPolicy,
     metrics: Arc<Metrics>,
     outage: Arc<Outage>,
+    limits: Arc<Limits>,
+    /// The App's permissions (`default_permissions` of its manifest), asked
+    /// of every installation token.
+    permissions: Option<Value>,
 }
 
 enum Outcome {
@@ -179,6 +209,10 @@ impl GitHub {
             tokens: Arc::new(TokenCache::default()),
             policy,
             outage: Arc::new(Outage::new(policy.probe_interval, policy.probe_interval_max)),
+            limits: Arc::new(Limits::default()),
+            permissions: crate::register::manifest::Manifest::bundled()
+                .ok()
+                .and_then(|m| serde_json::to_value(m.default_permissions).ok()),
             metrics,
         })
     }
@@ -193,16 +227,28 @@ impl GitHub {
         self.outage.wait()
     }
 
-    /// An installation token, from the cache or freshly minted.
-    pub async fn token(&self, installation: u64) -> Result<Token, ApiError> {
-        if let Some(token) = self.tokens.get(installation).await {
+    /// An installation token for `repo` (a repository's name) with the
+    /// App's permissions ("Create an installation access token for an app":
+    /// `repositories` and `permissions` narrow it), from the cache or
+    /// freshly minted; `None`: for every repository of the installation.
+    pub async fn token(&self, installation: u64, repo: Option<&str>) -> Result<Token, ApiError> {
+        let key: TokenKey = (installation, repo.map(str::to_ascii_lowercase));
+        if let Some(token) = self.tokens.get(&key).await {
             return Ok(token);
         }
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
+        let mut scope = serde_json::Map::new();
+        if let Some(repo) = repo {
+            scope.insert("repositories".into(), serde_json::json!([repo]));
+        }
+        if let Some(permissions) = &self.permissions {
+            scope.insert("permissions".into(), permissions.clone());
+        }
+        let body = Value::Object(scope);
         // Minting a token twice is harmless: idempotent for our purposes.
         let what = "an installation token";
-        let response = match self.send(Method::POST, &url, None, &jwt, Call::Idempotent, what).await {
+        let response = match self.send(Method::POST, &url, Some(&body), &jwt, Call::Idempotent, what, None).await {
             Err(ApiError::Status { status: 401, message, .. }) => {
                 self.metrics.unauthorized("token");
                 tracing::warn!(installation, %message, "GitHub answered 401 to minting an installation token");
@@ -215,8 +261,19 @@ impl GitHub {
             .map_err(|e| ApiError::Auth(format!("the access_tokens answer does not match GitHub's schema: {e}")))?;
         let expires = parse_expiry(&answer.expires_at);
         let token = Token::new(answer.token);
-        self.tokens.put(installation, token.clone(), expires).await;
+        self.tokens.put(key, token.clone(), expires).await;
         Ok(token)
+    }
+
+    /// The App's bot login, `<slug>[bot]`, from `GET /app` with the App JWT
+    /// ("Get the authenticated app").
+    pub async fn bot_login(&self) -> Result<String, ApiError> {
+        let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
+        let url = format!("{}/app", self.base);
+        let response = self.send(Method::GET, &url, None, &jwt, Call::Idempotent, "GET /app", None).await?;
+        let app: super::answers::App =
+            response.typed().map_err(|e| ApiError::Malformed { what: "GET /app".into(), message: e.to_string() })?;
+        Ok(format!("{}[bot]", app.slug))
     }
 
     /// A REST call on `path` (`/repos/...`) or a full URL (pagination).
@@ -242,13 +299,15 @@ impl GitHub {
             format!("{}{path}", self.base)
         };
         let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
-        let token = self.token(installation).await?;
-        match self.send(method.clone(), &url, body, &token, call, &what).await {
+        let repo = repo_of(url.strip_prefix(&self.base).unwrap_or(&url));
+        let token = self.token(installation, repo).await?;
+        let held = Some(Held { installation, write: method != Method::GET });
+        match self.send(method.clone(), &url, body, &token, call, &what, held).await {
             Err(ApiError::Status { status: 401, .. }) => {
                 // The token was revoked or expired early: mint another once.
-                self.tokens.drop_token(installation).await;
-                let token = self.token(installation).await?;
-                match self.send(method, &url, body, &token, call, &what).await {
+                self.tokens.drop_token(&(installation, repo.map(str::to_ascii_lowercase))).await;
+                let token = self.token(installation, repo).await?;
+                match self.send(method, &url, body, &token, call, &what, held).await {
                     Err(ApiError::Status { status: 401, message, what }) => {
                         self.metrics.unauthorized("call");
                         tracing::warn!(installation, %what, %message, "GitHub answered 401 to a fresh token");
@@ -269,9 +328,11 @@ impl GitHub {
         query: &str,
         variables: Value,
     ) -> Result<T, ApiError> {
-        let token = self.token(installation).await?;
+        let token = self.token(installation, variables.get("name").and_then(Value::as_str)).await?;
         let body = serde_json::json!({ "query": query, "variables": variables });
-        let response = self.send(Method::POST, &self.graphql, Some(&body), &token, Call::Idempotent, "GraphQL").await?;
+        let held = Some(Held { installation, write: query.trim_start().starts_with("mutation") });
+        let response =
+            self.send(Method::POST, &self.graphql, Some(&body), &token, Call::Idempotent, "GraphQL", held).await?;
         let answer: GraphQlAnswer<T> =
             response.typed().map_err(|e| ApiError::Malformed { what: "GraphQL".into(), message: e.to_string() })?;
         if !answer.errors.is_empty() {
@@ -281,6 +342,7 @@ impl GitHub {
         answer.data.ok_or_else(|| ApiError::Malformed { what: "GraphQL".into(), message: "no data".into() })
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn send(
         &self,
         method: Method,
@@ -289,10 +351,23 @@ impl GitHub {
         token: &Token,
         call: Call,
         what: &str,
+        held: Option<Held>,
     ) -> Result<Response, ApiError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            if let Some(left) = held.and_then(|h| self.limits.blocked_for(h.installation)) {
+                if left > self.policy.max_wait {
+                    return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(left) });
+                }
+                tokio::time::sleep(left).await;
+            }
+            let slot = match held {
+                Some(Held { installation, write: true }) => {
+                    Some(self.limits.write_slot(installation, self.policy.write_interval).await)
+                }
+                _ => None,
+            };
             let mut request = self
                 .http
                 .request(method.clone(), url)
@@ -303,6 +378,10 @@ impl GitHub {
                 request = request.json(body);
             }
             let outcome = self.outcome(request.send().await, what).await;
+            drop(slot);
+            if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
+                self.limits.block(held.installation, *wait);
+            }
             let (wait, reason, rate_limited) = match outcome {
                 Outcome::Done(response) => return Ok(response),
                 Outcome::Fail(err) => return Err(err),
@@ -314,12 +393,12 @@ impl GitHub {
                 return Err(ApiError::Uncertain { what: what.into(), reason });
             }
             if wait > self.policy.max_wait {
-                return Err(ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() });
+                return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(wait) });
             }
             // While GitHub is down, a call is one probe, not a round of retries.
             if attempt >= self.policy.attempts || (!rate_limited && self.outage.is_down()) {
                 if rate_limited {
-                    return Err(ApiError::RateLimited { what: what.into(), wait_s: wait.as_secs() });
+                    return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(wait) });
                 }
                 if self.outage.failed() {
                     self.metrics.github_down(true);
@@ -361,7 +440,13 @@ impl GitHub {
         self.metrics.github_call(status.as_u16(), remaining);
         let next = headers.get("link").and_then(|v| v.to_str().ok()).and_then(next_link);
         let text = response.text().await.unwrap_or_default();
+        let limit = RateLimit { retry_after: num("retry-after"), remaining, reset: num("x-ratelimit-reset") };
         if status.is_success() {
+            if what == "GraphQL"
+                && let Some(message) = graphql_rate_limited(&text)
+            {
+                return Outcome::Retry { wait: Some(limit.wait(true)), reason: message, rate_limited: true };
+            }
             return Outcome::Done(Response { status: status.as_u16(), body: text, next });
         }
         let message = serde_json::from_str::<ErrorBody>(&text)
@@ -369,23 +454,10 @@ impl GitHub {
             .and_then(|e| e.message)
             .unwrap_or_else(|| text.chars().take(200).collect());
         if status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS {
-            if let Some(after) = num("retry-after") {
-                return Outcome::Retry {
-                    wait: Some(Duration::from_secs(after.max(0) as u64)),
-                    reason: message,
-                    rate_limited: true,
-                };
-            }
-            if remaining == Some(0) {
-                let reset = num("x-ratelimit-reset").unwrap_or(0);
-                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-                let wait = Duration::from_secs((reset - now).max(1) as u64);
-                return Outcome::Retry { wait: Some(wait), reason: message, rate_limited: true };
-            }
-            if status == StatusCode::TOO_MANY_REQUESTS || message.to_ascii_lowercase().contains("secondary rate limit")
-            {
-                // GitHub: without retry-after, wait at least a minute.
-                return Outcome::Retry { wait: Some(Duration::from_secs(60)), reason: message, rate_limited: true };
+            let secondary = message.to_ascii_lowercase().contains("secondary rate limit");
+            let limited = status == StatusCode::TOO_MANY_REQUESTS || secondary;
+            if limit.retry_after.is_some() || remaining == Some(0) || limited {
+                return Outcome::Retry { wait: Some(limit.wait(limited)), reason: message, rate_limited: true };
             }
         }
         if status.is_server_error() {
@@ -393,6 +465,62 @@ impl GitHub {
         }
         Outcome::Fail(ApiError::Status { status: status.as_u16(), what: what.into(), message })
     }
+}
+
+/// The repository name of a `/repos/{owner}/{name}/...` path.
+fn repo_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/repos/")?;
+    let name = rest.split('/').nth(1)?;
+    Some(name.split('?').next().unwrap_or(name)).filter(|n| !n.is_empty())
+}
+
+/// Which one a call is made for, and whether it writes.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    installation: u64,
+    write: bool,
+}
+
+/// The rate-limit headers of an answer.
+struct RateLimit {
+    retry_after: Option<i64>,
+    remaining: Option<i64>,
+    reset: Option<i64>,
+}
+
+impl RateLimit {
+    /// How long GitHub asks to wait: `retry-after` when given, else until
+    /// `x-ratelimit-reset` when nothing remains, else (a secondary limit,
+    /// `limited`) at least a minute.
+    fn wait(&self, limited: bool) -> Duration {
+        if let Some(after) = self.retry_after {
+            return Duration::from_secs(after.max(0) as u64);
+        }
+        match (self.remaining, self.reset) {
+            (Some(0), Some(reset)) => {
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+                Duration::from_millis((reset * 1000 - now).max(1000) as u64)
+            }
+            _ if limited => Duration::from_secs(60),
+            _ => Duration::from_secs(1),
+        }
+    }
+}
+
+/// A GraphQL answer's rate-limit error, if it is one: an error of type
+/// `RATE_LIMITED` (a spent primary limit) or a secondary limit's message.
+fn graphql_rate_limited(text: &str) -> Option<String> {
+    if !text.contains("RATE_LIMITED") && !text.contains("rate limit") {
+        return None;
+    }
+    let answer: GraphQlAnswer<serde::de::IgnoredAny> = serde_json::from_str(text).ok()?;
+    answer
+        .errors
+        .into_iter()
+        .find(|e| {
+            e.kind.as_deref() == Some("RATE_LIMITED") || e.message.to_ascii_lowercase().contains("secondary rate limit")
+        })
+        .map(|e| e.message)
 }
 
 /// The `rel="next"` URL of a `Link` header.
@@ -406,6 +534,23 @@ fn next_link(link: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_limits_are_read_as_github_documents_them() {
+        let limit = |retry_after, remaining, reset| RateLimit { retry_after, remaining, reset };
+        assert_eq!(limit(Some(7), Some(0), None).wait(true), Duration::from_secs(7), "retry-after first");
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+        let to_reset = limit(None, Some(0), Some(now + 30)).wait(false);
+        assert!(to_reset > Duration::from_secs(28) && to_reset <= Duration::from_secs(30), "{to_reset:?}");
+        assert_eq!(limit(None, Some(12), None).wait(true), Duration::from_secs(60), "a secondary limit: a minute");
+        let spent = r#"{"data": null, "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]}"#;
+        assert_eq!(graphql_rate_limited(spent).as_deref(), Some("API rate limit exceeded"));
+        let secondary = r#"{"errors": [{"message": "You have exceeded a secondary rate limit."}]}"#;
+        assert!(graphql_rate_limited(secondary).is_some());
+        let other = r#"{"data": null, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve"}]}"#;
+        assert_eq!(graphql_rate_limited(other), None);
+        assert_eq!(secs_up(Duration::from_millis(1500)), 2);
+    }
 
     #[test]
     fn finds_the_next_page() {

@@ -6,6 +6,7 @@
 pub(crate) mod answers;
 pub(crate) mod auth;
 mod client;
+mod limits;
 mod outage;
 mod repo;
 pub(crate) mod reviews;

@@ -47,7 +47,9 @@ type Listed = (u64, String, usize);
 
 /// Our check runs on `sha`, by external id.
 async fn existing(repo: &RepoClient, sha: &str) -> Result<BTreeMap<String, Listed>, ApiError> {
-    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
+    // `filter=all`: by default GitHub lists only the latest run of each
+    // name, which would hide an earlier job's runs of the same name.
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
     let mut out = BTreeMap::new();
     for _ in 0..10 {
         let (list, next) = repo.page::<CheckRunList>(&url).await?;

@@ -23,12 +23,15 @@ const REVIEW_MARK: &str = "<!-- gatehouse:review=";
 /// Threads resolved per GraphQL request.
 const RESOLVE_BATCH: usize = 50;
 
-const THREADS: &str = "query Threads($owner: String!, $name: String!, $number: Int!, $cursor: String) { \
+/// Every thread, review and comment, page by page (each connection has its
+/// own cursor: one past its end answers an empty page).
+const THREADS: &str = "query Threads($owner: String!, $name: String!, $number: Int!, $cursor: String, \
+$reviews: String, $comments: String) { \
 repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
 reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } \
 nodes { id isResolved comments(first: 1) { nodes { body } } } } \
-reviews(last: 100) { nodes { body commit { oid } } } \
-comments(last: 100) { nodes { body } } } } }";
+reviews(first: 100, after: $reviews) { pageInfo { hasNextPage endCursor } nodes { body commit { oid } } } \
+comments(first: 100, after: $comments) { pageInfo { hasNextPage endCursor } nodes { body } } } } }";
 
 /// The `Threads` query's answer, shaped like GitHub's schema: a missing
 /// repository or pull request is null, `reviews` is nullable.
@@ -46,16 +49,23 @@ struct ThreadsRepository {
 #[derive(Debug, Deserialize)]
 struct PullThreads {
     #[serde(rename = "reviewThreads")]
-    review_threads: ThreadPage,
-    reviews: Option<Nodes<Body>>,
-    comments: Nodes<Body>,
+    review_threads: Page<ThreadNode>,
+    reviews: Option<Page<Body>>,
+    comments: Page<Body>,
 }
 
+/// One page of a connection.
 #[derive(Debug, Deserialize)]
-struct ThreadPage {
+struct Page<T> {
     #[serde(rename = "pageInfo")]
     page_info: PageInfo,
-    nodes: Option<Vec<Option<ThreadNode>>>,
+    nodes: Option<Vec<Option<T>>>,
+}
+
+impl<T> Page<T> {
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.nodes.iter().flatten().flatten()
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,17 +121,30 @@ fn fingerprints_in(body: &str) -> impl Iterator<Item = String> + '_ {
 
 async fn existing(repo: &RepoClient, number: u64) -> Result<Existing, ApiError> {
     let mut out = Existing::default();
-    let mut cursor: Option<String> = None;
+    let (mut cursor, mut reviews, mut comments): (Option<String>, Option<String>, Option<String>) = (None, None, None);
     for _ in 0..50 {
-        let vars = json!({ "owner": repo.repo.owner, "name": repo.repo.name, "number": number, "cursor": cursor });
+        let vars = json!({ "owner": repo.repo.owner, "name": repo.repo.name, "number": number, "cursor": cursor,
+                           "reviews": reviews, "comments": comments });
         let data: ThreadsData = repo.graphql(THREADS, vars).await?;
         let Some(pull) = data.repository.and_then(|r| r.pull_request) else { break };
         // Reviews, and the plain comments a review falls back to.
-        for review in pull.reviews.iter().flat_map(Nodes::iter).chain(pull.comments.iter()) {
+        for review in pull.reviews.iter().flat_map(Page::iter).chain(pull.comments.iter()) {
             out.commented.extend(fingerprints_in(&review.body));
             if let Some(at) = review.body.find(REVIEW_MARK) {
                 let rest = &review.body[at + REVIEW_MARK.len()..];
                 out.reviewed_heads.extend(rest.find(" -->").map(|end| rest[..end].to_string()));
+            }
+        }
+        // Each connection moves past what it answered; the loop ends when
+        // none has more.
+        let mut more = false;
+        let pages = [
+            (pull.reviews.as_ref().map(|p| &p.page_info), &mut reviews),
+            (Some(&pull.comments.page_info), &mut comments),
+        ];
+        for (info, at) in pages {
+            if let Some(info) = info {
+                more |= advance(info, at);
             }
         }
         let threads = pull.review_threads;
@@ -133,12 +156,20 @@ async fn existing(repo: &RepoClient, number: u64) -> Result<Existing, ApiError> 
                 out.open_threads.insert(thread.id, fp);
             }
         }
-        cursor = threads.page_info.end_cursor;
-        if !threads.page_info.has_next_page || cursor.is_none() {
+        more |= advance(&threads.page_info, &mut cursor);
+        if !more {
             break;
         }
     }
     Ok(out)
+}
+
+/// Moves `cursor` past a page; true when the connection has more.
+fn advance(info: &PageInfo, cursor: &mut Option<String>) -> bool {
+    if let Some(end) = &info.end_cursor {
+        *cursor = Some(end.clone());
+    }
+    info.has_next_page && info.end_cursor.is_some()
 }
 
 /// Longest message of one finding listed in a review body.

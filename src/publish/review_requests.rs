@@ -4,7 +4,11 @@
 //! (`POST pulls/{n}/requested_reviewers`), once per head, never one who is
 //! recused, reviewed already or is requested already. A login GitHub
 //! refuses (422: not a collaborator, or the PR's author) is named in the
-//! gate's summary; the head is not asked again either way.
+//! gate's summary; the head is not asked again either way. A draft asks
+//! nobody (as GitHub leaves code owners unasked until a PR is ready for
+//! review, "About code owners"): its `ready_for_review` evaluation asks. A
+//! reviewer whose approval was given on an earlier head and no longer counts
+//! is asked again.
 
 use reqwest::Method;
 use serde::Deserialize;
@@ -12,7 +16,7 @@ use serde::de::IgnoredAny;
 use serde_json::json;
 
 use crate::config::ReviewConfig;
-use crate::gate::{Outcome, Review, reviewers_to_request};
+use crate::gate::{Outcome, Review, ReviewState, reviewers_to_request, same_login};
 use crate::github::{ApiError, Call, RepoClient};
 use crate::store::{ReviewRequests, Store};
 
@@ -34,12 +38,15 @@ pub struct GateState<'a> {
     pub policy: &'a ReviewConfig,
     pub outcome: &'a Outcome,
     pub reviews: &'a [Review],
+    /// Ask nobody on this head: a draft, or a PR whose commit authors (the
+    /// recused) could not all be read.
+    pub hold: bool,
 }
 
 /// Requests the reviews the gate needs on this head unless that was done
 /// for it; returns what to say in the gate's summary.
 pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyhow::Result<Option<String>> {
-    if !gate.policy.request_reviewers || gate.outcome.passed {
+    if !gate.policy.request_reviewers || gate.outcome.passed || gate.hold {
         return Ok(None);
     }
     let repo_name = repo.repo.full();
@@ -49,7 +56,8 @@ pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyh
     let path = format!("/pulls/{}/requested_reviewers", gate.number);
     let requested: Requested = repo.get(&path).await?;
     let already: Vec<String> = requested.users.into_iter().map(|u| u.login).collect();
-    let wanted = reviewers_to_request(gate.outcome, gate.reviews, &already);
+    let counting = still_reviewed(gate.reviews, gate.head);
+    let wanted = reviewers_to_request(gate.outcome, &counting, &already);
     let mut made = ReviewRequests::default();
     if !wanted.is_empty() {
         match request(repo, &path, &wanted).await {
@@ -71,6 +79,17 @@ pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyh
     store.record_review_requests(&repo_name, gate.number, gate.head, &made).await?;
     tracing::info!(pr = gate.number, requested = ?made.requested, refused = ?made.refused, "review requests");
     Ok(note(&made))
+}
+
+/// The reviews that still count as a reviewer having reviewed this head:
+/// those of a reviewer whose last word is an approval of an earlier head
+/// are left out, so the gate asks them again.
+fn still_reviewed(reviews: &[Review], head: &str) -> Vec<Review> {
+    let stale = |login: &str| {
+        let last = reviews.iter().rev().find(|r| same_login(&r.login, login) && r.state != ReviewState::Pending);
+        last.is_some_and(|r| r.state == ReviewState::Approved && r.commit.as_deref() != Some(head))
+    };
+    reviews.iter().filter(|r| !stale(&r.login)).cloned().collect()
 }
 
 /// GitHub will not request a review from this login (not transient).
@@ -108,6 +127,25 @@ pub fn note(made: &ReviewRequests) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_approval_of_an_earlier_head_is_not_a_review_of_this_one() {
+        let review = |login: &str, state, commit: &str| Review {
+            login: login.into(),
+            state,
+            commit: Some(commit.into()),
+            submitted_at: None,
+        };
+        let reviews = [
+            review("gyrum-lin", ReviewState::Approved, "old"),
+            review("gyrum-dana", ReviewState::Approved, "new"),
+            review("gyrum-priya", ReviewState::Approved, "old"),
+            review("gyrum-priya", ReviewState::Commented, "new"),
+        ];
+        let kept = still_reviewed(&reviews, "new");
+        let kept: Vec<&str> = kept.iter().map(|r| r.login.as_str()).collect();
+        assert_eq!(kept, ["gyrum-dana", "gyrum-priya", "gyrum-priya"]);
+    }
 
     #[test]
     fn the_note_names_who_was_asked_and_who_github_refused() {

@@ -53,15 +53,17 @@ pub fn patch(base: Option<&[u8]>, head: Option<&[u8]>) -> Option<String> {
 }
 
 /// The PR's changed files with their patches, sorted by path: computed once
-/// per pair of commits, as GitHub keeps a pull request's diff.
+/// per pair of commits, as GitHub keeps a pull request's diff. The diff runs
+/// from the merge base, not the base branch's tip ("About comparing branches
+/// in pull requests": a pull request shows a three-dot comparison).
 pub(crate) fn changed_files(repo: &Repo, p: &Pull) -> super::Diff {
-    let key = (p.base_sha.clone(), p.head_sha.clone());
+    let key = (p.merge_base.clone(), p.head_sha.clone());
     let mut diffs = repo.diffs.lock().unwrap_or_else(|e| e.into_inner());
     diffs
         .entry(key)
         .or_insert_with(|| {
             let empty = Tree::new();
-            let base = repo.commits.get(&p.base_sha).map_or(&empty, |t| t.as_ref());
+            let base = repo.commits.get(&p.merge_base).map_or(&empty, |t| t.as_ref());
             let head = repo.commits.get(&p.head_sha).map_or(&empty, |t| t.as_ref());
             Arc::new(diff_files(base, head))
         })

@@ -77,8 +77,8 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
             .collect();
         json!({ "repository": { "pullRequest": {
             "reviewThreads": { "pageInfo": { "hasNextPage": end < threads.len(), "endCursor": end.to_string() }, "nodes": nodes },
-            "reviews": { "nodes": reviews },
-            "comments": { "nodes": comments },
+            "reviews": page(&reviews, &var("reviews"), query.contains("reviews(last:")),
+            "comments": page(&comments, &var("comments"), query.contains("comments(last:")),
         } } })
     } else if query.starts_with("mutation Resolve") {
         let mut out = Map::new();
@@ -92,6 +92,16 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
         return (StatusCode::OK, Json(json!({ "errors": [{ "message": "unknown operation" }] }))).into_response();
     };
     Json(json!({ "data": data })).into_response()
+}
+
+/// One page of a connection after `cursor` (an offset here; GitHub's are
+/// opaque), `first: 100`, or the last 100 for `last: 100`: "Using
+/// pagination in the GraphQL API" (`pageInfo { hasNextPage endCursor }`).
+fn page(items: &[Value], cursor: &str, last: bool) -> Value {
+    let start: usize = if last { items.len().saturating_sub(PAGE) } else { cursor.parse().unwrap_or(0) };
+    let nodes: Vec<Value> = items.iter().skip(start).take(PAGE).cloned().collect();
+    let end = start + nodes.len();
+    json!({ "pageInfo": { "hasNextPage": end < items.len(), "endCursor": end.to_string() }, "nodes": nodes })
 }
 
 /// `object(expression:)`: a commit for `<rev>`, a blob or tree for

@@ -9,7 +9,10 @@
 //! and the App manifest
 //! flow (`gatehouse register`).
 
+mod branches;
 pub mod diff;
+mod events;
+mod faults;
 mod graphql;
 mod manifests;
 mod queue;
@@ -128,12 +131,21 @@ pub struct Faults {
     /// Answer the next N matching requests with 500 (nothing applied).
     pub fail_next: u32,
     /// Answer the next N matching requests with a secondary rate limit
-    /// (403, `retry-after: retry_after_s`).
+    /// ("Rate limits for the REST API": 403 or 429, `rate_limit_status`,
+    /// 0 for 403), with `retry-after: retry_after_s` unless that is 0.
     pub rate_limit_next: u32,
     pub retry_after_s: u64,
+    pub rate_limit_status: u16,
     /// Answer the next N matching requests as over the primary rate limit
-    /// (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset` one second ahead).
+    /// (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset` `reset_after_s`
+    /// ahead, 0 for one second).
     pub exhaust_next: u32,
+    pub reset_after_s: u64,
+    /// Answer the next N matching GraphQL requests as over GraphQL's limit
+    /// ("Rate limits and node limits for the GraphQL API": HTTP 200, an
+    /// error of type `RATE_LIMITED`, `x-ratelimit-remaining: 0` and
+    /// `x-ratelimit-reset` `reset_after_s` ahead).
+    pub graphql_rate_limited_next: u32,
     /// Apply the next N matching requests, then wait `delay` before
     /// answering (a slow GitHub: the client may time out after the write).
     pub slow_next: u32,
@@ -153,11 +165,17 @@ pub struct Faults {
 #[derive(Debug)]
 pub(crate) struct Pull {
     pub number: u64,
+    /// The base branch's tip (`pull_request.base.sha`).
     pub base_sha: String,
+    /// Where the head branched from the base: the PR's diff starts here.
+    pub merge_base: String,
     pub head_sha: String,
     pub body: String,
     pub title: String,
     pub from_fork: bool,
+    /// A draft pull request ("About pull requests": drafts cannot be
+    /// merged, and code owners are not asked until ready for review).
+    pub draft: bool,
     /// Logins of the PR's commit authors (the last commit is the head).
     pub authors: Vec<String>,
 }
@@ -220,6 +238,10 @@ pub(crate) struct State {
     pub installation: u64,
     /// token → expiry (Unix seconds).
     pub tokens: HashMap<String, u64>,
+    /// The body of every token request, in order.
+    pub token_requests: Vec<Value>,
+    /// token → the repository names it is scoped to (absent: all).
+    pub token_scopes: HashMap<String, Vec<String>>,
     pub repos: HashMap<String, Repo>,
     pub check_runs: Vec<CheckRun>,
     pub reviews: Vec<Review>,
@@ -237,6 +259,17 @@ pub(crate) struct State {
     /// Lines GitHub cannot place a review comment on: (repo, PR, path, line).
     pub refused_lines: Vec<(String, u64, String, u32)>,
     pub issue_comments: Vec<IssueComment>,
+    /// While a rate limit it answered lasts (Unix ms): GitHub's docs warn
+    /// that requests sent meanwhile can get an integration banned, so they
+    /// are answered with the limit again, and counted unless they arrived
+    /// within `IN_FLIGHT_MS` of the limit's answer (sent before the client
+    /// could have read it: a job's reads go out together).
+    pub limited_until_ms: u64,
+    pub limited_since_ms: u64,
+    pub sent_while_limited: u32,
+    /// When each REST write (POST, PATCH, PUT, DELETE under `/repos/`)
+    /// arrived and was answered, for the pacing GitHub's best practices ask.
+    pub write_spans: Vec<(std::time::Instant, std::time::Instant)>,
 }
 
 /// A plain comment on a PR's conversation.
@@ -293,6 +326,8 @@ impl Sim {
             key,
             installation,
             tokens: HashMap::new(),
+            token_requests: Vec::new(),
+            token_scopes: HashMap::new(),
             repos: HashMap::new(),
             check_runs: Vec::new(),
             reviews: Vec::new(),
@@ -306,6 +341,10 @@ impl Sim {
             token_life_s: 3600,
             refused_lines: Vec::new(),
             issue_comments: Vec::new(),
+            limited_until_ms: 0,
+            limited_since_ms: 0,
+            sent_while_limited: 0,
+            write_spans: Vec::new(),
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {
@@ -337,10 +376,12 @@ impl Sim {
             Pull {
                 number,
                 base_sha: base_sha.clone(),
+                merge_base: base_sha.clone(),
                 head_sha: head_sha.clone(),
                 body: body.to_string(),
                 title: format!("Change #{number}"),
                 from_fork: false,
+                draft: false,
                 authors: vec!["author".into()],
             },
         );
@@ -364,22 +405,35 @@ impl Sim {
     }
 
     /// Opens PR `number` between two commits stored with [`Sim::add_commit`].
+    /// The merge base is found through the parents recorded with
+    /// [`Sim::set_parents`], else it is the base.
     pub fn open_pr_between(&self, repo: &str, number: u64, base_sha: &str, head_sha: &str, body: &str) -> PrRefs {
         let mut state = self.lock();
         let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+        let merge_base = branches::merge_base(entry, base_sha, head_sha).unwrap_or_else(|| base_sha.to_string());
         entry.pulls.insert(
             number,
             Pull {
                 number,
                 base_sha: base_sha.to_string(),
+                merge_base,
                 head_sha: head_sha.to_string(),
                 body: body.to_string(),
                 title: format!("Change #{number}"),
                 from_fork: false,
+                draft: false,
                 authors: vec!["author".into()],
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha: base_sha.to_string(), head_sha: head_sha.to_string() }
+    }
+
+    /// Marks a PR as a draft, or ready for review.
+    pub fn set_draft(&self, repo: &str, number: u64, draft: bool) {
+        if let Some(pull) = self.lock().repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get_mut(&number))
+        {
+            pull.draft = draft;
+        }
     }
 
     /// Marks a PR as coming from a fork (check suites list no PRs for it).
@@ -442,6 +496,7 @@ impl Sim {
             "pull_request": { "number": number, "head": { "sha": head } },
             "repository": { "full_name": repo },
             "installation": { "id": installation },
+            "sender": { "login": login, "type": "User" },
         })
     }
 
@@ -483,6 +538,16 @@ impl Sim {
         self.lock().faults = faults;
     }
 
+    /// Requests that arrived while a rate limit it answered still held.
+    pub fn sent_while_limited(&self) -> u32 {
+        self.lock().sent_while_limited
+    }
+
+    /// (arrived, answered) of every REST write, in arrival order.
+    pub fn write_spans(&self) -> Vec<(std::time::Instant, std::time::Instant)> {
+        self.lock().write_spans.clone()
+    }
+
     pub fn requests(&self) -> Vec<Logged> {
         self.lock().log.clone()
     }
@@ -508,40 +573,13 @@ impl Sim {
         self.lock().threads.iter().filter(|t| t.repo.eq_ignore_ascii_case(repo) && t.pr == pr).cloned().collect()
     }
 
+    /// The bodies of the installation-token requests, in order.
+    pub fn token_requests(&self) -> Vec<Value> {
+        self.lock().token_requests.clone()
+    }
+
     /// How many App JWTs were verified (one per installation token minted).
     pub fn jwts_seen(&self) -> u32 {
         self.lock().jwts_seen
-    }
-
-    /// A `pull_request` webhook payload for the PR as it is now, shaped like
-    /// GitHub's.
-    pub fn pull_request_event(&self, repo: &str, number: u64, action: &str) -> Value {
-        let state = self.lock();
-        let installation = state.installation;
-        let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
-        json!({
-            "action": action,
-            "number": number,
-            "pull_request": pull.map(|p| routes::pull_json(repo, p)),
-            "repository": { "full_name": repo, "name": repo.split('/').nth(1), "owner": { "login": repo.split('/').next() } },
-            "installation": { "id": installation },
-            "sender": { "login": "author", "type": "User" }
-        })
-    }
-
-    /// A `check_suite.requested` payload for the PR's head, listing the PR
-    /// unless it comes from a fork (as GitHub does).
-    pub fn check_suite_event(&self, repo: &str, number: u64) -> Value {
-        let state = self.lock();
-        let pull = state.repos.get(&repo.to_ascii_lowercase()).and_then(|r| r.pulls.get(&number));
-        let head = pull.map(|p| p.head_sha.clone()).unwrap_or_default();
-        let prs: Vec<Value> =
-            pull.filter(|p| !p.from_fork).map(|p| json!({ "number": p.number })).into_iter().collect();
-        json!({
-            "action": "requested",
-            "check_suite": { "head_sha": head, "pull_requests": prs },
-            "repository": { "full_name": repo },
-            "installation": { "id": state.installation },
-        })
     }
 }

@@ -44,7 +44,7 @@ impl Sim {
         let mut tip = base_sha.clone();
         for number in prs {
             let pull = entry.pulls.get(number).expect("a queued PR");
-            let (pr_base, pr_head) = (pull.base_sha.clone(), pull.head_sha.clone());
+            let (pr_base, pr_head) = (pull.merge_base.clone(), pull.head_sha.clone());
             let empty = Tree::new();
             let before = entry.commits.get(&pr_base).map_or(&empty, |t| t.as_ref());
             let after = entry.commits.get(&pr_head).map_or(&empty, |t| t.as_ref());
@@ -126,6 +126,10 @@ pub(crate) async fn compare(
     let (Some(base), Some(head)) = (repo.resolve(base), repo.resolve(head)) else {
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
+    let Some(merge_base) = super::branches::merge_base(repo, base, head) else {
+        // GitHub: 404 when the two commits share no history.
+        return error(StatusCode::NOT_FOUND, &format!("No common ancestor between {base} and {head}."));
+    };
     let commits = between(repo, base, head);
     let per_page = q.per_page.unwrap_or(250).clamp(1, 250);
     let page = q.page.unwrap_or(1).max(1);
@@ -140,6 +144,7 @@ pub(crate) async fn compare(
         })
         .collect();
     let mut body = json!({
+        "merge_base_commit": { "sha": merge_base, "commit": { "message": format!("Commit {merge_base}") } },
         "status": "ahead",
         "ahead_by": commits.len(),
         "behind_by": 0,
@@ -148,7 +153,7 @@ pub(crate) async fn compare(
     });
     if page == 1 {
         let empty = Tree::new();
-        let before = repo.commits.get(base).map_or(&empty, |t| t.as_ref());
+        let before = repo.commits.get(merge_base.as_str()).map_or(&empty, |t| t.as_ref());
         let after = repo.commits.get(head).map_or(&empty, |t| t.as_ref());
         let mut files = diff_files(before, after);
         files.truncate(COMPARE_FILES);

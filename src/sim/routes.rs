@@ -1,4 +1,5 @@
-//! The REST routes of the simulated GitHub, its auth and its fault switches.
+//! The REST routes of the simulated GitHub and its auth (the fault switches
+//! and the request log are `faults`).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -14,12 +15,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::diff::changed_files;
-use super::{CheckRun, Logged, Pull, Review, ReviewComment, State as SimState, Thread};
+use super::{CheckRun, Pull, Review, ReviewComment, State as SimState, Thread};
 use crate::github::auth::format_rfc3339_utc;
 use crate::publish::diff::commentable_lines;
 
 pub(crate) type Shared = Arc<Mutex<SimState>>;
 
+/// GitHub lists at most this many commits of a PR.
+const COMMITS_CAP: usize = 250;
 /// GitHub lists at most this many files of a PR.
 const FILES_CAP: usize = 3000;
 /// GitHub's limit on an annotation's message and raw details, in bytes.
@@ -51,12 +54,13 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/graphql", post(super::graphql::handle))
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
+        .route("/app", get(get_app))
         .route("/app/installations/{id}/access_tokens", post(access_token))
         .route("/settings/apps/new", post(super::manifests::new_personal))
         .route("/organizations/{org}/settings/apps/new", post(super::manifests::new_for_org))
         .route("/app-manifests/{code}/conversions", post(super::manifests::conversion))
         .merge(authed)
-        .layer(middleware::from_fn_with_state(state.clone(), faults_and_log))
+        .layer(middleware::from_fn_with_state(state.clone(), super::faults::faults_and_log))
         .with_state(state)
 }
 
@@ -68,117 +72,6 @@ pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "message": message }))).into_response()
 }
 
-async fn faults_and_log(State(state): State<Shared>, request: Request, next: Next) -> Response {
-    let method = request.method().to_string();
-    let path = request.uri().path().to_string();
-    let target = format!("{method} {path}");
-    enum Fault {
-        Fail,
-        RateLimit(u64),
-        Exhausted,
-        Slow(std::time::Duration),
-        Status(u16),
-        Omit(String),
-    }
-    let fault = {
-        let mut s = lock(&state);
-        let f = &mut s.faults;
-        if !target.contains(&f.only) {
-            None
-        } else if f.fail_next > 0 {
-            f.fail_next -= 1;
-            Some(Fault::Fail)
-        } else if f.rate_limit_next > 0 {
-            f.rate_limit_next -= 1;
-            Some(Fault::RateLimit(f.retry_after_s))
-        } else if f.exhaust_next > 0 {
-            f.exhaust_next -= 1;
-            Some(Fault::Exhausted)
-        } else if f.status_next > 0 {
-            f.status_next -= 1;
-            Some(Fault::Status(f.status))
-        } else if f.slow_next > 0 {
-            f.slow_next -= 1;
-            Some(Fault::Slow(f.delay))
-        } else if f.omit_next > 0 {
-            f.omit_next -= 1;
-            Some(Fault::Omit(f.omit_field.clone()))
-        } else {
-            None
-        }
-    };
-    let response = match fault {
-        Some(Fault::Fail) => error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"),
-        Some(Fault::Status(status)) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            let message = match status.as_u16() {
-                401 => "Bad credentials",
-                404 => "Not Found",
-                422 => "Validation Failed",
-                _ => status.canonical_reason().unwrap_or("Error"),
-            };
-            error(status, message)
-        }
-        Some(Fault::RateLimit(after)) => {
-            let mut r = error(
-                StatusCode::FORBIDDEN,
-                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-            );
-            r.headers_mut().insert("retry-after", after.into());
-            r
-        }
-        Some(Fault::Exhausted) => {
-            let mut r = error(StatusCode::FORBIDDEN, "API rate limit exceeded for installation.");
-            r.headers_mut().insert("x-ratelimit-reset", (now() + 1).into());
-            r.headers_mut().insert("x-ratelimit-remaining", 0.into());
-            return log(&state, method, path, r);
-        }
-        Some(Fault::Slow(delay)) => {
-            let response = next.run(request).await;
-            tokio::time::sleep(delay).await;
-            response
-        }
-        Some(Fault::Omit(field)) => omit(next.run(request).await, &field).await,
-        None => next.run(request).await,
-    };
-    let mut response = response;
-    response.headers_mut().insert("x-ratelimit-remaining", 4999.into());
-    log(&state, method, path, response)
-}
-
-/// The answer without `field` wherever it appears in its JSON.
-async fn omit(response: Response, field: &str) -> Response {
-    fn strip(value: &mut Value, field: &str) {
-        match value {
-            Value::Object(map) => {
-                map.remove(field);
-                map.values_mut().for_each(|v| strip(v, field));
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, field)),
-            _ => {}
-        }
-    }
-    let (parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error");
-    };
-    let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
-        return Response::from_parts(parts, axum::body::Body::from(bytes));
-    };
-    strip(&mut value, field);
-    let mut response = Json(value).into_response();
-    *response.status_mut() = parts.status;
-    for (name, value) in parts.headers.iter().filter(|(name, _)| *name != "content-length") {
-        response.headers_mut().insert(name, value.clone());
-    }
-    response
-}
-
-fn log(state: &Shared, method: String, path: String, response: Response) -> Response {
-    lock(state).log.push(Logged { method, path, status: response.status().as_u16() });
-    response
-}
-
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers.get("authorization")?.to_str().ok()?.strip_prefix("Bearer ")
 }
@@ -187,6 +80,13 @@ async fn require_token(State(state): State<Shared>, request: Request, next: Next
     let ok = bearer(request.headers()).is_some_and(|t| lock(&state).tokens.get(t).is_some_and(|exp| *exp > now()));
     if !ok {
         return error(StatusCode::UNAUTHORIZED, "Bad credentials");
+    }
+    let repo = request.uri().path().strip_prefix("/repos/").and_then(|rest| rest.split('/').nth(1));
+    let outside = bearer(request.headers()).zip(repo).is_some_and(|(token, repo)| {
+        lock(&state).token_scopes.get(token).is_some_and(|names| !names.contains(&repo.to_ascii_lowercase()))
+    });
+    if outside {
+        return error(StatusCode::NOT_FOUND, "Not Found");
     }
     next.run(request).await
 }
@@ -198,21 +98,49 @@ struct Claims {
     iss: String,
 }
 
-async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
-    let Some(jwt) = bearer(&headers) else {
-        return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded");
+/// The App JWT verified ("Authenticating as a GitHub App"): RS256 with the
+/// App's key, iss the App id, iat not in the future, exp at most 10 minutes
+/// after iat.
+fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), &'static str> {
+    let Some(jwt) = bearer(headers) else {
+        return Err("A JSON web token could not be decoded");
     };
-    let mut s = lock(&state);
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_required_spec_claims(&["exp", "iat", "iss"]);
     validation.leeway = 0;
     let claims = match jsonwebtoken::decode::<Claims>(jwt, &s.key, &validation) {
         Ok(data) => data.claims,
-        Err(_) => return error(StatusCode::UNAUTHORIZED, "A JSON web token could not be decoded"),
+        Err(_) => return Err("A JSON web token could not be decoded"),
     };
-    // GitHub: iss is the App id, iat not in the future, exp at most 10 minutes after iat.
     if claims.iss != s.app_id.to_string() || claims.iat > now() || claims.exp > claims.iat + 600 {
-        return error(StatusCode::UNAUTHORIZED, "'Expiration time' claim ('exp') is too far in the future");
+        return Err("'Expiration time' claim ('exp') is too far in the future");
+    }
+    Ok(())
+}
+
+/// `GET /app` ("Get the authenticated app"): the App's slug names its bot,
+/// `gatehouse[bot]`, the author of its reviews.
+async fn get_app(State(state): State<Shared>, headers: HeaderMap) -> Response {
+    let s = lock(&state);
+    if let Err(message) = verify_jwt(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, message);
+    }
+    Json(json!({ "id": s.app_id, "slug": "gatehouse", "name": "gatehouse" })).into_response()
+}
+
+/// "Create an installation access token for an app": `repositories` (names)
+/// narrows the token to those repositories; a token used on another
+/// repository is answered 404, as GitHub hides what a token cannot see.
+async fn access_token(
+    State(state): State<Shared>,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let asked: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let mut s = lock(&state);
+    if let Err(message) = verify_jwt(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, message);
     }
     if id != s.installation {
         return error(StatusCode::NOT_FOUND, "Not Found");
@@ -222,6 +150,11 @@ async fn access_token(State(state): State<Shared>, Path(id): Path<u64>, headers:
     let token = format!("ghs_sim{n:010}");
     let expires = now() + s.token_life_s;
     s.tokens.insert(token.clone(), expires);
+    if let Some(repos) = asked.get("repositories").and_then(Value::as_array) {
+        let names = repos.iter().filter_map(Value::as_str).map(str::to_ascii_lowercase).collect();
+        s.token_scopes.insert(token.clone(), names);
+    }
+    s.token_requests.push(asked);
     (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_rfc3339_utc(expires) }))).into_response()
 }
 
@@ -231,7 +164,7 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
         "state": "open",
         "title": p.title,
         "body": p.body,
-        "draft": false,
+        "draft": p.draft,
         "head": { "sha": p.head_sha, "ref": format!("change-{}", p.number),
                   "repo": { "full_name": if p.from_fork { format!("fork-owner/{}", repo.split('/').nth(1).unwrap_or("")) } else { repo.to_string() } } },
         "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo } },
@@ -306,18 +239,25 @@ fn check_run_json(c: &CheckRun) -> Value {
     })
 }
 
+#[derive(Deserialize)]
+struct RunFilter {
+    filter: Option<String>,
+}
+
+/// "List check runs for a Git reference": `filter=latest` (the default)
+/// lists only the most recent run of each name, `filter=all` every run.
 async fn list_check_runs(
     State(state): State<Shared>,
     Path((owner, name, sha)): Path<(String, String, String)>,
+    Query(q): Query<RunFilter>,
 ) -> Response {
     let s = lock(&state);
     let full = format!("{owner}/{name}");
-    let runs: Vec<Value> = s
-        .check_runs
-        .iter()
-        .filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha)
-        .map(check_run_json)
-        .collect();
+    let on_head: Vec<&CheckRun> =
+        s.check_runs.iter().filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.head_sha == sha).collect();
+    let all = q.filter.as_deref() == Some("all");
+    let latest = |c: &CheckRun| !on_head.iter().any(|o| o.name == c.name && o.id > c.id);
+    let runs: Vec<Value> = on_head.iter().filter(|c| all || latest(c)).map(|c| check_run_json(c)).collect();
     Json(json!({ "total_count": runs.len(), "check_runs": runs })).into_response()
 }
 
@@ -539,10 +479,12 @@ async fn list_commits(
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
     let last = p.authors.len().saturating_sub(1);
+    // "List commits on a pull request": at most 250 commits are listed.
     let commits: Vec<Value> = p
         .authors
         .iter()
         .enumerate()
+        .take(COMMITS_CAP)
         .map(|(i, login)| {
             let sha = if i == last { p.head_sha.clone() } else { format!("{:040x}", i + 1) };
             json!({ "sha": sha, "author": { "login": login } })

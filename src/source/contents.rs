@@ -141,16 +141,21 @@ pub async fn documents(
     Ok(documents)
 }
 
-/// Listings by (repo, commit) and contents by (blob id, size limit), shared
-/// by the jobs of one process, the contents also kept in `store` when
-/// given. Neither a commit's tree nor a blob's content ever changes, so
-/// entries never go stale.
+/// Listings by (repo, commit), contents by (blob id, size limit) and merge
+/// bases by (repo, base, head), shared by the jobs of one process, the
+/// contents also kept in `store` when given. Neither a commit's tree, a
+/// blob's content nor two commits' merge base ever changes, so entries never
+/// go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
     store: Option<Store>,
+    merge_bases: Mutex<HashMap<(String, String, String), String>>,
 }
+
+/// Merge bases kept before the map is emptied (each entry is three ids).
+const MERGE_BASES: usize = 100_000;
 
 #[derive(Debug, Default)]
 struct TreeCache {
@@ -213,6 +218,19 @@ impl ReadCache {
     /// there for what this process has not read.
     pub fn with_store(store: Store) -> ReadCache {
         ReadCache { store: Some(store), ..ReadCache::default() }
+    }
+
+    pub(crate) fn merge_base(&self, repo: &str, base: &str, head: &str) -> Option<String> {
+        let kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get(&(repo.to_string(), base.to_string(), head.to_string())).cloned()
+    }
+
+    pub(crate) fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
+        let mut kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= MERGE_BASES {
+            kept.clear();
+        }
+        kept.insert((repo.to_string(), base.to_string(), head.to_string()), merge_base);
     }
 
     pub(crate) fn tree(&self, repo: &str, sha: &str) -> Option<Arc<Listing>> {

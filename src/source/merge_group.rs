@@ -18,6 +18,8 @@ pub const COMPARE_FILES: usize = 300;
 /// The commits and changed files between a group's base and head.
 #[derive(Debug, Default)]
 pub struct GroupChange {
+    /// The compare's `merge_base_commit`.
+    pub merge_base: String,
     pub commits: Vec<String>,
     pub files: Vec<PrFile>,
 }
@@ -38,6 +40,7 @@ pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupC
     let mut change = GroupChange::default();
     for _ in 0..30 {
         let (page, next) = repo.page::<Comparison>(&url).await?;
+        change.merge_base = page.merge_base_commit.sha;
         change.commits.extend(page.commits.into_iter().map(|c| c.sha));
         change.files.extend(page.files.into_iter().flatten().map(PrFile::from));
         match next {
@@ -75,7 +78,8 @@ pub async fn group_pulls(
 
 /// Our check runs on `sha` (an App lists only its own with `app_id`).
 pub async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
-    let mut url = format!("/commits/{sha}/check-runs?per_page=100&app_id={}", repo.app_id());
+    // `filter=all`: the default lists only the latest run of each name.
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
     let mut out = Vec::new();
     for _ in 0..10 {
         let (page, next) = repo.page::<CheckRunList>(&url).await?;

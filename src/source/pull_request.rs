@@ -1,12 +1,20 @@
 //! Reading a pull request from GitHub into a ChangeSet: the PR (base and head
 //! commits, body), its file list (paginated; over 3000 files the evaluation
-//! fails closed), the repo config at the BASE commit, one recursive tree per
-//! commit, and the relevant files' contents (`contents`: from the cache by
-//! blob id, the rest in batched GraphQL `object(expression:
-//! "<sha>:<path>")` queries), and, when briefs pin paths
-//! to a revision or specs name commits in `landed.md`, one more batched query
-//! for exactly those. Six calls for a typical PR's first evaluation; two
-//! (the PR and its file list) for each later evaluation of the same head.
+//! fails closed), the repo config at the base branch's tip (a PR cannot
+//! weaken its own gate), one recursive tree per commit, and the relevant
+//! files' contents (`contents`: from the cache by blob id, the rest in
+//! batched GraphQL `object(expression: "<sha>:<path>")` queries), and, when
+//! briefs pin paths to a revision or specs name commits in `landed.md`, one
+//! more batched query for exactly those.
+//!
+//! The base side of the files the PR touches is read at the merge base of
+//! the base branch and the head, as GitHub's own diff is ("About comparing
+//! branches in pull requests": a three-dot comparison), found with the
+//! compare API's `merge_base_commit` when there is a base side to read. A
+//! base branch that moved on after the PR branched (another PR appending
+//! votes to the same document) is then no change of this PR's. Seven calls
+//! for a typical PR's first evaluation; two (the PR and its file list) for
+//! each later evaluation of the same head.
 
 use std::sync::Arc;
 
@@ -31,10 +39,16 @@ pub const MAX_FILES: u64 = 3000;
 #[derive(Clone, Debug)]
 pub struct PullRequest {
     pub number: u64,
+    /// The base branch's tip, where the config is read.
     pub base_sha: HeadSha,
+    /// Where the head branched from the base, when known (a merge group's
+    /// base); `None`: asked of the compare API when it is needed.
+    pub merge_base: Option<HeadSha>,
     pub head_sha: HeadSha,
     pub body: Option<String>,
     pub changed_files: u64,
+    /// A draft: no review is requested until it is ready for review.
+    pub draft: bool,
 }
 
 /// One entry of the PR's file list.
@@ -86,9 +100,11 @@ pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, Api
     Ok(PullRequest {
         number,
         base_sha: HeadSha(pr.base.sha),
+        merge_base: None,
         head_sha: HeadSha(pr.head.sha),
         body: pr.body,
         changed_files: pr.changed_files,
+        draft: pr.draft,
     })
 }
 
@@ -98,8 +114,27 @@ pub async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, Ap
     Ok(pulls.into_iter().filter(|p| p.head.sha == sha).map(|p| p.number).collect())
 }
 
-/// The PR's reviews and its commit authors, for the review gate.
-pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<gate::Review>, Vec<String>), ApiError> {
+/// The repository's open PRs, newest first, at most [`MAX_OPEN_PULLS`] (an
+/// install evaluates them: more are evaluated at their next push).
+pub async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
+    let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
+    Ok(pulls.into_iter().take(MAX_OPEN_PULLS).map(|p| p.number).collect())
+}
+
+/// How many open PRs an install evaluates per repository.
+pub const MAX_OPEN_PULLS: usize = 100;
+
+/// GitHub lists at most this many of a pull request's commits ("List
+/// commits on a pull request").
+pub const MAX_COMMITS: usize = 250;
+
+/// The PR's reviews and its commit authors, for the review gate; `None`
+/// for the authors when GitHub's list stopped at [`MAX_COMMITS`] (recusal
+/// cannot be decided: the gate fails closed).
+pub async fn reviews_and_authors(
+    repo: &RepoClient,
+    number: u64,
+) -> Result<(Vec<gate::Review>, Option<Vec<String>>), ApiError> {
     let (reviews_url, commits_url) =
         (format!("/pulls/{number}/reviews?per_page=100"), format!("/pulls/{number}/commits?per_page=100"));
     let (raw_reviews, commits) = tokio::join!(
@@ -110,8 +145,12 @@ pub async fn reviews_and_authors(repo: &RepoClient, number: u64) -> Result<(Vec<
         what: format!("GET {}", repo.path(&format!("/pulls/{number}/reviews"))),
         message: format!("{e:#}"),
     })?;
-    let (authors, _) = reviews::authors(commits?);
-    Ok((reviews, authors))
+    let commits = commits?;
+    if commits.len() >= MAX_COMMITS {
+        return Ok((reviews, None));
+    }
+    let (authors, _) = reviews::authors(commits);
+    Ok((reviews, Some(authors)))
 }
 
 /// Reads the PR (as [`describe`] described it) into a ChangeSet.
@@ -146,7 +185,7 @@ pub(crate) async fn read_changes(
     let documents = contents::documents(repo, &pr.head_sha.0, &listing, &relevance, limit, cache).await?;
     // The base is the head's documents with what the PR touched laid over
     // them: added paths hidden, the base side of modified, removed and
-    // renamed-from paths read from the base commit.
+    // renamed-from paths read at the merge base.
     let head = Files::over(documents.files.clone());
     let mut base = Files::over(documents.files.clone());
     let mut base_paths: Vec<&str> = Vec::new();
@@ -164,8 +203,12 @@ pub(crate) async fn read_changes(
         }
     }
     base_paths.extend(files.iter().filter_map(|f| f.previous.as_deref()).filter(|p| relevance.wants(p)));
-    let reads: Vec<Wanted> =
-        base_paths.iter().map(|path| Wanted { commit: &pr.base_sha.0, path, blob: None }).collect();
+    let merge_base = match (&pr.merge_base, base_paths.is_empty()) {
+        (Some(known), _) => known.0.clone(),
+        (None, true) => pr.base_sha.0.clone(),
+        (None, false) => merge_base(repo, &pr.base_sha.0, &pr.head_sha.0, cache).await?,
+    };
+    let reads: Vec<Wanted> = base_paths.iter().map(|path| Wanted { commit: &merge_base, path, blob: None }).collect();
     let blobs = contents::read(repo, &reads, limit, cache).await?;
     for (path, blob) in base_paths.into_iter().zip(blobs) {
         if let Some(blob) = blob {
@@ -277,6 +320,20 @@ async fn objects(repo: &RepoClient, expressions: &[String]) -> Result<Vec<Found>
         out.extend((0..batch.len()).map(|i| data.take(&format!("o{i}")).unwrap_or_default()));
     }
     Ok(out)
+}
+
+/// Where `head` branched from `base`: the compare API's `merge_base_commit`
+/// (one commit asked for: the commits are not read, the files come with the
+/// first page regardless), from the cache when asked before.
+async fn merge_base(repo: &RepoClient, base: &str, head: &str, cache: &ReadCache) -> Result<String, ApiError> {
+    let key = repo.repo.full().to_ascii_lowercase();
+    if let Some(known) = cache.merge_base(&key, base, head) {
+        return Ok(known);
+    }
+    let comparison: answers::Comparison = repo.get(&format!("/compare/{base}...{head}?per_page=1")).await?;
+    let found = comparison.merge_base_commit.sha;
+    cache.put_merge_base(&key, base, head, found.clone());
+    Ok(found)
 }
 
 /// The PR's file list, every page (30 pages of 100: GitHub's 3000-file cap).

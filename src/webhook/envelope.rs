@@ -19,6 +19,18 @@ struct Payload {
     requested_action: Option<RequestedAction>,
     review: Option<serde::de::IgnoredAny>,
     merge_group: Option<MergeGroup>,
+    sender: Option<Sender>,
+    /// `installation.created`: the repositories it was installed on.
+    repositories: Option<Vec<Repository>>,
+    /// `installation_repositories.added`.
+    repositories_added: Option<Vec<Repository>>,
+}
+
+/// Who caused the event (`simple-user`: an App's own actions are its bot's,
+/// `<slug>[bot]`).
+#[derive(Deserialize)]
+struct Sender {
+    login: String,
 }
 
 /// GitHub's `merge_group` object (the fields gatehouse reads).
@@ -62,6 +74,8 @@ struct Changes {
 #[derive(Deserialize)]
 struct CheckSuite {
     head_sha: String,
+    /// Null for a fork's suite (its branch is not this repository's).
+    head_branch: Option<String>,
     #[serde(default)]
     pull_requests: Vec<PrRef>,
 }
@@ -101,6 +115,8 @@ pub const KNOWN_EVENTS: [&str; 8] = [
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Work {
     pub jobs: Vec<NewJob>,
+    /// The sender's login, to tell the App's own events from others'.
+    pub sender: Option<String>,
     /// A merge group to record before its job is stored.
     pub merge_group: Option<MergeGroupRecord>,
 }
@@ -118,6 +134,24 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
     let action = payload.action.as_deref().unwrap_or("");
     let repo = payload.repository.as_ref().map(|r| r.full_name.clone());
     let installation = payload.installation.as_ref().map(|i| i.id);
+    let sender = payload.sender.as_ref().map(|s| s.login.clone());
+    if let (Some(installation), Some(added)) = (installation, installed(event, action, &payload)) {
+        // An install: each repository's open PRs (PR 0 without a head asks
+        // the worker to list them).
+        let jobs = added
+            .iter()
+            .take(MAX_INSTALLED_REPOS)
+            .map(|r| NewJob {
+                repo: r.full_name.clone(),
+                pr: 0,
+                installation,
+                head_sha: None,
+                reason: format!("{event}.{action}"),
+                check: None,
+            })
+            .collect();
+        return Ok(Work { jobs, sender, merge_group: None });
+    }
     let (Some(repo), Some(installation)) = (repo, installation) else {
         return Ok(Work::default());
     };
@@ -130,7 +164,7 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
         reason: reason.clone(),
         check: check.map(str::to_string),
     };
-    let mut work = Work::default();
+    let mut work = Work { sender, ..Work::default() };
     match (event, action) {
         ("pull_request", "opened" | "synchronize" | "reopened" | "ready_for_review" | "edited") => {
             let edited_what_matters = payload.changes.as_ref().is_some_and(|c| c.body.is_some() || c.base.is_some());
@@ -143,7 +177,11 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
             }
         }
         ("check_suite", "requested" | "rerequested") => {
-            if let Some(suite) = &payload.check_suite {
+            // A suite of a named branch with no PR (a push to `main`) has
+            // nothing to check; a fork's (`head_branch: null`) is found by head.
+            if let Some(suite) =
+                payload.check_suite.as_ref().filter(|s| !s.pull_requests.is_empty() || s.head_branch.is_none())
+            {
                 work.jobs.extend(for_prs(&suite.pull_requests, &suite.head_sha, |pr, sha| job(pr, sha, None)));
             }
         }
@@ -182,6 +220,18 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
         _ => {}
     }
     Ok(work)
+}
+
+/// At most this many repositories of one install are evaluated.
+const MAX_INSTALLED_REPOS: usize = 100;
+
+/// The repositories an install event added.
+fn installed<'p>(event: &str, action: &str, payload: &'p Payload) -> Option<&'p Vec<Repository>> {
+    match (event, action) {
+        ("installation", "created") => payload.repositories.as_ref(),
+        ("installation_repositories", "added") => payload.repositories_added.as_ref(),
+        _ => None,
+    }
 }
 
 /// One job per listed PR; none listed (a fork's PR: GitHub leaves the list
@@ -226,6 +276,29 @@ mod tests {
         let work = parse("check_suite", body.as_bytes()).unwrap();
         assert_eq!(work.jobs[0].pr, 0);
         assert_eq!(work.jobs[0].head_sha.as_deref(), Some("f00"));
+    }
+
+    #[test]
+    fn a_branch_suite_without_prs_makes_no_job() {
+        let body = r#"{"action":"requested","check_suite":{"head_sha":"f00","head_branch":"main","pull_requests":[]},
+            "repository":{"full_name":"acme/docs"},"installation":{"id":1}}"#;
+        assert!(parse("check_suite", body.as_bytes()).unwrap().jobs.is_empty());
+    }
+
+    #[test]
+    fn an_install_asks_for_each_repositorys_open_prs() {
+        let created = r#"{"action":"created","installation":{"id":9},"sender":{"login":"octo"},
+            "repositories":[{"full_name":"acme/docs"},{"full_name":"acme/site"}]}"#;
+        let work = parse("installation", created.as_bytes()).unwrap();
+        let repos: Vec<(&str, u64, Option<&str>)> =
+            work.jobs.iter().map(|j| (j.repo.as_str(), j.pr, j.head_sha.as_deref())).collect();
+        assert_eq!(repos, [("acme/docs", 0, None), ("acme/site", 0, None)]);
+        let added = r#"{"action":"added","installation":{"id":9},"repositories_added":[{"full_name":"acme/ops"}],
+            "repositories_removed":[]}"#;
+        let work = parse("installation_repositories", added.as_bytes()).unwrap();
+        assert_eq!((work.jobs.len(), work.jobs[0].reason.as_str()), (1, "installation_repositories.added"));
+        let deleted = created.replace("\"created\"", "\"deleted\"");
+        assert!(parse("installation", deleted.as_bytes()).unwrap().jobs.is_empty());
     }
 
     #[test]

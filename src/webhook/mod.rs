@@ -35,6 +35,9 @@ pub struct Receiver {
     /// Wakes the workers when a job was stored.
     pub wake: Arc<Notify>,
     pub body_limits: BodyLimits,
+    /// The App's bot login (`<slug>[bot]`) once GitHub named it: events it
+    /// caused (its own review, its check runs) make no job.
+    pub bot: Arc<std::sync::OnceLock<String>>,
 }
 
 /// `POST /webhook` (and `/api/github/webhooks`), `/healthz`, `/readyz`, `/metrics`.
@@ -116,7 +119,7 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
         r.metrics.delivery(event, "bad_request");
         return (StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n");
     }
-    let work = match envelope::parse(event, &body) {
+    let mut work = match envelope::parse(event, &body) {
         Ok(work) => work,
         Err(err) => {
             tracing::info!(delivery, event, %err, "refused a delivery");
@@ -124,6 +127,11 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
             return (StatusCode::BAD_REQUEST, "body is not a JSON payload\n");
         }
     };
+    let own = r.bot.get().zip(work.sender.as_deref()).is_some_and(|(bot, sender)| bot.eq_ignore_ascii_case(sender));
+    if own {
+        tracing::debug!(delivery, event, "the App's own event: no job");
+        work.jobs.clear();
+    }
     // Before its job: the worker that claims the job reads the group here.
     if let Some(group) = &work.merge_group
         && let Err(err) = r.store.record_merge_group(group).await

@@ -123,6 +123,7 @@ pub fn config(db: &Db, api_url: &str) -> AppConfig {
         probe_interval: Duration::from_millis(200),
         probe_interval_max: Duration::from_secs(1),
         unauthorized_attempts: 8,
+        write_interval: Duration::ZERO,
     };
     config
 }

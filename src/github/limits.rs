@@ -1,0 +1,103 @@
+//! What GitHub's rate limits ask of a client, per installation ("Rate limits
+//! for the REST API", "Rate limits and node limits for the GraphQL API",
+//! "Best practices for using the REST API"): once GitHub says to wait (a
+//! `retry-after`, or `x-ratelimit-reset` with nothing remaining), no request
+//! for that installation goes out before then, as requests during a limit can
+//! get an integration banned; writes (POST, PATCH, PUT, DELETE and GraphQL
+//! mutations) go out one at a time, at least `write_interval` apart.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+
+#[derive(Debug, Default)]
+pub struct Limits {
+    /// Installation → when GitHub lets its requests through again.
+    blocked: Mutex<HashMap<u64, Instant>>,
+    /// Installation → when its last write was answered (held while a write
+    /// is in flight).
+    writes: Mutex<HashMap<u64, Arc<AsyncMutex<Option<Instant>>>>>,
+}
+
+/// The right to send one write: held until its answer came.
+pub struct WriteSlot(OwnedMutexGuard<Option<Instant>>);
+
+impl Drop for WriteSlot {
+    fn drop(&mut self) {
+        *self.0 = Some(Instant::now());
+    }
+}
+
+impl Limits {
+    /// How long the installation must still wait; `None`: go ahead.
+    pub fn blocked_for(&self, installation: u64) -> Option<Duration> {
+        let blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
+        let until = *blocked.get(&installation)?;
+        let now = Instant::now();
+        (until > now).then(|| until - now)
+    }
+
+    /// GitHub said to wait `wait` before the installation's next request.
+    pub fn block(&self, installation: u64, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = blocked.entry(installation).or_insert(until);
+        *entry = (*entry).max(until);
+    }
+
+    /// Waits for the installation's other writes and the pause after the
+    /// last one, then hands out the slot for this one.
+    pub async fn write_slot(&self, installation: u64, interval: Duration) -> WriteSlot {
+        let lock = {
+            let mut writes = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+            writes.entry(installation).or_default().clone()
+        };
+        let guard = lock.lock_owned().await;
+        if let Some(last) = *guard {
+            let due = last + interval;
+            let now = Instant::now();
+            if due > now {
+                tokio::time::sleep(due - now).await;
+            }
+        }
+        WriteSlot(guard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_lasts_until_the_latest_wait_given() {
+        let limits = Limits::default();
+        assert_eq!(limits.blocked_for(1), None);
+        limits.block(1, Duration::from_secs(60));
+        limits.block(1, Duration::from_secs(5));
+        assert!(limits.blocked_for(1).is_some_and(|w| w > Duration::from_secs(59)), "the longer wait holds");
+        assert_eq!(limits.blocked_for(2), None, "another installation is not held");
+    }
+
+    #[tokio::test]
+    async fn writes_are_one_at_a_time_and_spaced() {
+        let limits = Arc::new(Limits::default());
+        let interval = Duration::from_millis(50);
+        let first = limits.write_slot(1, interval).await;
+        let waiting = tokio::spawn({
+            let limits = limits.clone();
+            async move {
+                let _slot = limits.write_slot(1, interval).await;
+                Instant::now()
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished(), "a second write waits for the first");
+        let _other = limits.write_slot(2, interval).await;
+        let released = Instant::now();
+        drop(first);
+        let started = waiting.await.unwrap();
+        assert!(started >= released + interval, "and then for the pause after it");
+    }
+}
