@@ -341,3 +341,65 @@ async fn a_base_branch_that_moved_on_is_no_change_of_the_pr() {
     let compares = sim.requests().iter().filter(|r| r.path.contains("/compare/")).count();
     assert_eq!(compares, 1, "the merge base is asked of the compare API once");
 }
+
+/// Documents written the ways people write them (`fixtures/real-world/`:
+/// block and flow YAML, `\r\n` line ends, a byte-order mark, text that is
+/// not English, faulty ones among them) give the App what they give the CLI:
+/// each case is a pull request that adds it over its family's shared tree.
+/// The config cases are left out: the App reads the config at the base
+/// branch's tip, so a pull request that adds one is not gated by it.
+#[tokio::test(flavor = "multi_thread")]
+async fn documents_as_people_write_them_give_the_app_what_they_give_the_cli() {
+    let root = manifest_dir().join("fixtures/real-world");
+    let db_dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&db_dir), &sim.url())).await;
+    let names = gatehouse::publish::check_names();
+    let mut compared = 0;
+    for family in ["brief", "voting", "decision", "spec"] {
+        let shared_dir = root.join(family).join("_shared");
+        let mut base = if shared_dir.is_dir() { tree_from_dir(&shared_dir).unwrap() } else { Tree::new() };
+        base.insert("README.md".into(), b"# Documents\n".to_vec());
+        let mut cases: Vec<_> = std::fs::read_dir(root.join(family))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir() && !p.ends_with("_shared"))
+            .collect();
+        cases.sort();
+        for case in cases {
+            let mut head = base.clone();
+            head.extend(tree_from_dir(&case).unwrap());
+            let work = tempfile::tempdir().unwrap();
+            let dir = work.path().join("repo");
+            std::fs::create_dir_all(&dir).unwrap();
+            git(&dir, &["init", "-q", "-b", "main"]);
+            let base_sha = commit(&dir, &base, "base");
+            git(&dir, &["checkout", "-qb", "change"]);
+            let head_sha = commit(&dir, &head, "change");
+            let cli = cli_findings(&dir, &["--base", &base_sha, "--head", &head_sha]);
+
+            compared += 1;
+            sim.add_commit(REPO, &base_sha, base.clone());
+            sim.add_commit(REPO, &head_sha, head);
+            sim.set_ref(REPO, "main", &base_sha);
+            sim.open_pr_between(REPO, compared, &base_sha, &head_sha, BODY);
+            let payload = sim.pull_request_event(REPO, compared, "opened");
+            let delivery = format!("real-world-{compared}");
+            assert_eq!(deliver(app.addr, "pull_request", &delivery, &payload).await, 202);
+            wait_for("check runs to complete", || {
+                let runs = sim.check_runs(REPO, &head_sha);
+                runs.len() == names.len() && runs.iter().all(|r| r.status == "completed")
+            })
+            .await;
+            let app_found = app_findings(&sim.check_runs(REPO, &head_sha));
+            let only_cli: Vec<_> = cli.difference(&app_found).collect();
+            let only_app: Vec<_> = app_found.difference(&cli).collect();
+            assert!(
+                only_cli.is_empty() && only_app.is_empty(),
+                "{}: only the CLI: {only_cli:#?}\nonly the App: {only_app:#?}",
+                case.display()
+            );
+        }
+    }
+    assert_eq!(compared, 15, "every real-world case of the four families is compared");
+}

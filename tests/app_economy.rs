@@ -273,8 +273,14 @@ async fn reads_survive_a_restart(db: Db) {
     let restarted = ReadCache::with_store(db.store().await);
     sim.clear_requests();
     let again = read(&repo, 2, &restarted).await;
+    // The merge base of the pull request's two commits is kept in memory
+    // only: a restarted process asks the compare API for it once more.
+    let compare = format!("GET /repos/acme/docs/compare/{}...{}", pr.base_sha, pr.head_sha);
     let listing = format!("GET /repos/acme/docs/git/trees/{}", pr.head_sha);
-    assert_eq!(calls(&sim), [listing.as_str(), "GET /repos/acme/docs/pulls/2", "GET /repos/acme/docs/pulls/2/files"]);
+    assert_eq!(
+        calls(&sim),
+        [compare.as_str(), listing.as_str(), "GET /repos/acme/docs/pulls/2", "GET /repos/acme/docs/pulls/2/files"]
+    );
     let findings = |changes| format!("{:?}", gatehouse::rules::evaluate(changes));
     assert_eq!(findings(&again.changes), findings(&first.changes));
     assert!(findings(&again.changes).contains("brief/agent-duplicate"), "B9 is taken by an untouched brief");

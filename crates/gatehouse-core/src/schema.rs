@@ -110,6 +110,9 @@ fn voting() -> Value {
     for field in ARGUMENT_STRINGS {
         argument.insert(field.into(), json!({ "type": "string" }));
     }
+    // An original argument has no target; ADR-140 asks for none, so an
+    // explicit null is as good as the key left out.
+    argument.insert("target".into(), json!({ "type": ["string", "null"] }));
     argument.insert("modification_kind".into(), json!({ "type": "string", "enum": KINDS }));
     argument.insert("rationale".into(), json!({ "type": "string", "minLength": MIN_RATIONALE }));
     argument.insert("evidence_pr_refs".into(), json!({ "type": "array", "items": { "type": "string" } }));
