@@ -73,7 +73,7 @@ async fn a_secondary_429_waits_for_its_retry_after() {
         });
         let app = start_app(short_waits(&db, &sim)).await;
         let head = evaluated(&sim, &app, 1, "rl-429").await;
-        assert_eq!(sim.sent_while_limited(), 0, "nothing is sent before retry-after is over");
+        assert_eq!(sim.sent_while_limited(), 0, "nothing is sent before retry-after is over: {:#?}", sim.requests());
         let limited = sim.requests().iter().filter(|r| r.status == 429).count();
         assert_eq!(limited, 1);
         let names: Vec<String> = sim.check_runs(REPO, &head).into_iter().map(|r| r.name).collect();

@@ -52,9 +52,9 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
         Status(u16),
         Omit(String),
     }
-    // The App's own routes (`/app/...`, JWT-authenticated) are outside an
-    // installation's limits.
-    let installation_call = !path.starts_with("/app/");
+    // The App's own routes (`/app` and `/app/...`, JWT-authenticated) are
+    // outside an installation's limits.
+    let installation_call = path != "/app" && !path.starts_with("/app/");
     let fault = {
         let mut s = lock(&state);
         let held = installation_call && s.limited_until_ms > now_ms();
