@@ -128,7 +128,7 @@ async fn a_stale_approval_is_asked_for_again() {
         jobs_idle(&app.store).await;
         assert!(
             sim.requested_reviewers(REPO, 1).iter().any(|l| l == "gyrum-lin"),
-            "lin's approval of the old head no longer counts: {:?}",
+            "lin's approval of the old head does not count at the new head: {:?}",
             sim.requested_reviewers(REPO, 1)
         );
         app.kill();

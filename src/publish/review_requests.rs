@@ -7,7 +7,7 @@
 //! gate's summary; the head is not asked again either way. A draft asks
 //! nobody (as GitHub leaves code owners unasked until a PR is ready for
 //! review, "About code owners"): its `ready_for_review` evaluation asks. A
-//! reviewer whose approval was given on an earlier head and no longer counts
+//! reviewer whose approval was given on an earlier head and does not count at the current head
 //! is asked again.
 
 use reqwest::Method;
