@@ -1,12 +1,17 @@
 //! brief/untestable-criterion's judgement against the criteria corpus in
-//! `fixtures/criteria/`: a tune part (`tune.tsv`, and the earlier
-//! `success-criteria.tsv`) its word lists were adjusted on, and a measure
-//! part (`measure.tsv`) it never was. Each row is labelled testable,
-//! untestable or ambiguous (not scored) from ADR-099's sentence alone. On
-//! the measure part the rule may give an error to at most 2% of testable
-//! criteria and a warning to at most 5% more, and must give an error or a
-//! warning to at least 75% of untestable ones. The figures of both parts
-//! are printed (`cargo test --test criteria_table -- --nocapture`).
+//! `fixtures/criteria/`. Two tables, each split into a part the rule's
+//! word lists were adjusted on and a part they never were:
+//! - the project's table, written from ADR-099's intent: `tune.tsv` (with
+//!   the earlier `success-criteria.tsv`) and `measure.tsv`;
+//! - the learned table, written in the forms read in public material
+//!   (`PROVENANCE.md`): `learned-tune.tsv` and `learned-measure.tsv`.
+//!
+//! Each row is labelled testable, untestable or ambiguous (not scored) from
+//! ADR-099's sentence alone. On each measure part the rule may give an
+//! error to at most 2% of testable criteria and a warning to at most 5%
+//! more, and must give an error or a warning to at least 75% of untestable
+//! ones. The figures of all four parts are printed
+//! (`cargo test --test criteria_table -- --nocapture`).
 
 use gatehouse::rules::brief::{Verdict, assess_criterion};
 
@@ -92,12 +97,12 @@ impl Figures {
         100.0 * n as f64 / of.max(1) as f64
     }
 
+    /// The part's figures.
     fn summary(&self, part: &str) -> String {
         format!(
             "{part}: {} testable, {} untestable, {} ambiguous (not scored); \
              errors on {} testable ({:.1}%), warnings on {} ({:.1}%), {} not judged (not English); \
-             {} untestable flagged ({:.1}%), {} not judged, {} passed\n\
-             testable given an error:\n{}\ntestable given a warning:\n{}\nuntestable passed:\n{}",
+             {} untestable flagged ({:.1}%), {} not judged, {} passed",
             self.testable,
             self.untestable,
             self.ambiguous,
@@ -110,6 +115,14 @@ impl Figures {
             Self::percent(self.untestable_flagged, self.untestable),
             self.untestable_unread,
             self.untestable_passed.len(),
+        )
+    }
+
+    /// The rows the rule misjudged, to tune on; never printed for a
+    /// measure part, whose rows are not looked at one by one.
+    fn misjudged(&self) -> String {
+        format!(
+            "testable given an error:\n{}\ntestable given a warning:\n{}\nuntestable passed:\n{}",
             self.testable_errors.join("\n"),
             self.testable_warnings.join("\n"),
             self.untestable_passed.join("\n"),
@@ -117,31 +130,47 @@ impl Figures {
     }
 }
 
-#[test]
-fn the_measure_part_meets_the_targets() {
-    let tune: Vec<Row> = [read("tune.tsv"), read("success-criteria.tsv")].into_iter().flatten().collect();
-    let measure = read("measure.tsv");
-    let (tuned, measured) = (Figures::of(&tune), Figures::of(&measure));
-    println!("{}\n\n{}", tuned.summary("tune part"), measured.summary("measure part"));
-    assert!(
-        measured.testable >= 100 && measured.untestable >= 50,
-        "the measure part holds {} testable and {} untestable rows: want at least 100 and 50",
-        measured.testable,
-        measured.untestable
-    );
-    let report = measured.summary("measure part");
-    assert!(measured.testable_errors.len() * 50 <= measured.testable, "errors on more than 2% of testable\n{report}");
-    assert!(
-        measured.testable_warnings.len() * 20 <= measured.testable,
-        "warnings on more than 5% of testable\n{report}"
-    );
-    assert!(measured.untestable_flagged * 4 >= measured.untestable * 3, "under 75% of untestable flagged\n{report}");
+/// Asserts ADR-099's targets on a part the rule was not tuned on.
+fn assert_targets(part: &str, f: &Figures) {
+    let report = f.summary(part);
+    assert!(f.testable_errors.len() * 50 <= f.testable, "errors on more than 2% of testable\n{report}");
+    assert!(f.testable_warnings.len() * 20 <= f.testable, "warnings on more than 5% of testable\n{report}");
+    assert!(f.untestable_flagged * 4 >= f.untestable * 3, "under 75% of untestable flagged\n{report}");
 }
 
 #[test]
-fn the_corpus_has_300_rows_in_two_parts() {
-    let rows = read("tune.tsv").len() + read("measure.tsv").len();
-    assert!(rows >= 300, "{rows} rows in tune.tsv and measure.tsv: want at least 300");
+fn the_measure_parts_meet_the_targets() {
+    let project_tune: Vec<Row> = [read("tune.tsv"), read("success-criteria.tsv")].into_iter().flatten().collect();
+    let parts = [
+        ("project table, tune part", Figures::of(&project_tune)),
+        ("project table, measure part", Figures::of(&read("measure.tsv"))),
+        ("learned table, tune part", Figures::of(&read("learned-tune.tsv"))),
+        ("learned table, measure part", Figures::of(&read("learned-measure.tsv"))),
+    ];
+    for (part, figures) in &parts {
+        println!("{}", figures.summary(part));
+        if part.ends_with("tune part") {
+            println!("{}", figures.misjudged());
+        }
+        println!();
+    }
+    for (part, figures) in parts.iter().filter(|(part, _)| part.ends_with("measure part")) {
+        assert!(
+            figures.testable >= 100 && figures.untestable >= 50,
+            "the {part} holds {} testable and {} untestable rows: want at least 100 and 50",
+            figures.testable,
+            figures.untestable
+        );
+        assert_targets(part, figures);
+    }
+}
+
+#[test]
+fn each_table_has_300_rows_in_two_parts() {
+    for (tune, measure) in [("tune.tsv", "measure.tsv"), ("learned-tune.tsv", "learned-measure.tsv")] {
+        let rows = read(tune).len() + read(measure).len();
+        assert!(rows >= 300, "{rows} rows in {tune} and {measure}: want at least 300");
+    }
 }
 
 #[test]
