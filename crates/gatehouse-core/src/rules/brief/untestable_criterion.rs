@@ -20,15 +20,19 @@ sessions table, the login page) — and for what is said of it: a verb in any fo
 questions and checklist shorthand without a verb (\"Spinner while loading\") are all read. It also reads \
 what is vague:\n\n\
 - a QUALITY word with no measure: works, robust, intuitive, fast, actionable, meaningful, sensible, safe, \
-\"within expected ranges\";\n\
+compatible, accessible, \"within expected ranges\", or what people feel (\"users like the new layout\");\n\
 - a HEDGE that leaves the expected result unsaid: correctly, properly, as expected, appropriate;\n\
-- a CATCH-ALL: \"handles errors\", \"edge cases are handled\";\n\
-- an ASPIRATION without a target: improve, reduce, minimise, strive for, ideally;\n\
+- a CATCH-ALL: \"handles errors\", \"edge cases are handled\", \"all cases covered\";\n\
+- an ASPIRATION without a target: improve, reduce, minimise, strive for, ideally, \"data size optimisation\";\n\
 - a PROCESS step about the team rather than the system, in any word form: \"Documentation updated\", \
-\"Implementation completed\", \"Update the changelog\", \"PR merged\", \"follows existing conventions\".\n\n\
+\"Implementation completed\", \"Update the changelog\", \"PR merged\", \"Tested on phone and tablet\", \
+\"self-review done\", \"follows existing conventions\".\n\n\
+A word capitalised inside a lower-case sentence names a value or a control (\"every node reports Ready\", \
+\"the dialog closes when Done is clicked\") and is not read as a quality or a step.\n\n\
 A quality word or an aspiration is pinned down by a number, a quoted output, a code span after it, or a \
 testable explanation (\"the API is fast: p95 under 300 ms\"); a hedge by a particular observable or \
-condition; a process step by a code span, a quoted string, a path or a file name (\"`docs/api.md` \
+condition, unless it qualifies a verb that names no behaviour (\"behaves correctly for admins\", \"is \
+handled appropriately\"); a process step by a code span, a quoted string, a path or a file name (\"`docs/api.md` \
 documents the `--since` flag\").\n\n\
 Severity follows confidence. An ERROR only when the rule is confident: something vague that nothing pins \
 down and no concrete observable in the criterion, or nothing observable at all. A WARNING, \"could not find \

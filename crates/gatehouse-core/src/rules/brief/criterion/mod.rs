@@ -148,7 +148,9 @@ pub fn assess(text: &str) -> Assessment {
             VagueKind::Process => !pinning,
             VagueKind::Aspiration if PURE_ASPIRATIONS.contains(&tokens[*at].word.as_str()) => true,
             VagueKind::Catchall => strong.is_none(),
-            VagueKind::Hedge => strong.is_none() && !condition && !explained(&tokens, *at),
+            VagueKind::Hedge => {
+                (strong.is_none() && !condition || after_generic_verb(&tokens, *at)) && !explained(&tokens, *at)
+            }
             VagueKind::Quality | VagueKind::Aspiration => {
                 !has_anchor && !tokens[*at..].iter().any(|t| t.kind == Kind::Code) && !explained(&tokens, *at)
             }
@@ -272,9 +274,14 @@ fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
     // "It would be nice if the command returned …" wraps a criterion in a
     // wish; the clause after `if` is what is judged.
     let wrapper = matches!(w, "nice" | "good" | "great") && word(i.wrapping_sub(1)) == "be" && word(i + 1) == "if";
-    let quality = !wrapper
-        && QUALITY.contains(&w)
-        && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
+    if named(tokens, i) {
+        return None;
+    }
+    let sentiment = SENTIMENT.contains(&w) && PEOPLE.contains(&word(i.wrapping_sub(1)));
+    let quality = sentiment
+        || !wrapper
+            && QUALITY.contains(&w)
+            && !(w.starts_with("graceful") && matches!(word(i + 1), "shutdown" | "restart"))
         || (w == "well" && word(i.wrapping_sub(1)) != "as" && word(i + 1) != "as")
         || (w == "work" && !is_determiner(word(i.wrapping_sub(1))));
     let process = PROCESS.contains(&w)
@@ -301,6 +308,20 @@ fn word_kind(tokens: &[Token], i: usize) -> Option<VagueKind> {
     } else {
         None
     }
+}
+
+/// Whether the word at `i` is capitalised inside a sentence of lower-case
+/// words, and so names a value or a control ("every node reports Ready",
+/// "click Save") rather than describing something.
+fn named(tokens: &[Token], i: usize) -> bool {
+    let capitalised = |t: &Token| {
+        let mut chars = t.raw.chars();
+        chars.next().is_some_and(|c| c.is_uppercase()) && chars.all(|c| !c.is_uppercase())
+    };
+    let sentence_start = i == 0 || tokens[i - 1].kind == Kind::Break;
+    let words = tokens.iter().filter(|t| t.kind == Kind::Word);
+    let title_case = words.clone().filter(|t| capitalised(t)).count() * 2 > words.count();
+    !sentence_start && !title_case && capitalised(&tokens[i])
 }
 
 fn is_determiner(word: &str) -> bool {
@@ -332,7 +353,13 @@ fn predicative(tokens: &[Token], at: usize) -> bool {
     // production"), or a clause that ends on it ("the page loads fast").
     let next = tokens.get(at + 1);
     if next.is_none_or(|t| t.kind == Kind::Break)
-        || (at == 0 && next.is_some_and(|t| matches!(t.word.as_str(), "to" | "and" | "or" | "for" | "enough")))
+        || (at == 0
+            && next.is_some_and(|t| {
+                matches!(
+                    t.word.as_str(),
+                    "to" | "and" | "or" | "for" | "enough" | "with" | "under" | "across" | "in" | "on"
+                )
+            }))
     {
         return true;
     }
@@ -429,6 +456,12 @@ fn explained(tokens: &[Token], at: usize) -> bool {
             && vague_terms(clause).is_empty()
             && predicate(clause).is_some_and(|verb| observable(clause, Some(verb)).is_some())
     })
+}
+
+/// Whether the hedge at `at` qualifies a verb that names no particular
+/// behaviour ("behaves correctly", "is handled appropriately").
+fn after_generic_verb(tokens: &[Token], at: usize) -> bool {
+    at > 0 && tokens[at - 1].kind == Kind::Word && GENERIC_VERBS.contains(&tokens[at - 1].word.as_str())
 }
 
 /// Whether a condition clause names something particular (`rows with a
@@ -544,6 +577,28 @@ mod tests {
             "the server drains connections during a graceful shutdown",
         ] {
             assert!(assess(ok).testable(), "{ok}: {:?}", assess(ok));
+        }
+    }
+
+    #[test]
+    fn names_sentiments_and_generic_verbs_are_read() {
+        // A capitalised word inside a sentence names a value or a control.
+        assert!(assess("The chart does not install until every node reports Ready").testable());
+        assert!(assess("the dialog closes when Done is clicked").testable());
+        // What people feel about the system is not something a test observes.
+        assert_eq!(assess("Do users like the new layout?").vague[0].kind, VagueKind::Quality);
+        assert!(assess("the list is sorted like the sidebar").vague.is_empty());
+        // A hedge on a verb that names no behaviour stays vague whatever the
+        // sentence names; on a particular verb a condition pins it down.
+        assert_eq!(assess("Then the system behaves correctly for admins").verdict(), Verdict::Untestable);
+        assert_eq!(assess("PII is handled appropriately").verdict(), Verdict::Unsure);
+        assert!(assess("rejects rows correctly when the id column is missing").testable());
+        for vague in ["Backwards compatible", "The site is accessible", "The feature is fully functional"] {
+            assert_eq!(assess(vague).verdict(), Verdict::Untestable, "{vague}");
+        }
+        assert!(assess("Every icon-only button has an accessible name").testable());
+        for vague in ["users like the new layout", "all cases covered", "data size optimisation", "self-review done"] {
+            assert_eq!(assess(vague).verdict(), Verdict::Untestable, "{vague}");
         }
     }
 

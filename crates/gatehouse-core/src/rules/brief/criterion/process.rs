@@ -32,6 +32,10 @@ const ARTEFACTS: &[&str] = &[
     "debt",
     "wiki",
     "spec",
+    "strategy",
+    "runbook",
+    "approach",
+    "risks",
 ];
 
 /// Stems of the verbs that report a step of the team's process.
@@ -63,6 +67,7 @@ const STEPS: &[&str] = &[
     "creat",
     "tested",
     "verifi",
+    "introduc",
 ];
 
 /// Words that say the work is over, whatever it was.
@@ -106,7 +111,7 @@ pub(super) fn stem(word: &str) -> &str {
 
 fn is_step(word: &str) -> bool {
     let s = stem(word);
-    STEPS.iter().any(|step| s == *step || (step.len() >= 5 && s.starts_with(step)))
+    STEPS.iter().any(|step| s == *step || word == *step || (step.len() >= 5 && s.starts_with(step)))
 }
 
 /// A step form a criterion reports as done: a participle (`updated`,
@@ -123,11 +128,17 @@ pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
     let artefact = words.iter().any(|(_, w)| ARTEFACTS.contains(w));
     let raw = |i: usize| tokens[i].raw.to_string();
     for (k, &(i, w)) in words.iter().enumerate() {
+        if super::named(tokens, i) {
+            continue;
+        }
         let first = k == 0;
         if COMPLETION.contains(&w) {
             return Some((i, raw(i)));
         }
-        if STEP_NOUNS.contains(&w) && !words.get(k + 1).is_some_and(|(_, n)| matches!(*n, "page" | "screen" | "tab")) {
+        // `self-review`, `peer-review`: a compound ending in a step noun.
+        let noun = w.rsplit('-').next().unwrap_or(w);
+        if STEP_NOUNS.contains(&noun) && !words.get(k + 1).is_some_and(|(_, n)| matches!(*n, "page" | "screen" | "tab"))
+        {
             return Some((i, raw(i)));
         }
         // After a determiner a participle names a kind of thing (`a closed
@@ -161,6 +172,10 @@ mod tests {
             "Unit tests added",
             "Follows existing conventions",
             "Design approved by UX",
+            "I have performed a self-review of my code",
+            "Tested on phone and tablet",
+            "Rollback strategy documented",
+            "No known tech debt introduced",
         ] {
             assert!(process_step(&tokenize(step)).is_some(), "{step}");
         }

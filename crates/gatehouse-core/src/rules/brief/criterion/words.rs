@@ -94,6 +94,8 @@ pub(super) const QUALITY: &[&str] = &[
     "delighted",
     "user-experience",
     "ux",
+    "hardened",
+    "restful",
 ];
 
 /// Aspirations a number does not turn into a target ("strive for zero
@@ -201,6 +203,10 @@ pub(super) const PREDICATIVE: &[&str] = &[
     "great",
     "bad",
     "appropriate",
+    "compatible",
+    "accessible",
+    "functional",
+    "confident",
 ];
 
 /// Hedges: they say a result is right without saying what right is.
@@ -264,6 +270,13 @@ pub(super) const ASPIRATIONS: &[&str] = &[
     "hope",
     "wish",
     "tries",
+    "optimization",
+    "optimisation",
+    "improvement",
+    "improvements",
+    "enhancement",
+    "enhancements",
+    "simplification",
 ];
 
 pub(super) const PROCESS: &[&str] =
@@ -314,6 +327,7 @@ pub(super) const PHRASES: &[(&str, super::VagueKind)] = &[
     ("knowledge transfer", super::VagueKind::Process),
     ("to be decided", super::VagueKind::Process),
     ("as soon as possible", super::VagueKind::Aspiration),
+    ("plain language", super::VagueKind::Quality),
 ];
 
 /// Verbs after which an adjective is what the subject is said to be.
@@ -347,13 +361,16 @@ pub(super) const INTENSIFIERS: &[&str] = &[
     "generally",
     "much",
     "never",
+    "fully",
+    "completely",
+    "entirely",
 ];
 
 pub(super) const MAKING: &[&str] = &["make", "makes", "making", "made", "keep", "keeping", "kept"];
 
 /// Verbs that say something happens to a thing without saying what.
 pub(super) const CATCHALL_VERBS: &[&str] =
-    &["handle", "handles", "handled", "handling", "deal", "deals", "cope", "copes"];
+    &["handle", "handles", "handled", "handling", "deal", "deals", "cope", "copes", "cover", "covers", "covered"];
 
 /// Nouns that name no particular thing.
 pub(super) const GENERIC: &[&str] = &[
@@ -451,3 +468,45 @@ pub(super) const NUMBER_WORDS: &[&str] = &[
 /// Clause openers after which a hedged criterion names its condition.
 pub(super) const CONDITIONS: &[&str] =
     &["when", "if", "unless", "with", "without", "for", "after", "before", "whose", "that", "which", "where", "on"];
+
+/// Verbs that say a thing does its job without saying what the job is: a
+/// hedge after one ("behaves correctly for admins") is not pinned down by
+/// what the sentence names.
+pub(super) const GENERIC_VERBS: &[&str] = &[
+    "behave",
+    "behaves",
+    "work",
+    "works",
+    "function",
+    "functions",
+    "operate",
+    "operates",
+    "perform",
+    "performs",
+    "act",
+    "acts",
+    "handle",
+    "handles",
+    "handled",
+];
+
+/// Verbs of liking, vague when people are their subject ("users like the
+/// new layout").
+pub(super) const SENTIMENT: &[&str] =
+    &["like", "likes", "enjoy", "enjoys", "appreciate", "appreciates", "prefer", "prefers"];
+
+/// Whose feelings a sentiment verb reports.
+pub(super) const PEOPLE: &[&str] = &[
+    "users",
+    "user",
+    "customers",
+    "customer",
+    "people",
+    "they",
+    "we",
+    "everyone",
+    "team",
+    "developers",
+    "admins",
+    "stakeholders",
+];
