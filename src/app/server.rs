@@ -260,3 +260,90 @@ async fn connection(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection opened at `opened`, with `in_flight` requests and the
+    /// body it is sending, if any.
+    fn conn(opened: Instant, in_flight: usize, body: Option<(Instant, u64)>) -> Arc<Conn> {
+        let body = body.map_or_else(BodyWatch::default, |(since, bytes)| BodyWatch::reading_since(since, bytes));
+        Arc::new(Conn { opened, in_flight: AtomicUsize::new(in_flight), body, shed: Notify::new() })
+    }
+
+    fn open(conns: Vec<Arc<Conn>>) -> BTreeMap<u64, Arc<Conn>> {
+        conns.into_iter().enumerate().map(|(id, c)| (id as u64, c)).collect()
+    }
+
+    #[test]
+    fn the_oldest_settled_idle_connection_goes_before_any_body() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(10);
+        let conns = open(vec![
+            conn(t0, 1, Some((t0, 1))),
+            conn(t0 + Duration::from_secs(1), 0, None),
+            conn(t0 + Duration::from_secs(2), 0, None),
+        ]);
+        assert_eq!(victim(&conns, now), Some(1));
+    }
+
+    #[test]
+    fn the_slowest_judged_body_goes_before_a_connection_just_opened_and_a_body_just_begun() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(10);
+        let conns = open(vec![
+            // 10 bytes in 10 s, 100 bytes in 10 s: the first is the slowest.
+            conn(t0, 1, Some((t0, 10))),
+            conn(t0, 1, Some((t0, 100))),
+            // A delivery's connection that has not sent its headers yet.
+            conn(now, 0, None),
+            // A body begun 10 ms ago, nothing of it arrived yet.
+            conn(now - Duration::from_millis(10), 1, Some((now - Duration::from_millis(10), 0))),
+            // A verified delivery being stored: in flight, its body read.
+            conn(t0, 1, None),
+        ]);
+        assert_eq!(victim(&conns, now), Some(0));
+        let without_the_slowest: BTreeMap<_, _> = conns.iter().skip(1).map(|(i, c)| (*i, c.clone())).collect();
+        assert_eq!(victim(&without_the_slowest, now), Some(1));
+        let bodies_judged_gone: BTreeMap<_, _> = conns.iter().skip(2).map(|(i, c)| (*i, c.clone())).collect();
+        assert_eq!(victim(&bodies_judged_gone, now), Some(2), "then the unsettled idle connection");
+        let only_unjudged: BTreeMap<_, _> = conns.iter().skip(3).map(|(i, c)| (*i, c.clone())).collect();
+        assert_eq!(victim(&only_unjudged, now), Some(3), "then the body just begun");
+    }
+
+    #[test]
+    fn connections_whose_verified_requests_are_in_flight_are_never_shed() {
+        let t0 = Instant::now();
+        let conns = open(vec![conn(t0, 1, None), conn(t0, 2, None)]);
+        assert_eq!(victim(&conns, t0 + Duration::from_secs(10)), None);
+    }
+
+    #[test]
+    fn at_the_cap_a_new_connection_takes_the_slowest_bodys_place_and_tells_it_to_close() {
+        let t0 = Instant::now() - Duration::from_secs(5);
+        let open = Open::default();
+        let metrics = Metrics::default();
+        {
+            let mut conns = open.lock();
+            conns.insert(0, conn(t0, 1, Some((t0, 5000))));
+            conns.insert(1, conn(t0, 1, Some((t0, 5))));
+        }
+        open.next.store(2, Ordering::Relaxed);
+        let shed = open.lock()[&1].clone();
+        let (id, _) = open.admit(2, &metrics).expect("room made");
+        assert_eq!(id, 2);
+        assert_eq!(open.lock().keys().copied().collect::<Vec<_>>(), vec![0, 2]);
+        // The permit notify_one leaves is taken at once by the shed connection.
+        let told = shed.shed.notified();
+        assert!(ready_at_once(told), "the shed connection is told to close");
+        assert!(metrics.render().contains("gatehouse_connections_closed_total{reason=\"shed\"} 1"));
+    }
+
+    /// Whether `future` is ready at its first poll.
+    fn ready_at_once(future: impl std::future::Future) -> bool {
+        let mut future = std::pin::pin!(future);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        future.as_mut().poll(&mut cx).is_ready()
+    }
+}

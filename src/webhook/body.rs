@@ -224,3 +224,115 @@ pub async fn read(
     tokio::time::timeout(limits.timeout, receive).await.map_err(|_| Refusal::Timeout)??;
     Ok(Unverified { bytes, permit })
 }
+
+#[cfg(test)]
+impl BodyWatch {
+    /// A watch on a body begun at `since` that has sent `bytes`.
+    pub(crate) fn reading_since(since: Instant, bytes: u64) -> BodyWatch {
+        BodyWatch(Arc::new(Mutex::new(Some(Reading { since, bytes }))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use axum::body::Bytes;
+    use hyper::body::Frame;
+    use tokio::sync::mpsc;
+
+    use super::*;
+
+    /// A body whose pieces arrive when the test sends them; it ends when
+    /// the sender is dropped.
+    struct Pieces(mpsc::UnboundedReceiver<Bytes>);
+
+    impl HttpBody for Pieces {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            self.0.poll_recv(cx).map(|piece| piece.map(|b| Ok(Frame::data(b))))
+        }
+    }
+
+    fn body(len: usize) -> (HeaderMap, Body, mpsc::UnboundedSender<Bytes>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, len.into());
+        (headers, Body::new(Pieces(rx)), tx)
+    }
+
+    fn limits(bytes_per_sec: u64, grace: Duration) -> BodyLimits {
+        BodyLimits::new(MAX_BODY, Duration::from_secs(60), Floor { bytes_per_sec, grace })
+    }
+
+    #[tokio::test]
+    async fn a_body_stalled_under_the_floor_is_cut_as_too_slow_once_its_grace_and_bytes_are_spent() {
+        let limits = limits(1000, Duration::from_millis(200));
+        let (headers, body, tx) = body(100_000);
+        tx.send(Bytes::from(vec![b'x'; 100])).unwrap();
+        let watch = BodyWatch::default();
+        let started = Instant::now();
+        let read = read(&headers, body, &limits, &watch).await;
+        // 200 ms of grace, then 100 bytes at 1000 bytes a second buy 100 ms more.
+        assert!(started.elapsed() >= Duration::from_millis(300), "cut after {:?}", started.elapsed());
+        assert_eq!(read.err(), Some(Refusal::TooSlow));
+        assert_eq!(Refusal::TooSlow.status(), StatusCode::REQUEST_TIMEOUT);
+        assert!(!watch.reading(), "the watch ends with the reading");
+        drop(tx);
+    }
+
+    #[tokio::test]
+    async fn a_body_arriving_faster_than_the_floor_is_read_whole() {
+        let limits = limits(1000, Duration::from_millis(200));
+        let (headers, body, tx) = body(10_000);
+        let sender = tokio::spawn(async move {
+            // Each piece buys a second, and comes 20 ms after the last.
+            for _ in 0..10 {
+                tx.send(Bytes::from(vec![b'x'; 1000])).unwrap();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+        let read = read(&headers, body, &limits, &BodyWatch::default()).await;
+        assert_eq!(read.map(|body| body.bytes.len()).ok(), Some(10_000));
+        sender.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn without_a_floor_a_stalled_body_waits_for_its_timeout_alone() {
+        let limits = limits(0, Duration::ZERO);
+        let (headers, body, tx) = body(2);
+        tx.send(Bytes::from_static(b"x")).unwrap();
+        let sender = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            tx.send(Bytes::from_static(b"y")).unwrap();
+        });
+        let read = read(&headers, body, &limits, &BodyWatch::default()).await;
+        assert_eq!(read.map(|body| body.bytes).ok(), Some(b"xy".to_vec()));
+        sender.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_watch_shows_a_body_being_read_and_its_rate() {
+        let limits = limits(0, Duration::ZERO);
+        let (headers, body, tx) = body(1000);
+        tx.send(Bytes::from(vec![b'x'; 500])).unwrap();
+        let watch = BodyWatch::default();
+        let reading = tokio::spawn({
+            let watch = watch.clone();
+            async move { read(&headers, body, &limits, &watch).await.map(|b| b.bytes.len()) }
+        });
+        while watch.progress(Instant::now()).is_none_or(|(rate, _)| rate == 0.0) {
+            tokio::task::yield_now().await;
+        }
+        let (rate, _) = watch.progress(Instant::now()).unwrap();
+        // 500 bytes over at least JUDGED_AFTER (100 ms): 5,000 bytes a second at most.
+        assert!(rate > 0.0 && rate <= 5000.0, "{rate}");
+        tx.send(Bytes::from(vec![b'x'; 500])).unwrap();
+        drop(tx);
+        assert_eq!(reading.await.unwrap().ok(), Some(1000));
+        assert!(watch.progress(Instant::now()).is_none());
+    }
+}

@@ -14,16 +14,30 @@
 //! - **e2e**: PR opened → every check run completed on the simulated GitHub, for
 //!   a 10-document PR, 50 times; prints p50 and p99. Budget: p50 < 50 ms.
 //!
+//!
+//! Two more, run only when asked, drive `gatehouse serve` as a process of
+//! its own (the release binary: `cargo build --release` first):
+//! - **http** (`--only http`): see [`http`]; `--target URL` drives any
+//!   other receiver with the same bodies instead.
+//! - **flood** (`--flood N`): see [`flood`].
+//!
 //! `--deliveries N` (per concurrency, after 1,000 unmeasured),
 //! `--concurrency N` (repeatable; default 8 and 64), `--workers N`,
-//! `--only ack|e2e`, `--github-latency-ms N` (how slowly the simulated
+//! `--only ack|e2e|http`, `--github-latency-ms N` (how slowly the simulated
 //! GitHub answers the workers; default 0: the workers are as busy as they
-//! can be).
+//! can be), `--target URL`, `--serve-bin PATH` (default
+//! target/release/gatehouse), `--flood N`, `--flood-secs N` (default 20).
+
+mod flood;
+mod http;
+mod payload;
+mod served;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use axum::body::Bytes;
 use gatehouse::app::{self, AppConfig};
 use gatehouse::github::Token;
 use gatehouse::sim::{Sim, Tree};
@@ -49,18 +63,35 @@ struct Args {
     /// How long the simulated GitHub takes to answer (GitHub itself: tens to
     /// hundreds of milliseconds).
     github_latency: Duration,
+    target: Option<String>,
+    serve_bin: std::path::PathBuf,
+    flood: Option<usize>,
+    flood_secs: u64,
 }
 
 fn args() -> Result<Args> {
-    let mut args =
-        Args { deliveries: 20_000, concurrency: Vec::new(), workers: 4, only: None, github_latency: Duration::ZERO };
+    let mut args = Args {
+        deliveries: 20_000,
+        concurrency: Vec::new(),
+        workers: 4,
+        only: None,
+        github_latency: Duration::ZERO,
+        target: None,
+        serve_bin: served::default_binary(),
+        flood: None,
+        flood_secs: 20,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--deliveries" => args.deliveries = it.next().context("--deliveries N")?.parse()?,
             "--concurrency" => args.concurrency.push(it.next().context("--concurrency N")?.parse()?),
             "--workers" => args.workers = it.next().context("--workers N")?.parse()?,
-            "--only" => args.only = Some(it.next().context("--only ack|e2e")?),
+            "--only" => args.only = Some(it.next().context("--only ack|e2e|http")?),
+            "--target" => args.target = Some(it.next().context("--target URL")?),
+            "--serve-bin" => args.serve_bin = it.next().context("--serve-bin PATH")?.into(),
+            "--flood" => args.flood = Some(it.next().context("--flood N")?.parse()?),
+            "--flood-secs" => args.flood_secs = it.next().context("--flood-secs N")?.parse()?,
             "--github-latency-ms" => {
                 args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?)
             }
@@ -81,6 +112,16 @@ fn main() -> Result<()> {
     // The load and the simulated GitHub run here; the App on a runtime of
     // its own, built as `gatehouse serve` builds it.
     let client = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    if let Some(connections) = args.flood {
+        return client.block_on(flood::main(&args.serve_bin, connections, args.flood_secs));
+    }
+    if args.only.as_deref() == Some("http") || args.target.is_some() {
+        let target = match &args.target {
+            Some(url) => http::Target::Url(url.clone()),
+            None => http::Target::Serve(args.serve_bin.clone()),
+        };
+        return http::main(&client, &args, &target);
+    }
     if args.only.as_deref() != Some("e2e") {
         let mut runs = Vec::new();
         for &concurrency in &args.concurrency {
@@ -104,7 +145,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 /// One signed delivery, ready to send.
 struct Delivery {
     id: String,
-    body: Vec<u8>,
+    body: Bytes,
     signature: String,
 }
 
@@ -126,7 +167,7 @@ fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
             sim.open_pr(&repo, number, base, head, "One brief.");
             let body = serde_json::to_vec(&sim.pull_request_event(&repo, number, "opened"))?;
             let signature = signature::sign(SECRET.as_bytes(), &body);
-            Ok(Delivery { id: format!("load-{n}"), body, signature })
+            Ok(Delivery { id: format!("load-{n}"), body: body.into(), signature })
         })
         .collect()
 }
