@@ -231,15 +231,16 @@ async fn list(State(state): State<Shared>, Query(q): Query<ListQuery>, headers: 
     }
 }
 
-/// The recorded delivery `id` within the 3-day history, or GitHub's 404.
-fn find(state: &Shared, id: &str, headers: &HeaderMap) -> Result<HookDelivery, Response> {
+/// The recorded delivery `id` within the 3-day history, or GitHub's
+/// refusal (status, message): 401 without the App's JWT, else 404.
+fn find(state: &Shared, id: &str, headers: &HeaderMap) -> Result<HookDelivery, (StatusCode, &'static str)> {
     let s = lock(state);
-    verify_jwt(&s, headers).map_err(|message| error(StatusCode::UNAUTHORIZED, message))?;
+    verify_jwt(&s, headers).map_err(|message| (StatusCode::UNAUTHORIZED, message))?;
     let since = now().saturating_sub(HISTORY_S);
     id.parse::<u64>()
         .ok()
         .and_then(|id| s.hooks.log.iter().find(|d| d.id == id && d.delivered_at >= since).cloned())
-        .ok_or_else(|| error(StatusCode::NOT_FOUND, "Not Found"))
+        .ok_or((StatusCode::NOT_FOUND, "Not Found"))
 }
 
 /// "Get a delivery for an app webhook": the item with the request GitHub
@@ -247,7 +248,7 @@ fn find(state: &Shared, id: &str, headers: &HeaderMap) -> Result<HookDelivery, R
 async fn one(State(state): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let delivery = match find(&state, &id, &headers) {
         Ok(delivery) => delivery,
-        Err(response) => return response,
+        Err((status, message)) => return error(status, message),
     };
     let mut body = item_json(&delivery);
     body["url"] = json!(lock(&state).hooks.target.as_ref().map(|(url, _)| url.clone()));
@@ -264,7 +265,7 @@ async fn one(State(state): State<Shared>, Path(id): Path<String>, headers: Heade
 async fn redeliver(State(state): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let delivery = match find(&state, &id, &headers) {
         Ok(delivery) => delivery,
-        Err(response) => return response,
+        Err((status, message)) => return error(status, message),
     };
     let (shared, asked) = (state.clone(), Instant::now());
     tokio::spawn(async move {
