@@ -26,6 +26,11 @@ pub struct Metrics {
     unauthorized_call: AtomicU64,
     /// 1 while GitHub is not answering (the App sends one probe per interval).
     github_down: AtomicI64,
+    /// The redelivery sweep: failed deliveries found (neither stored nor
+    /// delivered since), redeliveries asked of GitHub, and asks that failed.
+    redelivery_found: AtomicU64,
+    redelivery_requested: AtomicU64,
+    redelivery_failed: AtomicU64,
 }
 
 impl Metrics {
@@ -86,6 +91,17 @@ impl Metrics {
         self.github_down.store(i64::from(down), Ordering::Relaxed);
     }
 
+    /// A failed delivery the sweep found neither stored nor since delivered.
+    pub fn redelivery_found(&self) {
+        self.redelivery_found.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A redelivery GitHub accepted (`ok`) or that could not be asked for.
+    pub fn redelivery_requested(&self, ok: bool) {
+        let counter = if ok { &self.redelivery_requested } else { &self.redelivery_failed };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         out.push_str("# HELP gatehouse_deliveries_total Webhook deliveries by event and outcome.\n");
@@ -140,6 +156,30 @@ impl Metrics {
         out.push_str("# HELP gatehouse_github_down 1 while GitHub is not answering (one probe per interval).\n");
         out.push_str("# TYPE gatehouse_github_down gauge\n");
         let _ = writeln!(out, "gatehouse_github_down {}", self.github_down.load(Ordering::Relaxed));
+        let redelivery = [
+            (
+                "gatehouse_hook_deliveries_failed_total",
+                "Failed webhook deliveries found neither stored nor delivered since.",
+                &self.redelivery_found,
+            ),
+            (
+                "gatehouse_redeliveries_requested_total",
+                "Redeliveries GitHub accepted (202).",
+                &self.redelivery_requested,
+            ),
+            (
+                "gatehouse_redelivery_requests_failed_total",
+                "Redelivery requests GitHub refused or did not answer.",
+                &self.redelivery_failed,
+            ),
+        ];
+        for (name, help, counter) in redelivery {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                counter.load(Ordering::Relaxed)
+            );
+        }
         out
     }
 }

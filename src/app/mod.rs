@@ -7,6 +7,7 @@ mod failure;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
+pub mod redeliver;
 mod server;
 pub(crate) mod settings;
 mod worker;
@@ -25,6 +26,7 @@ use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
 use logs::LogFormat;
+pub use redeliver::RedeliverPolicy;
 pub use server::ServerLimits;
 pub use settings::Settings;
 
@@ -47,6 +49,8 @@ pub struct AppConfig {
     pub retry: RetryPolicy,
     pub limits: ServerLimits,
     pub log_format: LogFormat,
+    /// The sweep that has GitHub redeliver failed deliveries.
+    pub redeliver: RedeliverPolicy,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -61,6 +65,7 @@ impl std::fmt::Debug for AppConfig {
             .field("workers", &self.workers)
             .field("limits", &self.limits)
             .field("log_format", &self.log_format)
+            .field("redeliver", &self.redeliver)
             .finish_non_exhaustive()
     }
 }
@@ -85,6 +90,7 @@ impl AppConfig {
             retry: RetryPolicy::default(),
             limits: ServerLimits::default(),
             log_format: LogFormat::Text,
+            redeliver: RedeliverPolicy::default(),
         }
     }
 }
@@ -117,6 +123,7 @@ pub struct Running {
     stop: watch::Sender<bool>,
     server: tokio::task::JoinHandle<()>,
     workers: Vec<tokio::task::JoinHandle<()>>,
+    sweeper: tokio::task::JoinHandle<()>,
 }
 
 impl Running {
@@ -127,6 +134,7 @@ impl Running {
         for worker in self.workers {
             let _ = worker.await;
         }
+        let _ = self.sweeper.await;
     }
 
     /// Stops everything at once, mid-job: what a crash looks like.
@@ -135,6 +143,7 @@ impl Running {
         for worker in &self.workers {
             worker.abort();
         }
+        self.sweeper.abort();
     }
 }
 
@@ -175,10 +184,12 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         crate::webhook::router(receiver),
         config.limits,
         metrics.clone(),
-        stopped,
+        stopped.clone(),
     ));
+    let sweeper =
+        tokio::spawn(redeliver::run(store.clone(), ctx.github.clone(), metrics.clone(), config.redeliver, stopped));
     tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");
-    Ok(Running { addr, store, metrics, stop, server, workers })
+    Ok(Running { addr, store, metrics, stop, server, workers, sweeper })
 }
 
 /// Asks GitHub for the App's bot login until it answers (the App's own

@@ -49,6 +49,10 @@ pub struct Settings {
     /// object a line for log collectors (default text).
     #[arg(long, value_enum, env = "GATEHOUSE_LOG_FORMAT", hide_env_values = true)]
     pub log_format: Option<LogFormat>,
+    /// Seconds between sweeps that have GitHub redeliver the deliveries the
+    /// App refused or missed (default 300; the first runs at start; 0: none).
+    #[arg(long, value_name = "SECS", env = "GATEHOUSE_REDELIVER_INTERVAL_SECS", hide_env_values = true)]
+    pub redeliver_interval_secs: Option<u64>,
 }
 
 impl Settings {
@@ -87,6 +91,9 @@ impl Settings {
         }
         if let Some(format) = self.log_format {
             config.log_format = format;
+        }
+        if let Some(secs) = self.redeliver_interval_secs {
+            config.redeliver.interval = Duration::from_secs(secs);
         }
     }
 }

@@ -128,7 +128,7 @@ pub fn parse_expiry(text: &str) -> u64 {
     parse_rfc3339_utc(text).unwrap_or_else(|| unix_now() + 3600)
 }
 
-fn parse_rfc3339_utc(text: &str) -> Option<u64> {
+pub(crate) fn parse_rfc3339_utc(text: &str) -> Option<u64> {
     let b = text.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
         return None;

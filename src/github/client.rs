@@ -160,9 +160,9 @@ impl Response {
 #[derive(Clone, Debug)]
 pub struct GitHub {
     http: reqwest::Client,
-    base: String,
+    pub(super) base: String,
     graphql: String,
-    creds: Arc<AppCredentials>,
+    pub(super) creds: Arc<AppCredentials>,
     tokens: Arc<TokenCache>,
     policy: RetryPolicy,
     metrics: Arc<Metrics>,
@@ -343,7 +343,7 @@ impl GitHub {
     }
 
     #[allow(clippy::too_many_arguments)]
-    async fn send(
+    pub(super) async fn send(
         &self,
         method: Method,
         url: &str,
@@ -476,7 +476,7 @@ fn repo_of(path: &str) -> Option<&str> {
 
 /// Which one a call is made for, and whether it writes.
 #[derive(Clone, Copy, Debug)]
-struct Held {
+pub(super) struct Held {
     installation: u64,
     write: bool,
 }

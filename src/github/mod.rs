@@ -6,6 +6,7 @@
 pub(crate) mod answers;
 pub(crate) mod auth;
 mod client;
+pub(crate) mod deliveries;
 mod limits;
 mod outage;
 mod repo;
@@ -13,6 +14,7 @@ pub(crate) mod reviews;
 
 pub use auth::{AppCredentials, Token};
 pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};
+pub use deliveries::HookDelivery;
 pub use repo::RepoClient;
 
 /// A commit id.

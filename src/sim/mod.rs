@@ -3,13 +3,15 @@
 //! from file trees (a base and a head tree per PR), the REST and GraphQL
 //! routes gatehouse calls, RS256 verification of the App JWT, installation
 //! tokens (of a settable life), stored check runs, reviews, threads and PR
-//! comments with GitHub's length limits, a request log, switches that
+//! comments with GitHub's length limits, webhook deliveries to the App with
+//! their history and redelivery, a request log, switches that
 //! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
 //! responses, answers missing a field and review lines GitHub cannot place,
 //! and the App manifest
 //! flow (`gatehouse register`).
 
 mod branches;
+mod deliveries;
 pub mod diff;
 mod events;
 mod faults;
@@ -28,6 +30,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+pub use deliveries::{HISTORY_S, HookDelivery};
 pub use manifests::{CODE_LIFE_S, ManifestApp};
 pub use queue::MergeGroupRefs;
 
@@ -270,6 +273,8 @@ pub(crate) struct State {
     /// When each REST write (POST, PATCH, PUT, DELETE under `/repos/`)
     /// arrived and was answered, for the pacing GitHub's best practices ask.
     pub write_spans: Vec<(std::time::Instant, std::time::Instant)>,
+    /// The App's webhook and every delivery made to it.
+    pub hooks: deliveries::Hooks,
 }
 
 /// A plain comment on a PR's conversation.
@@ -345,6 +350,7 @@ impl Sim {
             limited_since_ms: 0,
             sent_while_limited: 0,
             write_spans: Vec::new(),
+            hooks: deliveries::Hooks::default(),
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {

@@ -59,6 +59,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/settings/apps/new", post(super::manifests::new_personal))
         .route("/organizations/{org}/settings/apps/new", post(super::manifests::new_for_org))
         .route("/app-manifests/{code}/conversions", post(super::manifests::conversion))
+        .merge(super::deliveries::routes())
         .merge(authed)
         .layer(middleware::from_fn_with_state(state.clone(), super::faults::faults_and_log))
         .with_state(state)
@@ -101,7 +102,7 @@ struct Claims {
 /// The App JWT verified ("Authenticating as a GitHub App"): RS256 with the
 /// App's key, iss the App id, iat not in the future, exp at most 10 minutes
 /// after iat.
-fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), &'static str> {
+pub(crate) fn verify_jwt(s: &SimState, headers: &HeaderMap) -> Result<(), &'static str> {
     let Some(jwt) = bearer(headers) else {
         return Err("A JSON web token could not be decoded");
     };

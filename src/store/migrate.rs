@@ -92,6 +92,25 @@ const STEPS: &[&str] = &[
         stored_at BIGINT NOT NULL,
         PRIMARY KEY (commit_sha, path)
     )",
+    // Where the sweep for failed webhook deliveries stands (one row), and
+    // the GUIDs whose redelivery was asked for (see store/redeliveries.rs).
+    "CREATE TABLE IF NOT EXISTS gh_redelivery_sweep (
+        id BIGINT PRIMARY KEY,
+        pass_start BIGINT NOT NULL,
+        floor BIGINT NOT NULL,
+        cursor TEXT,
+        lease_owner TEXT,
+        lease_until BIGINT NOT NULL
+    )",
+    "INSERT INTO gh_redelivery_sweep (id, pass_start, floor, cursor, lease_owner, lease_until) \
+     VALUES (1, 0, 0, NULL, NULL, 0) ON CONFLICT DO NOTHING",
+    "CREATE TABLE IF NOT EXISTS gh_redeliveries (
+        guid TEXT PRIMARY KEY,
+        delivery_id BIGINT NOT NULL,
+        attempts BIGINT NOT NULL,
+        claimed_until BIGINT NOT NULL,
+        requested_at BIGINT NOT NULL
+    )",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

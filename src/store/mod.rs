@@ -12,6 +12,7 @@ mod blobs;
 mod jobs;
 mod merge_groups;
 mod migrate;
+mod redeliveries;
 mod review_requests;
 mod stats;
 mod transient;
@@ -28,6 +29,7 @@ use sqlx::{Postgres, Row, Sqlite, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use merge_groups::MergeGroupRecord;
+pub use redeliveries::SweepState;
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};
 pub use transient::is_transient;

@@ -125,6 +125,9 @@ pub fn config(db: &Db, api_url: &str) -> AppConfig {
         unauthorized_attempts: 8,
         write_interval: Duration::ZERO,
     };
+    // These suites deliver by hand, not through the simulated GitHub's
+    // history; tests/app_redelivery.rs runs the sweep.
+    config.redeliver.interval = Duration::ZERO;
     config
 }
 
