@@ -260,7 +260,10 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         true => {
             let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
             unreadable_authors = authors.is_none();
-            let outcome = gate::evaluate(&policy, &reviews, authors.as_deref().unwrap_or_default(), &head);
+            let contents =
+                crate::source::approved::contents(repo, &policy, &head, &applicability.documents, &reviews).await?;
+            let authors = authors.as_deref().unwrap_or_default();
+            let outcome = gate::evaluate_contents(&policy, &reviews, authors, &head, &contents);
             let state = GateState {
                 number,
                 head: &head,

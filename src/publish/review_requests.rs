@@ -7,8 +7,8 @@
 //! gate's summary; the head is not asked again either way. A draft asks
 //! nobody (as GitHub leaves code owners unasked until a PR is ready for
 //! review, "About code owners"): its `ready_for_review` evaluation asks. A
-//! reviewer whose approval was given on an earlier head and does not count at the current head
-//! is asked again.
+//! reviewer whose approval a push ended (it changed a document the approval
+//! covered, or `review.approvals_end_on: any_push`) is asked again.
 
 use reqwest::Method;
 use serde::Deserialize;
@@ -16,7 +16,7 @@ use serde::de::IgnoredAny;
 use serde_json::json;
 
 use crate::config::ReviewConfig;
-use crate::gate::{Outcome, Review, ReviewState, reviewers_to_request, same_login};
+use crate::gate::{Outcome, Review, reviewers_to_request, same_login};
 use crate::github::{ApiError, Call, RepoClient};
 use crate::store::{ReviewRequests, Store};
 
@@ -56,7 +56,7 @@ pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyh
     let path = format!("/pulls/{}/requested_reviewers", gate.number);
     let requested: Requested = repo.get(&path).await?;
     let already: Vec<String> = requested.users.into_iter().map(|u| u.login).collect();
-    let counting = still_reviewed(gate.reviews, gate.head);
+    let counting = still_reviewed(gate.reviews, &gate.outcome.stale);
     let wanted = reviewers_to_request(gate.outcome, &counting, &already);
     let mut made = ReviewRequests::default();
     if !wanted.is_empty() {
@@ -82,14 +82,10 @@ pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyh
 }
 
 /// The reviews that still count as a reviewer having reviewed this head:
-/// those of a reviewer whose last word is an approval of an earlier head
-/// are left out, so the gate asks them again.
-fn still_reviewed(reviews: &[Review], head: &str) -> Vec<Review> {
-    let stale = |login: &str| {
-        let last = reviews.iter().rev().find(|r| same_login(&r.login, login) && r.state != ReviewState::Pending);
-        last.is_some_and(|r| r.state == ReviewState::Approved && r.commit.as_deref() != Some(head))
-    };
-    reviews.iter().filter(|r| !stale(&r.login)).cloned().collect()
+/// those of a reviewer whose approval a push ended (`stale`) are left out,
+/// so the gate asks them again.
+fn still_reviewed(reviews: &[Review], stale: &[String]) -> Vec<Review> {
+    reviews.iter().filter(|r| !stale.iter().any(|s| same_login(s, &r.login))).cloned().collect()
 }
 
 /// GitHub will not request a review from this login (not transient).
@@ -127,9 +123,10 @@ pub fn note(made: &ReviewRequests) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::ReviewState;
 
     #[test]
-    fn an_approval_of_an_earlier_head_is_not_a_review_of_this_one() {
+    fn an_approval_a_push_ended_is_not_a_review_of_this_head() {
         let review = |login: &str, state, commit: &str| Review {
             login: login.into(),
             state,
@@ -142,7 +139,8 @@ mod tests {
             review("gyrum-priya", ReviewState::Approved, "old"),
             review("gyrum-priya", ReviewState::Commented, "new"),
         ];
-        let kept = still_reviewed(&reviews, "new");
+        // A push ended gyrum-lin's approval; gyrum-priya's still counts.
+        let kept = still_reviewed(&reviews, &["Gyrum-Lin".to_string()]);
         let kept: Vec<&str> = kept.iter().map(|r| r.login.as_str()).collect();
         assert_eq!(kept, ["gyrum-dana", "gyrum-priya", "gyrum-priya"]);
     }

@@ -240,11 +240,16 @@ mod tests {
         let applies = Applicability {
             applies: true,
             reasons: vec!["`dark-factory/briefs/SWARM-AR-pg-backup.md`: lines_estimate 400 > 100".into()],
+            documents: vec!["dark-factory/briefs/SWARM-AR-pg-backup.md".into()],
         };
         let out = review_gate(&applies, Some(&outcome));
         assert_eq!((out.conclusion, out.title.as_str()), ("failure", "Review gate: 2 items still missing"));
         insta::assert_snapshot!(out.summary);
-        let exempt = Applicability { applies: false, reasons: vec!["brief under threshold: operator's call".into()] };
+        let exempt = Applicability {
+            applies: false,
+            reasons: vec!["brief under threshold: operator's call".into()],
+            documents: vec![],
+        };
         assert_eq!(review_gate(&exempt, None).conclusion, "neutral");
     }
 

@@ -144,11 +144,22 @@ mod tests {
         let manifest = Manifest::bundled().unwrap();
         assert_eq!(manifest.name, "gatehouse");
         assert!(manifest.hook_attributes.active);
-        for event in ["pull_request", "pull_request_review", "check_suite", "check_run", "merge_group"] {
+        for event in ["pull_request", "pull_request_review", "check_suite", "check_run", "merge_group", "push"] {
             assert!(manifest.default_events.iter().any(|e| e == event), "{event} missing");
         }
-        assert_eq!(manifest.default_permissions.get("checks").map(String::as_str), Some("write"));
-        assert_eq!(manifest.default_permissions.get("merge_queues").map(String::as_str), Some("read"));
+        // `push` needs Contents: read, which reading documents needs anyway; nothing broader.
+        let permissions: Vec<(&str, &str)> =
+            manifest.default_permissions.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            permissions,
+            [
+                ("checks", "write"),
+                ("contents", "read"),
+                ("merge_queues", "read"),
+                ("metadata", "read"),
+                ("pull_requests", "write")
+            ]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Where ChangeSets come from: a folder or git checkout on disk (`fs`, `git`),
 //! and, in the App, a pull request read through GitHub's API (`pull_request`).
 
+pub mod approved;
 pub mod contents;
 pub mod fs;
 pub(crate) mod git;

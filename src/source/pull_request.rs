@@ -303,15 +303,15 @@ async fn pinned_and_commits(repo: &RepoClient, changes: &mut ChangeSet) -> Resul
 /// What GitHub found at one revision expression (`{ __typename oid }` of
 /// a `GitObject`, both non-null in its schema).
 #[derive(Clone, Debug, Default, Deserialize)]
-struct Found {
+pub(crate) struct Found {
     /// `Commit`, `Tag`, `Tree` or `Blob`; empty where nothing is there.
     #[serde(rename = "__typename")]
-    typename: String,
-    oid: String,
+    pub(crate) typename: String,
+    pub(crate) oid: String,
 }
 
 /// Looks revision expressions (`<rev>`, `<rev>:<path>`) up in batches.
-async fn objects(repo: &RepoClient, expressions: &[String]) -> Result<Vec<Found>, ApiError> {
+pub(crate) async fn objects(repo: &RepoClient, expressions: &[String]) -> Result<Vec<Found>, ApiError> {
     let mut out = Vec::with_capacity(expressions.len());
     for batch in expressions.chunks(BATCH) {
         let expressions = batch.iter().map(String::as_str);

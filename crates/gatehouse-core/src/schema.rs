@@ -225,6 +225,11 @@ fn config() -> Value {
                 "max_changes_requested": count(review.max_changes_requested),
                 "recusal": flag(review.recusal),
                 "stale_on_push": flag(review.stale_on_push),
+                "approvals_end_on": {
+                    "type": "string",
+                    "enum": crate::config::ApprovalsEnd::NAMES,
+                    "default": review.approvals_end_on.name()
+                },
                 "request_reviewers": flag(review.request_reviewers),
                 "paths": globs(&review.paths)
             })),
@@ -274,10 +279,12 @@ mod tests {
         walk(&schema(Kind::Config), &mut Vec::new(), &mut leaves);
         assert!(leaves.len() >= 15, "{leaves:?}");
         for (path, leaf) in leaves {
+            let choice = leaf.get("enum").and_then(|e| e.get(0)).and_then(Value::as_str).unwrap_or_default();
             let sample = match leaf.get("type").and_then(Value::as_str) {
                 Some("array") => "[\"x/*.md\"]",
                 Some("integer") => "3",
                 Some("boolean") => "false",
+                Some("string") => choice,
                 _ => "{ brief/unknown-field: off }",
             };
             let path: Vec<&str> = path.iter().map(String::as_str).collect();

@@ -56,10 +56,37 @@ pub struct ReviewConfig {
     pub advisory: Vec<String>,
     pub max_changes_requested: u64,
     pub recusal: bool,
+    /// An approval given on an earlier head can stop counting (`false`: it
+    /// counts whatever is pushed after it).
     pub stale_on_push: bool,
+    /// Which pushes end the approvals given before them.
+    pub approvals_end_on: ApprovalsEnd,
     pub paths: Vec<String>,
     /// The App asks the reviewers the gate still needs for their review.
     pub request_reviewers: bool,
+}
+
+/// `review.approvals_end_on`: which push ends the approvals given before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApprovalsEnd {
+    /// A push that changes a document that made the review gate apply (a
+    /// brief over the threshold, a tier-2 decision being enacted, a file on a
+    /// path the policy names); a rebase, a merge from the base branch or an
+    /// edit to other files keeps them.
+    DocumentChange,
+    /// Every push: an approval counts only on the commit it was given on.
+    AnyPush,
+}
+
+impl ApprovalsEnd {
+    pub const NAMES: [&'static str; 2] = ["document_change", "any_push"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ApprovalsEnd::DocumentChange => "document_change",
+            ApprovalsEnd::AnyPush => "any_push",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +128,7 @@ impl Default for Config {
                 max_changes_requested: 1,
                 recusal: true,
                 stale_on_push: true,
+                approvals_end_on: ApprovalsEnd::DocumentChange,
                 paths: Vec::new(),
                 request_reviewers: true,
             },
@@ -274,6 +302,7 @@ impl Config {
                     "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
                     "recusal" => p.bool(v, &mut r.recusal),
                     "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+                    "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
                     "request_reviewers" => p.bool(v, &mut r.request_reviewers),
                     "paths" => p.globs(v, &mut r.paths),
                     _ => false,
@@ -344,6 +373,18 @@ impl Reader<'_> {
         match node.as_bool() {
             Some(v) => *out = v,
             None => self.error(node, format!("expected true or false, found {}", node.type_name())),
+        }
+        true
+    }
+
+    fn approvals_end(&mut self, node: Node, out: &mut ApprovalsEnd) -> bool {
+        match node.scalar_text() {
+            Some("document_change") => *out = ApprovalsEnd::DocumentChange,
+            Some("any_push") => *out = ApprovalsEnd::AnyPush,
+            other => {
+                let found = other.map_or_else(|| node.type_name().to_string(), |v| format!("`{v}`"));
+                self.error(node, format!("`review.approvals_end_on` is `document_change` or `any_push`, found {found}"))
+            }
         }
         true
     }
@@ -440,6 +481,18 @@ mod tests {
         assert_eq!(c.review.core_reviewers, vec!["a", "b"]);
         assert!(!c.review.stale_on_push);
         assert_eq!(c.limits.max_file_bytes, 10);
+    }
+
+    #[test]
+    fn approvals_end_on_a_document_change_unless_configured() {
+        assert_eq!(Config::default().review.approvals_end_on, ApprovalsEnd::DocumentChange);
+        let (c, errors) = Config::parse("review:\n  approvals_end_on: any_push\n", &any_rule);
+        assert_eq!((c.review.approvals_end_on, errors), (ApprovalsEnd::AnyPush, vec![]));
+        let (c, errors) = Config::parse("review:\n  approvals_end_on: sometimes\n", &any_rule);
+        assert_eq!(c.review.approvals_end_on, ApprovalsEnd::DocumentChange);
+        assert_eq!(errors.len(), 1);
+        assert_eq!((errors[0].line, errors[0].col), (2, 21));
+        assert!(errors[0].message.contains("found `sometimes`"), "{}", errors[0].message);
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct Adr {
     pub superseded_by: Option<u32>,
     /// The numbers this ADR says it supersedes (`Supersedes [5. …](0005-….md)`).
     pub supersedes: Vec<u32>,
+    /// The line that states the status (or, without one, the successor or
+    /// what it supersedes); 1 when none does.
+    pub status_line: u32,
     /// The text with whitespace, typographic quotes and dashes folded and
     /// emphasis stripped, for quote matching.
     pub folded: String,
@@ -41,13 +44,9 @@ impl Adr {
             .or_else(|| title.and_then(|t| mentions(t).first().map(|m| m.number)))
             .or_else(|| numbered(file, &['-', '_', '.']))
             .or_else(|| title.and_then(|t| numbered(t, &['.', ':'])))?;
-        let mut status: Option<Status> = split
-            .frontmatter
-            .as_ref()
-            .ok()
-            .and_then(|fm| fm.root().get("status"))
-            .and_then(|node| node.scalar_text())
-            .and_then(read_status);
+        let status_node = split.frontmatter.as_ref().ok().and_then(|fm| fm.root().get("status"));
+        let mut status: Option<Status> = status_node.and_then(|node| node.scalar_text()).and_then(read_status);
+        let mut status_line = status.as_ref().and(status_node).map(|node| node.line());
         let mut superseded_by = status.as_ref().and_then(|s| s.successor);
         let mut supersedes = Vec::new();
         let md = markdown::parse(split.body, split.body_line);
@@ -70,17 +69,27 @@ impl Adr {
                 if let Some(next) = status.as_ref().and_then(|s| s.successor) {
                     superseded_by.get_or_insert(next);
                 }
+                if status.is_some() {
+                    status_line = Some(line);
+                }
             }
             let lower = item.to_ascii_lowercase();
             if superseded_by.is_none() {
                 let at = lower.find("superseded by:").or_else(|| lower.starts_with("superseded by").then_some(0));
                 if let Some(at) = at {
                     superseded_by = numbers_in(clause(&item[at + "superseded by".len()..])).first().copied();
+                    if superseded_by.is_some() {
+                        status_line.get_or_insert(line);
+                    }
                 }
             }
             let at = lower.find("supersedes:").or_else(|| lower.starts_with("supersedes").then_some(0));
             if let Some(at) = at {
-                supersedes.extend(numbers_in(clause(&item[at + "supersedes".len()..])));
+                let named = numbers_in(clause(&item[at + "supersedes".len()..]));
+                if !named.is_empty() {
+                    status_line.get_or_insert(line);
+                }
+                supersedes.extend(named);
             }
         }
         Some(Adr {
@@ -89,6 +98,7 @@ impl Adr {
             status: status.map(|s| s.word),
             superseded_by,
             supersedes,
+            status_line: status_line.unwrap_or(1),
             folded: fold(text),
         })
     }

@@ -17,24 +17,33 @@ pub struct Applicability {
     pub applies: bool,
     /// One line per reason, e.g. "`dark-factory/briefs/SWARM-AR-x.md`: lines_estimate 400 > 100".
     pub reasons: Vec<String>,
+    /// The files whose content made the gate apply, sorted: an approval
+    /// given on an earlier head follows them (see [`super::Contents`]).
+    pub documents: Vec<String>,
 }
 
 pub fn applicability(changes: &ChangeSet) -> Applicability {
     let config = &changes.config;
     let briefs = globset(&config.briefs.paths);
     let mut reasons = Vec::new();
+    let mut documents: Vec<String> = Vec::new();
     let mut exempt = Vec::new();
     for (path, content) in changes.changed().filter(|(p, _)| briefs.is_match(p)) {
         let Some(text) = content.text() else {
             reasons.push(format!("`{path}` cannot be read, so its threshold is unknown"));
+            documents.push(path.to_string());
             continue;
         };
         match review_reasons(&Brief::parse(path, text), config.briefs.review_threshold) {
-            Some(r) if r.is_empty() => exempt.push(path),
+            Some(r) if r.is_empty() => {
+                exempt.push(path);
+                continue;
+            }
             Some(r) => reasons.push(format!("`{path}`: {}", r.join(" and "))),
             None => reasons
                 .push(format!("`{path}` has no valid lines_estimate or repos_touched, so its threshold is unknown")),
         }
+        documents.push(path.to_string());
     }
     for (path, content) in changes.changed() {
         if locate(path, &config.decisions.paths).is_none() {
@@ -52,6 +61,7 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
             reasons.push(format!(
                 "`{path}`: a tier-2 decision moves to enacted; a human sees it before enactment (ADR 0007)"
             ));
+            documents.push(path.to_string());
         }
     }
     let named = globset(&config.review.paths);
@@ -68,15 +78,18 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
     if let Some(first) = touched.first() {
         reasons.push(format!("`{first}` is on a path the review policy names"));
     }
+    documents.extend(touched.iter().map(|p| p.to_string()));
+    documents.sort();
+    documents.dedup();
     if reasons.is_empty() {
         let why = if exempt.is_empty() {
             "no brief over the review threshold and no path the review policy names is changed".to_string()
         } else {
             format!("brief under threshold: operator's call ({})", exempt.join(", "))
         };
-        return Applicability { applies: false, reasons: vec![why] };
+        return Applicability { applies: false, reasons: vec![why], documents: Vec::new() };
     }
-    Applicability { applies: true, reasons }
+    Applicability { applies: true, reasons, documents }
 }
 
 #[cfg(test)]
@@ -98,7 +111,11 @@ mod tests {
         let a = applicability(&changes);
         assert_eq!(
             a,
-            Applicability { applies: false, reasons: vec![format!("brief under threshold: operator's call ({path})")] }
+            Applicability {
+                applies: false,
+                reasons: vec![format!("brief under threshold: operator's call ({path})")],
+                documents: vec![],
+            }
         );
 
         changes.head.insert(path.into(), brief(80, "a/b, A/B, a/b"));
@@ -107,6 +124,7 @@ mod tests {
         assert_eq!(applicability(&changes).reasons, vec![format!("`{path}`: 2 repos touched > 1")]);
         changes.head.insert(path.into(), brief(101, "a/b"));
         assert!(applicability(&changes).applies);
+        assert_eq!(applicability(&changes).documents, [path]);
         // More than one repository needs review whatever the LOC estimate says.
         for estimate in ["", "lines_estimate: many\n", "lines_estimate: -5\n"] {
             let text = format!("---\nagent: SWARM-AR\nrepos_touched: [a/b, c/d]\n{estimate}---\n");
@@ -139,5 +157,6 @@ mod tests {
             applicability(&changes).reasons,
             vec!["`infra/db/main.tf` is on a path the review policy names".to_string()]
         );
+        assert_eq!(applicability(&changes).documents, ["infra/db/main.tf"]);
     }
 }

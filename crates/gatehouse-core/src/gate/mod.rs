@@ -3,11 +3,13 @@
 //! `review:` policy against a PR's reviews and commit authors.
 
 mod applies;
+mod content;
 mod requests;
 
 use serde::Serialize;
 
 pub use applies::{Applicability, applicability};
+pub use content::{Contents, Standing};
 pub use requests::reviewers_to_request;
 
 use crate::config::ReviewConfig;
@@ -60,8 +62,12 @@ pub struct Outcome {
     pub approvals: Vec<String>,
     /// Core reviewers whose latest decisive review requests changes.
     pub changes_requested: Vec<String>,
-    /// Approvals that no longer count because they are on an older commit.
+    /// Approvals that no longer count: given on an earlier head, and a push
+    /// since ended them.
     pub stale: Vec<String>,
+    /// Each eligible core reviewer's approval (their latest decisive review
+    /// approves): the commit it was given on, and why it counts or not.
+    pub standings: Vec<Standing>,
     pub advisory_reviewed: Vec<String>,
     pub missing: Vec<Missing>,
 }
@@ -76,8 +82,22 @@ fn normalize(login: &str) -> String {
     lower.strip_suffix("[bot]").map(str::to_string).unwrap_or(lower)
 }
 
-/// Evaluates `policy` for a PR whose head commit is `head`.
+/// Evaluates `policy` for a PR whose head commit is `head`, without the
+/// documents' blob ids: an approval on an earlier head counts only when
+/// `review.stale_on_push` is off.
 pub fn evaluate(policy: &ReviewConfig, reviews: &[Review], commit_authors: &[String], head: &str) -> Outcome {
+    evaluate_contents(policy, reviews, commit_authors, head, &Contents::default())
+}
+
+/// Evaluates `policy` for a PR whose head commit is `head`; `contents`
+/// decides whether approvals on earlier heads still count.
+pub fn evaluate_contents(
+    policy: &ReviewConfig,
+    reviews: &[Review],
+    commit_authors: &[String],
+    head: &str,
+    contents: &Contents,
+) -> Outcome {
     let mut ordered: Vec<(usize, &Review)> = reviews.iter().enumerate().collect();
     ordered.sort_by(|(i, a), (j, b)| (a.submitted_at.as_deref(), i).cmp(&(b.submitted_at.as_deref(), j)));
 
@@ -99,12 +119,14 @@ pub fn evaluate(policy: &ReviewConfig, reviews: &[Review], commit_authors: &[Str
     let eligible: Vec<String> = policy.core_reviewers.iter().filter(|c| !recused.contains(c)).cloned().collect();
     let mut approvals = Vec::new();
     let mut stale = Vec::new();
+    let mut standings = Vec::new();
     let mut changes_requested = Vec::new();
     for login in &eligible {
         match latest(login) {
             Some(r) if r.state == ReviewState::Approved => {
-                let current = !policy.stale_on_push || r.commit.as_deref().is_some_and(|c| same_commit(c, head));
-                if current { approvals.push(login.clone()) } else { stale.push(login.clone()) }
+                let standing = content::standing(policy, login, r.commit.as_deref(), head, contents);
+                if standing.counts { approvals.push(login.clone()) } else { stale.push(login.clone()) }
+                standings.push(standing);
             }
             Some(r) if r.state == ReviewState::ChangesRequested => changes_requested.push(login.clone()),
             _ => {}
@@ -137,6 +159,7 @@ pub fn evaluate(policy: &ReviewConfig, reviews: &[Review], commit_authors: &[Str
         approvals,
         changes_requested,
         stale,
+        standings,
         advisory_reviewed,
         missing,
     }
@@ -201,8 +224,13 @@ impl Outcome {
                 self.eligible.len()
             ));
         }
-        if !self.stale.is_empty() {
-            out.push_str(&format!("\n\nApprovals on an older commit no longer count: {}.", self.stale.join(", ")));
+        if !self.standings.is_empty() {
+            out.push_str("\n\nApprovals:\n");
+            for s in &self.standings {
+                let on = s.commit.as_deref().map_or("an unknown commit".to_string(), |c| format!("`{}`", short(c)));
+                let verdict = if s.counts { "counts" } else { "no longer counts" };
+                out.push_str(&format!("\n- {} on {on}: {verdict}: {}.", s.login, s.why));
+            }
         }
         out
     }

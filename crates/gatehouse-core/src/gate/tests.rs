@@ -209,7 +209,73 @@ fn stale_approvals_count_when_the_policy_says_so() {
     p.stale_on_push = true;
     let outcome = evaluate(&p, &reviews, &[], HEAD);
     assert_eq!(outcome.stale, vec!["gyrum-marcus", "gyrum-lin"]);
-    assert!(outcome.summary().contains("Approvals on an older commit no longer count: gyrum-marcus, gyrum-lin."));
+    let summary = outcome.summary();
+    assert!(
+        summary.contains("- gyrum-marcus on `0011223`: no longer counts: the documents that made the gate apply were not compared"),
+        "{summary}"
+    );
+}
+
+const BRIEF: &str = "dark-factory/briefs/SWARM-AR-pg-backup.md";
+const NOTES: &str = "notes/todo.md";
+
+/// The brief's blob at the head is `head_blob`; at OLD it was `old_blob`.
+fn contents(head_blob: &str, old_blob: Option<&str>) -> Contents {
+    let mut contents = Contents::default();
+    contents.head.insert(BRIEF.into(), Some(head_blob.into()));
+    if let Some(old) = old_blob {
+        contents.approved.insert(OLD.into(), [(BRIEF.to_string(), Some(old.to_string()))].into());
+    }
+    contents
+}
+
+#[test]
+fn an_approval_follows_the_documents_that_made_the_gate_apply() {
+    let reviews = [review("gyrum-marcus", Approved, OLD, "1"), approve("gyrum-lin"), dana()];
+    // A rebase, a merge from the base or an edit elsewhere: the brief's blob is the same.
+    let outcome = evaluate_contents(&policy(), &reviews, &[], HEAD, &contents("b1", Some("b1")));
+    assert!(outcome.passed, "{outcome:?}");
+    assert_eq!(outcome.approvals, ["gyrum-marcus", "gyrum-lin"]);
+    let summary = outcome.summary();
+    assert!(
+        summary.contains(&format!("- gyrum-marcus on `0011223`: counts: `{BRIEF}` is byte for byte the same at the head.")),
+        "{summary}"
+    );
+    assert!(summary.contains("- gyrum-lin on `abc1234`: counts: given on the current head."), "{summary}");
+
+    // A push that edits the brief ends the approval given before it.
+    let outcome = evaluate_contents(&policy(), &reviews, &[], HEAD, &contents("b2", Some("b1")));
+    assert!(!outcome.passed);
+    assert_eq!(outcome.stale, ["gyrum-marcus"]);
+    assert_eq!(outcome.missing_lines(), ["1 more approval from gyrum-marcus or gyrum-priya on abc1234"]);
+    assert!(
+        outcome.summary().contains(&format!("- gyrum-marcus on `0011223`: no longer counts: `{BRIEF}` has changed since.")),
+        "{}",
+        outcome.summary()
+    );
+
+    // A document that was not there when the approval was given is a change too.
+    let mut added = contents("b1", Some("b1"));
+    added.head.insert(NOTES.into(), Some("n1".into()));
+    let outcome = evaluate_contents(&policy(), &reviews, &[], HEAD, &added);
+    assert_eq!(outcome.stale, ["gyrum-marcus"]);
+    assert!(outcome.standings[0].why.starts_with(&format!("`{NOTES}` has changed")), "{:?}", outcome.standings);
+
+    // A commit whose documents could not be read counts for nothing.
+    let outcome = evaluate_contents(&policy(), &reviews, &[], HEAD, &contents("b1", None));
+    assert_eq!(outcome.stale, ["gyrum-marcus"]);
+    assert!(outcome.standings[0].why.contains("could not be read"), "{:?}", outcome.standings);
+}
+
+#[test]
+fn any_push_ends_every_approval_when_the_policy_says_so() {
+    let mut p = policy();
+    p.approvals_end_on = crate::config::ApprovalsEnd::AnyPush;
+    let reviews = [review("gyrum-marcus", Approved, OLD, "1"), approve("gyrum-lin"), dana()];
+    let outcome = evaluate_contents(&p, &reviews, &[], HEAD, &contents("b1", Some("b1")));
+    assert!(!outcome.passed);
+    assert_eq!(outcome.stale, ["gyrum-marcus"]);
+    assert!(outcome.standings[0].why.contains("any_push"), "{:?}", outcome.standings);
 }
 
 #[test]

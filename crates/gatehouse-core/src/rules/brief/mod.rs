@@ -11,6 +11,7 @@ mod adr_undeclared;
 mod agent_duplicate;
 mod agent_mismatch;
 mod body_paths;
+mod cited_adr_retired;
 mod criterion;
 mod edited_after_merge;
 mod field_type;
@@ -59,6 +60,7 @@ fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
         adr_misquoted::rule(),
         adr_undeclared::rule(),
         adr_superseded::rule(),
+        cited_adr_retired::rule(),
         path_missing::rule(),
         path_invalid::rule(),
         to_be_created_rationale::rule(),
