@@ -9,14 +9,19 @@
 //!   deletions` per line; `repo-name` the checkout's `owner/name`;
 //!   `repos/<owner>/<name>/` other repositories' files;
 //! - `fail/expect`: one `path:line: message` per finding of the rule, in
-//!   path and line order, so a change of wording shows in review.
+//!   path and line order, so a change of wording shows in review;
+//! - `fail/fixed/`: for a rule that offers fixes, each file its verified
+//!   fixes change, as it reads once they are applied (round after round, as
+//!   `gatehouse check --fix` applies them). A rule that offers none must offer
+//!   none on its failing case.
 //!
 //! A failing case must fire the rule exactly as `expect` says; a passing case
 //! must not fire it, and must have no error findings at all. Every case is
 //! also evaluated as the App lays a pull request out (the base laid over the
 //! head's shared map, agent ids indexed) and must report the same. With
 //! `BLESS_FIXTURES=1` the test writes each `fail/expect` from what the rule
-//! found instead (review the diff).
+//! found instead, and each `fail/fixed/` file from what the fixes made
+//! (review the diff).
 
 mod local_repo;
 
@@ -34,6 +39,14 @@ fn fixtures() -> PathBuf {
 }
 
 fn evaluate(case: &Path, shared: &Path) -> Report {
+    let changes = changeset(case, shared);
+    let report = rules::evaluate(&changes);
+    let laid_out = rules::evaluate(&as_the_app_reads(&changes));
+    assert_eq!(format!("{laid_out:?}"), format!("{report:?}"), "{} laid out as the App reads it", case.display());
+    report
+}
+
+fn changeset(case: &Path, shared: &Path) -> ChangeSet {
     let tmp = tempfile::tempdir().unwrap();
     let head = tmp.path().join("head");
     std::fs::create_dir_all(&head).unwrap();
@@ -74,10 +87,7 @@ fn evaluate(case: &Path, shared: &Path) -> Report {
             })
             .collect()
     });
-    let report = rules::evaluate(&changes);
-    let laid_out = rules::evaluate(&as_the_app_reads(&changes));
-    assert_eq!(format!("{laid_out:?}"), format!("{report:?}"), "{} laid out as the App reads it", case.display());
-    report
+    changes
 }
 
 /// `changes` as the App reads a pull request: the head is one shared map,
@@ -154,6 +164,7 @@ fn every_rule_fails_and_passes_its_fixtures() {
                 show(&all)
             ));
         }
+        problems.extend(fixes_of(rule, &fail, &shared, &report));
         let report = evaluate(&pass, &shared);
         let bad: Vec<&Finding> =
             report.findings().filter(|f| f.rule == rule.id || f.severity == Severity::Error).collect();
@@ -162,4 +173,63 @@ fn every_rule_fails_and_passes_its_fixtures() {
         }
     }
     assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+/// What is wrong with the fixes `rule` offers on its failing case `fail`
+/// (whose evaluation is `report`): see the module's comment.
+fn fixes_of(rule: &rules::RuleInfo, fail: &Path, shared: &Path, report: &Report) -> Vec<String> {
+    let expected_dir = fail.join("fixed");
+    let offered = report.findings().filter(|f| f.rule == rule.id && f.fix.is_some()).count();
+    if rule.fix.is_none() {
+        return match offered {
+            0 if expected_dir.exists() => vec![format!("{}: has fail/fixed/ but declares no fix", rule.id)],
+            0 => Vec::new(),
+            n => vec![format!("{}: declares no fix but offers {n} on its failing case", rule.id)],
+        };
+    }
+    let changes = changeset(fail, shared);
+    let fixed = rules::fix_all(&changes, 10, &|f| f.rule == rule.id);
+    let changed: BTreeMap<&str, &str> = fixed
+        .changes
+        .head
+        .iter()
+        .filter(|(path, content)| changes.head.get(path.as_str()) != Some(*content))
+        .map(|(path, content)| (path.as_str(), content.text().unwrap_or_default()))
+        .collect();
+    if std::env::var_os("BLESS_FIXTURES").is_some() {
+        let _ = std::fs::remove_dir_all(&expected_dir);
+        for (path, text) in &changed {
+            let file = expected_dir.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+    }
+    let mut problems = Vec::new();
+    if offered == 0 || changed.is_empty() {
+        problems.push(format!("{}: declares a fix but offers none on its failing case", rule.id));
+    }
+    let mut expected: BTreeMap<String, String> = BTreeMap::new();
+    if expected_dir.exists() {
+        for path in gatehouse::source::fs::list(&expected_dir).unwrap() {
+            let text = std::fs::read_to_string(expected_dir.join(&path)).unwrap();
+            expected.insert(path, text);
+        }
+    }
+    let got: BTreeMap<String, String> = changed.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+    if got != expected {
+        problems.push(format!("{}: fixing its failing case gave {got:#?}, fail/fixed/ holds {expected:#?}", rule.id));
+    }
+    if fixed.unfinished {
+        problems.push(format!("{}: fixes were still offered after 10 rounds", rule.id));
+    }
+    let before: BTreeSet<(&str, Severity)> = report.findings().map(|f| (f.fingerprint.as_str(), f.severity)).collect();
+    let added: Vec<&Finding> = fixed
+        .report
+        .findings()
+        .filter(|f| f.severity != Severity::Notice && !before.contains(&(f.fingerprint.as_str(), f.severity)))
+        .collect();
+    if !added.is_empty() {
+        problems.push(format!("{}: its fixes added findings:{}", rule.id, show(&added)));
+    }
+    problems
 }

@@ -19,6 +19,11 @@ pub fn explain(r: &RuleInfo) -> String {
     let _ = writeln!(out, "{} ({} by default)\n", r.id, r.default_severity.as_str());
     let _ = writeln!(out, "{}\n", r.summary);
     let _ = writeln!(out, "{}\n", wrap(r.why, 80));
+    let fix = match r.fix {
+        Some(when) => format!("Fix: {when} (verified before it is offered; `gatehouse check --fix` applies it)"),
+        None => "Fix: none offered; the change needs the author's judgement.".to_string(),
+    };
+    let _ = writeln!(out, "{}\n", wrap(&fix, 80));
     for (label, example) in [("Fails", &r.bad), ("Passes", &r.good)] {
         let _ = writeln!(out, "{label}: {}", example.path);
         for line in example.text.lines() {

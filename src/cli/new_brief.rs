@@ -312,6 +312,7 @@ fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
                     "pass --repo-root {repo}=DIR (its checkout), or --repo-name {repo} when it is this checkout"
                 )),
                 fingerprint: crate::model::fingerprint(UNVERIFIABLE.id, path, repo),
+                fix: None,
             });
         }
     }

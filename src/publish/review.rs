@@ -346,6 +346,7 @@ mod tests {
             message: "ADR-321 is not among the repository's ADRs".into(),
             help: Some("fix the id, or add the ADR under docs/adr/**/*.md".into()),
             fingerprint: "3f2a9c0d11e4b7a8".into(),
+            fix: None,
         };
         let body = comment_body(&finding);
         insta::assert_snapshot!(body);

@@ -205,6 +205,7 @@ mod tests {
             message: "`ADR-095` is cited but no ADR with that id exists".into(),
             help: Some("cite an existing ADR".into()),
             fingerprint: "00".into(),
+            fix: None,
         }
     }
 

@@ -1,6 +1,8 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::Fix;
+
 /// How much a finding matters: an `Error` fails its check, the others annotate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -64,6 +66,8 @@ pub struct Diagnostic {
     /// A rule that reports at two levels (e.g. missing vs. merely not on top)
     /// sets this for the milder case; repo config still wins.
     pub severity: Option<Severity>,
+    /// A fix the rule proposes; the engine offers it only once verified.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -74,6 +78,12 @@ impl Diagnostic {
 
     pub fn severity(&mut self, severity: Severity) -> &mut Self {
         self.severity = Some(severity);
+        self
+    }
+
+    /// Proposes `fix`, when the rule has one.
+    pub fn fix(&mut self, fix: Option<Fix>) -> &mut Self {
+        self.fix = fix;
         self
     }
 }
@@ -99,6 +109,7 @@ impl Sink {
             message: message.into(),
             help: None,
             severity: None,
+            fix: None,
         });
         self.items.last_mut().expect("just pushed")
     }
@@ -127,6 +138,10 @@ pub struct Finding {
     pub message: String,
     pub help: Option<String>,
     pub fingerprint: String,
+    /// A verified fix: applying it clears this finding and adds no error or
+    /// warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
 }
 
 /// A fingerprint that identifies a finding across pushes: rule, path and a

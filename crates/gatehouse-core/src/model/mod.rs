@@ -4,6 +4,7 @@ mod agents;
 mod changeset;
 mod files;
 mod finding;
+mod fix;
 mod report;
 
 pub use agents::AgentIndex;
@@ -12,4 +13,5 @@ pub use changeset::{
 };
 pub use files::{Entries, Files};
 pub use finding::{Diagnostic, Finding, Severity, Sink, Span, fingerprint};
+pub use fix::{Edit, Fix, LineChange, apply as apply_edits, fixed_texts, line_change};
 pub use report::{Check, CheckReport, Conclusion, Report};

@@ -13,6 +13,7 @@ pass: gatehouse fails closed and says why instead of skipping it. A symbolic lin
 document either: gatehouse reads it as git stores it (the path it points to) and never follows \
 it, so a link to a file outside the repository (`/etc/passwd`) is reported, never read; FIFOs \
 and devices are never opened.",
+    fix: None,
     bad: Example { path: "dark-factory/briefs/SWARM-AR-backup.md", text: "(a 3 MB file, or bytes that are not UTF-8)" },
     good: Example { path: "dark-factory/briefs/SWARM-AR-backup.md", text: "---\nagent: SWARM-AR\n…\n---\n" },
 };

@@ -8,7 +8,8 @@
 /// `check` over the family's view. An example given as a string literal is
 /// the path of the rule's own fixture, `fixtures/rules/<id>/fail/head/<path>`
 /// for `bad` and `.../pass/head/<path>` for `good`; any other example is an
-/// [`Example`] written out.
+/// [`Example`] written out. `fix`, when given, says when the rule offers a
+/// fix (`gatehouse explain` prints it).
 macro_rules! declare_rule {
     (
         id: $id:literal,
@@ -16,10 +17,11 @@ macro_rules! declare_rule {
         severity: $severity:ident,
         summary: $summary:expr,
         why: $why:expr,
+        $(fix: $fix:expr,)?
         bad: $bad:literal,
         good: $good:literal $(,)?
     ) => {
-        declare_rule!(@declare $id, $view, $severity, $summary, $why,
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, [$($fix)?],
             declare_rule!(@fixture $id, "fail", $bad), declare_rule!(@fixture $id, "pass", $good));
     };
     (
@@ -28,10 +30,11 @@ macro_rules! declare_rule {
         severity: $severity:ident,
         summary: $summary:expr,
         why: $why:expr,
+        $(fix: $fix:expr,)?
         bad: $bad:literal,
         good: $good:expr $(,)?
     ) => {
-        declare_rule!(@declare $id, $view, $severity, $summary, $why, declare_rule!(@fixture $id, "fail", $bad), $good);
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, [$($fix)?], declare_rule!(@fixture $id, "fail", $bad), $good);
     };
     (
         id: $id:literal,
@@ -39,10 +42,11 @@ macro_rules! declare_rule {
         severity: $severity:ident,
         summary: $summary:expr,
         why: $why:expr,
+        $(fix: $fix:expr,)?
         bad: $bad:expr,
         good: $good:literal $(,)?
     ) => {
-        declare_rule!(@declare $id, $view, $severity, $summary, $why, $bad, declare_rule!(@fixture $id, "pass", $good));
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, [$($fix)?], $bad, declare_rule!(@fixture $id, "pass", $good));
     };
     (
         id: $id:literal,
@@ -50,10 +54,11 @@ macro_rules! declare_rule {
         severity: $severity:ident,
         summary: $summary:expr,
         why: $why:expr,
+        $(fix: $fix:expr,)?
         bad: $bad:expr,
         good: $good:expr $(,)?
     ) => {
-        declare_rule!(@declare $id, $view, $severity, $summary, $why, $bad, $good);
+        declare_rule!(@declare $id, $view, $severity, $summary, $why, [$($fix)?], $bad, $good);
     };
     (@fixture $id:literal, $case:literal, $path:literal) => {
         $crate::rules::Example {
@@ -61,12 +66,15 @@ macro_rules! declare_rule {
             text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/rules/", $id, "/", $case, "/head/", $path)),
         }
     };
-    (@declare $id:literal, $view:ident, $severity:ident, $summary:expr, $why:expr, $bad:expr, $good:expr) => {
+    (@fix) => { None };
+    (@fix $fix:expr) => { Some($fix) };
+    (@declare $id:literal, $view:ident, $severity:ident, $summary:expr, $why:expr, [$($fix:expr)?], $bad:expr, $good:expr) => {
         pub static INFO: $crate::rules::RuleInfo = $crate::rules::RuleInfo {
             id: $id,
             default_severity: $crate::model::Severity::$severity,
             summary: $summary,
             why: $why,
+            fix: declare_rule!(@fix $($fix)?),
             bad: $bad,
             good: $good,
         };
@@ -116,8 +124,10 @@ pub mod cite;
 mod common;
 pub mod decision;
 mod earned;
+mod fixes;
 mod paths;
 pub mod spec;
+mod verify;
 pub mod voting;
 
 use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
@@ -127,6 +137,7 @@ use crate::model::{
 };
 
 pub use common::{DOC_UNREADABLE, report_unreadable};
+pub use verify::{Fixed, fix_all};
 
 /// What `gatehouse rules` lists and `gatehouse explain` prints.
 #[derive(Debug)]
@@ -138,6 +149,9 @@ pub struct RuleInfo {
     pub summary: &'static str,
     /// Why the rule exists, citing its founding document (markdown).
     pub why: &'static str,
+    /// When the rule proposes a fix, and what it does; `None` for a rule
+    /// that never does (its fixes would need the author's words).
+    pub fix: Option<&'static str>,
     /// A document that breaks the rule, and one that keeps it.
     pub bad: Example,
     pub good: Example,
@@ -228,6 +242,7 @@ pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     why: "The repo config decides which documents are checked and how strictly. A typo in it would \
 silently weaken a gate, so every problem is reported with its line. The config is read from the \
 BASE revision (a PR cannot weaken its own gate); a PR that changes it sees its new file validated.",
+    fix: None,
     bad: Example { path: CONFIG_PATH, text: "briefs:\n  review_threshold:\n    lines: lots\n" },
     good: Example { path: CONFIG_PATH, text: "briefs:\n  review_threshold:\n    lines: 200\n" },
 };
@@ -260,7 +275,9 @@ pub fn evaluate(changes: &ChangeSet) -> Report {
 /// the change did not earn is reported as a notice (see [`earned`]).
 pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
     let mut report = evaluate_revision(changes, see);
+    let proposed = verify::Proposed::take(&mut report);
     earned::demote_predating(changes, &mut report);
+    proposed.verify(changes, &mut report);
     conclude(&mut report);
     report
 }
@@ -334,6 +351,7 @@ fn stamp(config: &Config, info: &'static RuleInfo, d: Diagnostic) -> Option<Find
         span: d.span,
         message: d.message,
         help: d.help,
+        fix: d.fix,
     })
 }
 

@@ -1,7 +1,8 @@
 use super::BriefView;
 use crate::docs::brief::{Brief, is_agent_id};
 use crate::docs::yaml::Node;
-use crate::model::{Sink, Span};
+use crate::model::{Diagnostic, Fix, Sink, Span};
+use crate::rules::fixes::{in_flow, scalar_range};
 
 declare_rule! {
     id: "brief/field-type",
@@ -12,6 +13,9 @@ declare_rule! {
 `adrs_referenced` a list of ADR ids (may be empty); `success_criteria` a non-empty list of one-line \
 assertions; `out_of_scope` a list; `lines_estimate` a positive integer, the number the 100-LOC review \
 threshold is measured against.",
+    fix: "unquotes a `lines_estimate` written as a quoted whole number (`\"80\"` becomes `80`), and makes a \
+list of one item of a single string where a list is required (`repos_touched: acme/infra` becomes \
+`[acme/infra]`)",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -21,22 +25,26 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if let Some(agent) = brief.field("agent") {
             match agent.as_str() {
                 Some(a) if is_agent_id(a) => {}
-                Some(a) => report(
-                    sink,
-                    brief,
-                    "agent",
-                    agent,
-                    format!("`agent` is `{a}`, not of the form `SWARM-<ID>`"),
-                    "write `SWARM-` and 1-6 of A-Z, 0-9, e.g. `SWARM-AR`",
-                ),
-                None => report(
-                    sink,
-                    brief,
-                    "agent",
-                    agent,
-                    format!("`agent` must be a string like `SWARM-AR`, found {}", agent.type_name()),
-                    "write e.g. `agent: SWARM-AR`",
-                ),
+                Some(a) => {
+                    report(
+                        sink,
+                        brief,
+                        "agent",
+                        agent,
+                        format!("`agent` is `{a}`, not of the form `SWARM-<ID>`"),
+                        "write `SWARM-` and 1-6 of A-Z, 0-9, e.g. `SWARM-AR`",
+                    );
+                }
+                None => {
+                    report(
+                        sink,
+                        brief,
+                        "agent",
+                        agent,
+                        format!("`agent` must be a string like `SWARM-AR`, found {}", agent.type_name()),
+                        "write e.g. `agent: SWARM-AR`",
+                    );
+                }
             }
         }
         string_list(sink, brief, "repos_touched", true, "list the repositories as `[owner/name, …]`");
@@ -46,35 +54,67 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if let Some(estimate) = brief.field("lines_estimate") {
             match estimate.as_i64() {
                 Some(n) if n > 0 => {}
-                Some(n) => report(
-                    sink,
-                    brief,
-                    "lines_estimate",
-                    estimate,
-                    format!("`lines_estimate` must be positive, found {n}"),
-                    "estimate the lines the agent will change, e.g. `lines_estimate: 400`",
-                ),
-                None => report(
-                    sink,
-                    brief,
-                    "lines_estimate",
-                    estimate,
-                    format!("`lines_estimate` must be a positive integer, found {}", estimate.type_name()),
-                    "write a bare number, e.g. `lines_estimate: 400`",
-                ),
+                Some(n) => {
+                    report(
+                        sink,
+                        brief,
+                        "lines_estimate",
+                        estimate,
+                        format!("`lines_estimate` must be positive, found {n}"),
+                        "estimate the lines the agent will change, e.g. `lines_estimate: 400`",
+                    );
+                }
+                None => {
+                    let number = estimate.as_str().and_then(|s| s.trim().parse::<u64>().ok()).filter(|n| *n > 0);
+                    let fix = number.and_then(|n| {
+                        let range = scalar_range(brief.text, estimate.line(), estimate.col(), false)?;
+                        Some(Fix::replace(format!("write `lines_estimate: {n}`"), brief.path, range, n.to_string()))
+                    });
+                    report(
+                        sink,
+                        brief,
+                        "lines_estimate",
+                        estimate,
+                        format!("`lines_estimate` must be a positive integer, found {}", estimate.type_name()),
+                        "write a bare number, e.g. `lines_estimate: 400`",
+                    )
+                    .fix(fix);
+                }
             }
         }
     }
 }
 
-fn report(sink: &mut Sink, brief: &Brief, field: &str, node: Node, message: String, help: &str) {
-    sink.emit(brief.path, Span::at(node.line(), node.col(), 1), field, message).help(help);
+fn report<'s>(
+    sink: &'s mut Sink,
+    brief: &Brief,
+    field: &str,
+    node: Node,
+    message: String,
+    help: &str,
+) -> &'s mut Diagnostic {
+    sink.emit(brief.path, Span::at(node.line(), node.col(), 1), field, message).help(help)
 }
 
 fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, help: &str) {
     let Some(node) = brief.field(field) else { return };
     let Some(items) = node.as_seq() else {
-        report(sink, brief, field, node, format!("`{field}` must be a list, found {}", node.type_name()), help);
+        // One string where a list belongs is a list of that one item.
+        let fix = node
+            .as_str()
+            .filter(|s| !s.trim().is_empty() && !in_flow(brief.text, node.line(), node.col()))
+            .and_then(|_| {
+                let range = scalar_range(brief.text, node.line(), node.col(), false)?;
+                let item = &brief.text[range.clone()];
+                Some(Fix::replace(
+                    format!("make `{field}` the list `[{item}]`"),
+                    brief.path,
+                    range,
+                    format!("[{item}]"),
+                ))
+            });
+        report(sink, brief, field, node, format!("`{field}` must be a list, found {}", node.type_name()), help)
+            .fix(fix);
         return;
     };
     if non_empty && items.is_empty() {

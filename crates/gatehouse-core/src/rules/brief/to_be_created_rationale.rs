@@ -1,5 +1,6 @@
 use super::BriefView;
-use crate::model::{Sink, Span};
+use crate::model::{Fix, Sink, Span};
+use crate::rules::fixes::line_range;
 
 /// The shortest rationale that says something.
 const MIN_RATIONALE: usize = 10;
@@ -15,6 +16,9 @@ from an invented one, so `to-be-created` must be followed on the same line by `:
 and at least 10 characters of why: `to-be-created: the drill runbook this brief asks for`, \
 `(to-be-created — the drill runbook this brief asks for)`, `**to-be-created** - the restore \
 script's first version`.",
+    fix: "adds the missing `:` when a rationale of 10 characters or more already follows the flag \
+(`to-be-created the drill runbook` becomes `to-be-created: the drill runbook`); a missing or short \
+rationale needs the author's words",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -41,7 +45,8 @@ fn check(view: &BriefView, sink: &mut Sink) {
             format!("flag:{}", path.text),
             message,
         )
-        .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`");
+        .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`")
+        .fix(if rationale.is_empty() { colon(brief.text, brief.path, path.span.line) } else { None });
     }
 }
 
@@ -54,6 +59,22 @@ pub(super) fn rationale(after_flag: &str) -> &str {
     let Some(rest) = rest.strip_prefix([':', '\u{2014}', '\u{2013}', '-']) else { return "" };
     let rest = rest.trim_start_matches(['-', '*', '_']);
     rest.trim().trim_end_matches([')', '.', ']', ';']).trim_end()
+}
+
+/// Adds the `:` a flag on `line` lacks, when what follows it on the line
+/// reads as a rationale once the colon is there.
+fn colon(text: &str, path: &str, line: u32) -> Option<Fix> {
+    let range = line_range(text, line)?;
+    let content = &text[range.clone()];
+    let flag_end = content.find("to-be-created")? + "to-be-created".len();
+    let after = &content[flag_end..];
+    let closing = after.len() - after.trim_start_matches(['*', '_', '`', '"', '\'', '\u{201d}', '\u{2019}']).len();
+    let rest = &after[closing..];
+    if !rest.starts_with(' ') || rationale(&format!(":{rest}")).chars().count() < MIN_RATIONALE {
+        return None;
+    }
+    let at = range.start + flag_end + closing;
+    Some(Fix::replace("add `:` between `to-be-created` and its rationale", path, at..at, ":"))
 }
 
 #[cfg(test)]

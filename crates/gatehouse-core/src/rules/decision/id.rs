@@ -1,6 +1,6 @@
 use super::DecisionView;
 use crate::docs::decision::{is_valid_id, manifest_path};
-use crate::model::{Sink, Span};
+use crate::model::{Fix, Sink, Span};
 
 declare_rule! {
     id: "decision/id",
@@ -12,6 +12,7 @@ index — so concurrent filers never contend\". The file name is the index: the 
 by its id, so `decision_id` must equal the file name, and the id follows the harnery engine's pattern \
 `<slug>-YYYY-MM-DD-<4 hex>` (docs/seed-coverage.md, Engine formats), lower-case. A decision has one manifest: the same id at the \
 top of the docket and in `archive/` is two decisions claiming one name.",
+    fix: "sets `decision_id` to the file name's id, when the file name is a decision id",
     bad: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
     good: ".harnery/decisions/queue-backend-2026-07-10-7d21.json",
 }
@@ -32,7 +33,12 @@ fn check(view: &DecisionView, sink: &mut Sink) {
                 "mismatch",
                 format!("`decision_id` is `{id}` but the file is `{stem}.json`"),
             )
-            .help("the id and the file name must be the same: rename the file or fix `decision_id`");
+            .help("the id and the file name must be the same: rename the file or fix `decision_id`")
+            .fix(node.filter(|_| is_valid_id(stem)).and_then(|node| {
+                let range = crate::rules::fixes::scalar_range(d.head.text, node.line, node.col, false)?;
+                let quoted = serde_json::to_string(stem).ok()?;
+                Some(Fix::replace(format!("set `\"decision_id\": {quoted}`"), d.head.path, range, quoted))
+            }));
         }
         let other = manifest_path(d.location.folder, stem, !d.location.archived);
         if view.changes.head.contains_key(&other) {

@@ -1,7 +1,8 @@
 use super::{Decision, DecisionView};
 use crate::docs::json::Json;
 use crate::docs::timestamp::{self, Timestamp};
-use crate::model::{Sink, Span};
+use crate::model::{Fix, Sink, Span};
+use crate::rules::fixes::scalar_range;
 
 declare_rule! {
     id: "decision/timestamps",
@@ -15,6 +16,9 @@ date-time in the RFC 3339 profile the engine writes (`2026-07-08T14:05:00Z`, an 
 required), and time runs forward through the lifecycle: nothing happens before the decision was \
 filed, and no review before the resolution it reviews. `filed_at` itself is fixed once the decision \
 is filed.",
+    fix: "rewrites a date-time written in another form of the same instant in the RFC 3339 form \
+(`2026-07-08 11:40Z` becomes `2026-07-08T11:40:00Z`, `+0200` becomes `+02:00`), and restores a changed \
+`filed_at`; a date-time without a time zone needs the author to say which",
     bad: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
     good: ".harnery/decisions/retry-budget-2026-07-08-3f9a.json",
 }
@@ -41,7 +45,8 @@ fn check(view: &DecisionView, sink: &mut Sink) {
                     *name,
                     format!("`{name}` is {text:?}, not an RFC 3339 date-time"),
                 )
-                .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`");
+                .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`")
+                .fix(canonical(text).and_then(|canonical| set(m.text, m.path, node, name, &canonical)));
             }
         }
         let [filed, _, resolved, _] = parsed;
@@ -74,6 +79,54 @@ fn refiled(d: &Decision, sink: &mut Sink) {
             "refiled",
             format!("`filed_at` changed from {before:?} to {text:?}"),
         )
-        .help(format!("restore `\"filed_at\": {before:?}`: it records when the decision was filed"));
+        .help(format!("restore `\"filed_at\": {before:?}`: it records when the decision was filed"))
+        .fix(set(d.head.text, d.head.path, node, "filed_at", before));
+    }
+}
+
+/// Sets the string at `node` of the manifest `text` to `value`.
+fn set(text: &str, path: &str, node: &Json, name: &str, value: &str) -> Option<Fix> {
+    let range = scalar_range(text, node.line, node.col, false)?;
+    let quoted = serde_json::to_string(value).ok()?;
+    Some(Fix::replace(format!("write `\"{name}\": {quoted}`"), path, range, quoted))
+}
+
+/// The RFC 3339 form of a date-time written in another form of it: a space
+/// or lower-case `t` between date and time, minutes without seconds, an
+/// offset without its colon (`+0200`), `UTC` for `Z`. `None` when the text
+/// names no instant (no time zone).
+fn canonical(text: &str) -> Option<String> {
+    let text = text.trim();
+    let (date, rest) = (text.get(..10)?, text.get(10..)?);
+    let rest = rest.strip_prefix([' ', 'T', 't'])?.trim_start();
+    let zone_at = rest.find(['Z', 'z', '+', '-', ' ']).unwrap_or(rest.len());
+    let (time, zone) = rest.split_at(zone_at);
+    let time = if time.len() == 5 { format!("{time}:00") } else { time.to_string() };
+    let zone = match zone.trim() {
+        "Z" | "z" | "UTC" => "Z".to_string(),
+        offset if offset.len() == 5 && offset.bytes().skip(1).all(|b| b.is_ascii_digit()) => {
+            format!("{}:{}", &offset[..3], &offset[3..])
+        }
+        offset => offset.to_string(),
+    };
+    let canonical = format!("{date}T{time}{zone}");
+    (canonical != text && timestamp::parse(&canonical).is_some()).then_some(canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn other_forms_of_an_instant_become_rfc_3339() {
+        for (text, canonical) in [
+            ("2026-07-08 11:40Z", "2026-07-08T11:40:00Z"),
+            ("2026-07-08T11:40:05+0200", "2026-07-08T11:40:05+02:00"),
+            ("2026-07-08 11:40:05 UTC", "2026-07-08T11:40:05Z"),
+            ("2026-07-08t11:40:05.5z", "2026-07-08T11:40:05.5Z"),
+        ] {
+            assert_eq!(super::canonical(text).as_deref(), Some(canonical), "{text}");
+        }
+        for text in ["2026-07-08 11:40", "2026-07-08", "2026-07-08T11:40:00Z", "2026-02-30 11:40Z", "yesterday"] {
+            assert_eq!(super::canonical(text), None, "{text}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 use super::{VotingView, anchor, at};
 use crate::docs::voting::{Argument, is_date, show};
-use crate::model::Sink;
+use crate::model::{Fix, Sink};
+use crate::rules::fixes::scalar_range;
 
 declare_rule! {
     id: "voting/date",
@@ -11,6 +12,8 @@ declare_rule! {
 A date in another shape, with a time, or that does not exist (2026-02-30) would make decay read the wrong age. \
 Arguments are listed in submission order (ADR-140: \"Lexicographic order = submission order\" of ids), so an \
 argument dated before one above it is an error too.",
+    fix: "rewrites a date written another way as `YYYY-MM-DD` (`2026-5-6` and `2026/05/06` become \
+`2026-05-06`; a date-time keeps its date); an impossible date is the author's to correct",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
     good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
@@ -35,7 +38,11 @@ fn check(view: &VotingView, sink: &mut Sink) {
                         show(node)
                     ),
                 )
-                .help("write the submission date as e.g. `proposed_at: 2026-05-06`");
+                .help("write the submission date as e.g. `proposed_at: 2026-05-06`")
+                .fix(as_date(date).and_then(|date| {
+                    let range = scalar_range(doc.text, node.line(), node.col(), false)?;
+                    Some(Fix::replace(format!("write `proposed_at: {date}`"), doc.path, range, date))
+                }));
                 continue;
             }
             match &latest {
@@ -55,6 +62,35 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 }
                 _ => latest = Some((date, argument)),
             }
+        }
+    }
+}
+
+/// The `YYYY-MM-DD` form of a date written with other separators, without
+/// leading zeros, or as a date-time.
+fn as_date(text: &str) -> Option<String> {
+    let date = text.trim().split(['T', 't', ' ']).next()?;
+    let parts: Vec<&str> = date.split(['-', '/', '.']).collect();
+    let [year, month, day] = parts.as_slice() else { return None };
+    if year.len() != 4 || month.len() > 2 || day.len() > 2 {
+        return None;
+    }
+    let (year, month, day): (u32, u32, u32) = (year.parse().ok()?, month.parse().ok()?, day.parse().ok()?);
+    let canonical = format!("{year:04}-{month:02}-{day:02}");
+    (is_date(&canonical) && canonical != text).then_some(canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates_written_another_way_become_yyyy_mm_dd() {
+        for (text, date) in
+            [("2026-5-6", "2026-05-06"), ("2026/05/06", "2026-05-06"), ("2026-05-06T10:00:00Z", "2026-05-06")]
+        {
+            assert_eq!(super::as_date(text).as_deref(), Some(date), "{text}");
+        }
+        for text in ["2026-05-32", "06/05/2026", "2026-05", "yesterday"] {
+            assert_eq!(super::as_date(text), None, "{text}");
         }
     }
 }

@@ -2,7 +2,8 @@ use super::VotingView;
 use crate::docs::frontmatter::FrontmatterError;
 use crate::docs::voting::{VotingDoc, is_kebab, show};
 use crate::docs::yaml::Node;
-use crate::model::{Sink, Span};
+use crate::model::{Diagnostic, Fix, Sink, Span};
+use crate::rules::fixes::scalar_range;
 
 declare_rule! {
     id: "voting/frontmatter",
@@ -20,6 +21,7 @@ other than its `<n>`, `scope` tags that are not a list of strings, an unterminat
 YAML in it (anchors and aliases are refused) is an error at its line. A file on the voting paths with \
 neither `format: voting/…` nor a `voting` block is not a voting doc (ADR-117's module guidelines share \
 `dark-factory/guidelines/`) and is passed over.",
+    fix: "sets `format` to `voting/v1`, and `doc` and `version` to what the file name says",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
     good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
@@ -53,26 +55,32 @@ fn check(view: &VotingView, sink: &mut Sink) {
         match frontmatter.root().get("format") {
             None => {}
             Some(node) if node.as_str() == Some(FORMAT) => {}
-            Some(node) => field(
-                sink,
-                doc,
-                "format",
-                node,
-                format!("`format` is {}, not `{FORMAT}`", show(node)),
-                "write `format: voting/v1`, the format ADR-140 defines",
-            ),
+            Some(node) => {
+                field(
+                    sink,
+                    doc,
+                    "format",
+                    node,
+                    format!("`format` is {}, not `{FORMAT}`", show(node)),
+                    "write `format: voting/v1`, the format ADR-140 defines",
+                )
+                .fix(set(doc, "format", node, FORMAT));
+            }
         }
         match frontmatter.root().get("doc") {
             None => {}
             Some(node) => match node.as_str() {
-                Some(d) if !is_kebab(d) => field(
-                    sink,
-                    doc,
-                    "doc",
-                    node,
-                    format!("`doc` is `{d}`; a doc name is kebab-case"),
-                    "write lower-case words joined by `-`, as in the file name",
-                ),
+                Some(d) if !is_kebab(d) => {
+                    field(
+                        sink,
+                        doc,
+                        "doc",
+                        node,
+                        format!("`doc` is `{d}`; a doc name is kebab-case"),
+                        "write lower-case words joined by `-`, as in the file name",
+                    )
+                    .fix(name.and_then(|n| set(doc, "doc", node, n.doc)));
+                }
                 Some(d) => {
                     if let Some(name) = name.filter(|n| n.doc != d) {
                         field(
@@ -82,17 +90,20 @@ fn check(view: &VotingView, sink: &mut Sink) {
                             node,
                             format!("`doc` is `{d}` but the file name says `{}`", name.doc),
                             "make `doc` and the file name's `<doc>` the same",
-                        );
+                        )
+                        .fix(set(doc, "doc", node, name.doc));
                     }
                 }
-                None => field(
-                    sink,
-                    doc,
-                    "doc",
-                    node,
-                    format!("`doc` must be a string, found {}", node.type_name()),
-                    "write e.g. `doc: smoke-spec-path`",
-                ),
+                None => {
+                    field(
+                        sink,
+                        doc,
+                        "doc",
+                        node,
+                        format!("`doc` must be a string, found {}", node.type_name()),
+                        "write e.g. `doc: smoke-spec-path`",
+                    );
+                }
             },
         }
         match frontmatter.root().get("version") {
@@ -107,17 +118,21 @@ fn check(view: &VotingView, sink: &mut Sink) {
                             node,
                             format!("`version` is {v} but the file name says `@v{}`", name.version),
                             "make `version` and the file name's `@v<n>` the same",
-                        );
+                        )
+                        .fix(set(doc, "version", node, &name.version.to_string()));
                     }
                 }
-                _ => field(
-                    sink,
-                    doc,
-                    "version",
-                    node,
-                    format!("`version` must be a whole number from 1, found {}", show(node)),
-                    "write e.g. `version: 1`",
-                ),
+                _ => {
+                    field(
+                        sink,
+                        doc,
+                        "version",
+                        node,
+                        format!("`version` must be a whole number from 1, found {}", show(node)),
+                        "write e.g. `version: 1`",
+                    )
+                    .fix(name.and_then(|n| set(doc, "version", node, &n.version.to_string())));
+                }
             },
         }
         if let Some(node) = frontmatter.root().get("scope") {
@@ -138,6 +153,20 @@ fn check(view: &VotingView, sink: &mut Sink) {
     }
 }
 
-fn field(sink: &mut Sink, doc: &VotingDoc, name: &str, node: Node, message: String, help: &str) {
-    sink.emit(doc.path, Span::at(node.line(), node.col(), 1), name, message).help(help);
+fn field<'s>(
+    sink: &'s mut Sink,
+    doc: &VotingDoc,
+    name: &str,
+    node: Node,
+    message: String,
+    help: &str,
+) -> &'s mut Diagnostic {
+    sink.emit(doc.path, Span::at(node.line(), node.col(), 1), name, message).help(help)
+}
+
+/// Sets the scalar field `name` (written at `node`) to `value`.
+fn set(doc: &VotingDoc, name: &str, node: Node, value: &str) -> Option<Fix> {
+    node.scalar_text()?;
+    let range = scalar_range(doc.text, node.line(), node.col(), false)?;
+    Some(Fix::replace(format!("set `{name}: {value}`"), doc.path, range, value))
 }
