@@ -91,7 +91,8 @@ impl Metrics {
         self.github_down.store(i64::from(down), Ordering::Relaxed);
     }
 
-    /// A failed delivery the sweep found neither stored nor since delivered.
+    /// A failed delivery the sweep found neither stored nor since delivered,
+    /// counted once per delivery id.
     pub fn redelivery_found(&self) {
         self.redelivery_found.fetch_add(1, Ordering::Relaxed);
     }
@@ -159,7 +160,7 @@ impl Metrics {
         let redelivery = [
             (
                 "gatehouse_hook_deliveries_failed_total",
-                "Failed webhook deliveries found neither stored nor delivered since.",
+                "Failed webhook deliveries found neither stored nor delivered since, once per delivery id.",
                 &self.redelivery_found,
             ),
             (

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use common::*;
 use gatehouse::app::{AppConfig, RedeliverPolicy, Running};
-use gatehouse::sim::{HISTORY_S, HookDelivery, Sim};
+use gatehouse::sim::{Faults, HISTORY_S, HookDelivery, Sim};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -350,4 +350,33 @@ async fn replicas_do_not_redeliver_twice() {
     assert_eq!(asks, failed.len(), "one ask per failed delivery across both replicas");
     one.shutdown().await;
     two.shutdown().await;
+}
+
+/// GitHub refuses the first redelivery request (422): it is counted as
+/// failed, the delivery is asked for again at the next sweep, and found
+/// once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_redelivery_request_is_counted_and_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::sqlite(&dir);
+    let sim = sim().await;
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    sim.set_webhook(&format!("http://{}/webhook", closed.local_addr().unwrap()), SECRET);
+    drop(closed);
+    let failed = sim.deliver("ping", &json!({ "zen": "Approachable is better than simple.", "hook_id": 1 })).await;
+    sim.set_faults(Faults { status_next: 1, status: 422, only: "/attempts".into(), ..Faults::default() });
+    let app = start_on(sweeping(&db, &sim), &sim).await;
+    delivered(&sim, std::slice::from_ref(&failed.guid)).await;
+    let asks: Vec<u16> = sim.requests().iter().filter(|r| r.path.ends_with("/attempts")).map(|r| r.status).collect();
+    assert_eq!(asks, [422, 202]);
+    let metrics = app.metrics.render();
+    for line in [
+        "gatehouse_hook_deliveries_failed_total 1",
+        "gatehouse_redeliveries_requested_total 1",
+        "gatehouse_redelivery_requests_failed_total 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in:\n{metrics}");
+    }
+    assert_eq!(app.store.redelivery_attempts().await.unwrap(), [(failed.guid.clone(), 2)]);
+    app.shutdown().await;
 }

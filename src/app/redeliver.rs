@@ -220,10 +220,13 @@ async fn redeliver_failed(
             return Ok(((accepted, refused), true));
         }
         let now = now_ms();
-        if !store.claim_redelivery(&guid, id, now, now + ms(policy.claim), policy.max_attempts).await? {
+        let Some(attempt) = store.claim_redelivery(&guid, id, now, now + ms(policy.claim), policy.max_attempts).await?
+        else {
             continue;
+        };
+        if attempt == 1 {
+            metrics.redelivery_found();
         }
-        metrics.redelivery_found();
         if accepted + refused > 0 {
             tokio::time::sleep(policy.pace).await;
         }

@@ -68,8 +68,9 @@ impl Store {
     }
 
     /// Claims the redelivery of `guid` (by its attempt `delivery_id`) until
-    /// `until` (ms): true when no claim on it runs and it was asked for
-    /// fewer than `max_attempts` times, counting this one.
+    /// `until` (ms), when no claim on it runs and it was asked for fewer
+    /// than `max_attempts` times: returns how many times it has been, this
+    /// one included.
     pub async fn claim_redelivery(
         &self,
         guid: &str,
@@ -77,17 +78,25 @@ impl Store {
         now: i64,
         until: i64,
         max_attempts: i64,
-    ) -> Result<bool> {
+    ) -> Result<Option<i64>> {
         let sql = "INSERT INTO gh_redeliveries (guid, delivery_id, attempts, claimed_until, requested_at) \
                    VALUES ($1, $2, 1, $3, $4) ON CONFLICT (guid) DO UPDATE SET \
                    delivery_id = excluded.delivery_id, attempts = gh_redeliveries.attempts + 1, \
                    claimed_until = excluded.claimed_until, requested_at = excluded.requested_at \
-                   WHERE gh_redeliveries.claimed_until < excluded.requested_at AND gh_redeliveries.attempts < $5";
-        let guid = guid.to_string();
-        let claimed = self
-            .write(sql, |q| q.bind(guid.clone()).bind(delivery_id as i64).bind(until).bind(now).bind(max_attempts))
-            .await?;
-        Ok(claimed == 1)
+                   WHERE gh_redeliveries.claimed_until < excluded.requested_at AND gh_redeliveries.attempts < $5 \
+                   RETURNING attempts";
+        let id = delivery_id as i64;
+        Ok(match &self.engine {
+            Engine::Sqlite { pool, writer, .. } => {
+                let _guard = writer.worker().await;
+                let q = sqlx::query_scalar(sql).bind(guid).bind(id).bind(until).bind(now).bind(max_attempts);
+                q.fetch_optional(pool).await?
+            }
+            Engine::Postgres(pool) => {
+                let q = sqlx::query_scalar(sql).bind(guid).bind(id).bind(until).bind(now).bind(max_attempts);
+                q.fetch_optional(pool).await?
+            }
+        })
     }
 
     /// Ends the claim on `guid` at once: GitHub refused the request, so the
