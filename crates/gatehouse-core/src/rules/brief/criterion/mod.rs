@@ -319,9 +319,11 @@ fn named(tokens: &[Token], i: usize) -> bool {
         chars.next().is_some_and(|c| c.is_uppercase()) && chars.all(|c| !c.is_uppercase())
     };
     let sentence_start = i == 0 || tokens[i - 1].kind == Kind::Break;
-    let words = tokens.iter().filter(|t| t.kind == Kind::Word);
-    let title_case = words.clone().filter(|t| capitalised(t)).count() * 2 > words.count();
-    !sentence_start && !title_case && capitalised(&tokens[i])
+    let title_case = || {
+        let words = tokens.iter().filter(|t| t.kind == Kind::Word);
+        words.clone().filter(|t| capitalised(t)).count() * 2 > words.count()
+    };
+    !sentence_start && capitalised(&tokens[i]) && !title_case()
 }
 
 fn is_determiner(word: &str) -> bool {
