@@ -82,8 +82,7 @@ pub async fn main(binary: &Path, connections: usize, secs: u64) -> Result<()> {
     let idle_rss = served.memory("VmRSS")?;
     let until = tokio::time::Instant::now() + Duration::from_secs(secs);
     let pause = |n: usize| Duration::from_millis(500 + (n % 11) as u64 * 100);
-    let flood: Vec<_> =
-        (0..connections).map(|n| tokio::spawn(flooder(served.addr, pause(n), until))).collect();
+    let flood: Vec<_> = (0..connections).map(|n| tokio::spawn(flooder(served.addr, pause(n), until))).collect();
     tokio::time::sleep(SETTLE).await;
     let mut answered = Vec::new();
     let mut n = 0;

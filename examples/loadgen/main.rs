@@ -47,8 +47,8 @@ use gatehouse::webhook::{Secrets, signature};
 const SECRET: &str = "loadgen-secret";
 const APP_ID: u64 = 1;
 const INSTALLATION: u64 = 1;
-const PRIVATE_KEY: &str = include_str!("../fixtures/app/test-app-key.pem");
-const PUBLIC_KEY: &str = include_str!("../fixtures/app/test-app-key.pub.pem");
+const PRIVATE_KEY: &str = include_str!("../../fixtures/app/test-app-key.pem");
+const PUBLIC_KEY: &str = include_str!("../../fixtures/app/test-app-key.pub.pem");
 /// Deliveries sent at each concurrency before measuring (connections
 /// opened, caches and the database warm).
 const WARM_UP: usize = 1_000;

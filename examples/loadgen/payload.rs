@@ -117,7 +117,10 @@ fn repository(full_name: &str, id: u64) -> Value {
     }
     put("mirror_url", Value::Null);
     put("open_issues_count", 7.into());
-    put("license", json!({"key": "mit", "name": "MIT License", "spdx_id": "MIT", "url": format!("{API}/licenses/mit"), "node_id": "MDc6TGljZW5zZTEz"}));
+    put(
+        "license",
+        json!({"key": "mit", "name": "MIT License", "spdx_id": "MIT", "url": format!("{API}/licenses/mit"), "node_id": "MDc6TGljZW5zZTEz"}),
+    );
     put("topics", json!(["agents", "governance"]));
     put("visibility", "public".into());
     put("forks", 3.into());

@@ -252,7 +252,10 @@ mod tests {
         type Data = Bytes;
         type Error = std::convert::Infallible;
 
-        fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
             self.0.poll_recv(cx).map(|piece| piece.map(|b| Ok(Frame::data(b))))
         }
     }
