@@ -105,6 +105,20 @@ pub async fn run_async() -> Result<()> {
         for comment in &review.comments {
             let first = comment.body.lines().next().unwrap_or("");
             crate::cli::emit(&format!("  {}:{}  {first}\n", comment.path, comment.line))?;
+            // A suggested change is shown whole: it is what one click applies.
+            let mut in_suggestion = false;
+            for line in comment.body.lines() {
+                let fence = line.starts_with("```");
+                if fence && line.ends_with("suggestion") {
+                    in_suggestion = true;
+                }
+                if in_suggestion {
+                    crate::cli::emit(&format!("      {line}\n"))?;
+                }
+                if fence && !line.ends_with("suggestion") {
+                    in_suggestion = false;
+                }
+            }
         }
         for line in review.body.lines().filter(|l| l.starts_with("- `")) {
             let visible = line.split(" <!--").next().unwrap_or(line);

@@ -250,10 +250,13 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     };
     let changes = snapshot.changes;
     let policy = changes.config.review.clone();
-    let (report, applicability) =
-        tokio::task::spawn_blocking(move || (crate::rules::evaluate(&changes), gate::applicability(&changes)))
-            .await
-            .context("the rules panicked")?;
+    let (report, applicability, suggestions) = tokio::task::spawn_blocking(move || {
+        let report = crate::rules::evaluate(&changes);
+        let suggestions = review::suggestions(&report, &changes);
+        (report, gate::applicability(&changes), suggestions)
+    })
+    .await
+    .context("the rules panicked")?;
     let mut requests = None;
     let mut unreadable_authors = false;
     let outcome = match applicability.applies {
@@ -302,7 +305,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         return Ok(());
     }
     let findings: Vec<_> = report.findings().collect();
-    let published = review::publish(repo, number, &head, &findings, &snapshot.files).await?;
+    let published = review::publish(repo, number, &head, &findings, &snapshot.files, &suggestions).await?;
     tracing::info!(job = job.id, pr = number, head = %short(&pr), ?published, "evaluated");
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
 mod explain;
+mod fix;
 mod gate;
 mod new_brief;
 mod register;
@@ -139,6 +140,13 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Apply the verified fixes to the working tree, round after round, then
+    /// report what remains.
+    #[arg(long, conflicts_with = "head")]
+    fix: bool,
+    /// With --fix: print each fix and a unified diff; write nothing.
+    #[arg(long, requires = "fix")]
+    dry_run: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -353,7 +361,22 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         repo_roots: args.repo_roots,
     };
     let changes = local::changeset(&request)?;
-    let report = crate::rules::evaluate(&changes);
+    let (changes, report) = if args.fix {
+        let outcome = fix::apply(&local::root(&request)?, &changes, args.dry_run)?;
+        let report = outcome.fixed.report;
+        if args.dry_run {
+            emit(&outcome.text)?;
+            return Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        }
+        match args.format {
+            Format::Text => emit(&outcome.text)?,
+            _ => eprint!("{}", render::escape_controls(&outcome.text, render::Keep::LinesAndTabs)),
+        }
+        (outcome.fixed.changes, report)
+    } else {
+        let report = crate::rules::evaluate(&changes);
+        (changes, report)
+    };
     let output = match args.format {
         Format::Text => render::text(&report, &changes),
         Format::Json => render::json(&report) + "\n",

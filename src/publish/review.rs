@@ -15,7 +15,7 @@ use super::diff::commentable_lines;
 use super::limits;
 use crate::github::answers::Nodes;
 use crate::github::{ApiError, Call, RepoClient};
-use crate::model::{Finding, Severity};
+use crate::model::{ChangeSet, Finding, LineChange, Report, Severity};
 use crate::source::pull_request::PrFile;
 
 const FINGERPRINT: &str = "<!-- gatehouse:fingerprint=";
@@ -175,12 +175,42 @@ fn advance(info: &PageInfo, cursor: &mut Option<String>) -> bool {
 /// Longest message of one finding listed in a review body.
 const BODY_MESSAGE_CHARS: usize = 2_000;
 
+/// The suggested change of each finding with a verified fix (by
+/// fingerprint): the whole lines the fix rewrites in the head.
+pub fn suggestions(report: &Report, changes: &ChangeSet) -> BTreeMap<String, LineChange> {
+    report
+        .findings()
+        .filter_map(|f| Some((f.fingerprint.clone(), f.fix.as_ref()?.line_change(&changes.head)?)))
+        .collect()
+}
+
+/// A suggested change as GitHub's comment syntax writes one: a fenced
+/// `suggestion` block holding the lines that replace the commented ones
+/// (docs.github.com, "Incorporating feedback in your pull request"; an
+/// empty block deletes them). The fence is longer than any backtick run in
+/// the lines.
+fn suggestion_block(change: &LineChange) -> String {
+    let longest = change.text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}suggestion\n{}{fence}", change.text)
+}
+
 /// An inline comment, within GitHub's limit: the text is cut, never the
-/// fingerprint at its end.
-fn comment_body(f: &Finding) -> String {
+/// fingerprint at its end (a suggestion that does not fit whole is left out).
+fn comment_body(f: &Finding, suggestion: Option<&LineChange>) -> String {
     let mut text = format!("**{}** `{}`: {}", f.severity.as_str(), f.rule, f.message);
     if let Some(help) = &f.help {
         text.push_str(&format!("\n\nHow to fix: {help}"));
+    }
+    if let (Some(change), Some(fix)) = (suggestion, &f.fix) {
+        let block = format!(
+            "\n\nSuggested fix, verified (gatehouse applied it and ran its rules again): {}\n\n{}",
+            fix.message,
+            suggestion_block(change)
+        );
+        if text.chars().count() + block.chars().count() + 200 < limits::COMMENT_CHARS {
+            text.push_str(&block);
+        }
     }
     let tail = format!("\n\n`gatehouse explain {}` says why.\n\n{FINGERPRINT}{} -->", f.rule, f.fingerprint);
     let room = limits::COMMENT_CHARS - tail.chars().count();
@@ -223,6 +253,7 @@ pub async fn publish(
     head: &str,
     findings: &[&Finding],
     files: &[PrFile],
+    suggestions: &BTreeMap<String, LineChange>,
 ) -> Result<Published, ApiError> {
     let before = existing(repo, number).await?;
     let mut published = Published::default();
@@ -258,7 +289,8 @@ pub async fn publish(
         if before.commented.contains(&f.fingerprint) || !seen.insert(f.fingerprint.as_str()) {
             continue;
         }
-        if lines.get(f.path.as_str()).is_some_and(|l| l.contains(&f.span.line)) {
+        let in_diff = |line: u32| lines.get(f.path.as_str()).is_some_and(|l| l.contains(&line));
+        if in_diff(f.span.line) || suggestion_in_diff(suggestions, f, &in_diff).is_some() {
             inline.push(*f);
         } else {
             body_findings.push(*f);
@@ -270,7 +302,10 @@ pub async fn publish(
     let total = inline.len() + body_findings.len();
     let comments: Vec<Value> = inline
         .iter()
-        .map(|f| json!({ "path": f.path, "line": f.span.line, "side": "RIGHT", "body": comment_body(f) }))
+        .map(|f| {
+            let in_diff = |line: u32| lines.get(f.path.as_str()).is_some_and(|l| l.contains(&line));
+            inline_comment(f, suggestion_in_diff(suggestions, f, &in_diff))
+        })
         .collect();
     let body = review_body(head, total, &body_findings, None);
     let reviews = format!("/pulls/{number}/reviews");
@@ -314,6 +349,32 @@ pub async fn publish(
     Ok(published)
 }
 
+/// The suggested change of `f`, when every line it rewrites is one the
+/// diff shows (GitHub places a comment only there).
+fn suggestion_in_diff<'s>(
+    suggestions: &'s BTreeMap<String, LineChange>,
+    f: &Finding,
+    in_diff: &dyn Fn(u32) -> bool,
+) -> Option<&'s LineChange> {
+    suggestions.get(&f.fingerprint).filter(|change| (change.start_line..=change.end_line).all(in_diff))
+}
+
+/// A review comment: on the finding's line, or, with a suggestion, on the
+/// lines the suggestion replaces. A comment over several lines gives
+/// `start_line` and `line` (the last), each on the diff's `RIGHT` side
+/// (docs.github.com, REST "Create a review for a pull request").
+fn inline_comment(f: &Finding, suggestion: Option<&LineChange>) -> Value {
+    let body = comment_body(f, suggestion);
+    match suggestion {
+        Some(change) if change.start_line < change.end_line => json!({
+            "path": f.path, "start_line": change.start_line, "start_side": "RIGHT",
+            "line": change.end_line, "side": "RIGHT", "body": body,
+        }),
+        Some(change) => json!({ "path": f.path, "line": change.end_line, "side": "RIGHT", "body": body }),
+        None => json!({ "path": f.path, "line": f.span.line, "side": "RIGHT", "body": body }),
+    }
+}
+
 /// Posts a review or comment for `head`; when GitHub's answer is lost, looks
 /// for it before posting again.
 async fn create(repo: &RepoClient, number: u64, head: &str, path: &str, request: &Value) -> Result<(), ApiError> {
@@ -348,8 +409,37 @@ mod tests {
             fingerprint: "3f2a9c0d11e4b7a8".into(),
             fix: None,
         };
-        let body = comment_body(&finding);
+        let body = comment_body(&finding, None);
         insta::assert_snapshot!(body);
         assert_eq!(fingerprints_in(&body).collect::<Vec<_>>(), vec!["3f2a9c0d11e4b7a8"]);
+    }
+
+    #[test]
+    fn a_verified_fix_becomes_a_suggestion_on_the_lines_it_rewrites() {
+        let mut finding = Finding {
+            rule: "brief/field-type",
+            severity: Severity::Error,
+            path: "dark-factory/briefs/SWARM-GW-gateway.md".into(),
+            span: Span::at(9, 17, 1),
+            message: "`lines_estimate` must be a positive integer, found a string".into(),
+            help: None,
+            fingerprint: "1f39a6a6cdd58f92".into(),
+            fix: None,
+        };
+        finding.fix = Some(crate::model::Fix::replace("write `lines_estimate: 60`", &finding.path, 0..1, "6"));
+        let one = LineChange { start_line: 9, end_line: 9, text: "lines_estimate: 60\n".into() };
+        let comment = inline_comment(&finding, Some(&one));
+        assert_eq!((comment["line"].as_u64(), comment.get("start_line")), (Some(9), None));
+        let body = comment["body"].as_str().unwrap();
+        assert!(body.contains("\n```suggestion\nlines_estimate: 60\n```"), "{body}");
+        assert_eq!(fingerprints_in(body).collect::<Vec<_>>(), vec!["1f39a6a6cdd58f92"]);
+        let two = LineChange { start_line: 3, end_line: 5, text: "a\n```b```\n".into() };
+        let comment = inline_comment(&finding, Some(&two));
+        assert_eq!((comment["start_line"].as_u64(), comment["line"].as_u64()), (Some(3), Some(5)));
+        assert_eq!(comment["start_side"], "RIGHT");
+        assert!(comment["body"].as_str().unwrap().contains("\n````suggestion\na\n```b```\n````"));
+        let plain = inline_comment(&finding, None);
+        assert_eq!(plain["line"].as_u64(), Some(9));
+        assert!(!plain["body"].as_str().unwrap().contains("suggestion"));
     }
 }

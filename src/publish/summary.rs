@@ -95,6 +95,15 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
         summary.push_str(block);
         summary.push('\n');
     }
+    let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
+    if fixable > 0 {
+        summary.push_str(&format!(
+            "\n**{} can be fixed with a click**: apply the suggestion in its review comment (where its lines are in \
+             the diff), or run `gatehouse check --fix` to apply every one. gatehouse applied each fix and ran its rules \
+             again before offering it.\n",
+            plural(fixable, "finding", "findings")
+        ));
+    }
     if !findings.is_empty() {
         summary.push_str(&format!(
             "\nEvery finding in a file is annotated on its line ({}). Run `gatehouse check` locally to see the same report; \

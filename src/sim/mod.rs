@@ -89,6 +89,8 @@ pub struct CheckRun {
 #[derive(Clone, Debug)]
 pub struct ReviewComment {
     pub path: String,
+    /// The first line of a multi-line comment.
+    pub start_line: Option<u32>,
     pub line: u32,
     pub body: String,
 }

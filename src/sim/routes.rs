@@ -382,9 +382,18 @@ async fn create_review(
     for c in body.get("comments").and_then(Value::as_array).cloned().unwrap_or_default() {
         let path = c.get("path").and_then(Value::as_str).unwrap_or("").to_string();
         let line = c.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
+        // A multi-line comment names its first line in `start_line` and its
+        // last in `line`, and every line between must be in the diff
+        // (docs.github.com, REST "Create a review for a pull request":
+        // `start_line`, `start_side`; "Commenting on a pull request").
+        let start_line = c.get("start_line").and_then(Value::as_u64).map(|l| l as u32);
         let in_diff = files.iter().any(|f| {
-            f["filename"] == path.as_str() && f["patch"].as_str().is_some_and(|p| commentable_lines(p).contains(&line))
-        });
+            f["filename"] == path.as_str()
+                && f["patch"].as_str().is_some_and(|p| {
+                    let lines = commentable_lines(p);
+                    (start_line.unwrap_or(line)..=line).all(|l| lines.contains(&l))
+                })
+        }) && start_line.is_none_or(|start| start < line);
         let refused = s
             .refused_lines
             .iter()
@@ -402,7 +411,7 @@ async fn create_review(
                 "Validation Failed: body is too long (maximum is 65536 characters)",
             );
         }
-        comments.push(ReviewComment { path, line, body });
+        comments.push(ReviewComment { path, start_line, line, body });
     }
     let id = s.id();
     let commit_id = body.get("commit_id").and_then(Value::as_str).unwrap_or("").to_string();

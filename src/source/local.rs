@@ -106,6 +106,16 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
     Ok(changes)
 }
 
+/// The folder the ChangeSet's paths are relative to: the checkout's root,
+/// or with `all` on a folder that is not a checkout's root, that folder.
+pub fn root(req: &Request) -> Result<PathBuf> {
+    let dir = req.dir.canonicalize().with_context(|| format!("cannot read {}", req.dir.display()))?;
+    Ok(match Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path()) {
+        Some(git) => git.root().to_path_buf(),
+        None => dir,
+    })
+}
+
 fn wanted<'a>(tree: &'a [Entry], relevance: &Relevance) -> Vec<&'a Entry> {
     tree.iter().filter(|e| relevance.wants(&e.path)).collect()
 }

@@ -60,6 +60,14 @@ impl Fix {
         paths
     }
 
+    /// The whole lines the fix rewrites in `head`, as a suggested change on
+    /// GitHub shows them; `None` for a fix that edits more than one file.
+    pub fn line_change(&self, head: &Files) -> Option<LineChange> {
+        let [path] = self.paths()[..] else { return None };
+        let text = head.get(path)?.text()?;
+        line_change(text, &self.edits.iter().collect::<Vec<_>>())
+    }
+
     /// Whether an edit of `self` and one of `other` touch the same bytes of
     /// one file (two insertions at one offset count: their order would be a
     /// guess).

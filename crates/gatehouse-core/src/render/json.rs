@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use crate::model::{Check, Conclusion, Finding, Report, Severity};
+use crate::model::{Check, Conclusion, Finding, Fix, Report, Severity};
 
 /// The `--format json` document. Its shape is a public interface for agents:
 /// fields are added, never renamed.
@@ -39,6 +39,10 @@ struct FindingOut<'a> {
     message: &'a str,
     help: Option<&'a str>,
     fingerprint: &'a str,
+    /// A verified fix: `{message, edits: [{path, start, end, replacement}]}`,
+    /// byte offsets in the head text; absent when none is offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<&'a Fix>,
 }
 
 fn finding<'a>(f: &'a Finding, check: Option<Check>) -> FindingOut<'a> {
@@ -54,6 +58,7 @@ fn finding<'a>(f: &'a Finding, check: Option<Check>) -> FindingOut<'a> {
         message: &f.message,
         help: f.help.as_deref(),
         fingerprint: &f.fingerprint,
+        fix: f.fix.as_ref(),
     }
 }
 

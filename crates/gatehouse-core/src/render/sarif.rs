@@ -1,6 +1,6 @@
 use serde_json::{Value, json};
 
-use crate::model::{Report, Severity};
+use crate::model::{Fix, Report, Severity};
 use crate::rules::all_rules;
 
 fn level(severity: Severity) -> &'static str {
@@ -9,6 +9,31 @@ fn level(severity: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Notice => "note",
     }
+}
+
+/// A SARIF `fix` (§3.55): one `artifactChange` per file, each edit a
+/// `replacement` whose `deletedRegion` is the edit's byte range (§3.30.12:
+/// `byteOffset`, `byteLength`) and whose `insertedContent` is its text.
+fn fix_object(fix: &Fix) -> Value {
+    let changes: Vec<Value> = fix
+        .paths()
+        .into_iter()
+        .map(|path| {
+            let replacements: Vec<Value> = fix
+                .edits
+                .iter()
+                .filter(|e| e.path == path)
+                .map(|e| {
+                    json!({
+                        "deletedRegion": { "byteOffset": e.start, "byteLength": e.end - e.start },
+                        "insertedContent": { "text": e.replacement },
+                    })
+                })
+                .collect();
+            json!({ "artifactLocation": { "uri": path }, "replacements": replacements })
+        })
+        .collect();
+    json!({ "description": { "text": fix.message }, "artifactChanges": changes })
 }
 
 /// SARIF 2.1.0, for code-scanning uploads.
@@ -37,13 +62,17 @@ pub fn sarif(report: &Report) -> String {
                 Some(help) => format!("{}\nhelp: {help}", f.message),
                 None => f.message.clone(),
             };
-            json!({
+            let mut result = json!({
                 "ruleId": f.rule,
                 "level": level(f.severity),
                 "message": { "text": message },
                 "locations": [{ "physicalLocation": { "artifactLocation": { "uri": f.path }, "region": region } }],
                 "partialFingerprints": { "gatehouse/v1": f.fingerprint },
-            })
+            });
+            if let Some(fix) = &f.fix {
+                result["fixes"] = json!([fix_object(fix)]);
+            }
+            result
         })
         .collect();
     let doc = json!({

@@ -270,3 +270,70 @@ pub fn fix_all(changes: &ChangeSet, rounds: usize, wanted: &dyn Fn(&Finding) -> 
     let unfinished = report.findings().any(|f| f.fix.is_some() && wanted(f));
     Fixed { changes, applied, report, unfinished }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use crate::model::{ChangeSet, FileContent, Files, Severity, fixed_texts};
+
+    /// A brief with each of its fixable fields written one of several ways,
+    /// right or wrong.
+    fn brief() -> impl Strategy<Value = String> {
+        (
+            prop::sample::select(vec!["SWARM-AR", "SWARM-AQ", "\"SWARM-AQ\"", "swarm-ar"]),
+            prop::sample::select(vec![
+                "[acme/infra]",
+                "acme/infra",
+                "[acme/infra, Acme/Infra]",
+                "[https://github.com/acme/infra.git]",
+                "\n  - acme/infra\n  - ACME/infra",
+            ]),
+            prop::sample::select(vec!["[ADR-095]", "[adr95]", "[ADR 95, ADR-095]", "[]"]),
+            prop::sample::select(vec!["80", "\"80\"", "about 80", "'0'"]),
+            prop::sample::select(vec!["out_of_scope", "out_of_scop", "out_scope"]),
+            prop::sample::select(vec![
+                "",
+                "Per ADR-095, dumps go off-host.\n",
+                "See `x.sh` (to-be-created the script this asks for).\n",
+            ]),
+        )
+            .prop_map(|(agent, repos, adrs, lines, scope, body)| {
+                format!(
+                    "---\nagent: {agent}\nrepos_touched: {repos}\nadrs_referenced: {adrs}\nsuccess_criteria:\n  - \
+                     \"`backup.sh` exits 0\"\n{scope}:\n  - restores\nlines_estimate: {lines}\n---\n# Brief\n\n{body}"
+                )
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Applying every fix the engine offers adds no error or warning.
+        #[test]
+        fn applying_every_offered_fix_adds_no_error_or_warning(text in brief()) {
+            let path = "dark-factory/briefs/SWARM-AR-pg-backup.md";
+            let adr = "# ADR-095: backups\n\nStatus: Accepted\n\nDumps go off-host.\n";
+            let mut head: Files = Files::new();
+            head.insert(path.into(), FileContent::Text(text.as_str().into()));
+            head.insert("docs/adr/ADR-095-backups.md".into(), FileContent::Text(adr.into()));
+            let changes = ChangeSet { head, ..Default::default() };
+            let report = crate::rules::evaluate(&changes);
+            let before: BTreeSet<(String, Severity)> =
+                report.findings().map(|f| (f.fingerprint.clone(), f.severity)).collect();
+            let texts = fixed_texts(&changes.head, report.findings().filter_map(|f| f.fix.as_ref()));
+            let mut fixed = changes.clone();
+            for (path, text) in texts {
+                fixed.head.insert(path, FileContent::Text(text.into()));
+            }
+            for f in crate::rules::evaluate(&fixed).findings() {
+                prop_assert!(
+                    f.severity == Severity::Notice || before.contains(&(f.fingerprint.clone(), f.severity)),
+                    "a fix added {} {}: {}\n{text}", f.rule, f.severity.as_str(), f.message
+                );
+            }
+        }
+    }
+}
