@@ -171,9 +171,8 @@ async fn a_push_to_main_rechecks_the_pull_requests_that_depend_on_what_it_change
     main.insert(".github/gatehouse.yml".into(), b"briefs:\n  review_threshold: { lines: 50, repos: 1 }\n".to_vec());
     let push = sim.push_to_default_branch(REPO, 1, main, "Lower the review threshold");
     assert_eq!(deliver(app.addr, "push", "config", &push).await, 202);
-    for i in 0..3 {
-        wait_for("every PR evaluated again", || briefs_run(i).id != before[i] && briefs_run(i).status == "completed")
-            .await;
+    for (i, was) in before.iter().enumerate() {
+        wait_for("every PR evaluated again", || briefs_run(i).id != *was && briefs_run(i).status == "completed").await;
     }
     jobs_idle(&app.store).await;
     let run = briefs_run(2);
