@@ -4,7 +4,7 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
-pub use gatehouse_core::{config, docs, gate, model, render, rules, schema};
+pub use gatehouse_core::{config, depends, docs, gate, model, render, rules, schema};
 
 pub mod app;
 pub mod cli;

@@ -7,6 +7,7 @@ mod failure;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
+mod push;
 pub mod redeliver;
 mod server;
 pub(crate) mod settings;

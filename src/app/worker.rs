@@ -177,6 +177,13 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
         }
         return Ok(Outcome::Resolved);
     }
+    if (job.pr, job.reason.as_str()) == (0, crate::webhook::envelope::PUSH_REASON) {
+        // A push to the default branch: resolved to jobs of the PRs it
+        // affects, which keep its reason and are evaluated below.
+        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+        super::push::recheck(ctx, worker, job, &client).await?;
+        return Ok(Outcome::Resolved);
+    }
     if let (0, Some(sha)) = (job.pr, &job.head_sha) {
         // Resolved to its PRs before anything is evaluated: each PR's job
         // then takes that PR's lock and coalesces with its other jobs.
@@ -248,6 +255,10 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
             return Err(err.into());
         }
     };
+    let repo_name = repo.repo.full();
+    let previous = ctx.store.dependencies(&repo_name, number).await?;
+    let base_note = super::push::base_changes(previous.as_ref(), &pr.base_sha.0, &snapshot.dependencies);
+    let index_entry = super::push::entry(number, &pr.base_sha.0, &snapshot.dependencies);
     let changes = snapshot.changes;
     let policy = changes.config.review.clone();
     let (report, applicability, suggestions) = tokio::task::spawn_blocking(move || {
@@ -291,11 +302,15 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     } else if let Some(note) = requests {
         review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
     }
-    for (output, findings) in publish::outputs(&report, review_gate) {
+    for (mut output, findings) in publish::outputs(&report, review_gate) {
         let Some(id) = runs.ids.get(&output.name) else { continue };
+        if let Some(note) = &base_note {
+            output.summary = summary::fit(format!("{}\n\n{note}\n", output.summary.trim_end()));
+        }
         let delivered = runs.completed.get(&output.name).copied();
         checks::finish(repo, *id, &output, &findings, delivered).await?;
     }
+    ctx.store.record_dependencies(&repo_name, &index_entry).await?;
     if review_only {
         tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
         return Ok(());

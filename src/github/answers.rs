@@ -48,6 +48,21 @@ pub struct PullRequest {
 pub struct PullRequestSimple {
     pub number: u64,
     pub head: BranchTip,
+    pub base: BaseBranch,
+}
+
+/// `pull-request-simple.base`: the branch a pull request merges into.
+#[derive(Debug, Deserialize)]
+pub struct BaseBranch {
+    #[serde(rename = "ref")]
+    pub branch: String,
+    pub repo: BaseRepository,
+}
+
+/// `pull-request-simple.base.repo` (`repository`).
+#[derive(Debug, Deserialize)]
+pub struct BaseRepository {
+    pub default_branch: String,
 }
 
 /// `diff-entry.status`.

@@ -17,6 +17,7 @@ mod events;
 mod faults;
 mod graphql;
 mod manifests;
+mod push;
 mod queue;
 mod routes;
 

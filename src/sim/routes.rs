@@ -168,7 +168,7 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
         "draft": p.draft,
         "head": { "sha": p.head_sha, "ref": format!("change-{}", p.number),
                   "repo": { "full_name": if p.from_fork { format!("fork-owner/{}", repo.split('/').nth(1).unwrap_or("")) } else { repo.to_string() } } },
-        "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo } },
+        "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo, "default_branch": "main" } },
         "user": { "login": "author" },
     })
 }

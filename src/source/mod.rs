@@ -3,6 +3,7 @@
 
 pub mod approved;
 pub mod contents;
+pub mod dependencies;
 pub mod fs;
 pub(crate) mod git;
 pub mod local;

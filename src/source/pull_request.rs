@@ -22,6 +22,7 @@ use serde::Deserialize;
 
 use super::Relevance;
 use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
+use super::dependencies::AtBase;
 use crate::config::{CONFIG_PATH, Config};
 use crate::gate;
 use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
@@ -82,6 +83,9 @@ pub struct PrSnapshot {
     pub pr: PullRequest,
     pub files: Vec<PrFile>,
     pub changes: ChangeSet,
+    /// What the evaluation read from the base branch's tip without the PR
+    /// touching it (see [`super::dependencies`]).
+    pub dependencies: Vec<AtBase>,
 }
 
 /// What reading a PR produced.
@@ -119,6 +123,14 @@ pub async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, Ap
 pub async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
     Ok(pulls.into_iter().take(MAX_OPEN_PULLS).map(|p| p.number).collect())
+}
+
+/// The repository's open PRs into its default branch, newest first, at
+/// most [`MAX_OPEN_PULLS`].
+pub async fn open_pulls_into_default(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
+    let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
+    let into_default = pulls.into_iter().filter(|p| p.base.branch == p.base.repo.default_branch);
+    Ok(into_default.take(MAX_OPEN_PULLS).map(|p| p.number).collect())
 }
 
 /// How many open PRs an install evaluates per repository.
@@ -203,6 +215,9 @@ pub(crate) async fn read_changes(
         }
     }
     base_paths.extend(files.iter().filter_map(|f| f.previous.as_deref()).filter(|p| relevance.wants(p)));
+    // Without a base side to read, the merge base is not asked for: whether
+    // the base moved on since the PR branched is then unknown.
+    let merge_base_assumed = pr.merge_base.is_none() && base_paths.is_empty();
     let merge_base = match (&pr.merge_base, base_paths.is_empty()) {
         (Some(known), _) => known.0.clone(),
         (None, true) => pr.base_sha.0.clone(),
@@ -235,8 +250,10 @@ pub(crate) async fn read_changes(
         history: None,
         agents: Some(documents.agents.clone()),
     };
+    let base_is_tip = !merge_base_assumed && merge_base == pr.base_sha.0;
+    let dependencies = super::dependencies::read(repo, &mut changes, &pr.base_sha.0, base_is_tip, limit, cache).await?;
     pinned_and_commits(repo, &mut changes).await?;
-    Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes })))
+    Ok(Read::Snapshot(Box::new(PrSnapshot { pr, files, changes, dependencies })))
 }
 
 /// Asks GitHub, in one batched query, for what the head tree cannot answer

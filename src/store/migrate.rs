@@ -111,6 +111,15 @@ const STEPS: &[&str] = &[
         claimed_until BIGINT NOT NULL,
         requested_at BIGINT NOT NULL
     )",
+    // The dependency index (see store/dependencies.rs).
+    "CREATE TABLE IF NOT EXISTS gh_dependencies (
+        repo TEXT NOT NULL,
+        pr BIGINT NOT NULL,
+        base_sha TEXT NOT NULL,
+        documents TEXT NOT NULL,
+        recorded_at BIGINT NOT NULL,
+        PRIMARY KEY (repo, pr)
+    )",
 ];
 
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";

@@ -9,6 +9,7 @@
 
 pub(crate) mod batch;
 mod blobs;
+mod dependencies;
 mod jobs;
 mod merge_groups;
 mod migrate;
@@ -28,6 +29,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{Postgres, Row, Sqlite, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
+pub use dependencies::{Dependencies, Dependency};
 pub use merge_groups::MergeGroupRecord;
 pub use redeliveries::SweepState;
 pub use review_requests::ReviewRequests;

@@ -24,6 +24,14 @@ struct Payload {
     repositories: Option<Vec<Repository>>,
     /// `installation_repositories.added`.
     repositories_added: Option<Vec<Repository>>,
+    /// `push`: the full ref pushed (`refs/heads/main`), its tip after the
+    /// push, and whether the push deleted it ("Webhook events and payloads",
+    /// push).
+    #[serde(rename = "ref")]
+    pushed_ref: Option<String>,
+    after: Option<String>,
+    #[serde(default)]
+    deleted: bool,
 }
 
 /// Who caused the event (`simple-user`: an App's own actions are its bot's,
@@ -50,6 +58,8 @@ struct Installation {
 #[derive(Deserialize)]
 struct Repository {
     full_name: String,
+    /// Present on the events' `repository` (absent on an install's list).
+    default_branch: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -100,7 +110,7 @@ struct RequestedAction {
 
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub const KNOWN_EVENTS: [&str; 8] = [
+pub const KNOWN_EVENTS: [&str; 9] = [
     "check_run",
     "check_suite",
     "installation",
@@ -109,7 +119,11 @@ pub const KNOWN_EVENTS: [&str; 8] = [
     "ping",
     "pull_request",
     "pull_request_review",
+    "push",
 ];
+
+/// The reason of the job a push to the default branch makes.
+pub const PUSH_REASON: &str = "push";
 
 /// What to do with a delivery.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -155,6 +169,13 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
     let (Some(repo), Some(installation)) = (repo, installation) else {
         return Ok(Work::default());
     };
+    if event == "push" {
+        return Ok(Work {
+            jobs: pushed(&payload, &repo, installation).into_iter().collect(),
+            sender,
+            merge_group: None,
+        });
+    }
     let reason = format!("{event}.{action}");
     let job = |pr: u64, head_sha: Option<String>, check: Option<&str>| NewJob {
         repo: repo.clone(),
@@ -220,6 +241,27 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Work, EnvelopeError> {
         _ => {}
     }
     Ok(work)
+}
+
+/// A push to the repository's default branch: one job (PR number 0, keyed
+/// by the new tip) that re-evaluates the open pull requests whose documents
+/// depend on what changed. Pushes to other branches, tags and a deleted
+/// branch ask for nothing: a pull request's own pushes come as
+/// `pull_request.synchronize`.
+fn pushed(payload: &Payload, repo: &str, installation: u64) -> Option<NewJob> {
+    let default = payload.repository.as_ref()?.default_branch.as_deref()?;
+    let branch = payload.pushed_ref.as_deref()?.strip_prefix("refs/heads/")?;
+    if branch != default || payload.deleted {
+        return None;
+    }
+    Some(NewJob {
+        repo: repo.to_string(),
+        pr: 0,
+        installation,
+        head_sha: Some(payload.after.clone()?),
+        reason: PUSH_REASON.to_string(),
+        check: None,
+    })
 }
 
 /// At most this many repositories of one install are evaluated.
@@ -354,6 +396,36 @@ mod tests {
         assert_eq!((group.base_sha.as_str(), group.base_ref.as_str()), ("ee02", "refs/heads/main"));
         let destroyed = body.replace("checks_requested", "destroyed\",\"reason\":\"dequeued");
         assert_eq!(parse("merge_group", destroyed.as_bytes()).unwrap().jobs[0].reason, "merge_group.destroyed");
+    }
+
+    /// A push payload in the shape "Webhook events and payloads" gives
+    /// (`ref`, `before`, `after`, `created`, `deleted`, `forced`, `commits`
+    /// with `added`/`removed`/`modified`, `head_commit`, `pusher`).
+    fn push(git_ref: &str, deleted: bool) -> String {
+        format!(
+            r#"{{"ref":"{git_ref}","before":"aa01","after":"bb02","created":false,"deleted":{deleted},"forced":false,
+            "base_ref":null,"compare":"https://github.com/acme/docs/compare/aa01...bb02",
+            "commits":[{{"id":"bb02","tree_id":"cc03","distinct":true,"message":"Supersede ADR-095",
+              "timestamp":"2026-12-01T10:00:00Z","url":"https://github.com/acme/docs/commit/bb02",
+              "author":{{"name":"Lin","email":"lin@example.com","username":"gyrum-lin"}},
+              "committer":{{"name":"GitHub","email":"noreply@github.com","username":"web-flow"}},
+              "added":[],"removed":[],"modified":["docs/adr/ADR-095-backups.md"]}}],
+            "head_commit":null,"pusher":{{"name":"gyrum-lin","email":"lin@example.com"}},
+            "repository":{{"full_name":"acme/docs","default_branch":"main"}},"installation":{{"id":5}},
+            "sender":{{"login":"gyrum-lin"}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_push_to_the_default_branch_asks_for_a_recheck() {
+        let work = parse("push", push("refs/heads/main", false).as_bytes()).unwrap();
+        assert_eq!(work.jobs.len(), 1);
+        let job = &work.jobs[0];
+        assert_eq!((job.pr, job.head_sha.as_deref(), job.reason.as_str()), (0, Some("bb02"), PUSH_REASON));
+        assert_eq!((job.repo.as_str(), job.installation, job.check.as_deref()), ("acme/docs", 5, None));
+        for (git_ref, deleted) in [("refs/heads/feature", false), ("refs/tags/v1", false), ("refs/heads/main", true)] {
+            assert!(parse("push", push(git_ref, deleted).as_bytes()).unwrap().jobs.is_empty(), "{git_ref} {deleted}");
+        }
     }
 
     #[test]

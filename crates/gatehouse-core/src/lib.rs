@@ -9,6 +9,7 @@
 //! TLS crate can be reached from here.
 
 pub mod config;
+pub mod depends;
 pub mod docs;
 pub mod gate;
 pub mod model;

@@ -35,7 +35,13 @@ pub struct Standing {
 }
 
 /// How an approval on `commit` stands at `head`.
-pub(super) fn standing(policy: &ReviewConfig, login: &str, commit: Option<&str>, head: &str, contents: &Contents) -> Standing {
+pub(super) fn standing(
+    policy: &ReviewConfig,
+    login: &str,
+    commit: Option<&str>,
+    head: &str,
+    contents: &Contents,
+) -> Standing {
     let (counts, why) = judge(policy, commit, head, contents);
     Standing { login: login.to_string(), commit: commit.map(str::to_string), counts, why }
 }
@@ -51,16 +57,26 @@ fn judge(policy: &ReviewConfig, commit: Option<&str>, head: &str, contents: &Con
         return (false, "GitHub names no commit for it, so what it approved is unknown".into());
     };
     if policy.approvals_end_on == ApprovalsEnd::AnyPush {
-        return (false, "a push followed it, and `review.approvals_end_on: any_push` ends approvals on every push".into());
+        return (
+            false,
+            "a push followed it, and `review.approvals_end_on: any_push` ends approvals on every push".into(),
+        );
     }
     if contents.head.is_empty() {
-        return (false, "the documents that made the gate apply were not compared, so a push may have changed them".into());
+        return (
+            false,
+            "the documents that made the gate apply were not compared, so a push may have changed them".into(),
+        );
     }
-    let at = contents.approved.get(commit).or_else(|| {
-        contents.approved.iter().find(|(c, _)| super::same_commit(c, commit)).map(|(_, at)| at)
-    });
+    let at = contents
+        .approved
+        .get(commit)
+        .or_else(|| contents.approved.iter().find(|(c, _)| super::same_commit(c, commit)).map(|(_, at)| at));
     let Some(at) = at else {
-        return (false, format!("the documents at `{}` could not be read, so whether they changed is unknown", short(commit)));
+        return (
+            false,
+            format!("the documents at `{}` could not be read, so whether they changed is unknown", short(commit)),
+        );
     };
     let changed: Vec<&str> =
         contents.head.iter().filter(|(path, blob)| at.get(*path) != Some(*blob)).map(|(p, _)| p.as_str()).collect();

@@ -125,7 +125,11 @@ pub fn evaluate_contents(
         match latest(login) {
             Some(r) if r.state == ReviewState::Approved => {
                 let standing = content::standing(policy, login, r.commit.as_deref(), head, contents);
-                if standing.counts { approvals.push(login.clone()) } else { stale.push(login.clone()) }
+                if standing.counts {
+                    approvals.push(login.clone())
+                } else {
+                    stale.push(login.clone())
+                }
                 standings.push(standing);
             }
             Some(r) if r.state == ReviewState::ChangesRequested => changes_requested.push(login.clone()),
@@ -225,6 +229,7 @@ impl Outcome {
             ));
         }
         if !self.standings.is_empty() {
+            out.truncate(out.trim_end().len());
             out.push_str("\n\nApprovals:\n");
             for s in &self.standings {
                 let on = s.commit.as_deref().map_or("an unknown commit".to_string(), |c| format!("`{}`", short(c)));

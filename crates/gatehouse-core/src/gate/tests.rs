@@ -211,7 +211,9 @@ fn stale_approvals_count_when_the_policy_says_so() {
     assert_eq!(outcome.stale, vec!["gyrum-marcus", "gyrum-lin"]);
     let summary = outcome.summary();
     assert!(
-        summary.contains("- gyrum-marcus on `0011223`: no longer counts: the documents that made the gate apply were not compared"),
+        summary.contains(
+            "- gyrum-marcus on `0011223`: no longer counts: the documents that made the gate apply were not compared"
+        ),
         "{summary}"
     );
 }
@@ -238,7 +240,9 @@ fn an_approval_follows_the_documents_that_made_the_gate_apply() {
     assert_eq!(outcome.approvals, ["gyrum-marcus", "gyrum-lin"]);
     let summary = outcome.summary();
     assert!(
-        summary.contains(&format!("- gyrum-marcus on `0011223`: counts: `{BRIEF}` is byte for byte the same at the head.")),
+        summary.contains(&format!(
+            "- gyrum-marcus on `0011223`: counts: `{BRIEF}` is byte for byte the same at the head."
+        )),
         "{summary}"
     );
     assert!(summary.contains("- gyrum-lin on `abc1234`: counts: given on the current head."), "{summary}");
@@ -249,7 +253,9 @@ fn an_approval_follows_the_documents_that_made_the_gate_apply() {
     assert_eq!(outcome.stale, ["gyrum-marcus"]);
     assert_eq!(outcome.missing_lines(), ["1 more approval from gyrum-marcus or gyrum-priya on abc1234"]);
     assert!(
-        outcome.summary().contains(&format!("- gyrum-marcus on `0011223`: no longer counts: `{BRIEF}` has changed since.")),
+        outcome
+            .summary()
+            .contains(&format!("- gyrum-marcus on `0011223`: no longer counts: `{BRIEF}` has changed since.")),
         "{}",
         outcome.summary()
     );

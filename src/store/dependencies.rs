@@ -1,0 +1,87 @@
+//! The dependency index: per open pull request, the documents on its base
+//! branch its last evaluation read without the pull request touching them
+//! (the config, the ADRs its briefs cite, the briefs and guidelines its body
+//! cites, the voting docs it appends to), with a digest of each one's content at the base
+//! commit it was evaluated on. Each evaluation replaces its pull request's
+//! entry; a push to the base branch compares the digests at its new tip with these to find
+//! the pull requests to evaluate again. One row per pull request, the
+//! documents as JSON, so an entry is replaced in one statement.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::{Engine, Store, now_ms};
+
+/// One document an evaluation depended on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependency {
+    pub path: String,
+    /// Why the evaluation read it, e.g. "cited by `dark-factory/briefs/SWARM-AR-x.md`".
+    pub why: String,
+    /// The SHA-256 of its content at the base commit; `None`: no file there.
+    pub digest: Option<String>,
+}
+
+/// A pull request's entry in the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dependencies {
+    pub pr: u64,
+    /// The base commit the documents were read at.
+    pub base_sha: String,
+    pub documents: Vec<Dependency>,
+}
+
+impl Store {
+    /// Replaces the pull request's entry.
+    pub async fn record_dependencies(&self, repo: &str, entry: &Dependencies) -> Result<()> {
+        let sql = "INSERT INTO gh_dependencies (repo, pr, base_sha, documents, recorded_at) VALUES ($1, $2, $3, $4, $5) \
+                   ON CONFLICT (repo, pr) DO UPDATE SET base_sha = excluded.base_sha, documents = excluded.documents, \
+                   recorded_at = excluded.recorded_at";
+        let documents = serde_json::to_string(&entry.documents)?;
+        let now = now_ms();
+        self.write(sql, |q| {
+            q.bind(repo.to_ascii_lowercase())
+                .bind(entry.pr as i64)
+                .bind(entry.base_sha.clone())
+                .bind(documents.clone())
+                .bind(now)
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// The pull request's entry, when it was evaluated.
+    pub async fn dependencies(&self, repo: &str, pr: u64) -> Result<Option<Dependencies>> {
+        let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 AND pr = $2";
+        let key = repo.to_ascii_lowercase();
+        let row: Option<(i64, String, String)> = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
+        };
+        row.map(entry).transpose()
+    }
+
+    /// Every entry of the repository, by pull request number.
+    pub async fn dependents(&self, repo: &str) -> Result<Vec<Dependencies>> {
+        let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 ORDER BY pr";
+        let key = repo.to_ascii_lowercase();
+        let rows: Vec<(i64, String, String)> = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
+        };
+        rows.into_iter().map(entry).collect()
+    }
+
+    /// Drops the entry of a pull request that is no longer open.
+    pub async fn forget_dependencies(&self, repo: &str, pr: u64) -> Result<()> {
+        let sql = "DELETE FROM gh_dependencies WHERE repo = $1 AND pr = $2";
+        self.write(sql, |q| q.bind(repo.to_ascii_lowercase()).bind(pr as i64)).await?;
+        Ok(())
+    }
+}
+
+fn entry((pr, base_sha, documents): (i64, String, String)) -> Result<Dependencies> {
+    let documents =
+        serde_json::from_str(&documents).with_context(|| format!("the dependencies of #{pr} are not JSON"))?;
+    Ok(Dependencies { pr: pr as u64, base_sha, documents })
+}
