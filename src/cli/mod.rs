@@ -2,7 +2,9 @@
 
 mod explain;
 mod gate;
+mod init;
 mod new_brief;
+mod prompt;
 mod register;
 mod serve;
 
@@ -65,6 +67,13 @@ enum Command {
     /// runs and review comments, as its author would see them.
     #[cfg(feature = "demo")]
     Demo,
+    /// Write a starter .github/gatehouse.yml: the paths of the documents found
+    /// in the repository and the team's review policy, validated.
+    ///
+    /// The review policy is asked on a terminal, or given with --reviewer,
+    /// --required and --advisory (--no-review for none). Never overwrites.
+    /// Exit status: 0 written, 2 when it cannot be.
+    Init(init::InitArgs),
     /// Scaffold a governed document.
     #[command(subcommand)]
     New(NewCommand),
@@ -244,6 +253,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
         Command::New(NewCommand::Brief(args)) => new_brief::run(args),
+        Command::Init(args) => init::run(args),
         Command::Schema { kind } => {
             emit(&crate::schema::render(kind))?;
             Ok(ExitCode::SUCCESS)

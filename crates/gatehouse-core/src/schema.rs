@@ -203,7 +203,7 @@ fn config() -> Value {
     let section =
         |properties: Value| json!({ "type": "object", "additionalProperties": false, "properties": properties });
     let rule_ids: Vec<&str> = crate::rules::all_rules().iter().map(|r| r.id).collect();
-    let review = &defaults.review;
+    let review = crate::config::ReviewConfig::default();
     let threshold = defaults.briefs.review_threshold;
     json!({
         "$schema": DRAFT,
@@ -219,15 +219,25 @@ fn config() -> Value {
             "voting": section(json!({ "paths": globs(&defaults.voting.paths) })),
             "specs": section(json!({ "paths": folders(&defaults.specs.paths) })),
             "decisions": section(json!({ "paths": folders(&defaults.decisions.paths) })),
-            "review": section(json!({
-                "core": section(json!({ "reviewers": names(&review.core_reviewers), "required": count(review.core_required) })),
+            "review": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["core"],
+                "properties": {
+                "core": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["reviewers"],
+                    "properties": { "reviewers": { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }, "required": count(review.core_required) }
+                },
                 "advisory": names(&review.advisory),
                 "max_changes_requested": count(review.max_changes_requested),
                 "recusal": flag(review.recusal),
                 "stale_on_push": flag(review.stale_on_push),
                 "request_reviewers": flag(review.request_reviewers),
                 "paths": globs(&review.paths)
-            })),
+                }
+            },
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
             "rules": {
                 "type": "object",
@@ -281,12 +291,21 @@ mod tests {
                 _ => "{ brief/unknown-field: off }",
             };
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
-            let text = yaml_at(&path, sample);
+            // A review policy is read whole: each leaf beside a policy that can pass.
+            let policy = match path.as_slice() {
+                ["review", "core", "reviewers"] => "    required: 1\n",
+                ["review", "core", _] => "    reviewers: [a, b, c]\n",
+                ["review", ..] => "  core: { reviewers: [a, b, c], required: 2 }\n",
+                _ => "",
+            };
+            let text = yaml_at(&path, sample) + policy;
             assert_eq!(crate::rules::read_config(&text).1, vec![], "{text}");
             let mut wrong = path.clone();
             *wrong.last_mut().unwrap() = "not_a_key";
             if path.first() != Some(&"rules") {
-                assert_eq!(crate::rules::read_config(&yaml_at(&wrong, sample)).1.len(), 1, "{wrong:?}");
+                let errors = crate::rules::read_config(&(yaml_at(&wrong, sample) + policy)).1;
+                let unknown = errors.iter().filter(|e| e.message.starts_with("unknown key `not_a_key`")).count();
+                assert_eq!(unknown, 1, "{wrong:?}: {errors:?}");
             }
         }
     }
