@@ -62,6 +62,9 @@ enum Command {
     Probe {
         /// [default: /readyz on GATEHOUSE_BIND, or http://127.0.0.1:3000/readyz]
         url: Option<String>,
+        /// KEY=VALUE lines, as `serve` reads them: GATEHOUSE_BIND from here wins over the environment.
+        #[arg(long, value_name = "FILE")]
+        env_file: Option<PathBuf>,
     },
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
@@ -261,7 +264,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Register(args) => register::run(args),
         Command::Site(args) => site(args),
         Command::Serve(args) => serve::run(args),
-        Command::Probe { url } => Ok(probe(url)),
+        Command::Probe { url, env_file } => {
+            let file = env_file.map(|path| crate::app::env_file::read(&path)).transpose()?.unwrap_or_default();
+            let bind = file.get("GATEHOUSE_BIND").cloned().or_else(|| std::env::var("GATEHOUSE_BIND").ok());
+            Ok(probe(url, bind))
+        }
         #[cfg(feature = "demo")]
         Command::Demo => {
             crate::demo::run()?;
@@ -282,14 +289,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Every failure exits 1: Docker reserves a healthcheck's exit status 2.
-fn probe(url: Option<String>) -> ExitCode {
-    let outcome = url
-        .map_or_else(|| crate::app::probe::default_url(std::env::var("GATEHOUSE_BIND").ok().as_deref()), Ok)
-        .and_then(|url| {
-            let runtime =
-                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-            runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
-        });
+fn probe(url: Option<String>, bind: Option<String>) -> ExitCode {
+    let outcome = url.map_or_else(|| crate::app::probe::default_url(bind.as_deref()), Ok).and_then(|url| {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+        runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
+    });
     match outcome {
         Ok(url) => {
             // A closed pipe after a success is still a success.
