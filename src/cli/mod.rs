@@ -34,7 +34,10 @@ enum Command {
     /// Exit status: 0 no error findings, 1 error findings, 2 usage or setup failure.
     Check(CheckArgs),
     /// List every rule: id, default severity, what it checks.
-    Rules,
+    Rules {
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
+    },
     /// Explain a rule: why it exists, a failing and a passing example.
     Explain {
         /// A rule id, e.g. brief/path-missing.
@@ -274,8 +277,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             crate::demo::run()?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Rules => {
-            emit(&explain::rules())?;
+        Command::Rules { format } => {
+            emit(&match format {
+                TextOrJson::Text => explain::rules(),
+                TextOrJson::Json => explain::rules_json(),
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { rule } => {

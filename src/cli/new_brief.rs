@@ -17,7 +17,7 @@ use super::{TextOrJson, outln};
 use crate::config::{PathFilter, Threshold};
 use crate::docs::adr::{Adr, parse_id};
 use crate::docs::brief::{Brief, is_agent_id, parse_file_name};
-use crate::model::{ChangeSet, FileContent, Finding, Severity};
+use crate::model::{ChangeSet, Check, FileContent, Finding, Severity};
 use crate::source::local::{self, Request};
 
 #[derive(clap::Args, Debug)]
@@ -106,6 +106,8 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {
+                let findings: Vec<_> =
+                    findings.iter().map(|f| crate::render::finding_json(f, Some(Check::Briefs))).collect();
                 let out = serde_json::json!({ "written": false, "path": path, "exists": exists, "findings": findings });
                 outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
             }
