@@ -102,3 +102,40 @@ fn new_brief_findings_and_rules_share_the_shapes() {
         assert_valid(&rule, r, "a rule");
     }
 }
+
+/// Findings about the pull request's body name no file in SARIF or in
+/// workflow commands: a logical location, and the line in the message.
+#[test]
+fn pull_request_body_findings_carry_no_file_location() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = tmp.path().join("body.md");
+    std::fs::write(&body, "Brief: SWARM-ZZ-nothing\n").unwrap();
+    let demo = root().join("fixtures/demo-repo");
+    let run = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+            .args(["check", "--all", "--format", format, "--pr-body"])
+            .arg(&body)
+            .arg("--repo")
+            .arg(&demo)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let github = run("github");
+    let cite = github.lines().find(|l| l.contains("title=cite/brief::")).expect("a cite/brief annotation");
+    assert!(cite.starts_with("::error title=cite/brief::in the pull request body, line 1: no merged brief"), "{cite}");
+    assert!(!github.contains("file=(pull request body)"), "{github}");
+    let sarif: Value = serde_json::from_str(&run("sarif")).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let cite = results.iter().find(|r| r["ruleId"] == "cite/brief").expect("a cite/brief result");
+    assert_eq!(
+        cite["locations"][0],
+        json!({ "logicalLocations": [{ "name": "pull request body", "kind": "resource" }] })
+    );
+    assert!(cite["message"]["text"].as_str().unwrap().starts_with("in the pull request body, line 1: "));
+    assert!(
+        results
+            .iter()
+            .all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] != "(pull request body)")
+    );
+}
