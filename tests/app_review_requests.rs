@@ -62,6 +62,27 @@ async fn the_gate_asks_who_it_needs_once_per_head() {
 }
 
 #[tokio::test]
+async fn without_a_policy_the_gate_says_how_to_configure_it_and_asks_nobody() {
+    let Some(db) = Db::postgres() else { return };
+    let sim = sim().await;
+    let app = start_app(config(&db, &sim.url())).await;
+    let mut unconfigured = base();
+    unconfigured.remove(".github/gatehouse.yml");
+    let pr = sim.open_pr(REPO, 1, unconfigured.clone(), big_change(unconfigured), "Backups.");
+    let event = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "opened", &event).await, 202);
+    evaluated(&sim, &pr.head_sha).await;
+    jobs_idle(&app.store).await;
+    let gate = last_gate(&sim, &pr.head_sha);
+    assert_eq!((gate.conclusion.as_deref(), gate.title.as_str()), (Some("neutral"), "Review gate not configured"));
+    assert!(gate.summary.contains("review:\n  core: { reviewers: ["), "{}", gate.summary);
+    assert!(gate.summary.contains("lines_estimate 400 > 100"), "{}", gate.summary);
+    assert!(!gate.summary.contains("gyrum-"), "{}", gate.summary);
+    assert_eq!(review_request_posts(&sim), 0);
+    app.kill();
+}
+
+#[tokio::test]
 async fn a_login_github_refuses_is_named_and_not_asked_again() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
@@ -93,7 +114,8 @@ async fn the_config_turns_it_off() {
     let sim = sim().await;
     let app = start_app(config(&db, &sim.url())).await;
     let mut configured = base();
-    configured.insert(".github/gatehouse.yml".into(), b"review:\n  request_reviewers: false\n".to_vec());
+    let policy = format!("{REVIEW_POLICY}  request_reviewers: false\n");
+    configured.insert(".github/gatehouse.yml".into(), policy.into_bytes());
     let pr = sim.open_pr(REPO, 1, configured.clone(), big_change(configured), "Backups.");
     let event = sim.pull_request_event(REPO, 1, "opened");
     assert_eq!(deliver(app.addr, "pull_request", "opened", &event).await, 202);

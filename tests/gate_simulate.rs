@@ -120,4 +120,17 @@ fn recusal_from_commit_authors_and_bad_input() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    std::fs::write(dir.join("gatehouse.yml"), "briefs:\n  paths: [\"briefs/*.md\"]\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["gate", "simulate", "--config"])
+        .arg(dir.join("gatehouse.yml"))
+        .arg("--reviews")
+        .arg(dir.join("reviews.json"))
+        .args(["--head", c])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("has no `review:` policy") && stderr.contains("core: { reviewers: ["), "{stderr}");
 }

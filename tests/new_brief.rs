@@ -22,7 +22,7 @@ fn demo() -> tempfile::TempDir {
 }
 
 fn gatehouse(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(args).arg("--dir").arg(dir).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(args).arg("--repo").arg(dir).output().unwrap()
 }
 
 fn new_brief(dir: &Path, extra: &[&str]) -> Output {
@@ -57,7 +57,7 @@ fn a_written_brief_passes_check_once_its_placeholders_are_filled() {
     let tmp = demo();
     let out = new_brief(
         tmp.path(),
-        &["--agent", "SWARM-XY", "--slug", "pg-restore", "--repo", REPO, "--adr", "ADR-095", "--lines", "40"],
+        &["--agent", "SWARM-XY", "--slug", "pg-restore", "--touches", REPO, "--adr", "ADR-095", "--lines", "40"],
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let written = json(&out);
@@ -103,9 +103,9 @@ fn multi_repo_briefs_need_review_whatever_the_estimate() {
             "SWARM-XZ",
             "--slug",
             "two-repos",
-            "--repo",
+            "--touches",
             REPO,
-            "--repo",
+            "--touches",
             "gyrum-labs/infra",
             "--repo-root",
             &root,
@@ -117,26 +117,37 @@ fn multi_repo_briefs_need_review_whatever_the_estimate() {
     let written = json(&out);
     assert_eq!(written["review_required"], true);
     assert_eq!(written["review_reasons"], serde_json::json!(["2 repos touched > 1"]));
-    let big = new_brief(tmp.path(), &["--agent", "SWARM-XW", "--slug", "big", "--repo", REPO, "--lines", "400"]);
+    let big = new_brief(tmp.path(), &["--agent", "SWARM-XW", "--slug", "big", "--touches", REPO, "--lines", "400"]);
     assert_eq!(json(&big)["review_reasons"], serde_json::json!(["lines_estimate 400 > 100"]));
+}
+
+/// A repository without a checkout is no reason to refuse: its paths are
+/// notices, and the output says how to verify them.
+#[test]
+fn a_repository_without_a_checkout_is_written_with_a_note() {
+    let tmp = demo();
+    let args = ["--agent", "SWARM-XV", "--slug", "elsewhere", "--touches", "gyrum-labs/elsewhere", "--lines", "40"];
+    let out = new_brief(tmp.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(json(&out)["unverifiable_repos"], serde_json::json!(["gyrum-labs/elsewhere"]));
+    let mut text = vec!["new", "brief", "--repo-name", REPO];
+    text.extend(["--agent", "SWARM-XU", "--slug", "elsewhere", "--touches", "gyrum-labs/elsewhere", "--lines", "40"]);
+    let out = gatehouse(tmp.path(), &text);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("note: no checkout of `gyrum-labs/elsewhere`"), "{stdout}");
 }
 
 /// Each refusal exits 1 with the rule that refuses it, and writes nothing.
 #[test]
 fn refusals_exit_1_with_findings_and_write_nothing() {
     let tmp = demo();
-    let cases: [(&[&str], &str, &str); 4] = [
+    let cases: [(&[&str], &str, &str); 3] = [
         (&["--agent", "SWARM-XY", "--adr", "ADR-777"], "brief/adr-missing", "ADR-777 is not among"),
         (&["--agent", "SWARM-XY", "--adr", "ADR-080"], "brief/adr-superseded", "superseded by ADR-095"),
         (&["--agent", "SWARM-AR", "--adr", "ADR-095"], "brief/agent-duplicate", "already used"),
-        (
-            &["--agent", "SWARM-XY", "--repo", "gyrum-labs/elsewhere"],
-            "brief/path-unverifiable",
-            "no checkout of `gyrum-labs/elsewhere`",
-        ),
     ];
     for (extra, rule, message) in cases {
-        let mut args = vec!["--slug", "refused", "--repo", REPO, "--lines", "40"];
+        let mut args = vec!["--slug", "refused", "--touches", REPO, "--lines", "40"];
         args.extend_from_slice(extra);
         let out = new_brief(tmp.path(), &args);
         assert_eq!(out.status.code(), Some(1), "{extra:?}");
@@ -162,7 +173,7 @@ fn refusals_exit_1_with_findings_and_write_nothing() {
             "SWARM-XY",
             "--slug",
             "s",
-            "--repo",
+            "--touches",
             REPO,
             "--adr",
             "ADR-777",
@@ -181,7 +192,7 @@ fn an_existing_file_is_never_overwritten() {
     let tmp = demo();
     let path = tmp.path().join("dark-factory/briefs/SWARM-AR-pg-backup.md");
     let before = std::fs::read_to_string(&path).unwrap();
-    let args = ["--agent", "SWARM-AR", "--slug", "pg-backup", "--repo", REPO, "--lines", "40"];
+    let args = ["--agent", "SWARM-AR", "--slug", "pg-backup", "--touches", REPO, "--lines", "40"];
     let out = new_brief(tmp.path(), &args);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json(&out)["exists"], true);
@@ -192,7 +203,7 @@ fn an_existing_file_is_never_overwritten() {
 fn missing_fields_off_a_terminal_are_a_usage_error() {
     let tmp = demo();
     let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
-        .args(["new", "brief", "--agent", "SWARM-XY", "--dir"])
+        .args(["new", "brief", "--agent", "SWARM-XY", "--repo"])
         .arg(tmp.path())
         .stdin(std::process::Stdio::null())
         .output()

@@ -43,6 +43,18 @@ async fn probe_exits_0_only_when_readyz_answers_200() {
     let by_bind = tokio::task::spawn_blocking(move || gatehouse(&["probe"], Some(&bind))).await.unwrap();
     assert_eq!(by_bind.status.code(), Some(0), "{}", stderr(&by_bind));
 
+    // --env-file, as `serve` reads it: its GATEHOUSE_BIND wins over the environment's.
+    let env = dir.path().join("gatehouse.env");
+    std::fs::write(&env, format!("GATEHOUSE_BIND=127.0.0.1:{}\n", app.addr.port())).unwrap();
+    let closed = format!("127.0.0.1:{}", closed_port());
+    let args = ["probe".to_string(), "--env-file".to_string(), env.display().to_string()];
+    let by_file = tokio::task::spawn_blocking(move || {
+        gatehouse(&args.iter().map(String::as_str).collect::<Vec<_>>(), Some(&closed))
+    })
+    .await
+    .unwrap();
+    assert_eq!(by_file.status.code(), Some(0), "{}", stderr(&by_file));
+
     let missing = format!("http://{}/nowhere", app.addr);
     let not_found = tokio::task::spawn_blocking(move || gatehouse(&["probe", &missing], None)).await.unwrap();
     assert_eq!(not_found.status.code(), Some(1));

@@ -270,18 +270,18 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     .context("the rules panicked")?;
     let mut requests = None;
     let mut unreadable_authors = false;
-    let outcome = match applicability.applies {
-        true => {
+    let outcome = match (applicability.applies, &policy) {
+        (true, Some(policy)) => {
             let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
             unreadable_authors = authors.is_none();
             let contents =
-                crate::source::approved::contents(repo, &policy, &head, &applicability.documents, &reviews).await?;
+                crate::source::approved::contents(repo, policy, &head, &applicability.documents, &reviews).await?;
             let authors = authors.as_deref().unwrap_or_default();
-            let outcome = gate::evaluate_contents(&policy, &reviews, authors, &head, &contents);
+            let outcome = gate::evaluate_contents(policy, &reviews, authors, &head, &contents);
             let state = GateState {
                 number,
                 head: &head,
-                policy: &policy,
+                policy,
                 outcome: &outcome,
                 reviews: &reviews,
                 hold: pr.draft || unreadable_authors,
@@ -289,9 +289,12 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
             requests = review_requests::ask(repo, &ctx.store, &state).await?;
             Some(outcome)
         }
-        false => None,
+        _ => None,
     };
-    let mut review_gate = summary::review_gate(&applicability, outcome.as_ref());
+    let mut review_gate = match policy {
+        None if applicability.applies => summary::review_gate_unconfigured(&applicability),
+        _ => summary::review_gate(&applicability, outcome.as_ref()),
+    };
     if unreadable_authors {
         let reason = format!(
             "This pull request has {} commits or more; GitHub lists at most that many, so gatehouse cannot read \

@@ -14,6 +14,15 @@ pub fn rules() -> String {
     out
 }
 
+/// `gatehouse rules --format json`: `{"version": 1, "rules": [{id, severity, summary}]}`.
+pub fn rules_json() -> String {
+    let rules: Vec<_> = all_rules()
+        .into_iter()
+        .map(|r| serde_json::json!({ "id": r.id, "severity": r.default_severity, "summary": r.summary }))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "rules": rules })).expect("plain data") + "\n"
+}
+
 pub fn explain(r: &RuleInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({} by default)\n", r.id, r.default_severity.as_str());

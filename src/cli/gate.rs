@@ -38,6 +38,13 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
             errors.iter().map(|e| format!("{}:{}:{}: {}", args.config.display(), e.line, e.col, e.message)).collect();
         bail!("the config is invalid:\n{}", lines.join("\n"));
     }
+    let Some(policy) = config.review else {
+        bail!(
+            "{} has no `review:` policy to simulate; add one with the team's reviewers:\n\n{}",
+            args.config.display(),
+            crate::config::REVIEW_EXAMPLE
+        );
+    };
     let reviews = crate::github::reviews::parse_reviews(&read(&args.reviews, "--reviews")?)
         .with_context(|| format!("in {}", args.reviews.display()))?;
     let (authors, last) = match &args.commits {
@@ -48,7 +55,7 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
     let Some(head) = args.head.or(last) else {
         bail!("the head commit is unknown: pass --head SHA or --commits FILE");
     };
-    let outcome = gate::evaluate(&config.review, &reviews, &authors, &head);
+    let outcome = gate::evaluate(&policy, &reviews, &authors, &head);
     match args.format {
         TextOrJson::Json => {
             let mut value = serde_json::to_value(&outcome).expect("plain data");

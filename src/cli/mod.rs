@@ -3,7 +3,9 @@
 mod explain;
 mod fix;
 mod gate;
+mod init;
 mod new_brief;
+mod prompt;
 mod register;
 mod serve;
 
@@ -33,7 +35,10 @@ enum Command {
     /// Exit status: 0 no error findings, 1 error findings, 2 usage or setup failure.
     Check(CheckArgs),
     /// List every rule: id, default severity, what it checks.
-    Rules,
+    Rules {
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
+    },
     /// Explain a rule: why it exists, a failing and a passing example.
     Explain {
         /// A rule id, e.g. brief/path-missing.
@@ -61,11 +66,21 @@ enum Command {
     Probe {
         /// [default: /readyz on GATEHOUSE_BIND, or http://127.0.0.1:3000/readyz]
         url: Option<String>,
+        /// KEY=VALUE lines, as `serve` reads them: GATEHOUSE_BIND from here wins over the environment.
+        #[arg(long, value_name = "FILE")]
+        env_file: Option<PathBuf>,
     },
     /// Show the App at work on a simulated GitHub: a demo pull request's check
     /// runs and review comments, as its author would see them.
     #[cfg(feature = "demo")]
     Demo,
+    /// Write a starter .github/gatehouse.yml: the paths of the documents found
+    /// in the repository and the team's review policy, validated.
+    ///
+    /// The review policy is asked on a terminal, or given with --reviewer,
+    /// --required and --advisory (--no-review for none). Never overwrites.
+    /// Exit status: 0 written, 2 when it cannot be.
+    Init(init::InitArgs),
     /// Scaffold a governed document.
     #[command(subcommand)]
     New(NewCommand),
@@ -252,6 +267,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
         Command::New(NewCommand::Brief(args)) => new_brief::run(args),
+        Command::Init(args) => init::run(args),
         Command::Schema { kind } => {
             emit(&crate::schema::render(kind))?;
             Ok(ExitCode::SUCCESS)
@@ -259,14 +275,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Register(args) => register::run(args),
         Command::Site(args) => site(args),
         Command::Serve(args) => serve::run(args),
-        Command::Probe { url } => Ok(probe(url)),
+        Command::Probe { url, env_file } => {
+            let file = env_file.map(|path| crate::app::env_file::read(&path)).transpose()?.unwrap_or_default();
+            let bind = file.get("GATEHOUSE_BIND").cloned().or_else(|| std::env::var("GATEHOUSE_BIND").ok());
+            Ok(probe(url, bind))
+        }
         #[cfg(feature = "demo")]
         Command::Demo => {
             crate::demo::run()?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Rules => {
-            emit(&explain::rules())?;
+        Command::Rules { format } => {
+            emit(&match format {
+                TextOrJson::Text => explain::rules(),
+                TextOrJson::Json => explain::rules_json(),
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { rule } => {
@@ -280,14 +303,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Every failure exits 1: Docker reserves a healthcheck's exit status 2.
-fn probe(url: Option<String>) -> ExitCode {
-    let outcome = url
-        .map_or_else(|| crate::app::probe::default_url(std::env::var("GATEHOUSE_BIND").ok().as_deref()), Ok)
-        .and_then(|url| {
-            let runtime =
-                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-            runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
-        });
+fn probe(url: Option<String>, bind: Option<String>) -> ExitCode {
+    let outcome = url.map_or_else(|| crate::app::probe::default_url(bind.as_deref()), Ok).and_then(|url| {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+        runtime.block_on(crate::app::probe::probe(&url)).map(|()| url)
+    });
     match outcome {
         Ok(url) => {
             // A closed pipe after a success is still a success.

@@ -1,22 +1,23 @@
 //! `gatehouse new brief`: ADR-099's top tier. Scaffolds a brief with its
 //! frontmatter filled in and each cited ADR's binding text quoted, after
-//! running the brief rules on it in memory: an unknown or superseded ADR, a
-//! repository without a checkout or a taken agent id refuses the brief with
-//! the findings `gatehouse check` would print.
+//! running the brief rules on it in memory: an error finding (an unknown ADR,
+//! a taken agent id) or a superseded ADR refuses the brief with the findings
+//! `gatehouse check` would print.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
+use super::prompt::{Prompter, words};
 use super::{TextOrJson, outln};
 use crate::config::{PathFilter, Threshold};
 use crate::docs::adr::{Adr, parse_id};
-use crate::docs::brief::Brief;
-use crate::model::{ChangeSet, FileContent, Finding, Severity};
+use crate::docs::brief::{Brief, is_agent_id, parse_file_name};
+use crate::model::{ChangeSet, Check, FileContent, Finding, Severity};
 use crate::source::local::{self, Request};
 
 #[derive(clap::Args, Debug)]
@@ -27,8 +28,8 @@ pub struct NewBriefArgs {
     /// The brief's kebab-case slug, e.g. pg-backup.
     #[arg(long)]
     slug: Option<String>,
-    /// A repository the agent may change, as owner/name (repeatable).
-    #[arg(long = "repo", value_name = "OWNER/NAME")]
+    /// A repository the agent may change, as owner/name (repeatable): the brief's `repos_touched`.
+    #[arg(long = "touches", value_name = "OWNER/NAME")]
     repos: Vec<String>,
     /// An ADR the agent must honour, e.g. ADR-095 (repeatable).
     #[arg(long = "adr", value_name = "ADR-NNN")]
@@ -43,8 +44,8 @@ pub struct NewBriefArgs {
     #[arg(long, value_name = "OWNER/NAME")]
     repo_name: Option<String>,
     /// The checkout the brief is written into.
-    #[arg(long, default_value = ".")]
-    dir: PathBuf,
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    repo: PathBuf,
     /// Output format: json prints what was written (or the findings), for agents.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     format: TextOrJson,
@@ -66,8 +67,16 @@ pub struct Fields {
 }
 
 pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
+    let terminal = std::io::stdin().is_terminal();
+    if args.repo_name.is_none() && terminal && local::origin_name(&args.repo).is_none() {
+        args.repo_name = Some(Prompter::terminal().ask(
+            "this checkout's repository, as owner/name (there is no origin remote to read it from)",
+            "e.g. acme/platform",
+            repo_form,
+        )?);
+    }
     let request = Request {
-        dir: args.dir.clone(),
+        dir: args.repo.clone(),
         all: true,
         repo_name: args.repo_name.clone(),
         repo_roots: args.repo_roots.clone(),
@@ -77,13 +86,16 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     // Every document already there is unchanged: only the new brief is checked.
     changes.base = changes.head.clone();
     let adrs = adr_texts(&changes);
-    let fields = fields(&mut args, &adrs)?;
+    if terminal {
+        ask_missing(&mut args, &adrs, &mut Prompter::terminal())?;
+    }
+    let fields = fields(&args)?;
     let folder = briefs_folder(&changes.config.briefs.paths)?;
     let path = format!("{folder}/{}-{}.md", fields.agent, fields.slug);
     let text = scaffold(&fields, &adrs);
     changes.head.insert(path.clone(), FileContent::Text(Arc::from(text.as_str())));
-    let findings = refusals(&changes, &path, &fields);
-    let target = args.dir.join(&path);
+    let findings = refusals(&changes, &path);
+    let target = args.repo.join(&path);
     let exists = target.exists();
     if exists || !findings.is_empty() {
         let why = exists.then(|| format!("{path} exists; gatehouse new never overwrites a file"));
@@ -94,6 +106,8 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {
+                let findings: Vec<_> =
+                    findings.iter().map(|f| crate::render::finding_json(f, Some(Check::Briefs))).collect();
                 let out = serde_json::json!({ "written": false, "path": path, "exists": exists, "findings": findings });
                 outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
             }
@@ -120,6 +134,11 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
             } else {
                 outln!("brief-PR review: required ({})", reasons.join("; "));
             }
+            for repo in unverifiable(&changes, &fields.repos) {
+                outln!(
+                    "note: no checkout of `{repo}`: paths in it are `brief/path-unverifiable` notices until you pass --repo-root {repo}=DIR"
+                );
+            }
             outln!("next: fill in `success_criteria` and `out_of_scope`; `gatehouse check` reports them until then");
         }
         TextOrJson::Json => {
@@ -132,6 +151,7 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
                 "lines_estimate": fields.lines,
                 "review_required": !reasons.is_empty(),
                 "review_reasons": reasons,
+                "unverifiable_repos": unverifiable(&changes, &fields.repos),
                 "placeholders": ["success_criteria", "out_of_scope"],
                 "text": text,
             });
@@ -141,46 +161,73 @@ pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The brief's fields from the flags, asking on a terminal for what is
-/// missing (on stderr: stdout carries only the result).
-fn fields(args: &mut NewBriefArgs, adrs: &BTreeMap<u32, (Adr, String)>) -> Result<Fields> {
-    let missing = args.agent.is_none() || args.slug.is_none() || args.repos.is_empty() || args.lines.is_none();
-    if missing && std::io::stdin().is_terminal() {
-        let ask = |question: &str| -> Result<String> {
-            eprint!("{question}: ");
-            std::io::stderr().flush()?;
-            let mut line = String::new();
-            std::io::stdin().lock().read_line(&mut line)?;
-            Ok(line.trim().to_string())
-        };
-        if args.agent.is_none() {
-            args.agent = Some(ask("agent id (SWARM-XY)")?);
-        }
-        if args.slug.is_none() {
-            args.slug = Some(ask("slug (kebab-case)")?);
-        }
-        if args.repos.is_empty() {
-            args.repos =
-                ask("repositories (owner/name, space-separated)")?.split_whitespace().map(String::from).collect();
-        }
-        if args.adrs.is_empty() {
-            eprintln!("ADRs in this repository: {}", offered(adrs));
-            args.adrs = ask("ADRs to honour (space-separated, empty for none)")?
-                .split([' ', ','])
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .collect();
-        }
-        if args.lines.is_none() {
-            let answer = ask("lines estimate")?;
-            args.lines = Some(answer.parse().with_context(|| format!("`{answer}` is not a number of lines"))?);
-        }
+/// Asks for each field the flags left out, checking each answer as it is
+/// typed (on stderr: stdout carries only the result).
+fn ask_missing<R: std::io::BufRead, W: Write>(
+    args: &mut NewBriefArgs,
+    adrs: &BTreeMap<u32, (Adr, String)>,
+    p: &mut Prompter<R, W>,
+) -> Result<()> {
+    if args.agent.is_none() {
+        args.agent = Some(p.ask("agent id", "e.g. SWARM-AR", |a| match is_agent_id(a) {
+            true => Ok(a.to_string()),
+            false => Err(format!("`{a}` is not an agent id: `SWARM-` and 1 to 6 of A-Z and 0-9")),
+        })?);
     }
+    if args.slug.is_none() {
+        args.slug = Some(p.ask("slug", "kebab-case, e.g. pg-backup", |a| {
+            match parse_file_name(&format!("SWARM-X-{a}.md")) {
+                Ok(_) => Ok(a.to_string()),
+                Err(_) => Err(format!("`{a}` is not kebab-case (lower-case words joined by `-`)")),
+            }
+        })?);
+    }
+    if args.repos.is_empty() {
+        args.repos = p.ask("repositories the agent may change", "owner/name, space-separated, e.g. acme/api", |a| {
+            let repos = words(a);
+            if repos.is_empty() {
+                return Err("name at least one repository".into());
+            }
+            repos.iter().map(|r| repo_form(r)).collect()
+        })?;
+    }
+    if args.adrs.is_empty() {
+        p.say(&format!("ADRs in this repository: {}", offered(adrs)))?;
+        args.adrs = p.ask("ADRs to honour", "space-separated, e.g. ADR-095; Enter for none", |a| {
+            words(a)
+                .into_iter()
+                .map(|id| match parse_id(&id).map(|n| adrs.get(&n)) {
+                    None => Err(format!("`{id}` is not an ADR id like ADR-095")),
+                    Some(None) => Err(format!("{id} is not among the repository's ADRs")),
+                    Some(Some((adr, _))) if adr.is_retired() => Err(format!("{id} is retired; cite what replaced it")),
+                    Some(Some(_)) => Ok(id),
+                })
+                .collect()
+        })?;
+    }
+    if args.lines.is_none() {
+        args.lines = Some(p.ask("lines estimate", "the lines the agent will change, e.g. 40", |a| {
+            a.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| format!("`{a}` is not a positive number"))
+        })?);
+    }
+    Ok(())
+}
+
+/// `owner/name`, as GitHub names a repository.
+fn repo_form(answer: &str) -> std::result::Result<String, String> {
+    match crate::docs::pathref::is_repo_name(answer) {
+        true => Ok(answer.to_string()),
+        false => Err(format!("`{answer}` is not owner/name")),
+    }
+}
+
+/// The brief's fields, all given.
+fn fields(args: &NewBriefArgs) -> Result<Fields> {
     let (Some(agent), Some(slug), Some(lines)) = (args.agent.clone(), args.slug.clone(), args.lines) else {
-        bail!("--agent, --slug, --repo and --lines are required (or run on a terminal to be asked)");
+        bail!("--agent, --slug, --touches and --lines are required (or run on a terminal to be asked)");
     };
     if args.repos.is_empty() {
-        bail!("--repo is required: name each repository the agent may change as owner/name");
+        bail!("--touches is required: name each repository the agent may change as owner/name");
     }
     Ok(Fields { agent, slug, repos: args.repos.clone(), adrs: args.adrs.clone(), lines })
 }
@@ -277,46 +324,30 @@ fn binding_text(text: &str) -> (String, Vec<&str>) {
 }
 
 /// The findings that refuse the brief: the errors the rules report on it (but
-/// its placeholders), a superseded ADR whatever its configured severity (the
-/// scaffold builds only on ADRs in force), and each repository without a
-/// checkout.
-fn refusals(changes: &ChangeSet, path: &str, fields: &Fields) -> Vec<Finding> {
+/// its placeholders) and a superseded ADR whatever its configured severity
+/// (the scaffold builds only on ADRs in force).
+fn refusals(changes: &ChangeSet, path: &str) -> Vec<Finding> {
     let text = changes.head.get(path).and_then(FileContent::text).unwrap_or_default();
     let placeholder = text.lines().position(|l| l == SUCCESS_PLACEHOLDER).map_or(0, |at| at as u32 + 1);
     let report = crate::rules::evaluate(changes);
-    let mut findings: Vec<Finding> = report
+    report
         .findings()
         .filter(|f| f.path == path && f.span.line != placeholder)
         .filter(|f| f.severity == Severity::Error || f.rule == "brief/adr-superseded")
         .cloned()
-        .collect();
-    // A repository the brief names but gatehouse cannot read leaves every
-    // path in it unverifiable: the scaffold asks for its checkout first.
-    const UNVERIFIABLE: &crate::rules::RuleInfo = &crate::rules::brief::PATH_UNVERIFIABLE;
-    let brief = Brief::parse(path, text);
-    for repo in &fields.repos {
-        let known = changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(repo))
-            || changes.repos.tree(repo, None).is_some();
-        if !known && crate::docs::pathref::is_repo_name(repo) {
-            let node = brief.strings("repos_touched").into_iter().find(|(s, _)| s == repo).map(|(_, n)| n);
-            let span = node.map_or(crate::model::Span::line(1), |n| {
-                crate::model::Span::at(n.line(), n.col(), repo.chars().count() as u32)
-            });
-            findings.push(Finding {
-                rule: UNVERIFIABLE.id,
-                severity: UNVERIFIABLE.default_severity,
-                path: path.to_string(),
-                span,
-                message: format!("gatehouse has no checkout of `{repo}` to verify the brief against"),
-                help: Some(format!(
-                    "pass --repo-root {repo}=DIR (its checkout), or --repo-name {repo} when it is this checkout"
-                )),
-                fingerprint: crate::model::fingerprint(UNVERIFIABLE.id, path, repo),
-                fix: None,
-            });
-        }
-    }
-    findings
+        .collect()
+}
+
+/// The repositories the brief touches that gatehouse has no checkout of.
+fn unverifiable<'r>(changes: &ChangeSet, repos: &'r [String]) -> Vec<&'r str> {
+    repos
+        .iter()
+        .filter(|repo| {
+            !changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(repo))
+                && changes.repos.tree(repo, None).is_none()
+        })
+        .map(String::as_str)
+        .collect()
 }
 
 /// Why the brief needs brief-PR review: ADR-099's threshold, and more than
@@ -346,5 +377,47 @@ mod tests {
         assert_eq!(briefs_folder(&["dark-factory/briefs/*.md".into()]).unwrap(), "dark-factory/briefs");
         assert!(briefs_folder(&["briefs/**/*.md".into()]).is_err());
         assert!(briefs_folder(&[]).is_err());
+    }
+
+    #[test]
+    fn each_answer_is_checked_as_typed_and_asked_again() {
+        let adr = "# ADR-095: Backups\n\nStatus: Accepted\n\nDumps go off-host.\n";
+        let adrs = BTreeMap::from([(95, (Adr::parse("docs/adr/ADR-095.md", adr).unwrap(), adr.to_string()))]);
+        let mut args = NewBriefArgs {
+            agent: None,
+            slug: None,
+            repos: vec![],
+            adrs: vec![],
+            lines: None,
+            repo_roots: vec![],
+            repo_name: None,
+            repo: PathBuf::from("."),
+            format: TextOrJson::Text,
+        };
+        let input = "\nSWARM-XY\nBad Slug!\npg-restore\nacme\nacme/api\nADR-777\nADR-095\nmany\n40\n";
+        let mut shown = Vec::new();
+        ask_missing(&mut args, &adrs, &mut Prompter::new(input.as_bytes(), &mut shown)).unwrap();
+        let fields = fields(&args).unwrap();
+        assert_eq!(
+            fields,
+            Fields {
+                agent: "SWARM-XY".into(),
+                slug: "pg-restore".into(),
+                repos: vec!["acme/api".into()],
+                adrs: vec!["ADR-095".into()],
+                lines: 40
+            }
+        );
+        let shown = String::from_utf8(shown).unwrap();
+        for complaint in [
+            "`` is not an agent id",
+            "`Bad Slug!` is not kebab-case",
+            "`acme` is not owner/name",
+            "ADR-777 is not among the repository's ADRs",
+            "`many` is not a positive number",
+        ] {
+            assert!(shown.contains(complaint), "{complaint}: {shown}");
+        }
+        assert!(shown.contains("agent id (e.g. SWARM-AR): "), "an example, not a default: {shown}");
     }
 }

@@ -2,6 +2,7 @@
 //! failed, what to fix first, then the family's own blocks (tally tables,
 //! state moves). Markdown, within GitHub's limits.
 
+use crate::config::{CONFIG_PATH, REVIEW_EXAMPLE};
 use crate::gate::{Applicability, Outcome};
 use crate::model::{CheckReport, Conclusion, Finding, PR_BODY, Severity};
 
@@ -140,6 +141,26 @@ pub fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> 
     CheckOutput { name: REVIEW_CHECK.into(), conclusion, title, summary: fit(summary) }
 }
 
+/// The review gate where it applies but the repository's config has no
+/// `review:` policy: neutral, requiring and requesting nobody, with the lines
+/// that configure one.
+pub fn review_gate_unconfigured(applicability: &Applicability) -> CheckOutput {
+    let reasons: String = applicability.reasons.iter().map(|r| format!("- {r}\n")).collect();
+    let summary = format!(
+        "**The review gate is not configured.** This pull request has changes the review gate covers, but \
+         `{CONFIG_PATH}` on the base branch has no `review:` policy, so gatehouse requires no approval and \
+         requests no review.\n\n**Why the gate would apply**\n\n{reasons}\n\
+         To gate these changes on the team's approvals, add a policy with your reviewers' GitHub logins to \
+         `{CONFIG_PATH}` on the default branch (`gatehouse init` writes one):\n\n```yaml\n{REVIEW_EXAMPLE}```\n"
+    );
+    CheckOutput {
+        name: REVIEW_CHECK.into(),
+        conclusion: "neutral",
+        title: "Review gate not configured".into(),
+        summary: fit(summary),
+    }
+}
+
 /// Every check when the PR could not be read whole: fail closed, say why.
 pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
     CheckOutput {
@@ -239,7 +260,11 @@ mod tests {
 
     #[test]
     fn the_review_gate_lists_what_is_missing_and_why_it_applies() {
-        let policy = crate::config::Config::default().review;
+        let policy = crate::config::ReviewConfig {
+            core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into(), "gyrum-lin".into()],
+            advisory: vec!["gyrum-dana".into()],
+            ..Default::default()
+        };
         let reviews = vec![crate::gate::Review {
             login: "gyrum-marcus".into(),
             state: crate::gate::ReviewState::Approved,
@@ -261,6 +286,9 @@ mod tests {
             documents: vec![],
         };
         assert_eq!(review_gate(&exempt, None).conclusion, "neutral");
+        let unconfigured = review_gate_unconfigured(&applies);
+        assert_eq!((unconfigured.conclusion, unconfigured.title.as_str()), ("neutral", "Review gate not configured"));
+        insta::assert_snapshot!(unconfigured.summary);
     }
 
     #[test]

@@ -29,6 +29,11 @@ pub struct Request {
     pub repo_roots: Vec<(String, PathBuf)>,
 }
 
+/// The `owner/name` of the checkout at `dir`, read from its origin remote.
+pub fn origin_name(dir: &Path) -> Option<String> {
+    Checkout::find(dir).ok().flatten().and_then(|c| c.origin_name())
+}
+
 /// Reads what the request names into a ChangeSet.
 pub fn changeset(req: &Request) -> Result<ChangeSet> {
     if !req.dir.is_dir() {

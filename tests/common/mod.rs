@@ -210,10 +210,14 @@ pub async fn jobs_idle(store: &gatehouse::store::Store) {
 /// The brief the App suites add to [`base`].
 pub const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backups.md";
 
-/// A repository with an ADR and a README.
+/// The review policy of the App suites' repositories.
+pub const REVIEW_POLICY: &str =
+    "review:\n  core: { reviewers: [gyrum-marcus, gyrum-priya, gyrum-lin], required: 2 }\n  advisory: [gyrum-dana]\n";
+
+/// A repository with an ADR, a README and a review policy.
 pub fn base() -> Tree {
     let (adr_path, adr_text) = adr();
-    tree(&[(adr_path, adr_text), ("README.md", "# docs\n")])
+    tree(&[(adr_path, adr_text), ("README.md", "# docs\n"), (".github/gatehouse.yml", REVIEW_POLICY)])
 }
 
 /// [`base`] with `text` at [`BRIEF`].

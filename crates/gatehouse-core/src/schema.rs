@@ -26,10 +26,13 @@ pub enum Kind {
     Decision,
     /// `.github/gatehouse.yml`.
     Config,
+    /// What `gatehouse check --format json` prints; its `$defs/finding` is the
+    /// shape of a finding in every command's JSON.
+    Report,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config];
+    pub const ALL: [Kind; 5] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config, Kind::Report];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -37,6 +40,7 @@ impl Kind {
             Kind::Voting => "voting",
             Kind::Decision => "decision",
             Kind::Config => "config",
+            Kind::Report => "report",
         }
     }
 
@@ -53,12 +57,98 @@ pub fn schema(kind: Kind) -> Value {
         Kind::Voting => voting(),
         Kind::Decision => decision(),
         Kind::Config => config(),
+        Kind::Report => report(),
     }
 }
 
 /// The schema as `gatehouse schema` prints it and `schemas/` holds it.
 pub fn render(kind: Kind) -> String {
     serde_json::to_string_pretty(&schema(kind)).expect("plain data") + "\n"
+}
+
+/// The JSON `gatehouse check` prints, and the finding shape every command's
+/// JSON shares. A finding with a verified fix carries `fix`; others omit it.
+fn report() -> Value {
+    let nullable = |kind: &str| json!({ "type": [kind, "null"] });
+    let count = json!({ "type": "integer", "minimum": 0 });
+    let line = json!({ "type": "integer", "minimum": 1 });
+    let column = json!({ "type": ["integer", "null"], "minimum": 1 });
+    let edit = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["path", "start", "end", "replacement"],
+        "properties": {
+            "path": { "type": "string", "description": "repository-relative" },
+            "start": { "type": "integer", "minimum": 0, "description": "byte offset in the head text" },
+            "end": { "type": "integer", "minimum": 0 },
+            "replacement": { "type": "string" }
+        }
+    });
+    let finding = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["rule", "severity", "check", "path", "line", "column", "end_line", "end_column", "message", "help", "fingerprint"],
+        "properties": {
+            "rule": { "type": "string", "pattern": "^[a-z]+/[a-z0-9-]+$" },
+            "severity": { "enum": ["error", "warning", "notice"] },
+            "check": { "type": ["string", "null"], "description": "the check run; null for findings about the evaluation itself" },
+            "path": { "type": "string" },
+            "line": line,
+            "column": column,
+            "end_line": line,
+            "end_column": column,
+            "message": { "type": "string", "minLength": 1 },
+            "help": nullable("string"),
+            "fingerprint": { "type": "string", "pattern": "^[0-9a-f]{16}$" },
+            "fix": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["message", "edits"],
+                "properties": { "message": { "type": "string" }, "edits": { "type": "array", "items": edit } }
+            }
+        }
+    });
+    let check = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["name", "conclusion", "documents", "errors", "warnings", "notices", "details"],
+        "properties": {
+            "name": { "type": "string" },
+            "conclusion": { "enum": ["success", "failure", "neutral"] },
+            "documents": count,
+            "errors": count,
+            "warnings": count,
+            "notices": count,
+            "details": { "type": "array", "items": { "type": "string" } }
+        }
+    });
+    json!({
+        "$schema": DRAFT,
+        "title": "gatehouse's report: `gatehouse check --format json`; `$defs/finding` is a finding in every command's JSON, `$defs/rule` a rule in `gatehouse rules --format json`",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["version", "conclusion", "checks", "findings"],
+        "properties": {
+            "version": { "const": 1 },
+            "conclusion": { "enum": ["success", "failure"] },
+            "checks": { "type": "array", "items": { "$ref": "#/$defs/check" } },
+            "findings": { "type": "array", "items": { "$ref": "#/$defs/finding" } }
+        },
+        "$defs": {
+            "finding": finding,
+            "check": check,
+            "rule": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["id", "severity", "summary"],
+                "properties": {
+                    "id": { "type": "string", "pattern": "^[a-z]+/[a-z0-9-]+$" },
+                    "severity": { "enum": ["error", "warning", "notice"] },
+                    "summary": { "type": "string" }
+                }
+            }
+        }
+    })
 }
 
 /// A string with something in it besides blanks.
@@ -203,7 +293,7 @@ fn config() -> Value {
     let section =
         |properties: Value| json!({ "type": "object", "additionalProperties": false, "properties": properties });
     let rule_ids: Vec<&str> = crate::rules::all_rules().iter().map(|r| r.id).collect();
-    let review = &defaults.review;
+    let review = crate::config::ReviewConfig::default();
     let threshold = defaults.briefs.review_threshold;
     json!({
         "$schema": DRAFT,
@@ -219,8 +309,17 @@ fn config() -> Value {
             "voting": section(json!({ "paths": globs(&defaults.voting.paths) })),
             "specs": section(json!({ "paths": folders(&defaults.specs.paths) })),
             "decisions": section(json!({ "paths": folders(&defaults.decisions.paths) })),
-            "review": section(json!({
-                "core": section(json!({ "reviewers": names(&review.core_reviewers), "required": count(review.core_required) })),
+            "review": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["core"],
+                "properties": {
+                "core": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["reviewers"],
+                    "properties": { "reviewers": { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }, "required": count(review.core_required) }
+                },
                 "advisory": names(&review.advisory),
                 "max_changes_requested": count(review.max_changes_requested),
                 "recusal": flag(review.recusal),
@@ -232,7 +331,8 @@ fn config() -> Value {
                 },
                 "request_reviewers": flag(review.request_reviewers),
                 "paths": globs(&review.paths)
-            })),
+                }
+            },
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
             "rules": {
                 "type": "object",
@@ -288,12 +388,21 @@ mod tests {
                 _ => "{ brief/unknown-field: off }",
             };
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
-            let text = yaml_at(&path, sample);
+            // A review policy is read whole: each leaf beside a policy that can pass.
+            let policy = match path.as_slice() {
+                ["review", "core", "reviewers"] => "    required: 1\n",
+                ["review", "core", _] => "    reviewers: [a, b, c]\n",
+                ["review", ..] => "  core: { reviewers: [a, b, c], required: 2 }\n",
+                _ => "",
+            };
+            let text = yaml_at(&path, sample) + policy;
             assert_eq!(crate::rules::read_config(&text).1, vec![], "{text}");
             let mut wrong = path.clone();
             *wrong.last_mut().unwrap() = "not_a_key";
             if path.first() != Some(&"rules") {
-                assert_eq!(crate::rules::read_config(&yaml_at(&wrong, sample)).1.len(), 1, "{wrong:?}");
+                let errors = crate::rules::read_config(&(yaml_at(&wrong, sample) + policy)).1;
+                let unknown = errors.iter().filter(|e| e.message.starts_with("unknown key `not_a_key`")).count();
+                assert_eq!(unknown, 1, "{wrong:?}: {errors:?}");
             }
         }
     }

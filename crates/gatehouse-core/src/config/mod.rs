@@ -24,7 +24,9 @@ pub struct Config {
     pub specs: Paths,
     /// Folders that hold decision manifests.
     pub decisions: Paths,
-    pub review: ReviewConfig,
+    /// The team's review policy; `None` when the config has no `review:`
+    /// key (the gate then requires no approval and requests nobody).
+    pub review: Option<ReviewConfig>,
     /// Per-rule severity overrides.
     pub rules: BTreeMap<String, Level>,
     pub limits: Limits,
@@ -49,6 +51,9 @@ pub struct Threshold {
     pub repos: u64,
 }
 
+/// A review policy. Its knobs default to ADR-099's (2 core approvals, one
+/// request for changes tolerated, recusal, approvals of an older head stale);
+/// the reviewers are the team's own and have no default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReviewConfig {
     pub core_reviewers: Vec<String>,
@@ -121,19 +126,43 @@ impl Default for Config {
             voting: Paths { paths: vec!["dark-factory/guidelines/*".into()] },
             specs: Paths { paths: vec!["fondue/specs".into()] },
             decisions: Paths { paths: vec![".harnery/decisions".into()] },
-            review: ReviewConfig {
-                core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into(), "gyrum-lin".into()],
-                core_required: 2,
-                advisory: vec!["gyrum-dana".into()],
-                max_changes_requested: 1,
-                recusal: true,
-                stale_on_push: true,
-                approvals_end_on: ApprovalsEnd::DocumentChange,
-                paths: Vec::new(),
-                request_reviewers: true,
-            },
+            review: None,
             rules: BTreeMap::new(),
             limits: Limits { max_file_bytes: 1024 * 1024 },
+        }
+    }
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        ReviewConfig {
+            core_reviewers: Vec::new(),
+            core_required: 2,
+            advisory: Vec::new(),
+            max_changes_requested: 1,
+            recusal: true,
+            stale_on_push: true,
+            approvals_end_on: ApprovalsEnd::DocumentChange,
+            paths: Vec::new(),
+            request_reviewers: true,
+        }
+    }
+}
+
+/// The config lines a team adds for a review policy, with placeholder logins.
+pub const REVIEW_EXAMPLE: &str =
+    "review:\n  core: { reviewers: [alice, bob, carol], required: 2 }\n  advisory: [dana]\n";
+
+impl ReviewConfig {
+    /// The policy in one sentence, e.g. "2 of alice, bob, carol approve and
+    /// dana reviews".
+    pub fn describe(&self) -> String {
+        let core = format!("{} of {} approve", self.core_required, self.core_reviewers.join(", "));
+        match self.advisory.as_slice() {
+            [] => core,
+            advisory => {
+                format!("{core} and {} {}", advisory.join(", "), if advisory.len() == 1 { "reviews" } else { "review" })
+            }
         }
     }
 }
@@ -290,24 +319,7 @@ impl Config {
                     _ => false,
                 })
             }
-            "review" => p.section(value, "review", |p, k, v| {
-                let r = &mut config.review;
-                match k {
-                    "core" => p.section(v, "review.core", |p, k, v| match k {
-                        "reviewers" => p.strings(v, &mut r.core_reviewers),
-                        "required" => p.uint(v, &mut r.core_required),
-                        _ => false,
-                    }),
-                    "advisory" => p.strings(v, &mut r.advisory),
-                    "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
-                    "recusal" => p.bool(v, &mut r.recusal),
-                    "stale_on_push" => p.bool(v, &mut r.stale_on_push),
-                    "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
-                    "request_reviewers" => p.bool(v, &mut r.request_reviewers),
-                    "paths" => p.globs(v, &mut r.paths),
-                    _ => false,
-                }
-            }),
+            "review" => p.review(value, &mut config.review),
             "limits" => p.section(value, "limits", |p, k, v| match k {
                 "max_file_bytes" => p.uint(v, &mut config.limits.max_file_bytes),
                 _ => false,
@@ -325,6 +337,50 @@ struct Reader<'e> {
 }
 
 impl Reader<'_> {
+    /// Reads `review:`; a policy that can never pass (no core reviewers, or
+    /// more approvals required than there are reviewers) is an error.
+    fn review(&mut self, node: Node, out: &mut Option<ReviewConfig>) -> bool {
+        let r = out.get_or_insert_with(ReviewConfig::default);
+        let mut core = None;
+        self.section(node, "review", |p, k, v| match k {
+            "core" => {
+                core = Some((v.line(), v.col()));
+                p.section(v, "review.core", |p, k, v| match k {
+                    "reviewers" => p.strings(v, &mut r.core_reviewers),
+                    "required" => p.uint(v, &mut r.core_required),
+                    _ => false,
+                })
+            }
+            "advisory" => p.strings(v, &mut r.advisory),
+            "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
+            "recusal" => p.bool(v, &mut r.recusal),
+            "stale_on_push" => p.bool(v, &mut r.stale_on_push),
+            "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
+            "request_reviewers" => p.bool(v, &mut r.request_reviewers),
+            "paths" => p.globs(v, &mut r.paths),
+            _ => false,
+        });
+        let reviewers = r.core_reviewers.len() as u64;
+        if node.as_map().is_none() {
+            return true;
+        }
+        let (line, col) = core.unwrap_or((node.line(), node.col()));
+        let message = match core {
+            None => "`review` has no `core` reviewers: add `core: { reviewers: [<login>, …], required: <n> }`".into(),
+            Some(_) if reviewers == 0 => {
+                "`review.core.reviewers` is empty, so no approval could pass the gate: list the team's logins".into()
+            }
+            Some(_) if r.core_required > reviewers => format!(
+                "`review.core.required` is {} but only {reviewers} core {} listed, so the gate could never pass",
+                r.core_required,
+                if reviewers == 1 { "reviewer is" } else { "reviewers are" }
+            ),
+            Some(_) => return true,
+        };
+        self.errors.push(ConfigError { line, col, message });
+        true
+    }
+
     fn error(&mut self, node: Node, message: String) {
         self.errors.push(ConfigError { line: node.line(), col: node.col(), message });
     }
@@ -478,21 +534,39 @@ mod tests {
         assert_eq!(errors, vec![]);
         assert_eq!(c.briefs.paths, vec!["briefs/*.md"]);
         assert_eq!(c.briefs.review_threshold, Threshold { lines: 200, repos: 2 });
-        assert_eq!(c.review.core_reviewers, vec!["a", "b"]);
-        assert!(!c.review.stale_on_push);
+        let review = c.review.expect("a review policy");
+        assert_eq!(review.core_reviewers, vec!["a", "b"]);
+        assert!(!review.stale_on_push);
+        assert_eq!(review.describe(), "1 of a, b approve");
         assert_eq!(c.limits.max_file_bytes, 10);
     }
 
     #[test]
     fn approvals_end_on_a_document_change_unless_configured() {
-        assert_eq!(Config::default().review.approvals_end_on, ApprovalsEnd::DocumentChange);
-        let (c, errors) = Config::parse("review:\n  approvals_end_on: any_push\n", &any_rule);
-        assert_eq!((c.review.approvals_end_on, errors), (ApprovalsEnd::AnyPush, vec![]));
-        let (c, errors) = Config::parse("review:\n  approvals_end_on: sometimes\n", &any_rule);
-        assert_eq!(c.review.approvals_end_on, ApprovalsEnd::DocumentChange);
+        assert_eq!(ReviewConfig::default().approvals_end_on, ApprovalsEnd::DocumentChange);
+        let (c, errors) = Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: any_push\n", &any_rule);
+        assert_eq!((c.review.as_ref().expect("a policy").approvals_end_on, errors), (ApprovalsEnd::AnyPush, vec![]));
+        let (c, errors) = Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: sometimes\n", &any_rule);
+        assert_eq!(c.review.as_ref().expect("a policy").approvals_end_on, ApprovalsEnd::DocumentChange);
         assert_eq!(errors.len(), 1);
-        assert_eq!((errors[0].line, errors[0].col), (2, 21));
+        assert_eq!((errors[0].line, errors[0].col), (3, 21));
         assert!(errors[0].message.contains("found `sometimes`"), "{}", errors[0].message);
+    }
+
+    #[test]
+    fn no_review_key_is_no_policy_and_a_policy_that_cannot_pass_is_an_error() {
+        assert_eq!(Config::default().review, None);
+        let (c, errors) = Config::parse(REVIEW_EXAMPLE, &any_rule);
+        assert_eq!(errors, vec![]);
+        assert_eq!(c.review.expect("a policy").describe(), "2 of alice, bob, carol approve and dana reviews");
+        let (_, errors) = Config::parse("review:\n  request_reviewers: false\n", &any_rule);
+        assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
+        assert!(errors[0].message.contains("no `core` reviewers"), "{errors:?}");
+        let (_, errors) = Config::parse("review:\n  core: { reviewers: [a], required: 2 }\n", &any_rule);
+        assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
+        assert!(errors[0].message.contains("only 1 core reviewer is listed"), "{errors:?}");
+        let (_, errors) = Config::parse("review: yes\n", &any_rule);
+        assert_eq!(errors.len(), 1, "{errors:?}");
     }
 
     #[test]

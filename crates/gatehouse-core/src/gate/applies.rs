@@ -64,7 +64,7 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
             documents.push(path.to_string());
         }
     }
-    let named = globset(&config.review.paths);
+    let named = globset(config.review.as_ref().map_or(&[][..], |r| &r.paths));
     let touched: Vec<&str> = changes
         .pr
         .files
@@ -150,7 +150,8 @@ mod tests {
         assert!(!applicability(&changes).applies, "tier 1 enacts without the gate");
         changes.head.clear();
         changes.base.clear();
-        changes.config.review.paths = vec!["infra/**".into()];
+        changes.config.review =
+            Some(crate::config::ReviewConfig { paths: vec!["infra/**".into()], ..Default::default() });
         changes.pr.files =
             Some(vec![crate::model::ChangedFile { path: "infra/db/main.tf".into(), additions: 1, deletions: 0 }]);
         assert_eq!(

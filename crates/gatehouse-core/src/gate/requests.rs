@@ -37,7 +37,11 @@ mod tests {
     }
 
     fn policy() -> crate::config::ReviewConfig {
-        crate::config::Config::default().review
+        crate::config::ReviewConfig {
+            core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into(), "gyrum-lin".into()],
+            advisory: vec!["gyrum-dana".into()],
+            ..Default::default()
+        }
     }
 
     #[test]

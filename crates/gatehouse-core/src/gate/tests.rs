@@ -6,7 +6,11 @@ const HEAD: &str = "abc1234def5678";
 const OLD: &str = "0011223344556677";
 
 fn policy() -> ReviewConfig {
-    crate::config::Config::default().review
+    ReviewConfig {
+        core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into(), "gyrum-lin".into()],
+        advisory: vec!["gyrum-dana".into()],
+        ..Default::default()
+    }
 }
 
 fn review(login: &str, state: ReviewState, commit: &str, at: &str) -> Review {

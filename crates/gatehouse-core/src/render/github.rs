@@ -1,7 +1,7 @@
 use std::fmt::Write;
 
 use super::{Keep, escape_controls};
-use crate::model::{Report, Severity};
+use crate::model::{PR_BODY, Report, Severity};
 
 /// GitHub Actions workflow commands: one annotation per finding. Control
 /// characters in paths and messages are escaped, newlines percent-encoded
@@ -15,20 +15,28 @@ pub fn github(report: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Notice => "notice",
         };
-        let mut props = format!(
-            "file={},line={},endLine={}",
-            property(&plain(&f.path)),
-            f.span.line,
-            f.span.end_line.max(f.span.line)
-        );
-        if f.span.col > 0 && f.span.end_line == f.span.line {
-            let _ = write!(props, ",col={},endColumn={}", f.span.col, f.span.end_col.max(f.span.col + 1));
+        let mut props = String::new();
+        let mut message = plain(&f.message);
+        if f.path == PR_BODY {
+            // The pull request's body is no file: the annotation names no
+            // file, and its message says where.
+            message = format!("in the pull request body, line {}: {message}", f.span.line);
+        } else {
+            let _ = write!(
+                props,
+                "file={},line={},endLine={},",
+                property(&plain(&f.path)),
+                f.span.line,
+                f.span.end_line.max(f.span.line)
+            );
+            if f.span.col > 0 && f.span.end_line == f.span.line {
+                let _ = write!(props, "col={},endColumn={},", f.span.col, f.span.end_col.max(f.span.col + 1));
+            }
         }
-        let _ = write!(props, ",title={}", property(f.rule));
-        let message = match &f.help {
-            Some(help) => format!("{}\nhelp: {}", plain(&f.message), plain(help)),
-            None => plain(&f.message),
-        };
+        let _ = write!(props, "title={}", property(f.rule));
+        if let Some(help) = &f.help {
+            message = format!("{message}\nhelp: {}", plain(help));
+        }
         let _ = writeln!(out, "::{command} {props}::{}", data(&message));
     }
     out

@@ -24,8 +24,10 @@ struct CheckOut<'a> {
     details: &'a [String],
 }
 
+/// A finding as every command's JSON shows it (`check`, `new brief`): one
+/// shape, `$defs/finding` of `gatehouse schema report`.
 #[derive(Serialize)]
-struct FindingOut<'a> {
+pub struct FindingOut<'a> {
     rule: &'static str,
     severity: Severity,
     /// The check run the finding belongs to; `null` for findings about the
@@ -45,7 +47,8 @@ struct FindingOut<'a> {
     fix: Option<&'a Fix>,
 }
 
-fn finding<'a>(f: &'a Finding, check: Option<Check>) -> FindingOut<'a> {
+/// `f` in the one JSON shape; `check` is the check run it belongs to.
+pub fn finding<'a>(f: &'a Finding, check: Option<Check>) -> FindingOut<'a> {
     FindingOut {
         rule: f.rule,
         severity: f.severity,

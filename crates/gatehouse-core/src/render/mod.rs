@@ -7,7 +7,7 @@ mod sarif;
 mod text;
 
 pub use github::github;
-pub use json::json;
+pub use json::{FindingOut, finding as finding_json, json};
 pub use sarif::sarif;
 pub use text::{findings as text_findings, text};
 

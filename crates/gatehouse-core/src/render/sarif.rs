@@ -1,6 +1,6 @@
 use serde_json::{Value, json};
 
-use crate::model::{Fix, Report, Severity};
+use crate::model::{Fix, PR_BODY, Report, Severity};
 use crate::rules::all_rules;
 
 fn level(severity: Severity) -> &'static str {
@@ -62,11 +62,23 @@ pub fn sarif(report: &Report) -> String {
                 Some(help) => format!("{}\nhelp: {help}", f.message),
                 None => f.message.clone(),
             };
+            // The pull request's body is no file: a logical location, and
+            // its line in the message.
+            let (message, location) = match f.path == PR_BODY {
+                true => (
+                    format!("in the pull request body, line {}: {message}", f.span.line),
+                    json!({ "logicalLocations": [{ "name": "pull request body", "kind": "resource" }] }),
+                ),
+                false => (
+                    message,
+                    json!({ "physicalLocation": { "artifactLocation": { "uri": f.path }, "region": region } }),
+                ),
+            };
             let mut result = json!({
                 "ruleId": f.rule,
                 "level": level(f.severity),
                 "message": { "text": message },
-                "locations": [{ "physicalLocation": { "artifactLocation": { "uri": f.path }, "region": region } }],
+                "locations": [location],
                 "partialFingerprints": { "gatehouse/v1": f.fingerprint },
             });
             if let Some(fix) = &f.fix {

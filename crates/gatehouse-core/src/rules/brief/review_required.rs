@@ -1,5 +1,5 @@
 use super::BriefView;
-use crate::config::Threshold;
+use crate::config::{CONFIG_PATH, ReviewConfig, Threshold};
 use crate::docs::brief::Brief;
 use crate::model::{Sink, Span};
 
@@ -40,6 +40,20 @@ pub fn reasons(brief: &Brief, t: Threshold) -> Option<Vec<String>> {
     Some(reasons)
 }
 
+/// What the configured policy asks before an agent acts on the brief, or how
+/// to configure one.
+fn policy_help(policy: Option<&ReviewConfig>) -> String {
+    match policy {
+        Some(policy) => {
+            format!("the review policy of `{CONFIG_PATH}`: {} before an agent acts on this brief", policy.describe())
+        }
+        None => format!(
+            "`{CONFIG_PATH}` has no `review:` policy, so the `gatehouse/review` gate requires no approval; \
+             name the team's reviewers to enforce ADR-099's brief-PR review: `review: {{ core: {{ reviewers: [<login>, …], required: 2 }} }}`"
+        ),
+    }
+}
+
 fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let Some(reasons) = reasons(brief, view.threshold) else { continue };
@@ -53,6 +67,23 @@ fn check(view: &BriefView, sink: &mut Sink) {
             "review",
             format!("brief-PR review required: {}", reasons.join(" and ")),
         )
-        .help("ADR-099: 2 of the 3 core personas must approve and the advisory reviewer must review before an agent acts on this brief");
+        .help(policy_help(view.changes.config.review.as_ref()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_states_the_configured_policy_or_how_to_configure_one() {
+        let policy =
+            ReviewConfig { core_reviewers: vec!["ana".into(), "bo".into()], core_required: 1, ..Default::default() };
+        assert_eq!(
+            policy_help(Some(&policy)),
+            "the review policy of `.github/gatehouse.yml`: 1 of ana, bo approve before an agent acts on this brief"
+        );
+        let unconfigured = policy_help(None);
+        assert!(unconfigured.contains("has no `review:` policy") && unconfigured.contains("reviewers: [<login>"));
     }
 }
