@@ -1,6 +1,7 @@
 //! Events as GitHub sends them, on SQLite and PostgreSQL: the App's own
-//! review makes no job, an install evaluates the repositories' open PRs, a
-//! draft asks for no review until it is ready, and a reviewer whose
+//! review makes no job, an install (or repositories added to one) evaluates
+//! the repositories' open PRs, a branch's check suite without a PR makes no
+//! job, a draft asks for no review until it is ready, and a reviewer whose
 //! approval went stale with a push is asked again.
 
 mod common;
@@ -78,6 +79,43 @@ async fn an_install_evaluates_the_open_prs() {
         evaluated(&sim, &first.head_sha).await;
         evaluated(&sim, &second.head_sha).await;
         jobs_idle(&app.store).await;
+        app.kill();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn repositories_added_to_an_install_have_their_open_prs_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in engines(&dir) {
+        let sim = sim().await;
+        let app = start_app(config(&db, &sim.url())).await;
+        let pr = sim.open_pr(REPO, 1, base(), with_brief(&brief("AR", 40)), "");
+        let event = sim.repositories_added_event(&[REPO]);
+        assert_eq!(deliver(app.addr, "installation_repositories", "added", &event).await, 202);
+        evaluated(&sim, &pr.head_sha).await;
+        jobs_idle(&app.store).await;
+        app.kill();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_check_suite_of_a_branch_without_a_pr_makes_no_job() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in engines(&dir) {
+        let sim = sim().await;
+        let app = start_app(config(&db, &sim.url())).await;
+        let pr = sim.open_pr(REPO, 1, base(), with_brief(&brief("AR", 40)), "");
+        let before = jobs_total(&app).await;
+        let pulls_listed = || sim.requests().iter().filter(|r| r.path.ends_with("/pulls")).count();
+        let listed_before = pulls_listed();
+        let push = sim.branch_check_suite_event(REPO, "main", &pr.base_sha);
+        assert_eq!(deliver(app.addr, "check_suite", "push-to-main", &push).await, 202);
+        assert_eq!(jobs_total(&app).await, before, "a branch with no pull request has nothing to check");
+        assert_eq!(pulls_listed(), listed_before, "no open pull request is listed for it");
+        let suite = sim.check_suite_event(REPO, 1);
+        assert_eq!(deliver(app.addr, "check_suite", "pr-suite", &suite).await, 202);
+        assert_eq!(jobs_total(&app).await, before + 1, "the pull request's own suite is evaluated");
+        evaluated(&sim, &pr.head_sha).await;
         app.kill();
     }
 }

@@ -1,6 +1,7 @@
 //! The webhook payloads the simulated GitHub hands tests to deliver, shaped
 //! like GitHub's ("Webhook events and payloads"): a pull request's events,
-//! its check suite, the App's own review, an install.
+//! its check suite, a branch's check suite, the App's own review, an install,
+//! repositories added to an install.
 
 use serde_json::{Value, json};
 
@@ -37,6 +38,26 @@ impl Sim {
         })
     }
 
+    /// An `installation_repositories.added` payload: repositories added to
+    /// an installation that has chosen repositories ("installation_repositories"
+    /// webhook event: `repositories_added`, `repositories_removed`,
+    /// `repository_selection: selected`).
+    pub fn repositories_added_event(&self, repos: &[&str]) -> Value {
+        let added: Vec<Value> = repos
+            .iter()
+            .map(|r| json!({ "full_name": r, "name": r.split('/').nth(1), "private": false }))
+            .collect();
+        json!({
+            "action": "added",
+            "installation": { "id": self.lock().installation },
+            "repository_selection": "selected",
+            "repositories_added": added,
+            "repositories_removed": [],
+            "requester": null,
+            "sender": { "login": "octo-admin", "type": "User" },
+        })
+    }
+
     /// A `pull_request` webhook payload for the PR as it is now, shaped like
     /// GitHub's.
     pub fn pull_request_event(&self, repo: &str, number: u64, action: &str) -> Value {
@@ -69,6 +90,19 @@ impl Sim {
             "check_suite": { "head_sha": head, "head_branch": branch, "pull_requests": prs },
             "repository": { "full_name": repo },
             "installation": { "id": state.installation },
+        })
+    }
+
+    /// A `check_suite.requested` payload for a push to a named branch that
+    /// no pull request has (GitHub creates a check suite for every push:
+    /// "About status checks"; `pull_requests` is empty, `head_branch` names
+    /// the branch).
+    pub fn branch_check_suite_event(&self, repo: &str, branch: &str, head_sha: &str) -> Value {
+        json!({
+            "action": "requested",
+            "check_suite": { "head_sha": head_sha, "head_branch": branch, "pull_requests": [] },
+            "repository": { "full_name": repo },
+            "installation": { "id": self.lock().installation },
         })
     }
 }

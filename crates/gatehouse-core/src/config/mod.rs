@@ -544,9 +544,11 @@ mod tests {
     #[test]
     fn approvals_end_on_a_document_change_unless_configured() {
         assert_eq!(ReviewConfig::default().approvals_end_on, ApprovalsEnd::DocumentChange);
-        let (c, errors) = Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: any_push\n", &any_rule);
+        let (c, errors) =
+            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: any_push\n", &any_rule);
         assert_eq!((c.review.as_ref().expect("a policy").approvals_end_on, errors), (ApprovalsEnd::AnyPush, vec![]));
-        let (c, errors) = Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: sometimes\n", &any_rule);
+        let (c, errors) =
+            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: sometimes\n", &any_rule);
         assert_eq!(c.review.as_ref().expect("a policy").approvals_end_on, ApprovalsEnd::DocumentChange);
         assert_eq!(errors.len(), 1);
         assert_eq!((errors[0].line, errors[0].col), (3, 21));
