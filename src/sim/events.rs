@@ -43,10 +43,8 @@ impl Sim {
     /// webhook event: `repositories_added`, `repositories_removed`,
     /// `repository_selection: selected`).
     pub fn repositories_added_event(&self, repos: &[&str]) -> Value {
-        let added: Vec<Value> = repos
-            .iter()
-            .map(|r| json!({ "full_name": r, "name": r.split('/').nth(1), "private": false }))
-            .collect();
+        let added: Vec<Value> =
+            repos.iter().map(|r| json!({ "full_name": r, "name": r.split('/').nth(1), "private": false })).collect();
         json!({
             "action": "added",
             "installation": { "id": self.lock().installation },
