@@ -8,18 +8,15 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::net::SocketAddr;
 use std::str::FromStr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use common::proxy::Proxy;
 use common::*;
 use gatehouse::app::{AppConfig, RedeliverPolicy, Running};
 use gatehouse::sim::{Faults, HISTORY_S, HookDelivery, Sim};
 use serde_json::json;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::net::TcpListener;
 
 const REPO: &str = "acme/docs";
 
@@ -211,50 +208,6 @@ async fn deliveries_refused_while_postgres_is_unreachable_are_processed_once() {
         vec![a, b]
     })
     .await;
-}
-
-/// A TCP proxy on loopback in front of PostgreSQL: `cut` drops every
-/// connection it carries and refuses new ones until `restore`. (The shared
-/// server is never touched.)
-struct Proxy {
-    addr: SocketAddr,
-    cuts: watch::Sender<u64>,
-    refusing: Arc<AtomicBool>,
-}
-
-impl Proxy {
-    async fn start(upstream: SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (cuts, _) = watch::channel(0u64);
-        let refusing = Arc::new(AtomicBool::new(false));
-        let (watcher, refused) = (cuts.clone(), refusing.clone());
-        tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                if refused.load(Ordering::SeqCst) {
-                    continue;
-                }
-                let mut cut = watcher.subscribe();
-                tokio::spawn(async move {
-                    let Ok(mut server) = TcpStream::connect(upstream).await else { return };
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
-                        _ = cut.changed() => {}
-                    }
-                });
-            }
-        });
-        Proxy { addr, cuts, refusing }
-    }
-
-    fn cut(&self) {
-        self.refusing.store(true, Ordering::SeqCst);
-        self.cuts.send_modify(|n| *n += 1);
-    }
-
-    fn restore(&self) {
-        self.refusing.store(false, Ordering::SeqCst);
-    }
 }
 
 /// 130 `ping` deliveries fail while nothing listens, one of them before

@@ -6,63 +6,17 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::str::FromStr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use common::proxy::Proxy;
 use common::*;
 use gatehouse::sim::{Faults, Sim};
 use gatehouse::store::Store;
 use sqlx::Connection;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
 
 const REPO: &str = "acme/docs";
 const PRS: u64 = 3;
-
-/// A TCP proxy on loopback in front of `upstream`: `cut` drops every
-/// connection it carries and, while `refusing`, drops new ones at once.
-struct Proxy {
-    addr: SocketAddr,
-    cuts: watch::Sender<u64>,
-    refusing: Arc<AtomicBool>,
-}
-
-impl Proxy {
-    async fn start(upstream: SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (cuts, _) = watch::channel(0u64);
-        let refusing = Arc::new(AtomicBool::new(false));
-        let (watcher, refused) = (cuts.clone(), refusing.clone());
-        tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                if refused.load(Ordering::SeqCst) {
-                    continue;
-                }
-                let mut cut = watcher.subscribe();
-                tokio::spawn(async move {
-                    let Ok(mut server) = TcpStream::connect(upstream).await else { return };
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
-                        _ = cut.changed() => {}
-                    }
-                });
-            }
-        });
-        Proxy { addr, cuts, refusing }
-    }
-
-    /// Drops every connection, and refuses new ones for `outage`.
-    async fn outage(&self, outage: Duration) {
-        self.refusing.store(true, Ordering::SeqCst);
-        self.cuts.send_modify(|n| *n += 1);
-        tokio::time::sleep(outage).await;
-        self.refusing.store(false, Ordering::SeqCst);
-    }
-}
 
 /// Opens PRS pull requests with a valid brief; each job's first check run
 /// answers after a second, so a job is mid-way when the fault starts.

@@ -2,6 +2,8 @@
 //! against the simulated GitHub, signed deliveries.
 #![allow(dead_code)]
 
+pub mod proxy;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
