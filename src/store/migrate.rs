@@ -1,153 +1,83 @@
-//! Schema migrations, run at start. Each step runs once, recorded in
-//! `gh_schema`; the two engines differ only in how ids are generated.
+//! Schema migrations, run at start: the numbered files of
+//! `migrations/sqlite` and `migrations/postgres`, embedded at build time by
+//! `sqlx::migrate!` and recorded with their checksums in `_sqlx_migrations`,
+//! so a released migration whose file changed is refused. The two engines'
+//! files differ only where their SQL does (how ids are generated).
+//!
+//! A database made by gatehouse 0.1 recorded its schema in `gh_schema`, one
+//! row per step of a positional list. With all 20 of those steps its schema
+//! is the baseline's (`0001_baseline.sql`), so the baseline is recorded as
+//! applied without running; with any other number of steps it is refused.
+//! `gh_schema` stays as it is: nothing reads it once the baseline is recorded.
+//!
+//! Replicas starting together: sqlx's PostgreSQL migrator holds
+//! `pg_advisory_lock` (keyed by the database's name) while it reads what was
+//! applied and applies the rest, so one replica migrates and the others wait
+//! and find the work done. A SQLite file has one process, and its migrations
+//! run under the store's write lock.
 
-use anyhow::{Context, Result};
-use sqlx::{PgPool, Row, SqlitePool};
+use anyhow::{Context, Result, bail};
+use sqlx::migrate::Migrator;
+use sqlx::{FromRow, PgPool, SqlitePool};
 
-/// `{ID}` becomes the engine's auto-increment primary key. Steps are counted
-/// by position, so a step stays once released and a later step undoes it.
-const STEPS: &[&str] = &[
-    "CREATE TABLE IF NOT EXISTS gh_deliveries (
-        id TEXT PRIMARY KEY,
-        event TEXT NOT NULL,
-        received_at BIGINT NOT NULL
-    )",
-    "CREATE TABLE IF NOT EXISTS gh_jobs (
-        id {ID},
-        delivery TEXT NOT NULL,
-        pr_key TEXT NOT NULL,
-        repo TEXT NOT NULL,
-        pr BIGINT NOT NULL,
-        installation BIGINT NOT NULL,
-        head_sha TEXT,
-        reason TEXT NOT NULL,
-        state TEXT NOT NULL,
-        attempts BIGINT NOT NULL,
-        not_before BIGINT NOT NULL,
-        lease_owner TEXT,
-        lease_until BIGINT,
-        created_at BIGINT NOT NULL,
-        finished_at BIGINT,
-        error TEXT
-    )",
-    "CREATE INDEX IF NOT EXISTS gh_jobs_state ON gh_jobs (state, id)",
-    "CREATE INDEX IF NOT EXISTS gh_jobs_pr ON gh_jobs (pr_key, state)",
-    "CREATE TABLE IF NOT EXISTS gh_pr_locks (
-        pr_key TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        lease_until BIGINT NOT NULL
-    )",
-    "CREATE TABLE IF NOT EXISTS gh_reviews (
-        repo TEXT NOT NULL,
-        pr BIGINT NOT NULL,
-        review_id BIGINT NOT NULL,
-        reviewer TEXT NOT NULL,
-        state TEXT NOT NULL,
-        commit_id TEXT,
-        recorded_at BIGINT NOT NULL,
-        PRIMARY KEY (repo, pr, review_id)
-    )",
-    "ALTER TABLE gh_jobs ADD COLUMN only_check TEXT",
-    "ALTER TABLE gh_jobs ADD COLUMN started_sha TEXT",
-    "ALTER TABLE gh_deliveries ADD COLUMN digest TEXT",
-    "CREATE UNIQUE INDEX IF NOT EXISTS gh_deliveries_digest ON gh_deliveries (digest)",
-    "CREATE TABLE IF NOT EXISTS gh_merge_groups (
-        repo TEXT NOT NULL,
-        head_sha TEXT NOT NULL,
-        base_sha TEXT NOT NULL,
-        base_ref TEXT NOT NULL,
-        head_ref TEXT NOT NULL,
-        recorded_at BIGINT NOT NULL,
-        PRIMARY KEY (repo, head_sha)
-    )",
-    "CREATE TABLE IF NOT EXISTS gh_review_requests (
-        repo TEXT NOT NULL,
-        pr BIGINT NOT NULL,
-        head_sha TEXT NOT NULL,
-        requested TEXT NOT NULL,
-        refused TEXT NOT NULL,
-        recorded_at BIGINT NOT NULL,
-        PRIMARY KEY (repo, pr, head_sha)
-    )",
-    // The review gate reads reviews from the GitHub API: nothing reads a stored copy.
-    "DROP TABLE IF EXISTS gh_reviews",
-    // What was read from GitHub by blob id, shared by replicas and restarts
-    // (see store/blobs.rs).
-    "CREATE TABLE IF NOT EXISTS gh_blobs (
-        oid TEXT NOT NULL,
-        size_limit BIGINT NOT NULL,
-        kind TEXT NOT NULL,
-        content TEXT,
-        number BIGINT NOT NULL,
-        agent TEXT,
-        stored BIGINT NOT NULL,
-        stored_at BIGINT NOT NULL,
-        PRIMARY KEY (oid, size_limit)
-    )",
-    "CREATE INDEX IF NOT EXISTS gh_blobs_stored_at ON gh_blobs (stored_at)",
-    "CREATE TABLE IF NOT EXISTS gh_blob_paths (
-        commit_sha TEXT NOT NULL,
-        path TEXT NOT NULL,
-        oid TEXT,
-        stored_at BIGINT NOT NULL,
-        PRIMARY KEY (commit_sha, path)
-    )",
-    // Where the sweep for failed webhook deliveries stands (one row), and
-    // the GUIDs whose redelivery was asked for (see store/redeliveries.rs).
-    "CREATE TABLE IF NOT EXISTS gh_redelivery_sweep (
-        id BIGINT PRIMARY KEY,
-        pass_start BIGINT NOT NULL,
-        floor BIGINT NOT NULL,
-        cursor TEXT,
-        lease_owner TEXT,
-        lease_until BIGINT NOT NULL
-    )",
-    "INSERT INTO gh_redelivery_sweep (id, pass_start, floor, cursor, lease_owner, lease_until) \
-     VALUES (1, 0, 0, NULL, NULL, 0) ON CONFLICT DO NOTHING",
-    "CREATE TABLE IF NOT EXISTS gh_redeliveries (
-        guid TEXT PRIMARY KEY,
-        delivery_id BIGINT NOT NULL,
-        attempts BIGINT NOT NULL,
-        claimed_until BIGINT NOT NULL,
-        requested_at BIGINT NOT NULL
-    )",
-    // The dependency index (see store/dependencies.rs).
-    "CREATE TABLE IF NOT EXISTS gh_dependencies (
-        repo TEXT NOT NULL,
-        pr BIGINT NOT NULL,
-        base_sha TEXT NOT NULL,
-        documents TEXT NOT NULL,
-        recorded_at BIGINT NOT NULL,
-        PRIMARY KEY (repo, pr)
-    )",
-];
+static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
+static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
 
-const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS gh_schema (step BIGINT PRIMARY KEY)";
+/// The version of `0001_baseline.sql`.
+const BASELINE: i64 = 1;
 
-pub async fn sqlite(pool: &SqlitePool) -> Result<()> {
-    sqlx::query(SCHEMA_TABLE).execute(pool).await.context("cannot create the schema table")?;
-    let done: i64 = sqlx::query("SELECT COUNT(*) AS n FROM gh_schema").fetch_one(pool).await?.try_get("n")?;
-    for (step, sql) in STEPS.iter().enumerate().skip(done as usize) {
-        let mut tx = pool.begin().await?;
-        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "INTEGER PRIMARY KEY AUTOINCREMENT")))
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("INSERT INTO gh_schema (step) VALUES ($1)").bind(step as i64).execute(&mut *tx).await?;
-        tx.commit().await.with_context(|| format!("migration step {step} failed"))?;
-    }
-    Ok(())
+/// The steps gatehouse 0.1 recorded in `gh_schema` (numbered from 0).
+const LEGACY_STEPS: i64 = 20;
+
+/// What `gh_schema` records.
+#[derive(FromRow)]
+struct LegacySteps {
+    steps: i64,
+    last: Option<i64>,
 }
 
-pub async fn postgres(pool: &PgPool) -> Result<()> {
-    let mut tx = pool.begin().await?;
-    // Replicas starting together migrate one at a time.
-    sqlx::query("SELECT pg_advisory_xact_lock(7411)").execute(&mut *tx).await?;
-    sqlx::query(SCHEMA_TABLE).execute(&mut *tx).await.context("cannot create the schema table")?;
-    let done: i64 = sqlx::query("SELECT COUNT(*) AS n FROM gh_schema").fetch_one(&mut *tx).await?.try_get("n")?;
-    for (step, sql) in STEPS.iter().enumerate().skip(done as usize) {
-        sqlx::query(sqlx::AssertSqlSafe(sql.replace("{ID}", "BIGSERIAL PRIMARY KEY"))).execute(&mut *tx).await?;
-        sqlx::query("INSERT INTO gh_schema (step) VALUES ($1)").bind(step as i64).execute(&mut *tx).await?;
+const LEGACY_STEPS_SQL: &str = "SELECT COUNT(*) AS steps, MAX(step) AS last FROM gh_schema";
+
+/// Whether a database with `gh_schema` can be adopted: an error that says
+/// what its steps are and what to do otherwise.
+fn check_legacy(shown: &str, legacy: &LegacySteps) -> Result<()> {
+    if legacy.steps == LEGACY_STEPS && legacy.last == Some(LEGACY_STEPS - 1) {
+        return Ok(());
     }
-    tx.commit().await.context("migration failed")?;
-    Ok(())
+    let last = legacy.last.map_or_else(|| "none".to_string(), |l| l.to_string());
+    bail!(
+        "cannot migrate {shown}: its table gh_schema records {} schema steps (the last: {last}), and this version \
+         adopts a database of gatehouse 0.1 only with all {LEGACY_STEPS} (0 to {}). Open it once with the gatehouse \
+         release that made it, which completes its steps, then with this version; or start from a new database.",
+        legacy.steps,
+        LEGACY_STEPS - 1
+    )
+}
+
+pub async fn sqlite(pool: &SqlitePool, shown: &str) -> Result<()> {
+    // sqlite_master lists the database's tables; the query is SQLite's own.
+    let has_legacy: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gh_schema')")
+            .fetch_one(pool)
+            .await?;
+    if has_legacy {
+        let legacy: LegacySteps = sqlx::query_as(LEGACY_STEPS_SQL).fetch_one(pool).await?;
+        check_legacy(shown, &legacy)?;
+        SQLITE.skip(pool, Some(BASELINE)).await.with_context(|| format!("cannot adopt the schema of {shown}"))?;
+    }
+    SQLITE.run(pool).await.with_context(|| format!("cannot migrate {shown}"))
+}
+
+pub async fn postgres(pool: &PgPool, shown: &str) -> Result<()> {
+    // to_regclass looks the name up on the search path (a test's schema);
+    // the query is PostgreSQL's own.
+    let has_legacy: bool = sqlx::query_scalar("SELECT to_regclass('gh_schema') IS NOT NULL").fetch_one(pool).await?;
+    if has_legacy {
+        let legacy: LegacySteps = sqlx::query_as(LEGACY_STEPS_SQL).fetch_one(pool).await?;
+        check_legacy(shown, &legacy)?;
+        // Under the migrator's lock: a replica adopting at the same time
+        // finds the baseline recorded and records nothing.
+        POSTGRES.skip(pool, Some(BASELINE)).await.with_context(|| format!("cannot adopt the schema of {shown}"))?;
+    }
+    POSTGRES.run(pool).await.with_context(|| format!("cannot migrate {shown}"))
 }

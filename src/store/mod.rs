@@ -273,7 +273,7 @@ impl Store {
             bail!("unsupported database URL {shown}: use sqlite://PATH or postgres://…");
         };
         let store = Store { engine };
-        store.migrate().await?;
+        store.migrate(&shown).await?;
         Ok(store)
     }
 
@@ -303,13 +303,13 @@ impl Store {
         }
     }
 
-    async fn migrate(&self) -> Result<()> {
+    async fn migrate(&self, shown: &str) -> Result<()> {
         match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
                 let _guard = writer.worker().await;
-                migrate::sqlite(pool).await
+                migrate::sqlite(pool, shown).await
             }
-            Engine::Postgres(pool) => migrate::postgres(pool).await,
+            Engine::Postgres(pool) => migrate::postgres(pool, shown).await,
         }
     }
 
