@@ -6,10 +6,8 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
-use sqlx::SqlitePool;
+use sqlx::{AssertSqlSafe, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
-
-use sqlx::{AssertSqlSafe, Row};
 
 use super::writer::WriteLock;
 use super::{Accepted, Job, NewJob, now_ms};
@@ -80,7 +78,7 @@ impl Batcher {
 
     /// SQLite's `synchronous` level on the committing connection (2: FULL).
     pub async fn synchronous(&self) -> Result<i64> {
-        Ok(sqlx::query("PRAGMA synchronous").fetch_one(&self.pool).await?.try_get(0)?)
+        Ok(sqlx::query_scalar("PRAGMA synchronous").fetch_one(&self.pool).await?)
     }
 
     pub async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
@@ -99,12 +97,11 @@ async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Ac
     let sql = format!(
         "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
     );
-    let mut insert = sqlx::query(AssertSqlSafe(sql));
+    let mut insert = sqlx::query_scalar::<_, String>(AssertSqlSafe(sql));
     for (delivery, _) in batch {
         insert = insert.bind(&delivery.id).bind(&delivery.event).bind(now).bind(delivery.digest.as_deref());
     }
-    let mut inserted: HashSet<String> =
-        insert.fetch_all(&mut *tx).await?.iter().map(|row| row.try_get("id")).collect::<Result<_, _>>()?;
+    let mut inserted: HashSet<String> = insert.fetch_all(&mut *tx).await?.into_iter().collect();
     // A delivery id (or body) twice in one batch: the first is new, the second a replay.
     let results: Vec<Accepted> = batch
         .iter()

@@ -7,7 +7,7 @@
 //! first, and with them the paths recorded before them.
 
 use anyhow::Result;
-use sqlx::AssertSqlSafe;
+use sqlx::{AssertSqlSafe, FromRow};
 
 use super::{Engine, Store, now_ms};
 
@@ -18,7 +18,7 @@ pub const BLOB_STORE_BYTES: i64 = 512 << 20;
 const CHUNK: usize = 200;
 
 /// One blob as stored: `kind` says how `content` and `number` read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, FromRow)]
 pub struct StoredBlob {
     pub oid: String,
     /// `text` (`content`), `binary`, `invalid_utf8` (`number`: the line of
@@ -30,14 +30,20 @@ pub struct StoredBlob {
 }
 
 /// Which blob was at a path of a commit (`None`: no file there).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, FromRow)]
 pub struct StoredPath {
+    #[sqlx(rename = "commit_sha")]
     pub commit: String,
     pub path: String,
     pub oid: Option<String>,
 }
 
-type BlobRow = (String, String, Option<String>, i64, Option<String>);
+/// What the blob table holds, in bytes of content and ids and in rows.
+#[derive(FromRow)]
+struct BlobTotals {
+    bytes: i64,
+    blobs: i64,
+}
 
 /// `$from, $from+1, …` for `n` values.
 fn placeholders(from: usize, n: usize) -> String {
@@ -76,14 +82,9 @@ impl Store {
                 "SELECT oid, kind, content, number, agent FROM gh_blobs WHERE size_limit = $1 AND oid IN ({})",
                 placeholders(2, chunk.len())
             );
-            let rows: Vec<BlobRow> = fetch!(self, BlobRow, sql, limit as i64, chunk.iter().map(|s| s.to_string()));
-            out.extend(rows.into_iter().map(|(oid, kind, content, number, agent)| StoredBlob {
-                oid,
-                kind,
-                content,
-                number,
-                agent,
-            }));
+            let rows: Vec<StoredBlob> =
+                fetch!(self, StoredBlob, sql, limit as i64, chunk.iter().map(|s| s.to_string()));
+            out.extend(rows);
         }
         Ok(out)
     }
@@ -93,12 +94,12 @@ impl Store {
         let mut out = Vec::new();
         for chunk in paths.chunks(CHUNK) {
             let sql = format!(
-                "SELECT path, oid FROM gh_blob_paths WHERE commit_sha = $1 AND path IN ({})",
+                "SELECT commit_sha, path, oid FROM gh_blob_paths WHERE commit_sha = $1 AND path IN ({})",
                 placeholders(2, chunk.len())
             );
             let values = chunk.iter().map(|s| s.to_string());
-            let rows: Vec<(String, Option<String>)> = fetch!(self, (String, Option<String>), sql, commit, values);
-            out.extend(rows.into_iter().map(|(path, oid)| StoredPath { commit: commit.to_string(), path, oid }));
+            let rows: Vec<StoredPath> = fetch!(self, StoredPath, sql, commit, values);
+            out.extend(rows);
         }
         Ok(out)
     }
@@ -150,8 +151,8 @@ impl Store {
     /// kept (down to nine tenths of it, so eviction is not run every time),
     /// and the paths recorded before the oldest blob left.
     pub async fn evict_blobs(&self, bound: i64) -> Result<()> {
-        let sql = "SELECT CAST(COALESCE(SUM(stored), 0) AS BIGINT), COUNT(*) FROM gh_blobs";
-        let (bytes, rows): (i64, i64) = match &self.engine {
+        let sql = "SELECT CAST(COALESCE(SUM(stored), 0) AS BIGINT) AS bytes, COUNT(*) AS blobs FROM gh_blobs";
+        let BlobTotals { bytes, blobs: rows } = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_one(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(sql).fetch_one(pool).await?,
         };

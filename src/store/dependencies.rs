@@ -9,6 +9,7 @@
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use sqlx::FromRow;
 
 use super::{Engine, Store, now_ms};
 
@@ -54,7 +55,7 @@ impl Store {
     pub async fn dependencies(&self, repo: &str, pr: u64) -> Result<Option<Dependencies>> {
         let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 AND pr = $2";
         let key = repo.to_ascii_lowercase();
-        let row: Option<(i64, String, String)> = match &self.engine {
+        let row: Option<DependenciesRow> = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
         };
@@ -65,7 +66,7 @@ impl Store {
     pub async fn dependents(&self, repo: &str) -> Result<Vec<Dependencies>> {
         let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 ORDER BY pr";
         let key = repo.to_ascii_lowercase();
-        let rows: Vec<(i64, String, String)> = match &self.engine {
+        let rows: Vec<DependenciesRow> = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
         };
@@ -80,7 +81,16 @@ impl Store {
     }
 }
 
-fn entry((pr, base_sha, documents): (i64, String, String)) -> Result<Dependencies> {
+/// A row of `gh_dependencies`: the documents as JSON.
+#[derive(FromRow)]
+struct DependenciesRow {
+    pr: i64,
+    base_sha: String,
+    documents: String,
+}
+
+fn entry(row: DependenciesRow) -> Result<Dependencies> {
+    let DependenciesRow { pr, base_sha, documents } = row;
     let documents =
         serde_json::from_str(&documents).with_context(|| format!("the dependencies of #{pr} are not JSON"))?;
     Ok(Dependencies { pr: pr as u64, base_sha, documents })

@@ -2,7 +2,7 @@
 //! of a group names only its head, and the worker reads the rest here.
 
 use anyhow::Result;
-use sqlx::Row;
+use sqlx::FromRow;
 
 use super::{Engine, Store, now_ms};
 
@@ -17,6 +17,14 @@ pub struct MergeGroupRecord {
     pub base_ref: String,
     /// `refs/heads/gh-readonly-queue/main/pr-12-<sha>`.
     pub head_ref: String,
+}
+
+/// What `gh_merge_groups` holds of a group beside its key.
+#[derive(FromRow)]
+struct MergeGroupRow {
+    base_sha: String,
+    base_ref: String,
+    head_ref: String,
 }
 
 impl Store {
@@ -43,23 +51,11 @@ impl Store {
     pub async fn merge_group(&self, repo: &str, head_sha: &str) -> Result<Option<MergeGroupRecord>> {
         let sql = "SELECT base_sha, base_ref, head_ref FROM gh_merge_groups WHERE repo = $1 AND head_sha = $2";
         let key = repo.to_ascii_lowercase();
-        let row: Option<(String, String, String)> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query(sql)
-                .bind(&key)
-                .bind(head_sha)
-                .fetch_optional(pool)
-                .await?
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .transpose()?,
-            Engine::Postgres(pool) => sqlx::query(sql)
-                .bind(&key)
-                .bind(head_sha)
-                .fetch_optional(pool)
-                .await?
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .transpose()?,
+        let row: Option<MergeGroupRow> = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).bind(head_sha).fetch_optional(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).bind(head_sha).fetch_optional(pool).await?,
         };
-        Ok(row.map(|(base_sha, base_ref, head_ref)| MergeGroupRecord {
+        Ok(row.map(|MergeGroupRow { base_sha, base_ref, head_ref }| MergeGroupRecord {
             repo: repo.to_string(),
             head_sha: head_sha.to_string(),
             base_sha,

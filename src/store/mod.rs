@@ -26,7 +26,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Postgres, Row, Sqlite, Transaction};
+use sqlx::{FromRow, Postgres, Sqlite, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
@@ -367,13 +367,13 @@ impl Store {
     /// Counted in the database (one pass over the `(state, id)` index),
     /// whatever the number of jobs.
     pub async fn job_counts(&self) -> Result<JobCounts> {
-        let sql = "SELECT state, COUNT(*) AS n FROM gh_jobs GROUP BY state";
-        let rows: Vec<(String, i64)> = match &self.engine {
+        let sql = "SELECT state, COUNT(*) AS jobs FROM gh_jobs GROUP BY state";
+        let rows: Vec<StateCount> = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
         };
         let mut counts = JobCounts::default();
-        for (state, n) in rows {
+        for StateCount { state, jobs: n } in rows {
             match state.as_str() {
                 "queued" => counts.queued += n,
                 "running" => counts.running += n,
@@ -388,19 +388,17 @@ impl Store {
     /// Every job (id, state, attempts) in id order: for tests and operators.
     pub async fn jobs(&self) -> Result<Vec<(i64, String, i64)>> {
         let sql = "SELECT id, state, attempts FROM gh_jobs ORDER BY id";
-        let rows = match &self.engine {
-            Engine::Sqlite { pool, .. } => {
-                sqlx::query(sql).fetch_all(pool).await?.into_iter().map(job_row).collect::<Vec<_>>()
-            }
-            Engine::Postgres(pool) => sqlx::query(sql).fetch_all(pool).await?.into_iter().map(job_row).collect(),
+        let rows: Vec<JobState> = match &self.engine {
+            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
         };
-        rows.into_iter().collect()
+        Ok(rows.into_iter().map(|row| (row.id, row.state, row.attempts)).collect())
     }
 
     async fn count(&self, sql: &'static str) -> Result<i64> {
         Ok(match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query(sql).fetch_one(pool).await?.try_get("n")?,
-            Engine::Postgres(pool) => sqlx::query(sql).fetch_one(pool).await?.try_get("n")?,
+            Engine::Sqlite { pool, .. } => sqlx::query_scalar(sql).fetch_one(pool).await?,
+            Engine::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
         })
     }
 
@@ -425,13 +423,19 @@ impl Store {
     }
 }
 
-fn job_row<R: Row>(row: R) -> Result<(i64, String, i64)>
-where
-    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> &'r str: sqlx::ColumnIndex<R>,
-{
-    Ok((row.try_get("id")?, row.try_get("state")?, row.try_get("attempts")?))
+/// How many jobs are in one state.
+#[derive(FromRow)]
+struct StateCount {
+    state: String,
+    jobs: i64,
+}
+
+/// Where one job stands.
+#[derive(FromRow)]
+struct JobState {
+    id: i64,
+    state: String,
+    attempts: i64,
 }
 
 /// A statement being bound, for either engine.

@@ -6,11 +6,13 @@
 
 use anyhow::Result;
 
+use sqlx::FromRow;
+
 use super::{Engine, Store};
 
 /// One pass of the sweep reads GitHub's deliveries newest first, from when
 /// the pass began back to its floor, over as many sweeps as it takes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, FromRow)]
 pub struct SweepState {
     /// When the pass in progress began (ms); 0: none has begun.
     pub pass_start: i64,
@@ -18,6 +20,13 @@ pub struct SweepState {
     pub floor: i64,
     /// The next page of the pass in progress, when it stopped at its page bound.
     pub cursor: Option<String>,
+}
+
+/// How often the redelivery of one GUID was asked for.
+#[derive(FromRow)]
+struct RedeliveryAttempts {
+    guid: String,
+    attempts: i64,
 }
 
 impl Store {
@@ -31,11 +40,11 @@ impl Store {
             return Ok(None);
         }
         let read = "SELECT pass_start, floor, cursor FROM gh_redelivery_sweep WHERE id = 1";
-        let row: (i64, i64, Option<String>) = match &self.engine {
+        let state: SweepState = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(read).fetch_one(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(read).fetch_one(pool).await?,
         };
-        Ok(Some(SweepState { pass_start: row.0, floor: row.1, cursor: row.2 }))
+        Ok(Some(state))
     }
 
     /// Records where the sweep stands, if `owner` still holds the lease.
@@ -112,9 +121,10 @@ impl Store {
     /// tests and operators.
     pub async fn redelivery_attempts(&self) -> Result<Vec<(String, i64)>> {
         let sql = "SELECT guid, attempts FROM gh_redeliveries ORDER BY guid";
-        Ok(match &self.engine {
+        let rows: Vec<RedeliveryAttempts> = match &self.engine {
             Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
             Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
-        })
+        };
+        Ok(rows.into_iter().map(|row| (row.guid, row.attempts)).collect())
     }
 }

@@ -1,6 +1,7 @@
 //! The review requests the App made, once per pull request head.
 
 use anyhow::Result;
+use sqlx::FromRow;
 
 use super::{Engine, Store, now_ms};
 
@@ -11,6 +12,13 @@ pub struct ReviewRequests {
     pub requested: Vec<String>,
     /// Logins GitHub refused (not a collaborator, the PR's author...).
     pub refused: Vec<String>,
+}
+
+/// A row of `gh_review_requests`: the logins joined by commas.
+#[derive(FromRow)]
+struct ReviewRequestsRow {
+    requested: String,
+    refused: String,
 }
 
 fn join(logins: &[String]) -> String {
@@ -26,7 +34,7 @@ impl Store {
     pub async fn review_requests(&self, repo: &str, pr: u64, head: &str) -> Result<Option<ReviewRequests>> {
         let sql = "SELECT requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 AND head_sha = $3";
         let key = repo.to_ascii_lowercase();
-        let row: Option<(String, String)> = match &self.engine {
+        let row: Option<ReviewRequestsRow> = match &self.engine {
             Engine::Sqlite { pool, .. } => {
                 sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
             }
@@ -34,7 +42,10 @@ impl Store {
                 sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
             }
         };
-        Ok(row.map(|(requested, refused)| ReviewRequests { requested: split(&requested), refused: split(&refused) }))
+        Ok(row.map(|ReviewRequestsRow { requested, refused }| ReviewRequests {
+            requested: split(&requested),
+            refused: split(&refused),
+        }))
     }
 
     /// Records the requests made on `head` of the PR (a later record of the
