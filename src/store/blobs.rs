@@ -9,7 +9,7 @@
 use anyhow::Result;
 use sqlx::{AssertSqlSafe, FromRow};
 
-use super::{Engine, Store, now_ms};
+use super::{Store, now_ms};
 
 /// Bytes of blob content (and ids) kept at most.
 pub const BLOB_STORE_BYTES: i64 = 512 << 20;
@@ -50,29 +50,6 @@ fn placeholders(from: usize, n: usize) -> String {
     (from..from + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }
 
-/// Runs a statement built at run time on either engine, each value of
-/// `$values` bound in turn after `$first`.
-macro_rules! fetch {
-    ($store:expr, $row:ty, $sql:expr, $first:expr, $values:expr) => {
-        match &$store.engine {
-            Engine::Sqlite { pool, .. } => {
-                let mut q = sqlx::query_as::<_, $row>(AssertSqlSafe($sql)).bind($first);
-                for v in $values {
-                    q = q.bind(v);
-                }
-                q.fetch_all(pool).await?
-            }
-            Engine::Postgres(pool) => {
-                let mut q = sqlx::query_as::<_, $row>(AssertSqlSafe($sql)).bind($first);
-                for v in $values {
-                    q = q.bind(v);
-                }
-                q.fetch_all(pool).await?
-            }
-        }
-    };
-}
-
 impl Store {
     /// The blobs of `oids` read under `limit` that are kept.
     pub async fn blobs(&self, limit: u64, oids: &[&str]) -> Result<Vec<StoredBlob>> {
@@ -82,8 +59,13 @@ impl Store {
                 "SELECT oid, kind, content, number, agent FROM gh_blobs WHERE size_limit = $1 AND oid IN ({})",
                 placeholders(2, chunk.len())
             );
-            let rows: Vec<StoredBlob> =
-                fetch!(self, StoredBlob, sql, limit as i64, chunk.iter().map(|s| s.to_string()));
+            let rows: Vec<StoredBlob> = on_pool!(self, |pool| {
+                let mut query = sqlx::query_as(AssertSqlSafe(sql)).bind(limit as i64);
+                for oid in chunk {
+                    query = query.bind(*oid);
+                }
+                query.fetch_all(pool).await?
+            });
             out.extend(rows);
         }
         Ok(out)
@@ -97,8 +79,13 @@ impl Store {
                 "SELECT commit_sha, path, oid FROM gh_blob_paths WHERE commit_sha = $1 AND path IN ({})",
                 placeholders(2, chunk.len())
             );
-            let values = chunk.iter().map(|s| s.to_string());
-            let rows: Vec<StoredPath> = fetch!(self, StoredPath, sql, commit, values);
+            let rows: Vec<StoredPath> = on_pool!(self, |pool| {
+                let mut query = sqlx::query_as(AssertSqlSafe(sql)).bind(commit);
+                for path in chunk {
+                    query = query.bind(*path);
+                }
+                query.fetch_all(pool).await?
+            });
             out.extend(rows);
         }
         Ok(out)
@@ -115,19 +102,21 @@ impl Store {
                  SELECT $1, v.* FROM (VALUES {}) AS v WHERE true ON CONFLICT DO NOTHING",
                 rows.join(", ")
             );
-            self.insert_rows(sql, limit as i64, |q| {
-                chunk.iter().fold(q, |q, b| {
+            on_writer!(self, |pool| {
+                let mut insert = sqlx::query(AssertSqlSafe(sql)).bind(limit as i64);
+                for b in chunk {
                     let stored = (b.oid.len() + b.content.as_ref().map_or(0, String::len)) as i64;
-                    q.bind(b.oid.clone())
-                        .bind(b.kind.clone())
-                        .bind(b.content.clone())
+                    insert = insert
+                        .bind(&b.oid)
+                        .bind(&b.kind)
+                        .bind(b.content.as_deref())
                         .bind(b.number)
-                        .bind(b.agent.clone())
+                        .bind(b.agent.as_deref())
                         .bind(stored)
-                        .bind(now)
-                })
-            })
-            .await?;
+                        .bind(now);
+                }
+                insert.execute(pool).await?.rows_affected()
+            });
         }
         for chunk in paths.chunks(CHUNK) {
             let rows = (0..chunk.len()).map(|i| format!("({})", placeholders(2 + i * 3, 3))).collect::<Vec<_>>();
@@ -136,10 +125,13 @@ impl Store {
                  WHERE true ON CONFLICT DO NOTHING",
                 rows.join(", ")
             );
-            self.insert_rows(sql, now, |q| {
-                chunk.iter().fold(q, |q, p| q.bind(p.commit.clone()).bind(p.path.clone()).bind(p.oid.clone()))
-            })
-            .await?;
+            on_writer!(self, |pool| {
+                let mut insert = sqlx::query(AssertSqlSafe(sql)).bind(now);
+                for p in chunk {
+                    insert = insert.bind(&p.commit).bind(&p.path).bind(p.oid.as_deref());
+                }
+                insert.execute(pool).await?.rows_affected()
+            });
         }
         if !blobs.is_empty() {
             self.evict_blobs(BLOB_STORE_BYTES).await?;
@@ -152,10 +144,7 @@ impl Store {
     /// and the paths recorded before the oldest blob left.
     pub async fn evict_blobs(&self, bound: i64) -> Result<()> {
         let sql = "SELECT CAST(COALESCE(SUM(stored), 0) AS BIGINT) AS bytes, COUNT(*) AS blobs FROM gh_blobs";
-        let BlobTotals { bytes, blobs: rows } = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_one(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_one(pool).await?,
-        };
+        let BlobTotals { bytes, blobs: rows } = on_pool!(self, |pool| sqlx::query_as(sql).fetch_one(pool).await?);
         if bytes <= bound || rows == 0 {
             return Ok(());
         }
@@ -163,30 +152,9 @@ impl Store {
         let drop = (excess as i128 * rows as i128 / bytes as i128 + 1) as i64;
         let blobs = "DELETE FROM gh_blobs WHERE stored_at <= (SELECT MAX(stored_at) FROM \
                      (SELECT stored_at FROM gh_blobs ORDER BY stored_at LIMIT $1) AS oldest)";
-        self.write(blobs, |q| q.bind(drop)).await?;
+        on_writer!(self, |pool| sqlx::query(blobs).bind(drop).execute(pool).await?.rows_affected());
         let paths = "DELETE FROM gh_blob_paths WHERE stored_at < (SELECT COALESCE(MIN(stored_at), $1) FROM gh_blobs)";
-        self.write(paths, |q| q.bind(i64::MAX)).await?;
-        Ok(())
-    }
-
-    /// Runs an insert built at run time, `$1` bound to `first` and the rest by `bind`.
-    async fn insert_rows<F>(&self, sql: String, first: i64, bind: F) -> Result<()>
-    where
-        F: for<'q> Fn(super::Query<'q>) -> super::Query<'q>,
-    {
-        match &self.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker().await;
-                let q = bind(super::Query::Sqlite(sqlx::query(AssertSqlSafe(sql)).bind(first)));
-                let super::Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };
-                q.execute(pool).await?;
-            }
-            Engine::Postgres(pool) => {
-                let q = bind(super::Query::Postgres(sqlx::query(AssertSqlSafe(sql)).bind(first)));
-                let super::Query::Postgres(q) = q else { unreachable!("bind keeps the engine") };
-                q.execute(pool).await?;
-            }
-        }
+        on_writer!(self, |pool| sqlx::query(paths).bind(i64::MAX).execute(pool).await?.rows_affected());
         Ok(())
     }
 }

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
-use super::{Engine, Store, now_ms};
+use super::{Store, now_ms};
 
 /// One document an evaluation depended on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,14 +40,18 @@ impl Store {
                    recorded_at = excluded.recorded_at";
         let documents = serde_json::to_string(&entry.documents)?;
         let now = now_ms();
-        self.write(sql, |q| {
-            q.bind(repo.to_ascii_lowercase())
+        let key = repo.to_ascii_lowercase();
+        on_writer!(self, |pool| {
+            sqlx::query(sql)
+                .bind(&key)
                 .bind(entry.pr as i64)
-                .bind(entry.base_sha.clone())
-                .bind(documents.clone())
+                .bind(&entry.base_sha)
+                .bind(&documents)
                 .bind(now)
-        })
-        .await?;
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
         Ok(())
     }
 
@@ -55,10 +59,8 @@ impl Store {
     pub async fn dependencies(&self, repo: &str, pr: u64) -> Result<Option<Dependencies>> {
         let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 AND pr = $2";
         let key = repo.to_ascii_lowercase();
-        let row: Option<DependenciesRow> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?,
-        };
+        let row: Option<DependenciesRow> =
+            on_pool!(self, |pool| sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await?);
         row.map(entry).transpose()
     }
 
@@ -66,17 +68,15 @@ impl Store {
     pub async fn dependents(&self, repo: &str) -> Result<Vec<Dependencies>> {
         let sql = "SELECT pr, base_sha, documents FROM gh_dependencies WHERE repo = $1 ORDER BY pr";
         let key = repo.to_ascii_lowercase();
-        let rows: Vec<DependenciesRow> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).fetch_all(pool).await?,
-        };
+        let rows: Vec<DependenciesRow> = on_pool!(self, |pool| sqlx::query_as(sql).bind(&key).fetch_all(pool).await?);
         rows.into_iter().map(entry).collect()
     }
 
     /// Drops the entry of a pull request that is no longer open.
     pub async fn forget_dependencies(&self, repo: &str, pr: u64) -> Result<()> {
         let sql = "DELETE FROM gh_dependencies WHERE repo = $1 AND pr = $2";
-        self.write(sql, |q| q.bind(repo.to_ascii_lowercase()).bind(pr as i64)).await?;
+        let key = repo.to_ascii_lowercase();
+        on_writer!(self, |pool| sqlx::query(sql).bind(&key).bind(pr as i64).execute(pool).await?.rows_affected());
         Ok(())
     }
 }

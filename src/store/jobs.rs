@@ -186,8 +186,8 @@ impl Store {
     /// Records the head a job started check runs on, so a job that
     /// supersedes it can close them if they are left open.
     pub async fn started(&self, job: &Job, sha: &str) -> Result<()> {
-        self.write("UPDATE gh_jobs SET started_sha = $1 WHERE id = $2", |q| q.bind(sha.to_string()).bind(job.id))
-            .await?;
+        let sql = "UPDATE gh_jobs SET started_sha = $1 WHERE id = $2";
+        on_writer!(self, |pool| sqlx::query(sql).bind(sha).bind(job.id).execute(pool).await?.rows_affected());
         Ok(())
     }
 
@@ -198,8 +198,12 @@ impl Store {
         let sql = "UPDATE gh_jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'";
         let lock = "UPDATE gh_pr_locks SET lease_until = $1 WHERE pr_key = $2 AND owner = $3";
         let key = job.pr_key();
-        let renewed = self.write(sql, |q| q.bind(until).bind(job.id).bind(worker.to_string())).await?;
-        self.write(lock, |q| q.bind(until).bind(key.clone()).bind(worker.to_string())).await?;
+        let renewed = on_writer!(self, |pool| {
+            sqlx::query(sql).bind(until).bind(job.id).bind(worker).execute(pool).await?.rows_affected()
+        });
+        on_writer!(self, |pool| {
+            sqlx::query(lock).bind(until).bind(&key).bind(worker).execute(pool).await?.rows_affected()
+        });
         Ok(renewed == 1)
     }
 

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use sqlx::FromRow;
 
-use super::{Engine, Store, now_ms};
+use super::{Store, now_ms};
 
 /// A merge group of GitHub's merge queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,15 +35,19 @@ impl Store {
                    base_sha = excluded.base_sha, base_ref = excluded.base_ref, head_ref = excluded.head_ref, \
                    recorded_at = excluded.recorded_at";
         let now = now_ms();
-        self.write(sql, |q| {
-            q.bind(group.repo.to_ascii_lowercase())
-                .bind(group.head_sha.clone())
-                .bind(group.base_sha.clone())
-                .bind(group.base_ref.clone())
-                .bind(group.head_ref.clone())
+        let key = group.repo.to_ascii_lowercase();
+        on_writer!(self, |pool| {
+            sqlx::query(sql)
+                .bind(&key)
+                .bind(&group.head_sha)
+                .bind(&group.base_sha)
+                .bind(&group.base_ref)
+                .bind(&group.head_ref)
                 .bind(now)
-        })
-        .await?;
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
         Ok(())
     }
 
@@ -51,10 +55,8 @@ impl Store {
     pub async fn merge_group(&self, repo: &str, head_sha: &str) -> Result<Option<MergeGroupRecord>> {
         let sql = "SELECT base_sha, base_ref, head_ref FROM gh_merge_groups WHERE repo = $1 AND head_sha = $2";
         let key = repo.to_ascii_lowercase();
-        let row: Option<MergeGroupRow> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).bind(&key).bind(head_sha).fetch_optional(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).bind(&key).bind(head_sha).fetch_optional(pool).await?,
-        };
+        let row: Option<MergeGroupRow> =
+            on_pool!(self, |pool| sqlx::query_as(sql).bind(&key).bind(head_sha).fetch_optional(pool).await?);
         Ok(row.map(|MergeGroupRow { base_sha, base_ref, head_ref }| MergeGroupRecord {
             repo: repo.to_string(),
             head_sha: head_sha.to_string(),

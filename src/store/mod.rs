@@ -6,6 +6,41 @@
 //! database; jobs claimed with `FOR UPDATE SKIP LOCKED`). Times are
 //! milliseconds since the Unix epoch, computed here, so the SQL is the same on
 //! both engines.
+//!
+//! A statement is written once for both engines with [`on_pool!`] (a read)
+//! or [`on_writer!`] (a write: on SQLite, under the in-process write lock):
+//! the macro expands its body once per engine, so each engine runs its own
+//! typed, compiled-in code and rows decode straight into `FromRow` structs.
+//! A generic over `sqlx::Database` would do the same with a wall of trait
+//! bounds at every function; `sqlx::Any` would convert every argument and
+//! row at run time and support only the types both drivers share. Code
+//! keeps one arm per engine only where the engines work differently: how a
+//! delivery is accepted (SQLite's group commit, see `batch`), how a
+//! database is opened and migrated, and how jobs are claimed (`jobs`).
+
+/// Runs `$body` with `$pool` bound to the store's pool, once per engine.
+macro_rules! on_pool {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match &$store.engine {
+            $crate::store::Engine::Sqlite { pool: $pool, .. } => $body,
+            $crate::store::Engine::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Like [`on_pool!`], for a statement that writes: on SQLite it runs under
+/// the in-process write lock, which the group commit of deliveries shares.
+macro_rules! on_writer {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match &$store.engine {
+            $crate::store::Engine::Sqlite { pool: $pool, writer, .. } => {
+                let _guard = writer.worker().await;
+                $body
+            }
+            $crate::store::Engine::Postgres($pool) => $body,
+        }
+    };
+}
 
 pub(crate) mod batch;
 mod blobs;
@@ -26,7 +61,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{FromRow, Postgres, Sqlite, Transaction};
+use sqlx::{FromRow, Postgres, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
@@ -315,10 +350,7 @@ impl Store {
 
     /// Is the database reachable? (`/readyz`)
     pub async fn ping(&self) -> bool {
-        match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
-            Engine::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
-        }
+        on_pool!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.is_ok())
     }
 
     /// Stores a verified delivery and its jobs in one transaction, unless the
@@ -349,6 +381,9 @@ impl Store {
         jobs: &[NewJob],
     ) -> Result<Accepted> {
         let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), digest, jobs: jobs.to_vec() };
+        // SQLite has one writer: deliveries arriving together share a commit
+        // (multi-row inserts, one fsync). PostgreSQL commits concurrently, so
+        // each delivery has its own transaction and no wait for others.
         match &self.engine {
             Engine::Sqlite { batcher, .. } => batcher.accept(item).await,
             Engine::Postgres(pool) => {
@@ -361,17 +396,15 @@ impl Store {
     }
 
     pub async fn deliveries(&self) -> Result<i64> {
-        self.count("SELECT COUNT(*) AS n FROM gh_deliveries").await
+        let sql = "SELECT COUNT(*) FROM gh_deliveries";
+        Ok(on_pool!(self, |pool| sqlx::query_scalar(sql).fetch_one(pool).await?))
     }
 
     /// Counted in the database (one pass over the `(state, id)` index),
     /// whatever the number of jobs.
     pub async fn job_counts(&self) -> Result<JobCounts> {
         let sql = "SELECT state, COUNT(*) AS jobs FROM gh_jobs GROUP BY state";
-        let rows: Vec<StateCount> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
-        };
+        let rows: Vec<StateCount> = on_pool!(self, |pool| sqlx::query_as(sql).fetch_all(pool).await?);
         let mut counts = JobCounts::default();
         for StateCount { state, jobs: n } in rows {
             match state.as_str() {
@@ -388,38 +421,8 @@ impl Store {
     /// Every job (id, state, attempts) in id order: for tests and operators.
     pub async fn jobs(&self) -> Result<Vec<(i64, String, i64)>> {
         let sql = "SELECT id, state, attempts FROM gh_jobs ORDER BY id";
-        let rows: Vec<JobState> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
-        };
+        let rows: Vec<JobState> = on_pool!(self, |pool| sqlx::query_as(sql).fetch_all(pool).await?);
         Ok(rows.into_iter().map(|row| (row.id, row.state, row.attempts)).collect())
-    }
-
-    async fn count(&self, sql: &'static str) -> Result<i64> {
-        Ok(match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_scalar(sql).fetch_one(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
-        })
-    }
-
-    /// Runs one statement; `bind` adds its parameters.
-    async fn write<F>(&self, sql: &'static str, bind: F) -> Result<u64>
-    where
-        F: for<'q> Fn(Query<'q>) -> Query<'q>,
-    {
-        Ok(match &self.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker().await;
-                let q = bind(Query::Sqlite(sqlx::query(sql)));
-                let Query::Sqlite(q) = q else { unreachable!("bind keeps the engine") };
-                q.execute(pool).await?.rows_affected()
-            }
-            Engine::Postgres(pool) => {
-                let q = bind(Query::Postgres(sqlx::query(sql)));
-                let Query::Postgres(q) = q else { unreachable!("bind keeps the engine") };
-                q.execute(pool).await?.rows_affected()
-            }
-        })
     }
 }
 
@@ -436,27 +439,4 @@ struct JobState {
     id: i64,
     state: String,
     attempts: i64,
-}
-
-/// A statement being bound, for either engine.
-pub enum Query<'q> {
-    Sqlite(sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>),
-    Postgres(sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>),
-}
-
-impl<'q> Query<'q> {
-    fn bind<T>(self, value: T) -> Query<'q>
-    where
-        T: 'q
-            + Send
-            + sqlx::Encode<'q, Sqlite>
-            + sqlx::Type<Sqlite>
-            + sqlx::Encode<'q, Postgres>
-            + sqlx::Type<Postgres>,
-    {
-        match self {
-            Query::Sqlite(q) => Query::Sqlite(q.bind(value)),
-            Query::Postgres(q) => Query::Postgres(q.bind(value)),
-        }
-    }
 }

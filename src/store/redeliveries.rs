@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use sqlx::FromRow;
 
-use super::{Engine, Store};
+use super::Store;
 
 /// One pass of the sweep reads GitHub's deliveries newest first, from when
 /// the pass began back to its floor, over as many sweeps as it takes.
@@ -35,15 +35,14 @@ impl Store {
     pub async fn lease_sweep(&self, owner: &str, now: i64, until: i64) -> Result<Option<SweepState>> {
         let take = "UPDATE gh_redelivery_sweep SET lease_owner = $1, lease_until = $2 \
                     WHERE id = 1 AND (lease_until < $3 OR lease_owner = $1)";
-        let owner_owned = owner.to_string();
-        if self.write(take, |q| q.bind(owner_owned.clone()).bind(until).bind(now)).await? == 0 {
+        let taken = on_writer!(self, |pool| {
+            sqlx::query(take).bind(owner).bind(until).bind(now).execute(pool).await?.rows_affected()
+        });
+        if taken == 0 {
             return Ok(None);
         }
         let read = "SELECT pass_start, floor, cursor FROM gh_redelivery_sweep WHERE id = 1";
-        let state: SweepState = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(read).fetch_one(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(read).fetch_one(pool).await?,
-        };
+        let state: SweepState = on_pool!(self, |pool| sqlx::query_as(read).fetch_one(pool).await?);
         Ok(Some(state))
     }
 
@@ -51,28 +50,30 @@ impl Store {
     pub async fn save_sweep(&self, owner: &str, state: &SweepState) -> Result<bool> {
         let sql = "UPDATE gh_redelivery_sweep SET pass_start = $1, floor = $2, cursor = $3 \
                    WHERE id = 1 AND lease_owner = $4";
-        let (owner, state) = (owner.to_string(), state.clone());
-        let updated = self
-            .write(sql, |q| q.bind(state.pass_start).bind(state.floor).bind(state.cursor.clone()).bind(owner.clone()))
-            .await?;
+        let updated = on_writer!(self, |pool| {
+            sqlx::query(sql)
+                .bind(state.pass_start)
+                .bind(state.floor)
+                .bind(state.cursor.as_deref())
+                .bind(owner)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
         Ok(updated == 1)
     }
 
     /// Lets another replica sweep next.
     pub async fn release_sweep(&self, owner: &str) -> Result<()> {
         let sql = "UPDATE gh_redelivery_sweep SET lease_until = 0 WHERE id = 1 AND lease_owner = $1";
-        let owner = owner.to_string();
-        self.write(sql, |q| q.bind(owner.clone())).await?;
+        on_writer!(self, |pool| sqlx::query(sql).bind(owner).execute(pool).await?.rows_affected());
         Ok(())
     }
 
     /// Whether a delivery with this `X-GitHub-Delivery` was accepted.
     pub async fn delivery_stored(&self, guid: &str) -> Result<bool> {
         let sql = "SELECT COUNT(*) FROM gh_deliveries WHERE id = $1";
-        let n: i64 = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_scalar(sql).bind(guid).fetch_one(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_scalar(sql).bind(guid).fetch_one(pool).await?,
-        };
+        let n: i64 = on_pool!(self, |pool| sqlx::query_scalar(sql).bind(guid).fetch_one(pool).await?);
         Ok(n > 0)
     }
 
@@ -95,25 +96,23 @@ impl Store {
                    WHERE gh_redeliveries.claimed_until < excluded.requested_at AND gh_redeliveries.attempts < $5 \
                    RETURNING attempts";
         let id = delivery_id as i64;
-        Ok(match &self.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker().await;
-                let q = sqlx::query_scalar(sql).bind(guid).bind(id).bind(until).bind(now).bind(max_attempts);
-                q.fetch_optional(pool).await?
-            }
-            Engine::Postgres(pool) => {
-                let q = sqlx::query_scalar(sql).bind(guid).bind(id).bind(until).bind(now).bind(max_attempts);
-                q.fetch_optional(pool).await?
-            }
-        })
+        Ok(on_writer!(self, |pool| {
+            sqlx::query_scalar(sql)
+                .bind(guid)
+                .bind(id)
+                .bind(until)
+                .bind(now)
+                .bind(max_attempts)
+                .fetch_optional(pool)
+                .await?
+        }))
     }
 
     /// Ends the claim on `guid` at once: GitHub refused the request, so the
     /// next sweep may ask again (the attempt still counts).
     pub async fn release_redelivery(&self, guid: &str) -> Result<()> {
         let sql = "UPDATE gh_redeliveries SET claimed_until = 0 WHERE guid = $1";
-        let guid = guid.to_string();
-        self.write(sql, |q| q.bind(guid.clone())).await?;
+        on_writer!(self, |pool| sqlx::query(sql).bind(guid).execute(pool).await?.rows_affected());
         Ok(())
     }
 
@@ -121,10 +120,7 @@ impl Store {
     /// tests and operators.
     pub async fn redelivery_attempts(&self) -> Result<Vec<(String, i64)>> {
         let sql = "SELECT guid, attempts FROM gh_redeliveries ORDER BY guid";
-        let rows: Vec<RedeliveryAttempts> = match &self.engine {
-            Engine::Sqlite { pool, .. } => sqlx::query_as(sql).fetch_all(pool).await?,
-            Engine::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await?,
-        };
+        let rows: Vec<RedeliveryAttempts> = on_pool!(self, |pool| sqlx::query_as(sql).fetch_all(pool).await?);
         Ok(rows.into_iter().map(|row| (row.guid, row.attempts)).collect())
     }
 }

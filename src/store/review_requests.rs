@@ -3,7 +3,7 @@
 use anyhow::Result;
 use sqlx::FromRow;
 
-use super::{Engine, Store, now_ms};
+use super::{Store, now_ms};
 
 /// What asking for reviews on one head came to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -34,14 +34,9 @@ impl Store {
     pub async fn review_requests(&self, repo: &str, pr: u64, head: &str) -> Result<Option<ReviewRequests>> {
         let sql = "SELECT requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 AND head_sha = $3";
         let key = repo.to_ascii_lowercase();
-        let row: Option<ReviewRequestsRow> = match &self.engine {
-            Engine::Sqlite { pool, .. } => {
-                sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
-            }
-            Engine::Postgres(pool) => {
-                sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
-            }
-        };
+        let row: Option<ReviewRequestsRow> = on_pool!(self, |pool| {
+            sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
+        });
         Ok(row.map(|ReviewRequestsRow { requested, refused }| ReviewRequests {
             requested: split(&requested),
             refused: split(&refused),
@@ -55,15 +50,19 @@ impl Store {
                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, pr, head_sha) DO UPDATE SET \
                    requested = excluded.requested, refused = excluded.refused, recorded_at = excluded.recorded_at";
         let now = now_ms();
-        self.write(sql, |q| {
-            q.bind(repo.to_ascii_lowercase())
+        let (key, requested, refused) = (repo.to_ascii_lowercase(), join(&made.requested), join(&made.refused));
+        on_writer!(self, |pool| {
+            sqlx::query(sql)
+                .bind(&key)
                 .bind(pr as i64)
-                .bind(head.to_string())
-                .bind(join(&made.requested))
-                .bind(join(&made.refused))
+                .bind(head)
+                .bind(&requested)
+                .bind(&refused)
                 .bind(now)
-        })
-        .await?;
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
         Ok(())
     }
 }
