@@ -11,8 +11,8 @@ use anyhow::{Context, Result, bail};
 
 use crate::app::{self, AppConfig};
 use crate::github::{RetryPolicy, Token};
-use crate::sim::{Sim, tree_from_dir};
 use crate::webhook::{Secrets, signature};
+use gatehouse_sim::{Sim, tree_from_dir};
 
 const APP_ID: u64 = 1;
 const INSTALLATION: u64 = 1;

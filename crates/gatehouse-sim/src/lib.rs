@@ -38,12 +38,28 @@ pub use queue::MergeGroupRefs;
 /// Repo-relative path → bytes.
 pub type Tree = BTreeMap<String, Vec<u8>>;
 
-/// Reads every file under `dir` into a tree.
+/// Reads every file under `dir` into a tree, by repo-relative
+/// `/`-separated path; `.git` is skipped and links are never followed into
+/// a folder.
 pub fn tree_from_dir(dir: &Path) -> Result<Tree> {
     let mut tree = Tree::new();
-    for rel in crate::source::fs::list(dir)? {
-        let bytes = std::fs::read(dir.join(&rel)).with_context(|| format!("cannot read {rel}"))?;
-        tree.insert(rel, bytes);
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).with_context(|| format!("cannot read folder {}", folder.display()))?;
+        for entry in entries {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                if entry.file_name() != ".git" {
+                    folders.push(path);
+                }
+                continue;
+            }
+            let rel = path.strip_prefix(dir).expect("walked under dir").components();
+            let rel = rel.map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {rel}"))?;
+            tree.insert(rel, bytes);
+        }
     }
     Ok(tree)
 }
@@ -497,7 +513,7 @@ impl Sim {
         if let Some(requested) =
             guard.repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.requested.get_mut(&number))
         {
-            requested.retain(|r| !crate::gate::same_login(r, login));
+            requested.retain(|r| !gatehouse_core::gate::same_login(r, login));
         }
         json!({
             "action": "submitted",
