@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use gatehouse_sim::{Sim, tree_from_dir};
 
 use crate::app::{self, AppConfig};
 use crate::github::{RetryPolicy, Token};
 use crate::webhook::{Secrets, signature};
-use gatehouse_sim::{Sim, tree_from_dir};
 
 const APP_ID: u64 = 1;
 const INSTALLATION: u64 = 1;
