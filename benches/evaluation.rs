@@ -13,9 +13,9 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gatehouse::github::{AppCredentials, GitHub, RepoClient, RepoName, RetryPolicy};
 use gatehouse::metrics::Metrics;
-use gatehouse::sim::{Sim, Tree};
 use gatehouse::source::contents::ReadCache;
 use gatehouse::source::pull_request::{self as source, Read};
+use gatehouse_sim::{Sim, Tree};
 
 const APP_ID: u64 = 4242;
 const INSTALLATION: u64 = 77;

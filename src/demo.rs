@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use gatehouse_sim::{Sim, tree_from_dir};
 
 use crate::app::{self, AppConfig};
 use crate::github::{RetryPolicy, Token};
-use crate::sim::{Sim, tree_from_dir};
 use crate::webhook::{Secrets, signature};
 
 const APP_ID: u64 = 1;

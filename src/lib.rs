@@ -4,7 +4,7 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
-pub use gatehouse_core::{config, depends, docs, gate, model, render, rules, schema};
+pub use gatehouse_core::{config, depends, diff, docs, gate, model, render, rules, schema};
 
 pub mod app;
 pub mod cli;
@@ -14,9 +14,6 @@ pub mod github;
 pub mod metrics;
 pub mod publish;
 pub mod register;
-/// The simulated GitHub, for the demo and the tests.
-#[cfg(feature = "demo")]
-pub mod sim;
 pub mod site;
 pub mod source;
 pub mod store;

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
-use gatehouse::sim::{Tree, tree_from_dir};
+use gatehouse_sim::{Tree, tree_from_dir};
 use local_repo::git;
 
 const REPO: &str = "acme/docs";
@@ -95,7 +95,7 @@ See ADR-0006: the catalogue moves to the operations database — one row per dum
 }
 
 /// (rule, path, line, severity) of every finding, from the App's check runs.
-fn app_findings(runs: &[gatehouse::sim::CheckRun]) -> BTreeSet<(String, String, u64, String)> {
+fn app_findings(runs: &[gatehouse_sim::CheckRun]) -> BTreeSet<(String, String, u64, String)> {
     let level = |l: &str| match l {
         "failure" => "error",
         "warning" => "warning",

@@ -10,8 +10,8 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::{CheckRun, Sim, Tree};
 use gatehouse::store::{Dependencies, Dependency};
+use gatehouse_sim::{CheckRun, Sim, Tree};
 
 const REPO: &str = "acme/docs";
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::{Sim, Tree};
+use gatehouse_sim::{Sim, Tree};
 
 const REPO: &str = "acme/docs";
 

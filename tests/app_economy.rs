@@ -10,9 +10,9 @@ use std::sync::Arc;
 use common::*;
 use gatehouse::github::{AppCredentials, GitHub, RepoClient, RepoName, RetryPolicy};
 use gatehouse::metrics::Metrics;
-use gatehouse::sim::{Tree, tree_from_dir};
 use gatehouse::source::contents::ReadCache;
 use gatehouse::source::pull_request::{self as source, Read};
+use gatehouse_sim::{Tree, tree_from_dir};
 
 #[tokio::test]
 async fn reading_a_pr_of_100_documents_costs_at_most_8_calls() {
@@ -70,7 +70,7 @@ async fn the_file_list_is_read_across_pages() {
     assert_eq!(snapshot.changes.pr.files.as_ref().map(Vec::len), Some(250));
 }
 
-fn client(sim: &gatehouse::sim::Sim) -> RepoClient {
+fn client(sim: &gatehouse_sim::Sim) -> RepoClient {
     let creds = AppCredentials::new(APP_ID, private_key().as_bytes()).unwrap();
     let gh = GitHub::new(&sim.url(), creds, RetryPolicy::default(), Arc::new(Metrics::new(&[]))).unwrap();
     RepoClient::new(gh, INSTALLATION, RepoName::parse("acme/docs").unwrap())
@@ -240,7 +240,7 @@ fn repository(n: usize) -> Tree {
 }
 
 /// What each request was, `METHOD path`, sorted (some are made together).
-fn calls(sim: &gatehouse::sim::Sim) -> Vec<String> {
+fn calls(sim: &gatehouse_sim::Sim) -> Vec<String> {
     let mut calls: Vec<String> = sim.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
     calls.sort();
     calls

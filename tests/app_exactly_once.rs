@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use gatehouse::sim::Tree;
+use gatehouse_sim::Tree;
 
 const REPO: &str = "acme/docs";
 const ROUNDS: u64 = 50;

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gatehouse::sim::{Faults, Sim, Tree};
+use gatehouse_sim::{Faults, Sim, Tree};
 
 const REPO: &str = "acme/docs";
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::{Faults, MergeGroupRefs, Sim};
+use gatehouse_sim::{Faults, MergeGroupRefs, Sim};
 use serde_json::{Value, json};
 
 const REPO: &str = "acme/docs";
@@ -40,7 +40,7 @@ fn merge_group_event(group: &MergeGroupRefs, action: &str) -> Value {
     event
 }
 
-fn with_briefs(briefs: &[(&str, &str)]) -> gatehouse::sim::Tree {
+fn with_briefs(briefs: &[(&str, &str)]) -> gatehouse_sim::Tree {
     let mut head = base();
     for (path, agent) in briefs {
         head.insert(path.to_string(), brief(agent, 40).into_bytes());

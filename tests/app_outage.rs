@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use gatehouse::sim::{Faults, Tree};
+use gatehouse_sim::{Faults, Tree};
 
 const REPO: &str = "acme/docs";
 

@@ -1,7 +1,7 @@
 //! Hostile input to the App's parsers never panics: webhook envelopes,
 //! signature headers, diff hunks.
 
-use gatehouse::publish::diff::commentable_lines;
+use gatehouse::diff::commentable_lines;
 use gatehouse::webhook::Secrets;
 use gatehouse::webhook::envelope::parse;
 use proptest::prelude::*;

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gatehouse::sim::{Faults, Sim};
+use gatehouse_sim::{Faults, Sim};
 
 const REPO: &str = "acme/docs";
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::proxy::Proxy;
 use common::*;
 use gatehouse::app::{AppConfig, RedeliverPolicy, Running};
-use gatehouse::sim::{Faults, HISTORY_S, HookDelivery, Sim};
+use gatehouse_sim::{Faults, HISTORY_S, HookDelivery, Sim};
 use serde_json::json;
 use tokio::net::TcpListener;
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::Tree;
+use gatehouse_sim::Tree;
 
 const REPO: &str = "acme/docs";
 

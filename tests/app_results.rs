@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::{Faults, Sim, Tree};
+use gatehouse_sim::{Faults, Sim, Tree};
 use serde_json::json;
 
 const REPO: &str = "acme/docs";

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use gatehouse::sim::{Sim, Tree};
+use gatehouse_sim::{Sim, Tree};
 
 const REPO: &str = "acme/docs";
 
@@ -22,7 +22,7 @@ fn review_request_posts(sim: &Sim) -> usize {
     sim.requests().iter().filter(|r| r.method == "POST" && r.path.ends_with("/requested_reviewers")).count()
 }
 
-fn last_gate(sim: &Sim, sha: &str) -> gatehouse::sim::CheckRun {
+fn last_gate(sim: &Sim, sha: &str) -> gatehouse_sim::CheckRun {
     let runs = sim.check_runs(REPO, sha);
     runs.into_iter().filter(|r| r.name == "gatehouse/review").max_by_key(|r| r.id).expect("a gate run")
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use common::proxy::Proxy;
 use common::*;
-use gatehouse::sim::{Faults, Sim};
 use gatehouse::store::Store;
+use gatehouse_sim::{Faults, Sim};
 use sqlx::Connection;
 
 const REPO: &str = "acme/docs";

@@ -14,7 +14,7 @@ fn opened() -> serde_json::Value {
     })
 }
 
-async fn app_on(db: &Db) -> (gatehouse::sim::Sim, gatehouse::app::Running) {
+async fn app_on(db: &Db) -> (gatehouse_sim::Sim, gatehouse::app::Running) {
     let sim = sim().await;
     let mut config = config(db, &sim.url());
     config.workers = 1;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::*;
 use gatehouse::docs::yaml::{self, Node};
 use gatehouse::register::{self, RegisterConfig, Registration};
-use gatehouse::sim::Sim;
+use gatehouse_sim::Sim;
 use serde_json::{Value, json};
 
 const WEBHOOK: &str = "https://gatehouse.acme.test/webhook";

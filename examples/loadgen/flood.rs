@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use gatehouse::sim::Sim;
 use gatehouse::webhook::signature;
+use gatehouse_sim::Sim;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gatehouse::sim::Sim;
 use gatehouse::webhook::signature;
+use gatehouse_sim::Sim;
 
 use super::served::Served;
 use super::{Args, Delivery, INSTALLATION, PUBLIC_KEY, REPOS, SECRET, WARM_UP, ms, one_brief_pr, percentile, send};
@@ -52,11 +52,7 @@ struct Run {
 async fn run(args: &Args, target: &Target, concurrency: usize) -> Result<Run> {
     let sim = Sim::start(super::APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
     if !args.github_latency.is_zero() {
-        sim.set_faults(gatehouse::sim::Faults {
-            slow_next: u32::MAX,
-            delay: args.github_latency,
-            ..Default::default()
-        });
+        sim.set_faults(gatehouse_sim::Faults { slow_next: u32::MAX, delay: args.github_latency, ..Default::default() });
     }
     let warm_up = deliveries(&sim, 0, WARM_UP)?;
     let measured = deliveries(&sim, WARM_UP, args.deliveries)?;

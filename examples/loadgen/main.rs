@@ -40,9 +40,9 @@ use anyhow::{Context, Result, bail};
 use axum::body::Bytes;
 use gatehouse::app::{self, AppConfig};
 use gatehouse::github::Token;
-use gatehouse::sim::{Sim, Tree};
 use gatehouse::store::{JobCounts, StoreStats};
 use gatehouse::webhook::{Secrets, signature};
+use gatehouse_sim::{Sim, Tree};
 
 const SECRET: &str = "loadgen-secret";
 const APP_ID: u64 = 1;
@@ -230,11 +230,7 @@ fn ack(client: &tokio::runtime::Runtime, args: &Args, concurrency: usize) -> Res
     let dir = tempfile::tempdir()?;
     let sim = client.block_on(Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION))?;
     if !args.github_latency.is_zero() {
-        sim.set_faults(gatehouse::sim::Faults {
-            slow_next: u32::MAX,
-            delay: args.github_latency,
-            ..Default::default()
-        });
+        sim.set_faults(gatehouse_sim::Faults { slow_next: u32::MAX, delay: args.github_latency, ..Default::default() });
     }
     let warm_up = deliveries(&sim, 0, WARM_UP)?;
     let measured = deliveries(&sim, WARM_UP, args.deliveries)?;

@@ -146,23 +146,17 @@ pub(crate) fn parse_rfc3339_utc(text: &str) -> Option<u64> {
     u64::try_from(days * 86400 + hh * 3600 + mm * 60 + ss).ok()
 }
 
-/// Formats Unix seconds as GitHub does, for the simulated GitHub.
-pub fn format_rfc3339_utc(secs: u64) -> String {
-    let (y, m, d) = crate::docs::timestamp::civil_from_days((secs / 86400) as i64);
-    let rem = secs % 86400;
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::docs::timestamp::format_utc;
 
     #[test]
     fn expiry_round_trips() {
         for secs in [0, 951_782_400, 1_795_000_000, 4_102_444_799] {
-            assert_eq!(parse_rfc3339_utc(&format_rfc3339_utc(secs)), Some(secs));
+            assert_eq!(parse_rfc3339_utc(&format_utc(secs)), Some(secs));
         }
-        assert_eq!(format_rfc3339_utc(1_764_442_800), "2025-11-29T19:00:00Z");
+        assert_eq!(format_utc(1_764_442_800), "2025-11-29T19:00:00Z");
     }
 
     #[tokio::test]

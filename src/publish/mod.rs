@@ -2,7 +2,6 @@
 //! the review gate), and one review with inline comments per evaluated head.
 
 pub(crate) mod checks;
-pub mod diff;
 pub mod limits;
 pub(crate) mod merge_group;
 pub(crate) mod review;

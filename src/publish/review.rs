@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
-use super::diff::commentable_lines;
 use super::limits;
+use crate::diff::commentable_lines;
 use crate::github::answers::Nodes;
 use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{ChangeSet, Finding, LineChange, Report, Severity};

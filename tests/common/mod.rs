@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use gatehouse::app::{self, AppConfig, Running};
 use gatehouse::github::{RetryPolicy, Token};
-use gatehouse::sim::{Sim, Tree};
 use gatehouse::webhook::Secrets;
+use gatehouse_sim::{Sim, Tree};
 use serde_json::Value;
 
 pub const APP_ID: u64 = 4242;

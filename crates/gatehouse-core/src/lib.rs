@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod depends;
+pub mod diff;
 pub mod docs;
 pub mod gate;
 pub mod model;

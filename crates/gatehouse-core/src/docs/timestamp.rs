@@ -102,6 +102,14 @@ pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// Unix seconds as RFC 3339 in UTC to the second (`2025-11-29T19:00:00Z`),
+/// the form GitHub writes its timestamps in.
+pub fn format_utc(seconds: u64) -> String {
+    let (y, m, d) = civil_from_days((seconds / 86_400) as i64);
+    let rem = seconds % 86_400;
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,12 +13,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use gatehouse_core::docs::timestamp::format_utc;
+use hmac::{Hmac, KeyInit, Mac};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use sha2::Sha256;
 
 use super::Sim;
 use super::routes::{Shared, error, lock, now, verify_jwt, with_next};
-use crate::github::auth::format_rfc3339_utc;
 
 /// "Redelivering webhooks": deliveries from the past 3 days are listed and
 /// can be redelivered; older ones are gone.
@@ -103,6 +105,15 @@ impl Sim {
     }
 }
 
+/// The `X-Hub-Signature-256` header of `body` under the webhook `secret`
+/// ("Validating webhook deliveries": `sha256=` and the hex HMAC-SHA256 digest
+/// of the payload).
+fn signature(secret: &[u8], body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
 /// One attempt at delivering `payload`: POSTed to the App signed with the
 /// webhook secret ("Validating webhook deliveries": `X-Hub-Signature-256`),
 /// recorded whatever comes of it. "Troubleshooting webhooks": a refused
@@ -121,7 +132,7 @@ async fn attempt(state: &Shared, event: &str, guid: &str, payload: &Value, asked
     let (status, status_code) = match target {
         None => ("failed to connect to host".to_string(), 0),
         Some((url, secret)) => {
-            let signature = crate::webhook::signature::sign(secret.as_bytes(), &body);
+            let signature = signature(secret.as_bytes(), &body);
             let sent = reqwest::Client::new()
                 .post(&url)
                 .timeout(timeout)
@@ -170,7 +181,7 @@ fn item_json(d: &HookDelivery) -> Value {
     json!({
         "id": d.id,
         "guid": d.guid,
-        "delivered_at": format_rfc3339_utc(d.delivered_at),
+        "delivered_at": format_utc(d.delivered_at),
         "redelivery": d.redelivery,
         "duration": d.duration,
         "status": d.status,
@@ -279,13 +290,18 @@ mod tests {
     use super::*;
 
     async fn sim() -> Sim {
-        let public = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/app/test-app-key.pub.pem")).unwrap();
+        let public =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/app/test-app-key.pub.pem")).unwrap();
         Sim::start(4242, &public, 77).await.unwrap()
     }
 
+    /// The App's JWT as "Generating a JSON Web Token (JWT) for a GitHub App"
+    /// describes it: RS256, issued a minute ago, expiring within ten minutes.
     fn jwt() -> String {
-        let pem = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/app/test-app-key.pem")).unwrap();
-        crate::github::AppCredentials::new(4242, &pem).unwrap().jwt().unwrap().expose().to_string()
+        let pem = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/app/test-app-key.pem")).unwrap();
+        let key = jsonwebtoken::EncodingKey::from_rsa_pem(&pem).unwrap();
+        let claims = json!({ "iat": now() - 60, "exp": now() + 9 * 60, "iss": "4242" });
+        jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256), &claims, &key).unwrap()
     }
 
     /// A receiver on loopback answering every delivery with `status`,
@@ -314,6 +330,15 @@ mod tests {
         json!({ "action": "opened", "number": n, "installation": { "id": 77 }, "repository": { "id": 9, "full_name": "acme/docs" } })
     }
 
+    #[test]
+    fn signs_as_githubs_documented_example() {
+        // "Validating webhook deliveries" (Testing the webhook payload validation).
+        assert_eq!(
+            signature(b"It's a Secret to Everybody", b"Hello, World!"),
+            "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+        );
+    }
+
     #[tokio::test]
     async fn records_accepted_refused_and_unreachable_deliveries() {
         let sim = sim().await;
@@ -324,7 +349,7 @@ mod tests {
         let body = serde_json::to_vec(&payload(1)).unwrap();
         let (guid, signature) = seen.lock().unwrap()[0].clone();
         assert_eq!(guid, ok.guid);
-        assert_eq!(signature, crate::webhook::signature::sign(b"s3cret", &body), "signed with the secret");
+        assert_eq!(signature, super::signature(b"s3cret", &body), "signed with the secret");
         let (refusing, _) = receiver(503).await;
         sim.set_webhook(&refusing, "s3cret");
         let refused = sim.deliver("pull_request", &payload(2)).await;

@@ -11,13 +11,13 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
+use gatehouse_core::diff::commentable_lines;
+use gatehouse_core::docs::timestamp::format_utc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::diff::changed_files;
 use super::{CheckRun, Pull, Review, ReviewComment, State as SimState, Thread};
-use crate::github::auth::format_rfc3339_utc;
-use crate::publish::diff::commentable_lines;
 
 pub(crate) type Shared = Arc<Mutex<SimState>>;
 
@@ -156,7 +156,7 @@ async fn access_token(
         s.token_scopes.insert(token.clone(), names);
     }
     s.token_requests.push(asked);
-    (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_rfc3339_utc(expires) }))).into_response()
+    (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_utc(expires) }))).into_response()
 }
 
 pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
@@ -473,7 +473,7 @@ async fn list_reviews(
         .map(|r| {
             json!({
                 "id": r.id, "user": { "login": r.user }, "state": r.state, "commit_id": r.commit_id, "body": r.body,
-                "submitted_at": format_rfc3339_utc(1_700_000_000 + r.id),
+                "submitted_at": format_utc(1_700_000_000 + r.id),
             })
         })
         .collect();

@@ -13,12 +13,12 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use gatehouse_core::docs::timestamp::format_utc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::routes::{Shared, lock, now};
-use crate::github::auth::format_rfc3339_utc;
 
 /// GitHub's manifest codes last an hour.
 pub const CODE_LIFE_S: u64 = 3600;
@@ -137,7 +137,7 @@ pub(crate) async fn conversion(State(state): State<Shared>, Path(code): Path<Str
     let name = manifest["name"].as_str().unwrap_or_default().to_string();
     let slug: String =
         name.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    let created = format_rfc3339_utc(now());
+    let created = format_utc(now());
     let body = json!({
         "id": app_id,
         "slug": slug,

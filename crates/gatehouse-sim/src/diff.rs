@@ -129,7 +129,7 @@ pub(crate) fn listing(sha: &str, tree: &Tree) -> axum::body::Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::publish::diff::commentable_lines;
+    use gatehouse_core::diff::commentable_lines;
 
     #[test]
     fn one_hunk_with_context() {

@@ -10,13 +10,13 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use gatehouse_core::gate::same_login;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::diff::diff_files;
 use super::routes::{Shared, error, lock, with_next};
 use super::{Repo, Sim, Tree, commit_sha};
-use crate::gate::same_login;
 
 /// GitHub's compare lists at most this many files.
 const COMPARE_FILES: usize = 300;

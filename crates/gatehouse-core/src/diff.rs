@@ -1,5 +1,7 @@
-//! Which head lines a review comment may sit on: the lines a PR file's patch
-//! shows on its right side (added and context lines).
+//! Which head lines a review comment may sit on: the lines a pull request
+//! file's patch (a unified diff) shows on its right side (added and context
+//! lines). The App places its comments by it; the simulated GitHub refuses
+//! comments outside it.
 
 use std::collections::BTreeSet;
 

@@ -20,54 +20,20 @@ mod manifests;
 mod push;
 mod queue;
 mod routes;
+mod tree;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 pub use deliveries::{HISTORY_S, HookDelivery};
 pub use manifests::{CODE_LIFE_S, ManifestApp};
 pub use queue::MergeGroupRefs;
-
-/// Repo-relative path → bytes.
-pub type Tree = BTreeMap<String, Vec<u8>>;
-
-/// Reads every file under `dir` into a tree.
-pub fn tree_from_dir(dir: &Path) -> Result<Tree> {
-    let mut tree = Tree::new();
-    for rel in crate::source::fs::list(dir)? {
-        let bytes = std::fs::read(dir.join(&rel)).with_context(|| format!("cannot read {rel}"))?;
-        tree.insert(rel, bytes);
-    }
-    Ok(tree)
-}
-
-/// The commit id the simulated GitHub gives a tree (content-addressed).
-pub fn commit_sha(tree: &Tree, salt: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt.as_bytes());
-    for (path, bytes) in tree {
-        hasher.update(path.as_bytes());
-        hasher.update([0]);
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    }
-    hex::encode(hasher.finalize())[..40].to_string()
-}
-
-/// The object id the simulated GitHub gives a file's bytes (content-addressed).
-pub fn blob_sha(bytes: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
-    hasher.update(bytes);
-    hex::encode(hasher.finalize())[..40].to_string()
-}
+pub use tree::{Tree, blob_sha, commit_sha, tree_from_dir};
 
 /// A check run as the simulated GitHub stores it.
 #[derive(Clone, Debug)]
@@ -497,7 +463,7 @@ impl Sim {
         if let Some(requested) =
             guard.repos.get_mut(&repo.to_ascii_lowercase()).and_then(|r| r.requested.get_mut(&number))
         {
-            requested.retain(|r| !crate::gate::same_login(r, login));
+            requested.retain(|r| !gatehouse_core::gate::same_login(r, login));
         }
         json!({
             "action": "submitted",
