@@ -1,4 +1,12 @@
-//! Counters for `GET /metrics`, in Prometheus' text format.
+//! Counters for `GET /metrics`, in Prometheus' text format (0.0.4), each
+//! family's series sorted by label.
+//!
+//! Written here rather than with prometheus-client (0.24), whose encoder
+//! writes OpenMetrics only: a counter's `# HELP`/`# TYPE` lines name it
+//! without `_total`, a histogram's `_sum` and `_count` come before its
+//! buckets and its bounds read `1.0`, the text ends in `# EOF`, and a
+//! family's series come in hash order, a different one each run. Encoding
+//! these same metrics both ways, 51 of the 52 lines differed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

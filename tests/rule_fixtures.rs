@@ -8,20 +8,26 @@
 //! - `pr-body.md` the PR body; `pr-files` the PR's diff, one `path additions
 //!   deletions` per line; `repo-name` the checkout's `owner/name`;
 //!   `repos/<owner>/<name>/` other repositories' files;
-//! - `fail/expect`: one `path:line: message` per finding of the rule, in
-//!   path and line order, so a change of wording shows in review;
+//! - `fail/expect`: the rule's findings on the failing case as
+//!   `gatehouse check` prints them in text (`error[id]: message`, the
+//!   `--> path:line:col` line, the source line and its caret, `= help:`), in
+//!   path and line order, so a change of wording, position, help or severity
+//!   shows in review;
 //! - `fail/fixed/`: for a rule that offers fixes, each file its verified
 //!   fixes change, as it reads once they are applied (round after round, as
 //!   `gatehouse check --fix` applies them). A rule that offers none must offer
 //!   none on its failing case.
 //!
-//! A failing case must fire the rule exactly as `expect` says; a passing case
-//! must not fire it, and must have no error findings at all. Every case is
-//! also evaluated as the App lays a pull request out (the base laid over the
-//! head's shared map, agent ids indexed) and must report the same. With
-//! `BLESS_FIXTURES=1` the test writes each `fail/expect` from what the rule
-//! found instead, and each `fail/fixed/` file from what the fixes made
-//! (review the diff).
+//! Each case is a test of its own, `<rule id>::fail` and `<rule id>::pass`
+//! (`cargo test --test rule_fixtures voting/append-only` runs that rule's
+//! two). A failing case must fire the rule exactly as `expect` shows; a
+//! passing case must not fire it, and must have no error findings at all.
+//! Every case is also evaluated as the App lays a pull request out (the base
+//! laid over the head's shared map, agent ids indexed) and must report the
+//! same. A rule without both cases fails, and so does a folder under
+//! `fixtures/rules/` that names no rule. With `BLESS_FIXTURES=1` each
+//! `fail/expect` is written from what the rule found instead, and each
+//! `fail/fixed/` file from what the fixes made (review the diff).
 
 mod local_repo;
 
@@ -31,19 +37,28 @@ use std::sync::Arc;
 
 use gatehouse::docs::brief::agent_of;
 use gatehouse::model::{AgentIndex, ChangeSet, FileContent, Files, Finding, Report, Severity};
-use gatehouse::rules;
+use gatehouse::{render, rules};
+use libtest_mimic::{Arguments, Failed, Trial};
 use local_repo::copy_tree;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules")
 }
 
-fn evaluate(case: &Path, shared: &Path) -> Report {
-    let changes = changeset(case, shared);
-    let report = rules::evaluate(&changes);
-    let laid_out = rules::evaluate(&as_the_app_reads(&changes));
-    assert_eq!(format!("{laid_out:?}"), format!("{report:?}"), "{} laid out as the App reads it", case.display());
-    report
+/// The report on `changes`, the case `case`, which must be the same laid
+/// out as the App reads a pull request.
+fn evaluate(case: &Path, changes: &ChangeSet) -> Result<Report, Failed> {
+    let report = rules::evaluate(changes);
+    let laid_out = rules::evaluate(&as_the_app_reads(changes));
+    let (laid_out, read) = (format!("{laid_out:#?}"), format!("{report:#?}"));
+    if laid_out != read {
+        let diff = similar::TextDiff::from_lines(&read, &laid_out)
+            .unified_diff()
+            .header("read from disk", "laid out as the App reads it")
+            .to_string();
+        return Err(format!("{}: the report differs laid out as the App reads it:\n{diff}", case.display()).into());
+    }
+    Ok(report)
 }
 
 fn changeset(case: &Path, shared: &Path) -> ChangeSet {
@@ -120,59 +135,99 @@ fn show(findings: &[&Finding]) -> String {
     findings.iter().map(|f| format!("\n  {}:{} {} {}", f.path, f.span.line, f.rule, f.message)).collect()
 }
 
-#[test]
-fn every_rule_fails_and_passes_its_fixtures() {
-    let mut problems = Vec::new();
+fn bless() -> bool {
+    std::env::var_os("BLESS_FIXTURES").is_some()
+}
+
+/// One test per case of every rule, named `<rule id>::fail` and
+/// `<rule id>::pass`, and one for the fixture folders themselves.
+fn main() -> std::process::ExitCode {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
     for rule in rules::all_rules() {
-        let dir = fixtures().join(rule.id);
-        let family = rule.id.split('/').next().unwrap();
-        let shared = fixtures().join(family).join("_shared");
-        let (fail, pass) = (dir.join("fail"), dir.join("pass"));
-        if !fail.join("head").exists() || !pass.join("head").exists() {
-            problems.push(format!("{}: missing fixtures {}/{{fail,pass}}/head", rule.id, dir.display()));
-            continue;
-        }
-        let report = evaluate(&fail, &shared);
+        trials.push(Trial::test(format!("{}::fail", rule.id), move || fail_case(rule)));
+        trials.push(Trial::test(format!("{}::pass", rule.id), move || pass_case(rule)));
+    }
+    trials.push(Trial::test("every_fixture_folder_is_a_rule", every_fixture_folder_is_a_rule));
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// `<rule id>/<case>/` and the family's `_shared/`, or why the case is missing.
+fn case_dirs(rule: &rules::RuleInfo, case: &str) -> Result<(PathBuf, PathBuf), Failed> {
+    let dir = fixtures().join(rule.id).join(case);
+    if !dir.join("head").exists() {
+        return Err(format!("{}: missing fixture {}/head", rule.id, dir.display()).into());
+    }
+    let family = rule.id.split('/').next().unwrap();
+    Ok((dir, fixtures().join(family).join("_shared")))
+}
+
+/// The failing case fires the rule exactly as `fail/expect` shows it, and
+/// its fixes (if the rule offers any) give `fail/fixed/`.
+fn fail_case(rule: &'static rules::RuleInfo) -> Result<(), Failed> {
+    let (fail, shared) = case_dirs(rule, "fail")?;
+    let changes = changeset(&fail, &shared);
+    let report = evaluate(&fail, &changes)?;
+    let fired: Vec<&Finding> = report.findings().filter(|f| f.rule == rule.id).collect();
+    let rendered = render::text_findings(fired.iter().copied(), &changes);
+    if bless() {
+        std::fs::write(fail.join("expect"), &rendered).unwrap();
+    }
+    let expected = std::fs::read_to_string(fail.join("expect")).unwrap_or_default();
+    let mut problems = Vec::new();
+    if expected.trim().is_empty() {
+        problems.push(format!("{}: fail/expect lists no finding", rule.id));
+    }
+    if rendered != expected {
+        let diff = similar::TextDiff::from_lines(&expected, &rendered)
+            .unified_diff()
+            .header("fail/expect", "found")
+            .to_string();
         let all: Vec<&Finding> = report.findings().collect();
-        let fired: BTreeSet<(String, u32, String)> = all
-            .iter()
-            .filter(|f| f.rule == rule.id)
-            .map(|f| (f.path.clone(), f.span.line, f.message.clone()))
-            .collect();
-        if std::env::var_os("BLESS_FIXTURES").is_some() {
-            let lines: String =
-                fired.iter().map(|(path, line, message)| format!("{path}:{line}: {message}\n")).collect();
-            std::fs::write(fail.join("expect"), lines).unwrap();
-        }
-        let expected: BTreeSet<(String, u32, String)> = std::fs::read_to_string(fail.join("expect"))
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                let (at, message) = l.split_once(": ").expect("expect lines are path:line: message");
-                let (path, line) = at.rsplit_once(':').expect("expect lines are path:line: message");
-                (path.to_string(), line.trim().parse().expect("line number"), message.to_string())
-            })
-            .collect();
-        if expected.is_empty() {
-            problems.push(format!("{}: fail/expect lists no finding", rule.id));
-        }
-        if fired != expected {
-            problems.push(format!(
-                "{}: fail case fired at {fired:?}, expected {expected:?}; all findings:{}",
-                rule.id,
-                show(&all)
-            ));
-        }
-        problems.extend(fixes_of(rule, &fail, &shared, &report));
-        let report = evaluate(&pass, &shared);
-        let bad: Vec<&Finding> =
-            report.findings().filter(|f| f.rule == rule.id || f.severity == Severity::Error).collect();
-        if !bad.is_empty() {
-            problems.push(format!("{}: pass case has findings:{}", rule.id, show(&bad)));
+        problems.push(format!("{}: fail case differs from fail/expect:\n{diff}all findings:{}", rule.id, show(&all)));
+    }
+    problems.extend(fixes_of(rule, &fail, &shared, &report));
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+}
+
+/// The passing case neither fires the rule nor has any error finding.
+fn pass_case(rule: &'static rules::RuleInfo) -> Result<(), Failed> {
+    let (pass, shared) = case_dirs(rule, "pass")?;
+    let report = evaluate(&pass, &changeset(&pass, &shared))?;
+    let bad: Vec<&Finding> = report.findings().filter(|f| f.rule == rule.id || f.severity == Severity::Error).collect();
+    if bad.is_empty() { Ok(()) } else { Err(format!("{}: pass case has findings:{}", rule.id, show(&bad)).into()) }
+}
+
+/// Under `fixtures/rules/` every family folder holds `_shared/` and the
+/// folders of its registered rules, each holding `fail/` and `pass/` alone:
+/// a misspelt or orphaned folder would otherwise run as no test at all.
+fn every_fixture_folder_is_a_rule() -> Result<(), Failed> {
+    let ids: BTreeSet<&str> = rules::all_rules().iter().map(|r| r.id).collect();
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    let mut problems = Vec::new();
+    for family in names(&fixtures()) {
+        for name in names(&fixtures().join(&family)) {
+            let id = format!("{family}/{name}");
+            if name == "_shared" {
+                continue;
+            }
+            if !ids.contains(id.as_str()) {
+                problems.push(format!("fixtures/rules/{id}: no registered rule has this id"));
+                continue;
+            }
+            for case in names(&fixtures().join(&id)) {
+                if case != "fail" && case != "pass" {
+                    problems.push(format!("fixtures/rules/{id}/{case}: a rule's fixture holds fail/ and pass/ only"));
+                }
+            }
         }
     }
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
 }
 
 /// What is wrong with the fixes `rule` offers on its failing case `fail`
@@ -196,7 +251,7 @@ fn fixes_of(rule: &rules::RuleInfo, fail: &Path, shared: &Path, report: &Report)
         .filter(|(path, content)| changes.head.get(path.as_str()) != Some(*content))
         .map(|(path, content)| (path.as_str(), content.text().unwrap_or_default()))
         .collect();
-    if std::env::var_os("BLESS_FIXTURES").is_some() {
+    if bless() {
         let _ = std::fs::remove_dir_all(&expected_dir);
         for (path, text) in &changed {
             let file = expected_dir.join(path);

@@ -1,6 +1,13 @@
-//! `gatehouse serve --env-file`: `KEY=VALUE` lines, as `gatehouse register`
-//! writes them and Docker Compose's `env_file` reads them. Blank lines and
-//! `#` comments are skipped; a value wrapped in matching quotes loses them.
+//! `gatehouse serve --env-file` and `gatehouse probe --env-file`: `KEY=VALUE`
+//! lines, as `gatehouse register` writes them and Docker Compose's `env_file`
+//! reads them. Blank lines and `#` comments are skipped; a value wrapped in
+//! matching quotes loses them; anything else is taken as written.
+//!
+//! Hand-written rather than dotenvy (0.15.7), because `register` writes the
+//! key path and the webhook secret unquoted, and dotenvy reads such a value
+//! differently as soon as it holds a space, `\`, a lone quote (errors),
+//! `$NAME` (substituted from the environment) or ` #` (cut there as a
+//! comment).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -48,5 +55,13 @@ mod tests {
         let err = parse("A=1\nnot a line\n").unwrap_err().to_string();
         assert!(err.contains("line 2"), "{err}");
         assert!(parse("A B=1\n").is_err());
+    }
+
+    #[test]
+    fn unquoted_values_are_taken_as_written() {
+        for value in ["/tmp/My Apps/gatehouse.pem", "/tmp/a$HOME/key.pem", "/tmp/a\\b", "/tmp/it's", "a #1", "ab\"cd"] {
+            let vars = parse(&format!("GATEHOUSE_PRIVATE_KEY_PATH={value}\n")).unwrap();
+            assert_eq!(vars["GATEHOUSE_PRIVATE_KEY_PATH"], value);
+        }
     }
 }

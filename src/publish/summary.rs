@@ -5,6 +5,7 @@
 use crate::config::{CONFIG_PATH, REVIEW_EXAMPLE};
 use crate::gate::{Applicability, Outcome};
 use crate::model::{CheckReport, Conclusion, Finding, PR_BODY, Severity};
+use crate::render::plural;
 
 /// GitHub's limit on `output.summary` and `output.text`, in characters.
 pub const SUMMARY_LIMIT: usize = 65535;
@@ -20,21 +21,13 @@ pub struct CheckOutput {
     pub summary: String,
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn counts(findings: &[&Finding]) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let mut parts = Vec::new();
-    for (severity, one, many) in [
-        (Severity::Error, "error", "errors"),
-        (Severity::Warning, "warning", "warnings"),
-        (Severity::Notice, "notice", "notices"),
-    ] {
+    for severity in [Severity::Error, Severity::Warning, Severity::Notice] {
         let n = count(severity);
         if n > 0 {
-            parts.push(plural(n, one, many));
+            parts.push(plural(n, severity.as_str()));
         }
     }
     if parts.is_empty() { "no findings".into() } else { parts.join(", ") }
@@ -65,9 +58,10 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
         Conclusion::Failure => {
             let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
             summary.push_str(&format!(
-                "**{} the merge** in {}.\n\n### Fix these first\n\n",
-                plural(errors.len(), "error blocks", "errors block"),
-                plural(check.documents.max(1), noun_one(noun), noun)
+                "**{} {} the merge** in {}.\n\n### Fix these first\n\n",
+                plural(errors.len(), "error"),
+                if errors.len() == 1 { "blocks" } else { "block" },
+                plural(check.documents.max(1), noun_one(noun))
             ));
             for (n, f) in errors.iter().take(FIX_FIRST).enumerate() {
                 let (path, line, rule) = (&f.path, f.span.line, f.rule);
@@ -102,7 +96,7 @@ pub fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
             "\n**{} can be fixed with a click**: apply the suggestion in its review comment (where its lines are in \
              the diff), or run `gatehouse check --fix` to apply every one. gatehouse applied each fix and ran its rules \
              again before offering it.\n",
-            plural(fixable, "finding", "findings")
+            plural(fixable, "finding")
         ));
     }
     if !findings.is_empty() {
@@ -127,7 +121,7 @@ pub fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> 
             let title = if outcome.passed {
                 "Review gate passed".to_string()
             } else {
-                format!("Review gate: {} still missing", plural(outcome.missing.len(), "item", "items"))
+                format!("Review gate: {} still missing", plural(outcome.missing.len(), "item"))
             };
             let conclusion = if outcome.passed { "success" } else { "failure" };
             (conclusion, title, format!("{}\n\n**Why the gate applies**\n\n{reasons}", outcome.summary().trim_end()))
@@ -256,6 +250,25 @@ mod tests {
         assert_eq!(out.conclusion, "failure");
         assert_eq!(out.title, "1 error, 1 warning");
         insta::assert_snapshot!(out.summary);
+    }
+
+    #[test]
+    fn counts_agree_with_their_nouns_and_verbs() {
+        let check = CheckReport {
+            check: Check::Voting,
+            name: "gatehouse/voting",
+            conclusion: Conclusion::Failure,
+            documents: 1,
+            details: vec![],
+            findings: vec![
+                finding("voting/tally", Severity::Error, 4),
+                finding("voting/tally", Severity::Error, 5),
+                finding("voting/tally", Severity::Notice, 6),
+            ],
+        };
+        let out = render(&check, &[]);
+        assert_eq!(out.title, "2 errors, 1 notice");
+        assert!(out.summary.starts_with("**2 errors block the merge** in 1 voting doc.\n"), "{}", out.summary);
     }
 
     #[test]

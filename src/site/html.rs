@@ -122,10 +122,7 @@ impl Page {
     }
 }
 
-/// `1 finding`, `3 findings`.
-pub fn plural(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
-}
+pub use crate::render::plural;
 
 /// A severity badge: the word itself, so color is never the only signal.
 pub fn severity_badge(severity: Severity) -> String {

@@ -11,6 +11,13 @@ pub use json::{FindingOut, finding as finding_json, json};
 pub use sarif::sarif;
 pub use text::{findings as text_findings, text};
 
+/// `n` and `noun`, with an `s` unless `n` is 1: `1 finding`, `3 findings`.
+/// The one pluralising helper of every output (text, check-run summaries,
+/// the site).
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// Which control characters [`escape_controls`] leaves as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {

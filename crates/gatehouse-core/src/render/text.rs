@@ -1,6 +1,6 @@
 use std::fmt::Write;
 
-use super::{Keep, escape_controls};
+use super::{Keep, escape_controls, plural};
 use crate::model::{ChangeSet, Conclusion, Finding, Report, Severity};
 
 /// rustc-style diagnostics, then one summary line per check. Every path,
@@ -64,10 +64,6 @@ fn details_line(line: &str) -> String {
     } else {
         line.into_owned()
     }
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// Findings alone, each with its source line, as `text` prints them.
