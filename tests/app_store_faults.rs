@@ -100,11 +100,13 @@ async fn a_sqlite_file_locked_by_another_connection_is_waited_out() {
     let app = start_app(config(&db, &sim.url())).await;
     let heads = deliver_prs(&sim, &app).await;
     a_job_running(&app.store).await;
-    // Held past the store's 10-second busy timeout: the job's next write
-    // fails with `database is locked`.
+    // Held 15 seconds past the store's 10-second busy timeout: a write that
+    // starts in the lock's first 15 seconds fails with `database is locked`,
+    // and the running job writes well within them (its slowed check runs
+    // take 3 seconds). A write that starts later waits the lock out instead.
     let mut other = sqlx::SqliteConnection::connect(&db.url()).await.unwrap();
     sqlx::raw_sql("BEGIN EXCLUSIVE").execute(&mut other).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(13)).await;
+    tokio::time::sleep(Duration::from_secs(25)).await;
     sqlx::raw_sql("COMMIT").execute(&mut other).await.unwrap();
     assert_every_job_finished(&sim, &app.store, &heads).await;
     app.kill();
