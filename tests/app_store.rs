@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::Db;
 use gatehouse::github::HeadSha;
-use gatehouse::store::{Accepted, Job, NewJob, PrNumber, Scope, Store, Target};
+use gatehouse::store::{Accepted, Job, NewJob, PrNumber, Scope, Store, Target, family_check};
 
 fn job(pr: u64, sha: &str) -> NewJob {
     NewJob {
@@ -34,10 +34,11 @@ fn pr_and_head(job: &Job) -> (u64, Option<&str>) {
 }
 
 /// The name of the one check run a job evaluates; `None`: every check.
-fn check(job: &Job) -> Option<String> {
+fn check(job: &Job) -> Option<&'static str> {
     match job.scope {
         Scope::All => None,
-        scope => Some(scope.check_names().concat()),
+        Scope::Check(check) => Some(check.name()),
+        Scope::ReviewGate => Some("gatehouse/review"),
     }
 }
 
@@ -87,7 +88,11 @@ async fn coalesce(store: Store) {
 }
 
 fn only(pr: u64, sha: &str, check: &str) -> NewJob {
-    NewJob { scope: Scope::of_check_run(check), reason: "check_run.rerequested".into(), ..job(pr, sha) }
+    let scope = match check {
+        "gatehouse/review" => Scope::ReviewGate,
+        name => Scope::Check(family_check(name).expect("a family's check")),
+    };
+    NewJob { scope, reason: "check_run.rerequested".into(), ..job(pr, sha) }
 }
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -104,7 +109,7 @@ async fn one_pr_one_worker(store: Store) {
     assert!(store.claim("w2", LEASE).await.unwrap().is_none(), "the PR is held: the gate job waits");
     assert!(store.complete(&full, "w1").await.unwrap());
     let gate = store.claim("w2", LEASE).await.unwrap().expect("the gate job");
-    assert_eq!(check(&gate).as_deref(), Some("gatehouse/review"));
+    assert_eq!(check(&gate), Some("gatehouse/review"));
 }
 
 /// A job naming only a head commit is resolved into a job of its PR, which
@@ -132,15 +137,15 @@ async fn partial_jobs_coalesce_by_check(store: Store) {
     store.accept("d-2", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
     store.accept("d-3", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
     let first = store.claim("w", LEASE).await.unwrap().unwrap();
-    assert_eq!((first.delivery.as_str(), check(&first).as_deref()), ("d-3", Some("gatehouse/voting")));
+    assert_eq!((first.delivery.as_str(), check(&first)), ("d-3", Some("gatehouse/voting")));
     assert!(store.complete(&first, "w").await.unwrap());
     let second = store.claim("w", LEASE).await.unwrap().expect("the briefs re-run is kept");
-    assert_eq!(check(&second).as_deref(), Some("gatehouse/briefs"));
+    assert_eq!(check(&second), Some("gatehouse/briefs"));
     assert!(store.complete(&second, "w").await.unwrap());
     store.accept("d-4", "pull_request", &[job(1, "b")]).await.unwrap();
     store.accept("d-5", "check_run", &[only(1, "b", "gatehouse/briefs")]).await.unwrap();
     let full = store.claim("w", LEASE).await.unwrap().unwrap();
-    assert_eq!((full.delivery.as_str(), check(&full).as_deref()), ("d-4", None), "the full job wins");
+    assert_eq!((full.delivery.as_str(), check(&full)), ("d-4", None), "the full job wins");
     assert!(store.claim("w", LEASE).await.unwrap().is_none());
 }
 

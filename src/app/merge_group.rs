@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 
-use super::worker::{Ctx, Progress, fail_closed};
+use super::worker::{Ctx, Progress, check_names, fail_closed};
 use crate::github::{HeadSha, RepoClient};
 use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
 use crate::publish::{self, checks, summary};
@@ -30,7 +30,7 @@ pub(super) async fn evaluate(
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let names = job.scope.check_names();
+    let names = check_names(job.scope);
     let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");

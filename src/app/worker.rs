@@ -160,6 +160,15 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The names of the check runs a job of `scope` evaluates.
+pub(super) fn check_names(scope: Scope) -> Vec<String> {
+    match scope {
+        Scope::All => publish::check_names(),
+        Scope::Check(check) => vec![check.name().to_string()],
+        Scope::ReviewGate => vec![summary::REVIEW_CHECK.to_string()],
+    }
+}
+
 /// Runs a job by its target: a pull request or a merge group is evaluated;
 /// a head, an install and a push are resolved into jobs of pull requests.
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
@@ -224,7 +233,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         }
     }
     let review_only = job.scope == Scope::ReviewGate;
-    let names = job.scope.check_names();
+    let names = check_names(job.scope);
     let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, "this head was evaluated already");

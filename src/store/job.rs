@@ -6,7 +6,6 @@ use anyhow::{Result, bail};
 
 use crate::github::HeadSha;
 use crate::model::Check;
-use crate::publish::summary::REVIEW_CHECK;
 
 /// A pull request's number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,24 +92,6 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// The scope of a re-run of the check run named `name`: every check for
-    /// a name gatehouse does not publish.
-    pub fn of_check_run(name: &str) -> Scope {
-        if name == REVIEW_CHECK {
-            return Scope::ReviewGate;
-        }
-        crate::rules::FAMILIES.iter().map(|f| f.check()).find(|c| c.name() == name).map_or(Scope::All, Scope::Check)
-    }
-
-    /// The names of the check runs the scope evaluates.
-    pub fn check_names(self) -> Vec<String> {
-        match self {
-            Scope::All => crate::publish::check_names(),
-            Scope::Check(check) => vec![check.name().to_string()],
-            Scope::ReviewGate => vec![REVIEW_CHECK.to_string()],
-        }
-    }
-
     /// The column value: `all`, `review_gate`, or the check run's name.
     pub(super) fn column(self) -> &'static str {
         match self {
@@ -125,9 +106,14 @@ impl Scope {
     fn from_column(value: &str) -> Scope {
         match value {
             "review_gate" => Scope::ReviewGate,
-            name => Scope::of_check_run(name),
+            name => family_check(name).map_or(Scope::All, Scope::Check),
         }
     }
+}
+
+/// The check of a registered family whose check run is named `name`.
+pub fn family_check(name: &str) -> Option<Check> {
+    crate::rules::FAMILIES.iter().map(|f| f.check()).find(|c| c.name() == name)
 }
 
 /// The work a verified delivery asks for.

@@ -31,7 +31,7 @@ use sqlx::{Postgres, Row, Sqlite, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
-pub use job::{Job, NewJob, PrNumber, Scope, Target};
+pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
 pub use redeliveries::SweepState;
 pub use review_requests::ReviewRequests;

@@ -4,15 +4,14 @@
 
 use super::{Origin, Work};
 use crate::publish::checks::RERUN_ACTION;
-use crate::store::Scope;
+use crate::publish::summary::REVIEW_CHECK;
+use crate::store::{Scope, family_check};
 use crate::webhook::payloads::{CheckRunAction, CheckRunEvent};
 
 pub(super) fn handle(event: &CheckRunEvent) -> Work {
     let run = &event.check_run;
     let (reason, scope) = match event.action {
-        CheckRunAction::Rerequested => {
-            ("check_run.rerequested", run.name.as_deref().map_or(Scope::All, Scope::of_check_run))
-        }
+        CheckRunAction::Rerequested => ("check_run.rerequested", run.name.as_deref().map_or(Scope::All, scope_of_run)),
         CheckRunAction::RequestedAction
             if event.requested_action.as_ref().is_some_and(|a| a.identifier == RERUN_ACTION) =>
         {
@@ -24,6 +23,15 @@ pub(super) fn handle(event: &CheckRunEvent) -> Work {
         return Work::default();
     };
     Work::of(origin.for_prs(&run.pull_requests, &run.head_sha, scope, false))
+}
+
+/// What a re-run of the check run named `name` evaluates: every check for
+/// a run gatehouse does not publish.
+fn scope_of_run(name: &str) -> Scope {
+    if name == REVIEW_CHECK {
+        return Scope::ReviewGate;
+    }
+    family_check(name).map_or(Scope::All, Scope::Check)
 }
 
 #[cfg(test)]
