@@ -6,16 +6,39 @@ mod common;
 use std::time::Duration;
 
 use common::Db;
-use gatehouse::store::{Accepted, NewJob, Store};
+use gatehouse::github::HeadSha;
+use gatehouse::store::{Accepted, Job, NewJob, PrNumber, Scope, Store, Target, family_check};
 
 fn job(pr: u64, sha: &str) -> NewJob {
     NewJob {
         repo: "acme/docs".into(),
-        pr,
         installation: 7,
-        head_sha: Some(sha.into()),
+        target: Target::Pr { number: PrNumber(pr), head: Some(HeadSha(sha.into())) },
+        scope: Scope::All,
+        once_per_head: true,
         reason: "pull_request.opened".into(),
-        check: None,
+    }
+}
+
+/// A job for the open PRs whose head is `sha` (a fork's check suite).
+fn head_job(sha: &str) -> NewJob {
+    NewJob { target: Target::Head(HeadSha(sha.into())), reason: "check_suite.requested".into(), ..job(1, sha) }
+}
+
+/// The claimed job's PR number and the head its event named.
+fn pr_and_head(job: &Job) -> (u64, Option<&str>) {
+    match &job.target {
+        Target::Pr { number, head } => (number.0, head.as_ref().map(|h| h.0.as_str())),
+        other => panic!("not a PR's job: {other:?}"),
+    }
+}
+
+/// The name of the one check run a job evaluates; `None`: every check.
+fn check(job: &Job) -> Option<&'static str> {
+    match job.scope {
+        Scope::All => None,
+        Scope::Check(check) => Some(check.name()),
+        Scope::ReviewGate => Some("gatehouse/review"),
     }
 }
 
@@ -53,10 +76,10 @@ async fn coalesce(store: Store) {
     }
     store.accept("d-other", "pull_request", &[job(2, "x")]).await.unwrap();
     let first = store.claim("w1", Duration::from_secs(30)).await.unwrap().expect("a job");
-    assert_eq!((first.pr, first.head_sha.as_deref()), (1, Some("c")), "the newest head of PR 1 wins");
+    assert_eq!(pr_and_head(&first), (1, Some("c")), "the newest head of PR 1 wins");
     // PR 1 is held by w1: w2 gets PR 2, then nothing.
     let second = store.claim("w2", Duration::from_secs(30)).await.unwrap().expect("another job");
-    assert_eq!(second.pr, 2);
+    assert_eq!(pr_and_head(&second).0, 2);
     assert!(store.claim("w2", Duration::from_secs(30)).await.unwrap().is_none());
     assert!(store.complete(&first, "w1").await.unwrap());
     assert!(!store.complete(&first, "w1").await.unwrap(), "a job completes once");
@@ -65,7 +88,11 @@ async fn coalesce(store: Store) {
 }
 
 fn only(pr: u64, sha: &str, check: &str) -> NewJob {
-    NewJob { check: Some(check.into()), reason: "check_run.rerequested".into(), ..job(pr, sha) }
+    let scope = match check {
+        "gatehouse/review" => Scope::ReviewGate,
+        name => Scope::Check(family_check(name).expect("a family's check")),
+    };
+    NewJob { scope, reason: "check_run.rerequested".into(), ..job(pr, sha) }
 }
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -76,30 +103,30 @@ async fn one_pr_one_worker(store: Store) {
     store.accept("d-full", "pull_request", &[job(1, "a")]).await.unwrap();
     store.accept("d-gate", "pull_request_review", &[only(1, "a", "gatehouse/review")]).await.unwrap();
     let full = store.claim("w1", LEASE).await.unwrap().expect("a job");
-    assert_eq!(full.check, None, "the full evaluation is claimed");
+    assert_eq!(check(&full), None, "the full evaluation is claimed");
     assert_eq!(store.job_counts().await.unwrap().superseded, 1, "and covers the gate job");
     store.accept("d-gate-2", "pull_request_review", &[only(1, "a", "gatehouse/review")]).await.unwrap();
     assert!(store.claim("w2", LEASE).await.unwrap().is_none(), "the PR is held: the gate job waits");
     assert!(store.complete(&full, "w1").await.unwrap());
     let gate = store.claim("w2", LEASE).await.unwrap().expect("the gate job");
-    assert_eq!(gate.check.as_deref(), Some("gatehouse/review"));
+    assert_eq!(check(&gate), Some("gatehouse/review"));
 }
 
 /// A job naming only a head commit is resolved into a job of its PR, which
 /// waits for the PR's lock like any other.
 async fn head_jobs_take_their_prs_lock(store: Store) {
     store.accept("d-pr", "pull_request", &[job(1, "a")]).await.unwrap();
-    store.accept("d-suite", "check_suite", &[job(0, "a")]).await.unwrap();
+    store.accept("d-suite", "check_suite", &[head_job("a")]).await.unwrap();
     let pr_job = store.claim("w1", LEASE).await.unwrap().expect("the PR's job");
-    assert_eq!(pr_job.pr, 1);
+    assert_eq!(pr_and_head(&pr_job).0, 1);
     let head_job = store.claim("w2", LEASE).await.unwrap().expect("the head's job");
-    assert_eq!((head_job.pr, head_job.head_sha.as_deref()), (0, Some("a")));
-    assert!(store.resolve(&head_job, "w2", &[1]).await.unwrap());
-    assert!(!store.resolve(&head_job, "w2", &[1]).await.unwrap(), "resolved once");
+    assert_eq!(head_job.target, Target::Head(HeadSha("a".into())));
+    assert!(store.resolve(&head_job, "w2", &[PrNumber(1)]).await.unwrap());
+    assert!(!store.resolve(&head_job, "w2", &[PrNumber(1)]).await.unwrap(), "resolved once");
     assert!(store.claim("w2", LEASE).await.unwrap().is_none(), "PR 1 is held by w1");
     assert!(store.complete(&pr_job, "w1").await.unwrap());
     let resolved = store.claim("w2", LEASE).await.unwrap().expect("the resolved job");
-    assert_eq!((resolved.pr, resolved.delivery.as_str()), (1, "d-suite"));
+    assert_eq!((pr_and_head(&resolved), resolved.delivery.as_str()), ((1, Some("a")), "d-suite"));
     assert_eq!(resolved.created_at, head_job.created_at, "it keeps the delivery's age");
 }
 
@@ -110,15 +137,15 @@ async fn partial_jobs_coalesce_by_check(store: Store) {
     store.accept("d-2", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
     store.accept("d-3", "check_run", &[only(1, "a", "gatehouse/voting")]).await.unwrap();
     let first = store.claim("w", LEASE).await.unwrap().unwrap();
-    assert_eq!((first.delivery.as_str(), first.check.as_deref()), ("d-3", Some("gatehouse/voting")));
+    assert_eq!((first.delivery.as_str(), check(&first)), ("d-3", Some("gatehouse/voting")));
     assert!(store.complete(&first, "w").await.unwrap());
     let second = store.claim("w", LEASE).await.unwrap().expect("the briefs re-run is kept");
-    assert_eq!(second.check.as_deref(), Some("gatehouse/briefs"));
+    assert_eq!(check(&second), Some("gatehouse/briefs"));
     assert!(store.complete(&second, "w").await.unwrap());
     store.accept("d-4", "pull_request", &[job(1, "b")]).await.unwrap();
     store.accept("d-5", "check_run", &[only(1, "b", "gatehouse/briefs")]).await.unwrap();
     let full = store.claim("w", LEASE).await.unwrap().unwrap();
-    assert_eq!((full.delivery.as_str(), full.check.as_deref()), ("d-4", None), "the full job wins");
+    assert_eq!((full.delivery.as_str(), check(&full)), ("d-4", None), "the full job wins");
     assert!(store.claim("w", LEASE).await.unwrap().is_none());
 }
 

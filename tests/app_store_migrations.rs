@@ -8,7 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse::store::{Accepted, NewJob, Store};
+use gatehouse::github::HeadSha;
+use gatehouse::store::{Accepted, NewJob, PrNumber, Scope, Store, Target};
 use sqlx::FromRow;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqlitePool;
@@ -79,11 +80,11 @@ async fn sqlite_schema(path: &Path) -> (Vec<Column>, Vec<Index>) {
 fn job(pr: u64) -> NewJob {
     NewJob {
         repo: "acme/docs".into(),
-        pr,
         installation: 7,
-        head_sha: Some("c3".into()),
+        target: Target::Pr { number: PrNumber(pr), head: Some(HeadSha("c3".into())) },
+        scope: Scope::All,
+        once_per_head: true,
         reason: "pull_request.synchronize".into(),
-        check: None,
     }
 }
 
@@ -100,7 +101,10 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
     let resent = store.accept_signed("resent", "pull_request", b"{\"action\":\"opened\"}", &[job(12)]).await.unwrap();
     assert_eq!(resent, Accepted::Duplicate, "a body accepted by 0.1 is recognised by its digest");
     let waiting = store.claim("w", Duration::from_secs(30)).await.unwrap().expect("0.1's queued job");
-    assert_eq!((waiting.pr, waiting.check.as_deref()), (13, Some("gatehouse/review")));
+    assert_eq!(
+        (waiting.target, waiting.scope),
+        (Target::Pr { number: PrNumber(13), head: Some(HeadSha("c2".into())) }, Scope::ReviewGate)
+    );
 
     let group = store.merge_group("acme/docs", "m1").await.unwrap().expect("0.1's merge group");
     assert_eq!((group.base_sha.as_str(), group.base_ref.as_str()), ("b0", "refs/heads/main"));
@@ -136,7 +140,7 @@ async fn sqlite_baseline_makes_the_schema_release_0_1_made() {
     Store::connect(&sqlite_url(&fresh)).await.unwrap();
     let (adopted_columns, adopted_indexes) = sqlite_schema(&adopted).await;
     let (fresh_columns, fresh_indexes) = sqlite_schema(&fresh).await;
-    assert_eq!(fresh_columns.len(), 65, "{fresh_columns:#?}");
+    assert_eq!(fresh_columns.len(), 67, "{fresh_columns:#?}");
     assert_eq!(fresh_columns, adopted_columns);
     assert_eq!(fresh_indexes, adopted_indexes);
 }
@@ -246,14 +250,14 @@ async fn release_0_1_postgres_schema_is_adopted_with_its_data() {
     assert_eq!(store.deliveries().await.unwrap(), 1);
     assert_eq!(store.accept("legacy-1", "ping", &[]).await.unwrap(), Accepted::Duplicate);
     assert_eq!(store.accept("d-2", "pull_request", &[job(3)]).await.unwrap(), Accepted::New { jobs: 1 });
-    assert_eq!(store.claim("w", Duration::from_secs(30)).await.unwrap().expect("a job").pr, 3);
+    assert_eq!(store.claim("w", Duration::from_secs(30)).await.unwrap().expect("a job").pr(), Some(PrNumber(3)));
     Store::connect_in_schema(&url, Some(&legacy)).await.expect("an adopted schema opens again");
-    assert_eq!(recorded_migrations(&url, &legacy).await, vec![1]);
+    assert_eq!(recorded_migrations(&url, &legacy).await, vec![1, 2]);
 
     Store::connect_in_schema(&url, Some(&fresh)).await.unwrap();
     let (legacy_columns, legacy_indexes) = postgres_schema(&url, &legacy).await;
     let (fresh_columns, fresh_indexes) = postgres_schema(&url, &fresh).await;
-    assert_eq!(fresh_columns.len(), 65, "{fresh_columns:#?}");
+    assert_eq!(fresh_columns.len(), 67, "{fresh_columns:#?}");
     assert_eq!(fresh_columns, legacy_columns);
     assert_eq!(fresh_indexes, legacy_indexes);
 }
@@ -282,7 +286,7 @@ async fn replicas_start_together(url: &str, schema: &str) {
     for start in starts {
         start.await.unwrap().expect("every replica starts");
     }
-    assert_eq!(recorded_migrations(url, schema).await, vec![1]);
+    assert_eq!(recorded_migrations(url, schema).await, vec![1, 2]);
 }
 
 #[tokio::test]

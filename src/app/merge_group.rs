@@ -4,9 +4,9 @@
 //! agent id) fails the group. A group's jobs are keyed by its head commit,
 //! so they share one lock and coalesce like a PR's.
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 
-use super::worker::{Ctx, Progress, fail_closed, once_per_head};
+use super::worker::{Ctx, Progress, check_names, fail_closed};
 use crate::github::{HeadSha, RepoClient};
 use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
 use crate::publish::{self, checks, summary};
@@ -14,17 +14,15 @@ use crate::source::merge_group::{self as group_source, COMPARE_FILES};
 use crate::source::pull_request::{self as source, PullRequest, Read};
 use crate::store::Job;
 
-/// The job reason of a group the queue asks checks for.
-const CHECKS_REQUESTED: &str = "merge_group.checks_requested";
-/// The job reason of a group that left the queue.
-const DESTROYED: &str = "merge_group.destroyed";
-
-/// Evaluates the merge group whose head the job names.
-pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: &mut Progress) -> Result<()> {
-    let head = job.head_sha.clone().ok_or_else(|| anyhow!("a merge group job without a head commit"))?;
-    if job.reason == DESTROYED {
-        return leave_queue(job, repo, &head).await;
-    }
+/// Evaluates the merge group whose head is `head`.
+pub(super) async fn evaluate(
+    ctx: &Ctx,
+    job: &Job,
+    repo: &RepoClient,
+    head: &HeadSha,
+    progress: &mut Progress,
+) -> Result<()> {
+    let head = head.0.clone();
     let group = ctx
         .store
         .merge_group(&job.repo, &head)
@@ -32,12 +30,8 @@ pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: 
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let once = job.reason == CHECKS_REQUESTED || once_per_head(&job.reason);
-    let names = match &job.check {
-        Some(name) => vec![name.clone()],
-        None => publish::check_names(),
-    };
-    let runs = checks::start(repo, &head, job.id, &names, once).await?;
+    let names = check_names(job.scope);
+    let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());
@@ -93,8 +87,8 @@ pub(super) async fn evaluate(ctx: &Ctx, job: &Job, repo: &RepoClient, progress: 
 }
 
 /// Ends the group's runs still in progress: nothing will finish them.
-async fn leave_queue(job: &Job, repo: &RepoClient, head: &str) -> Result<()> {
-    let runs = group_source::our_runs(repo, head).await?;
+pub(super) async fn leave_queue(job: &Job, repo: &RepoClient, head: &HeadSha) -> Result<()> {
+    let runs = group_source::our_runs(repo, &head.0).await?;
     let open: Vec<_> = runs.into_iter().filter(|r| r.status != "completed").collect();
     for run in &open {
         checks::complete_plain(repo, run.id, &left_the_queue(&run.name)).await?;

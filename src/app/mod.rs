@@ -4,6 +4,7 @@
 
 pub mod env_file;
 mod failure;
+pub mod handlers;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;

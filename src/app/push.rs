@@ -14,17 +14,17 @@ use anyhow::Result;
 
 use super::worker::Ctx;
 use crate::config::CONFIG_PATH;
-use crate::github::RepoClient;
+use crate::github::{HeadSha, RepoClient};
 use crate::model::FileContent;
 use crate::source::contents::{self, Wanted};
 use crate::source::dependencies::{AtBase, digest};
 use crate::source::pull_request as source;
-use crate::store::{Dependencies, Dependency, Job};
+use crate::store::{Dependencies, Dependency, Job, PrNumber};
 
 /// Resolves a push job into jobs of the open pull requests whose
 /// dependencies changed at the pushed tip; returns their numbers.
-pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClient) -> Result<Vec<u64>> {
-    let tip = job.head_sha.clone().unwrap_or_default();
+pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClient, tip: &HeadSha) -> Result<Vec<u64>> {
+    let tip = &tip.0;
     let open = source::open_pulls_into_default(repo).await?;
     let mut tracked = Vec::new();
     for entry in ctx.store.dependents(&job.repo).await? {
@@ -35,13 +35,14 @@ pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClien
         }
     }
     let paths: BTreeSet<&str> = tracked.iter().flat_map(|e| e.documents.iter().map(|d| d.path.as_str())).collect();
-    let at_tip = read_at(ctx, repo, &tip, &paths).await?;
+    let at_tip = read_at(ctx, repo, tip, &paths).await?;
     let changed: Vec<u64> = tracked
         .iter()
         .filter(|entry| entry.documents.iter().any(|d| at_tip.get(d.path.as_str()) != Some(&d.digest)))
         .map(|entry| entry.pr)
         .collect();
-    if ctx.store.resolve(job, worker, &changed).await? {
+    let prs: Vec<PrNumber> = changed.iter().copied().map(PrNumber).collect();
+    if ctx.store.resolve(job, worker, &prs).await? {
         ctx.wake.notify_waiters();
     }
     tracing::info!(job = job.id, %tip, tracked = tracked.len(), ?changed, "push resolved to the pull requests it affects");

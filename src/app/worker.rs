@@ -18,7 +18,7 @@ use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
 use crate::source::contents::ReadCache;
 use crate::source::pull_request::{self as source, MAX_FILES, PullRequest, Read};
-use crate::store::{Job, Store, now_ms};
+use crate::store::{Job, PrNumber, Scope, Store, Target, now_ms};
 
 /// How often an idle worker looks for jobs it was not woken for.
 const POLL: Duration = Duration::from_millis(200);
@@ -70,7 +70,7 @@ pub(crate) async fn run(ctx: Arc<Ctx>, worker: String, mut stop: watch::Receiver
 
 async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
     let started = Instant::now();
-    tracing::info!(job = job.id, repo = %job.repo, pr = job.pr, reason = %job.reason, attempt = job.attempts, "job claimed");
+    tracing::info!(job = job.id, repo = %job.repo, target = %job.target, reason = %job.reason, attempt = job.attempts, "job claimed");
     // Dropped with this future: a worker that dies stops renewing its lease.
     let heartbeat = AbortOnDrop({
         let (ctx, job, worker) = (ctx.clone(), job.clone(), worker.to_string());
@@ -160,54 +160,64 @@ impl Drop for AbortOnDrop {
     }
 }
 
-async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
-    let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
-    if job.reason.starts_with("merge_group.") {
-        let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
-        super::merge_group::evaluate(ctx, job, &repo, progress).await?;
-        return Ok(Outcome::Evaluated);
+/// The names of the check runs a job of `scope` evaluates.
+pub(super) fn check_names(scope: Scope) -> Vec<String> {
+    match scope {
+        Scope::All => publish::check_names(),
+        Scope::Check(check) => vec![check.name().to_string()],
+        Scope::ReviewGate => vec![summary::REVIEW_CHECK.to_string()],
     }
-    if let (0, None) = (job.pr, &job.head_sha) {
-        // An install: every open PR of the repository, bounded.
-        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
-        let prs = source::open_pulls(&client).await?;
-        if ctx.store.resolve(job, worker, &prs).await? {
-            tracing::info!(job = job.id, ?prs, "install resolved to the open pull requests");
-            ctx.wake.notify_waiters();
-        }
-        return Ok(Outcome::Resolved);
-    }
-    if (job.pr, job.reason.as_str()) == (0, crate::webhook::envelope::PUSH_REASON) {
-        // A push to the default branch: resolved to jobs of the PRs it
-        // affects, which keep its reason and are evaluated below.
-        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
-        super::push::recheck(ctx, worker, job, &client).await?;
-        return Ok(Outcome::Resolved);
-    }
-    if let (0, Some(sha)) = (job.pr, &job.head_sha) {
-        // Resolved to its PRs before anything is evaluated: each PR's job
-        // then takes that PR's lock and coalesces with its other jobs.
-        let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
-        let prs = source::pulls_for_head(&client, sha).await?;
-        if prs.is_empty() && ctx.store.merge_group(&job.repo, sha).await?.is_some() {
-            // A re-run of a merge group's check: the group is no PR's head.
-            super::merge_group::evaluate(ctx, job, &client, progress).await?;
-            return Ok(Outcome::Evaluated);
-        }
-        if ctx.store.resolve(job, worker, &prs).await? {
-            tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
-            ctx.wake.notify_waiters();
-        }
-        return Ok(Outcome::Resolved);
-    }
-    let repo = RepoClient::new(ctx.github.clone(), job.installation, repo);
-    evaluate_pr(ctx, job, &repo, job.pr, progress).await?;
-    Ok(Outcome::Evaluated)
 }
 
-/// Events that come with every push: a head is evaluated once for them.
-pub(super) fn once_per_head(reason: &str) -> bool {
-    matches!(reason, "pull_request.opened" | "pull_request.synchronize" | "check_suite.requested")
+/// Runs a job by its target: a pull request or a merge group is evaluated;
+/// a head, an install and a push are resolved into jobs of pull requests.
+async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
+    let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
+    let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+    match &job.target {
+        Target::Pr { number, .. } => {
+            evaluate_pr(ctx, job, &client, number.0, progress).await?;
+            Ok(Outcome::Evaluated)
+        }
+        Target::MergeGroup(head) => {
+            super::merge_group::evaluate(ctx, job, &client, head, progress).await?;
+            Ok(Outcome::Evaluated)
+        }
+        Target::MergeGroupDestroyed(head) => {
+            super::merge_group::leave_queue(job, &client, head).await?;
+            Ok(Outcome::Evaluated)
+        }
+        Target::OpenPrs => {
+            // An install: every open PR of the repository, bounded.
+            let prs: Vec<PrNumber> = source::open_pulls(&client).await?.into_iter().map(PrNumber).collect();
+            if ctx.store.resolve(job, worker, &prs).await? {
+                tracing::info!(job = job.id, ?prs, "install resolved to the open pull requests");
+                ctx.wake.notify_waiters();
+            }
+            Ok(Outcome::Resolved)
+        }
+        Target::BaseTip(tip) => {
+            // A push to the default branch: resolved to jobs of the PRs it
+            // affects, which keep its reason and are evaluated as PRs.
+            super::push::recheck(ctx, worker, job, &client, tip).await?;
+            Ok(Outcome::Resolved)
+        }
+        Target::Head(sha) => {
+            // Resolved to its PRs before anything is evaluated: each PR's job
+            // then takes that PR's lock and coalesces with its other jobs.
+            let prs: Vec<PrNumber> = source::pulls_for_head(&client, &sha.0).await?.into_iter().map(PrNumber).collect();
+            if prs.is_empty() && ctx.store.merge_group(&job.repo, &sha.0).await?.is_some() {
+                // A re-run of a merge group's check: the group is no PR's head.
+                super::merge_group::evaluate(ctx, job, &client, sha, progress).await?;
+                return Ok(Outcome::Evaluated);
+            }
+            if ctx.store.resolve(job, worker, &prs).await? {
+                tracing::info!(job = job.id, head = %sha, ?prs, "head resolved to its pull requests");
+                ctx.wake.notify_waiters();
+            }
+            Ok(Outcome::Resolved)
+        }
+    }
 }
 
 async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
@@ -222,12 +232,9 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
             tracing::info!(job = job.id, of_job = id, %sha, closed, "closed check runs of a replaced head");
         }
     }
-    let review_only = job.check.as_deref() == Some(summary::REVIEW_CHECK);
-    let names = match &job.check {
-        Some(name) => vec![name.clone()],
-        None => publish::check_names(),
-    };
-    let runs = checks::start(repo, &head, job.id, &names, once_per_head(&job.reason)).await?;
+    let review_only = job.scope == Scope::ReviewGate;
+    let names = check_names(job.scope);
+    let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
     if runs.ids.is_empty() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());

@@ -10,7 +10,7 @@ use sqlx::{AssertSqlSafe, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
 use super::writer::WriteLock;
-use super::{Accepted, Job, NewJob, now_ms};
+use super::{Accepted, NewJob, now_ms};
 
 /// Deliveries per transaction at most.
 const MAX_BATCH: usize = 256;
@@ -117,21 +117,25 @@ async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Ac
         .flat_map(|((d, _), _)| d.jobs.iter().map(move |j| (d, j)))
         .collect();
     for chunk in jobs.chunks(MAX_BATCH) {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
-            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, state, attempts, not_before, created_at) VALUES {rows}"
+            "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) VALUES {rows}",
+            super::job::NEW_JOB_COLUMNS
         );
         let mut insert = sqlx::query(AssertSqlSafe(sql));
         for (delivery, job) in chunk {
+            let (target, target_pr, target_sha) = job.target_columns();
             insert = insert
                 .bind(&delivery.id)
-                .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
+                .bind(job.key())
                 .bind(&job.repo)
-                .bind(job.pr as i64)
                 .bind(job.installation as i64)
-                .bind(job.head_sha.as_deref())
+                .bind(target)
+                .bind(target_pr)
+                .bind(target_sha)
+                .bind(job.scope_column())
+                .bind(job.once_per_head)
                 .bind(&job.reason)
-                .bind(job.check.as_deref())
                 .bind(now)
                 .bind(now);
         }

@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use sqlx::{Postgres, Row, Sqlite, Transaction};
+use sqlx::{Postgres, Sqlite, Transaction};
 
-use super::{CANDIDATES, CANDIDATES_SKIP_LOCKED, Engine, Job, Store, now_ms};
+use super::job::{JOB_ROW, Job, JobRow, PrNumber, Scope, Target};
+use super::{CANDIDATES, CANDIDATES_SKIP_LOCKED, Engine, Store, now_ms};
+use crate::github::HeadSha;
 
 /// Queued, or running with a lapsed lease: work a claim may take or coalesce.
 const WAITING: &str = "(state = 'queued' OR (state = 'running' AND lease_until < $2))";
@@ -51,16 +53,15 @@ impl Store {
     /// lock: a PR is evaluated by one worker at a time whatever made its
     /// jobs. Waiting jobs of the PR coalesce: the newest job that evaluates
     /// every check is claimed and every other waiting job of the PR is
-    /// superseded (it covers them); with none, the newest job for one check
-    /// is claimed and older jobs for the same check are superseded.
+    /// superseded (it covers them); with none, the newest job of one scope
+    /// is claimed and older jobs of the same scope are superseded.
     pub async fn claim(&self, worker: &str, lease: Duration) -> Result<Option<Job>> {
         let now = now_ms();
         let until = now + lease.as_millis() as i64;
         let claimed = in_transaction!(self, candidates_sql, |tx| {
-            let candidates = sqlx::query(candidates_sql).bind(now).fetch_all(&mut *tx).await?;
+            let candidates: Vec<(i64, String)> = sqlx::query_as(candidates_sql).bind(now).fetch_all(&mut *tx).await?;
             let mut claimed = None;
-            for row in candidates {
-                let key: String = row.try_get("pr_key")?;
+            for (_, key) in candidates {
                 // The PR lock: taken when free or expired; a concurrent
                 // claimer of the same PR waits on the row and then sees it taken.
                 let locked = sqlx::query(
@@ -77,67 +78,48 @@ impl Store {
                 if locked.is_none() {
                     continue;
                 }
-                let full: Option<i64> = sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "SELECT MAX(id) AS id FROM gh_jobs WHERE pr_key = $1 AND only_check IS NULL AND {WAITING}"
+                let full: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT MAX(id) FROM gh_jobs WHERE pr_key = $1 AND scope = 'all' AND {WAITING}"
                 )))
                 .bind(&key)
                 .bind(now)
                 .fetch_one(&mut *tx)
-                .await?
-                .try_get("id")?;
-                let (target, only): (i64, Option<String>) = match full {
-                    Some(id) => (id, None),
+                .await?;
+                let (target, scope): (i64, String) = match full {
+                    Some(id) => (id, Scope::All.column().to_string()),
                     None => {
-                        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-                            "SELECT id, only_check FROM gh_jobs WHERE pr_key = $1 AND {WAITING} ORDER BY id DESC LIMIT 1"
+                        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                            "SELECT id, scope FROM gh_jobs WHERE pr_key = $1 AND {WAITING} ORDER BY id DESC LIMIT 1"
                         )))
                         .bind(&key)
                         .bind(now)
                         .fetch_one(&mut *tx)
-                        .await?;
-                        (row.try_get("id")?, row.try_get("only_check")?)
+                        .await?
                     }
                 };
-                let superseded = sqlx::query(sqlx::AssertSqlSafe(format!(
+                // A job of every check supersedes every other waiting job of
+                // the PR; a job of one scope, the older ones of that scope.
+                let superseded: Vec<(i64, Option<String>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "UPDATE gh_jobs SET state = 'superseded', finished_at = $2 WHERE pr_key = $1 AND id <> $3 \
-                     AND {WAITING} AND ($4 IS NULL OR (id < $3 AND only_check = $4)) RETURNING id, started_sha"
+                     AND {WAITING} AND ($4 = 'all' OR (id < $3 AND scope = $4)) RETURNING id, started_sha"
                 )))
                 .bind(&key)
                 .bind(now)
                 .bind(target)
-                .bind(only.as_deref())
+                .bind(&scope)
                 .fetch_all(&mut *tx)
                 .await?;
-                let mut stale = Vec::new();
-                for row in superseded {
-                    if let Some(sha) = row.try_get::<Option<String>, _>("started_sha")? {
-                        stale.push((row.try_get("id")?, sha));
-                    }
-                }
-                let row = sqlx::query(
+                let stale = superseded.into_iter().filter_map(|(id, sha)| Some((id, sha?))).collect();
+                let row: JobRow = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "UPDATE gh_jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1 \
-                     WHERE id = $3 RETURNING id, delivery, repo, pr, installation, head_sha, reason, only_check, \
-                     attempts, created_at, started_sha",
-                )
+                     WHERE id = $3 RETURNING {JOB_ROW}"
+                )))
                 .bind(worker)
                 .bind(until)
                 .bind(target)
                 .fetch_one(&mut *tx)
                 .await?;
-                claimed = Some(Job {
-                    id: row.try_get("id")?,
-                    delivery: row.try_get("delivery")?,
-                    repo: row.try_get("repo")?,
-                    pr: row.try_get::<i64, _>("pr")? as u64,
-                    installation: row.try_get::<i64, _>("installation")? as u64,
-                    head_sha: row.try_get("head_sha")?,
-                    reason: row.try_get("reason")?,
-                    check: row.try_get("only_check")?,
-                    attempts: row.try_get("attempts")?,
-                    created_at: row.try_get("created_at")?,
-                    started_sha: row.try_get("started_sha")?,
-                    stale,
-                });
+                claimed = Some(row.into_job(stale)?);
                 break;
             }
             claimed
@@ -149,9 +131,14 @@ impl Store {
     /// it is takes its place (same delivery, reason and age), so each is
     /// evaluated under its PR's lock like any other job of that PR. False
     /// when the job's lease is another worker's.
-    pub async fn resolve(&self, job: &Job, worker: &str, prs: &[u64]) -> Result<bool> {
+    pub async fn resolve(&self, job: &Job, worker: &str, prs: &[PrNumber]) -> Result<bool> {
         let now = now_ms();
         let key = job.pr_key();
+        // The head a fork's PR was found by is the head its event named.
+        let head = match &job.target {
+            Target::Head(sha) => Some(sha.0.as_str()),
+            _ => None,
+        };
         let resolved = in_transaction!(self, _candidates, |tx| {
             let ended = sqlx::query(
                 "UPDATE gh_jobs SET state = 'done', finished_at = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'",
@@ -164,13 +151,16 @@ impl Store {
             .rows_affected();
             if ended == 1 {
                 for pr in prs {
+                    let target = Target::Pr { number: *pr, head: head.map(|h| HeadSha(h.to_string())) };
                     sqlx::query(
-                        "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, \
-                         state, attempts, not_before, created_at) SELECT delivery, $1, repo, $2, installation, head_sha, \
-                         reason, only_check, 'queued', 0, $3, created_at FROM gh_jobs WHERE id = $4",
+                        "INSERT INTO gh_jobs (delivery, pr_key, repo, installation, target, target_pr, target_sha, \
+                         scope, once_per_head, reason, state, attempts, not_before, created_at) \
+                         SELECT delivery, $1, repo, installation, 'pr', $2, $3, scope, once_per_head, reason, \
+                         'queued', 0, $4, created_at FROM gh_jobs WHERE id = $5",
                     )
-                    .bind(Job::key(&job.repo, *pr, None))
-                    .bind(*pr as i64)
+                    .bind(Job::key(&job.repo, &target))
+                    .bind(pr.0 as i64)
+                    .bind(head)
                     .bind(now)
                     .bind(job.id)
                     .execute(&mut *tx)
@@ -266,16 +256,132 @@ impl Store {
     /// finds the head evaluated and publishes nothing.)
     pub async fn superseded(&self, job: &Job, head: &str) -> Result<bool> {
         let key = job.pr_key();
-        let sql = "SELECT COUNT(*) AS n FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued' \
-                   AND only_check IS NULL AND (head_sha IS NULL OR head_sha <> $3)";
+        let sql = "SELECT COUNT(*) FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued' \
+                   AND scope = 'all' AND (target_sha IS NULL OR target_sha <> $3)";
         let n: i64 = match &self.engine {
             Engine::Sqlite { pool, .. } => {
-                sqlx::query(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?.try_get("n")?
+                sqlx::query_scalar(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?
             }
             Engine::Postgres(pool) => {
-                sqlx::query(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?.try_get("n")?
+                sqlx::query_scalar(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?
             }
         };
         Ok(n > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use sqlx::postgres::{PgConnectOptions, PgPool};
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
+
+    use super::*;
+    use crate::model::Check;
+    use crate::store::migrate::{POSTGRES, SQLITE, up_to};
+
+    /// The migration of the release before jobs had typed targets and scopes.
+    const OLD_VERSION: i64 = 1;
+
+    /// A job as that release queued it: (pr_key, pr, head_sha, reason,
+    /// only_check).
+    type OldJob = (&'static str, i64, Option<&'static str>, &'static str, Option<&'static str>);
+
+    /// The old release's jobs; the first was running when the upgrade
+    /// stopped its worker.
+    const OLD_JOBS: &[OldJob] = &[
+        ("acme/docs#7", 7, Some("a1"), "pull_request.opened", None),
+        ("acme/docs#8", 8, Some("b1"), "pull_request_review.submitted", Some("gatehouse/review")),
+        ("acme/docs#9", 9, Some("b2"), "check_run.rerequested", Some("gatehouse/briefs")),
+        ("acme/docs@c1", 0, Some("c1"), "check_suite.requested", None),
+        ("acme/docs#0", 0, None, "installation.created", None),
+        ("acme/docs@d1", 0, Some("d1"), "push", None),
+        ("acme/docs#10", 10, Some("d1"), "push", None),
+        ("acme/docs@e1", 0, Some("e1"), "merge_group.checks_requested", None),
+        ("acme/docs@f1", 0, Some("f1"), "merge_group.destroyed", None),
+    ];
+
+    const OLD_INSERT: &str = "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, \
+         only_check, state, attempts, not_before, created_at, lease_owner, lease_until) \
+         VALUES ('d', $1, 'acme/docs', $2, 7, $3, $4, $5, $6, 0, 0, 0, $7, 0)";
+
+    /// What each old job is claimed as after the upgrade.
+    fn upgraded() -> Vec<(Target, Scope, bool)> {
+        let sha = |s: &str| HeadSha(s.to_string());
+        let pr = |n: u64, head: Option<&str>| Target::Pr { number: PrNumber(n), head: head.map(sha) };
+        vec![
+            (pr(7, Some("a1")), Scope::All, true),
+            (pr(8, Some("b1")), Scope::ReviewGate, false),
+            (pr(9, Some("b2")), Scope::Check(Check::Briefs), false),
+            (Target::Head(sha("c1")), Scope::All, true),
+            (Target::OpenPrs, Scope::All, false),
+            (Target::BaseTip(sha("d1")), Scope::All, false),
+            (pr(10, None), Scope::All, false),
+            (Target::MergeGroup(sha("e1")), Scope::All, true),
+            (Target::MergeGroupDestroyed(sha("f1")), Scope::All, false),
+        ]
+    }
+
+    /// Runs the old release's migrations of `$engine` on `$pool` and queues
+    /// [`OLD_JOBS`] as the old release did.
+    macro_rules! old_release {
+        ($pool:expr, $engine:expr) => {{
+            up_to(&$engine, OLD_VERSION).run($pool).await.unwrap();
+            for (n, (key, pr, head, reason, check)) in OLD_JOBS.iter().enumerate() {
+                let (state, owner) = if n == 0 { ("running", Some("gone")) } else { ("queued", None) };
+                sqlx::query(OLD_INSERT)
+                    .bind(*key)
+                    .bind(*pr)
+                    .bind(*head)
+                    .bind(*reason)
+                    .bind(*check)
+                    .bind(state)
+                    .bind(owner)
+                    .execute($pool)
+                    .await
+                    .unwrap();
+            }
+        }};
+    }
+
+    /// Claims every job of the upgraded store: none lost, each routed by
+    /// what the old columns meant.
+    async fn assert_upgraded(store: Store) {
+        let mut claimed = Vec::new();
+        while let Some(job) = store.claim("w", Duration::from_secs(30)).await.unwrap() {
+            claimed.push((job.target, job.scope, job.once_per_head));
+        }
+        assert_eq!(claimed, upgraded());
+    }
+
+    #[tokio::test]
+    async fn queued_jobs_survive_the_upgrade_to_typed_targets_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("old.db").display());
+        let pool = SqlitePool::connect_with(SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true))
+            .await
+            .unwrap();
+        old_release!(&pool, SQLITE);
+        pool.close().await;
+        assert_upgraded(Store::connect(&url).await.unwrap()).await;
+    }
+
+    #[tokio::test]
+    async fn queued_jobs_survive_the_upgrade_to_typed_targets_on_postgres() {
+        let Ok(url) = std::env::var("GATEHOUSE_TEST_DATABASE_URL") else {
+            eprintln!("skipped: GATEHOUSE_TEST_DATABASE_URL is not set");
+            return;
+        };
+        let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let schema = format!("upgrade_{}_{nonce}", std::process::id());
+        let admin = PgPool::connect(&url).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).execute(&admin).await.unwrap();
+        let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", schema.as_str())]);
+        let pool = PgPool::connect_with(options).await.unwrap();
+        old_release!(&pool, POSTGRES);
+        pool.close().await;
+        assert_upgraded(Store::connect_in_schema(&url, Some(&schema)).await.unwrap()).await;
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE"))).execute(&admin).await.unwrap();
     }
 }

@@ -20,8 +20,15 @@ use anyhow::{Context, Result, bail};
 use sqlx::migrate::Migrator;
 use sqlx::{FromRow, PgPool, SqlitePool};
 
-static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
-static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
+pub(super) static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
+pub(super) static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
+
+/// An engine's migrations up to and including `version`: a database as the
+/// release before the later ones left it, for tests of an upgrade.
+#[cfg(test)]
+pub(super) fn up_to(engine: &Migrator, version: i64) -> Migrator {
+    Migrator::with_migrations(engine.iter().filter(|m| m.version <= version).cloned().collect())
+}
 
 /// The version of `0001_baseline.sql`.
 const BASELINE: i64 = 1;

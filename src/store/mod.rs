@@ -45,6 +45,7 @@ macro_rules! on_writer {
 pub(crate) mod batch;
 mod blobs;
 mod dependencies;
+mod job;
 mod jobs;
 mod merge_groups;
 mod migrate;
@@ -65,70 +66,13 @@ use sqlx::{FromRow, Postgres, Transaction};
 
 pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
+pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
 pub use redeliveries::SweepState;
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};
 pub use transient::is_transient;
 use writer::WriteLock;
-
-/// The work a verified delivery asks for: evaluate one pull request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewJob {
-    /// `owner/name`.
-    pub repo: String,
-    /// 0: the open PRs whose head is `head_sha` (a fork's check suite names
-    /// none; the worker resolves them into jobs of their own), or the merge
-    /// group whose head it is.
-    pub pr: u64,
-    pub installation: u64,
-    /// The head the event named, when it named one (informational: the worker
-    /// reads the PR's current head).
-    pub head_sha: Option<String>,
-    /// Why: `pull_request.opened`, `check_run.rerequested`...
-    pub reason: String,
-    /// The one check run asked for (a re-run of one check, or the review gate
-    /// after a review); `None`: every check.
-    pub check: Option<String>,
-}
-
-/// A claimed job.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Job {
-    pub id: i64,
-    pub delivery: String,
-    pub repo: String,
-    pub pr: u64,
-    pub installation: u64,
-    pub head_sha: Option<String>,
-    pub reason: String,
-    pub check: Option<String>,
-    pub attempts: i64,
-    /// When the first delivery asking for this work was stored (ms).
-    pub created_at: i64,
-    /// The head this job started check runs on, on an earlier attempt.
-    pub started_sha: Option<String>,
-    /// Jobs this claim superseded that had started check runs: (job id, head).
-    pub stale: Vec<(i64, String)>,
-}
-
-impl Job {
-    /// The lock and coalescing key: one PR, whatever the event (a review, a
-    /// re-run, a push), so one PR is evaluated by one worker at a time; a job
-    /// naming only a head commit (PR number 0) is keyed by that commit: a
-    /// merge group's, or a head to resolve into jobs of its PRs.
-    fn key(repo: &str, pr: u64, head_sha: Option<&str>) -> String {
-        let repo = repo.to_ascii_lowercase();
-        match (pr, head_sha) {
-            (0, Some(sha)) => format!("{repo}@{sha}"),
-            _ => format!("{repo}#{pr}"),
-        }
-    }
-
-    fn pr_key(&self) -> String {
-        Job::key(&self.repo, self.pr, self.head_sha.as_deref())
-    }
-}
 
 /// What became of a delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,18 +111,22 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
         return Ok(Accepted::Duplicate);
     }
     for job in &item.jobs {
-        sqlx::query(
-            "INSERT INTO gh_jobs (delivery, pr_key, repo, pr, installation, head_sha, reason, only_check, state, attempts, not_before, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', 0, $9, $9)",
-        )
+        let (target, target_pr, target_sha) = job.target_columns();
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'queued', 0, $11, $11)",
+            job::NEW_JOB_COLUMNS
+        )))
         .bind(&item.id)
-        .bind(Job::key(&job.repo, job.pr, job.head_sha.as_deref()))
+        .bind(job.key())
         .bind(&job.repo)
-        .bind(job.pr as i64)
         .bind(job.installation as i64)
-        .bind(job.head_sha.as_deref())
+        .bind(target)
+        .bind(target_pr)
+        .bind(target_sha)
+        .bind(job.scope_column())
+        .bind(job.once_per_head)
         .bind(&job.reason)
-        .bind(job.check.as_deref())
         .bind(now)
         .execute(&mut **tx)
         .await?;

@@ -5,6 +5,7 @@
 
 pub(crate) mod body;
 pub mod envelope;
+pub mod payloads;
 pub mod signature;
 
 use std::sync::Arc;
