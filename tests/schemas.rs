@@ -176,10 +176,11 @@ fn the_schemas_refuse_what_the_shape_rules_flag() {
     for (rule, kind) in cases {
         let case = root().join("fixtures/rules").join(rule).join("fail");
         let expect = std::fs::read_to_string(case.join("expect")).unwrap();
+        // Each finding's `--> path:line:col` line, as the text renderer prints it.
         let flagged: Vec<(&str, u32)> = expect
             .lines()
-            .filter_map(|l| l.split_once(": ")?.0.rsplit_once(':'))
-            .map(|(path, line)| (path, line.trim().parse().unwrap()))
+            .filter_map(|l| l.trim_start().strip_prefix("--> ")?.rsplit_once(':')?.0.rsplit_once(':'))
+            .map(|(path, line)| (path, line.parse().unwrap()))
             .collect();
         assert!(!flagged.is_empty(), "{rule}");
         for (rel, line) in flagged {
