@@ -1,16 +1,12 @@
 //! The pages `gatehouse register` shows: one form that posts the manifest to
-//! GitHub, and what happened on GitHub's return. No scripts, nothing loaded
-//! from elsewhere.
+//! GitHub, and what happened on GitHub's return, styled with the site's
+//! stylesheet. No scripts, nothing loaded from elsewhere.
 
 use askama::Template;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::site::html::put;
-
-const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem}\
-code,pre{font-size:.9em}pre{background:#f4f4f4;padding:1rem;overflow:auto}\
-button{font-size:1.1rem;padding:.6rem 1.2rem;cursor:pointer}";
 
 /// What a page says.
 enum Body<'a> {
@@ -35,8 +31,10 @@ enum Body<'a> {
 #[derive(Template)]
 #[template(
     ext = "html",
-    source = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ title }}</title>\
-<style>{{ self::STYLE|safe }}</style></head>\n<body><main>\n{% match body %}\
+    source = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{{ title }}</title>\
+<style>\n{{ crate::site::html::STYLE|safe }}</style></head>\n<body>\n<header><nav aria-label=\"gatehouse\"><ul>\
+<li><strong>gatehouse register</strong></li></ul></nav></header>\n<main>\n{% match body %}\
 {% when Body::Start { action, account, webhook, manifest, pretty } %}<h1>Register the gatehouse GitHub App</h1>\n\
 <p>This creates a GitHub App owned by {{ account }}, with the events and permissions of gatehouse's \
 <code>app-manifest.yml</code>, delivering webhooks to <code>{{ webhook }}</code>. GitHub asks you to confirm and lets \

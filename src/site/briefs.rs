@@ -120,11 +120,11 @@ struct ReviewText<'a> {
     review: &'a Review,
 }
 
-/// A list field of the brief, or `—` when it is empty.
+/// A list field of the brief (inline markdown each), or `—` when it is empty.
 #[derive(Template)]
 #[template(
     ext = "html",
-    source = "{% if items.is_empty() %}—{% else %}<ul>{% for item in items %}<li>{{ item }}</li>{% endfor %}</ul>{% endif %}"
+    source = "{% if items.is_empty() %}—{% else %}<ul>{% for item in items %}<li>{{ crate::site::markdown::inline(item)|safe }}</li>{% endfor %}</ul>{% endif %}"
 )]
 struct List<'a> {
     items: Vec<&'a str>,

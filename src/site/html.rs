@@ -98,7 +98,10 @@ struct Head<'a> {
 }
 
 #[derive(Template)]
-#[template(ext = "html", source = "</main>\n<footer><p>{{ footer }}</p></footer>\n</body>\n</html>\n")]
+#[template(
+    ext = "html",
+    source = "</main>\n<footer><p>{{ crate::site::markdown::inline(footer)|safe }}</p></footer>\n</body>\n</html>\n"
+)]
 struct Foot<'a> {
     footer: &'a str,
 }
@@ -144,7 +147,7 @@ impl Page {
         put(&mut self.body, template);
     }
 
-    /// The whole document. `footer` is plain text.
+    /// The whole document. `footer` is inline markdown.
     pub fn finish(mut self, footer: &str) -> String {
         put(&mut self.body, &Foot { footer });
         self.body
@@ -169,7 +172,8 @@ pub fn counts(findings: &[&Finding]) -> String {
 }
 
 /// The findings about a document: severity, rule id, `path:line`, the
-/// message and how to fix it; a line saying so when there are none.
+/// message and how to fix it (a notice has nothing to fix: its help is a
+/// note); a line saying so when there are none.
 #[derive(Template)]
 #[template(
     ext = "html",
@@ -177,8 +181,9 @@ pub fn counts(findings: &[&Finding]) -> String {
 <p class=\"ok\">No findings: <code>gatehouse check</code> has nothing to say here.</p>\n\
 {% else %}<ul class=\"findings\">\n{% for f in findings %}{% let severity = f.severity.as_str() %}\
 <li class=\"finding sev-{{ severity }}\"><span class=\"badge sev-{{ severity }}\">{{ severity }}</span> \
-<code class=\"rule\">{{ f.rule }}</code> <span class=\"where\">{{ f.path }}:{{ f.span.line }}</span><p>{{ f.message }}</p>\
-{% if let Some(help) = f.help %}<p class=\"help\">How to fix: {{ help }}</p>{% endif %}</li>\n{% endfor %}</ul>\n{% endif %}"
+<code class=\"rule\">{{ f.rule }}</code> <span class=\"where\">{{ f.path }}:{{ f.span.line }}</span><p>{{ crate::site::markdown::inline(f.message)|safe }}</p>\
+{% if let Some(help) = f.help %}<p class=\"help\">{% if f.severity == Severity::Notice %}Note: \
+{% else %}How to fix: {% endif %}{{ crate::site::markdown::inline(help)|safe }}</p>{% endif %}</li>\n{% endfor %}</ul>\n{% endif %}"
 )]
 struct FindingsList<'a> {
     findings: Vec<&'a Finding>,
@@ -246,10 +251,7 @@ mod tests {
 
     #[test]
     fn only_web_urls_become_links() {
-        assert_eq!(
-            external_href("https://example.com/a?b=1&c=\"2\""),
-            Some("https://example.com/a?b=1&c=\"2\"")
-        );
+        assert_eq!(external_href("https://example.com/a?b=1&c=\"2\""), Some("https://example.com/a?b=1&c=\"2\""));
         assert_eq!(external_href("javascript:alert(1)"), None);
         assert_eq!(external_href("JaVaScRiPt:alert(1)"), None);
         assert_eq!(external_href("docs/runbooks/pg-backup.md"), None);
