@@ -300,7 +300,7 @@ async fn headless_chromium_sees_the_form_and_its_manifest() {
     let dir = tempfile::tempdir().unwrap();
     let registration = register::start(config(&sim, &dir.path().join("c"), Some("acme"))).await.unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let run = tokio::process::Command::new(chromium)
+    let run = tokio::process::Command::new(&chromium)
         .args(chromium::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
@@ -308,13 +308,39 @@ async fn headless_chromium_sees_the_form_and_its_manifest() {
         .kill_on_drop(true)
         .output();
     let output = tokio::time::timeout(Duration::from_secs(120), run).await.expect("chromium finishes").unwrap();
-    let dom = String::from_utf8_lossy(&output.stdout);
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
     let form = page_form(&dom);
     assert_eq!(form, get_page(&registration).await, "the browser reads the form the server sent");
     assert!(form.action.starts_with(&format!("{}/organizations/acme/settings/apps/new?state=", sim.url())));
     let manifest: Value = serde_json::from_str(&form.manifest).unwrap();
     assert_eq!(manifest, expected_manifest(&format!("http://{}/callback", registration.addr)));
+    assert!(
+        dom.contains(gatehouse::site::html::STYLE) && dom.contains("name=\"viewport\""),
+        "the page carries the site's stylesheet and fits a phone: {dom}"
+    );
+    assert!(dom.contains("<button type=\"submit\">Create the App on GitHub</button>"), "{dom}");
+
+    for ((width, height), name) in
+        [(chromium::DESKTOP, "register-desktop.png"), (chromium::PHONE, "register-phone.png")]
+    {
+        let shot = dir.path().join(name);
+        let profile = tempfile::tempdir().unwrap();
+        let run = tokio::process::Command::new(&chromium)
+            .args(chromium::HEADLESS)
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("--window-size={width},{height}"))
+            .arg("--hide-scrollbars")
+            .arg(registration.page_url())
+            .kill_on_drop(true)
+            .output();
+        let output = tokio::time::timeout(Duration::from_secs(120), run).await.expect("chromium finishes").unwrap();
+        assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
+        let png = std::fs::read(&shot).unwrap();
+        assert!(png.len() > 10_000, "{name} is a screenshot");
+        chromium::keep_screenshot(&png, name, (width, height));
+    }
 }
 
 #[tokio::test]

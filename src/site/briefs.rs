@@ -2,9 +2,9 @@
 //! estimate, whether it needs brief-PR review (the threshold the
 //! `brief/review-required` rule applies), and its findings.
 
-use std::fmt::Write as _;
+use askama::Template;
 
-use super::html::{self, Page, esc};
+use super::html::{self, Page};
 use super::{Card, Context, Entry, Family, Kind};
 use crate::config::PathFilter;
 use crate::docs::brief::Brief;
@@ -45,12 +45,7 @@ pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
             .and_then(|b| b.markdown.headings.iter().find(|h| h.level == 1))
             .map_or_else(|| name.to_string(), |h| h.text.clone());
         let mut page = Page::new(page_path.clone(), format!("Brief {title}"));
-        let _ = write!(
-            page.body,
-            "<h1>{}</h1>\n<p class=\"lede\">Agent brief <code>{}</code></p>\n",
-            esc(&title),
-            esc(path)
-        );
+        page.put(&Heading { title: &title, path });
         let row = match &brief {
             Some(brief) => {
                 let review = match review_reasons(brief, threshold) {
@@ -72,7 +67,7 @@ pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
                 row
             }
             None => {
-                page.push("<p>This file could not be read as text; its findings say why.</p>\n");
+                page.put(&Unreadable);
                 Row {
                     path: path.clone(),
                     page: page_path.clone(),
@@ -101,74 +96,109 @@ pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     Family { pages, entries, card }
 }
 
-fn review_text(review: &Review) -> String {
-    match review {
-        Review::Required(why) => format!("<span class=\"badge human\">required</span> {}", esc(why)),
-        Review::Exempt => "not required (operator's call)".to_string(),
-        Review::Unknown => {
-            "unknown: <code>lines_estimate</code> or <code>repos_touched</code> is not well-formed".into()
-        }
+#[derive(Template)]
+#[template(ext = "html", source = "<h1>{{ title }}</h1>\n<p class=\"lede\">Agent brief <code>{{ path }}</code></p>\n")]
+struct Heading<'a> {
+    title: &'a str,
+    path: &'a str,
+}
+
+#[derive(Template)]
+#[template(ext = "html", source = "<p>This file could not be read as text; its findings say why.</p>\n")]
+struct Unreadable;
+
+/// Whether a brief needs brief-PR review, and why.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "{% match review %}{% when Review::Required(why) %}<span class=\"badge human\">required</span> {{ why }}\
+{% when Review::Exempt %}not required (operator's call)\
+{% when Review::Unknown %}unknown: <code>lines_estimate</code> or <code>repos_touched</code> is not well-formed\
+{% endmatch %}"
+)]
+struct ReviewText<'a> {
+    review: &'a Review,
+}
+
+/// A list field of the brief (inline markdown each), or `—` when it is empty.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "{% if items.is_empty() %}—{% else %}<ul>{% for item in items %}<li>{{ crate::site::markdown::inline(item)|safe }}</li>{% endfor %}</ul>{% endif %}"
+)]
+struct List<'a> {
+    items: Vec<&'a str>,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<dl class=\"facts\">\n<dt>Agent</dt><dd><code>{{ row.agent }}</code></dd>\n<dt>Repositories</dt><dd>\
+{% if row.repos.is_empty() %}—{% else %}{{ row.repos }}{% endif %}</dd>\n\
+<dt>Lines estimate</dt><dd>{{ row.lines }}</dd>\n<dt>Brief-PR review</dt><dd>{{ ReviewText::new(&row.review)|safe }}</dd>\n\
+<dt>ADRs referenced</dt><dd>{{ adrs|safe }}</dd>\n</dl>\n\
+<h2>Success criteria</h2>\n{{ criteria|safe }}\n<h2>Out of scope</h2>\n{{ out_of_scope|safe }}\n"
+)]
+struct Facts<'a> {
+    row: &'a Row,
+    adrs: List<'a>,
+    criteria: List<'a>,
+    out_of_scope: List<'a>,
+}
+
+impl<'a> ReviewText<'a> {
+    fn new(review: &'a Review) -> ReviewText<'a> {
+        ReviewText { review }
     }
 }
 
 fn facts(page: &mut Page, brief: &Brief, row: &Row) {
-    let list = |name: &str| -> String {
-        let items = brief.strings(name);
-        if items.is_empty() {
-            return "—".to_string();
-        }
-        let items: Vec<String> = items.iter().map(|(s, _)| format!("<li>{}</li>", esc(s))).collect();
-        format!("<ul>{}</ul>", items.join(""))
-    };
-    let repos = if row.repos.is_empty() { "—".to_string() } else { esc(&row.repos) };
-    let _ = write!(
-        page.body,
-        "<dl class=\"facts\">\n<dt>Agent</dt><dd><code>{}</code></dd>\n<dt>Repositories</dt><dd>{repos}</dd>\n\
-<dt>Lines estimate</dt><dd>{}</dd>\n<dt>Brief-PR review</dt><dd>{}</dd>\n<dt>ADRs referenced</dt><dd>{}</dd>\n</dl>\n",
-        esc(&row.agent),
-        esc(&row.lines),
-        review_text(&row.review),
-        list("adrs_referenced"),
-    );
-    let _ = write!(
-        page.body,
-        "<h2>Success criteria</h2>\n{}\n<h2>Out of scope</h2>\n{}\n",
-        list("success_criteria"),
-        list("out_of_scope")
-    );
+    let list = |name: &str| List { items: brief.strings(name).into_iter().map(|(item, _)| item).collect() };
+    page.put(&Facts {
+        row,
+        adrs: list("adrs_referenced"),
+        criteria: list("success_criteria"),
+        out_of_scope: list("out_of_scope"),
+    });
+}
+
+/// What the overview shows of one brief, with its link.
+struct Listed<'a> {
+    row: &'a Row,
+    link: String,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>Agent briefs</h1>\n<p class=\"lede\">ADR-099: a brief over {{ lines }} lines or touching more than \
+{{ repos }} needs brief-PR review before an agent acts on it.</p>\n\
+{% if rows.is_empty() %}<p>No briefs under the configured paths.</p>\n{% else %}\
+<div class=\"table\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
+<th scope=\"col\">Agent</th><th scope=\"col\">Repositories</th><th scope=\"col\" class=\"num\">Lines</th>\
+<th scope=\"col\">Brief-PR review</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
+{% for listed in rows %}{% let row = listed.row %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.path }}</code></td>\
+<td><code>{{ row.agent }}</code></td><td>{{ row.repos }}</td><td class=\"num\">{{ row.lines }}</td>\
+<td>{{ ReviewText::new(&row.review)|safe }}</td><td>{{ row.counts }}</td></tr>\n\
+{% endfor %}</tbody></table></div>\n{% endif %}"
+)]
+struct Overview<'a> {
+    lines: u64,
+    repos: String,
+    rows: Vec<Listed<'a>>,
 }
 
 fn overview(rows: &[Row], threshold: crate::config::Threshold) -> Page {
     let mut page = Page::new("briefs/index.html", "Briefs");
-    let _ = write!(
-        page.body,
-        "<h1>Agent briefs</h1>\n<p class=\"lede\">ADR-099: a brief over {} lines or touching more than {} needs \
-brief-PR review before an agent acts on it.</p>\n",
-        threshold.lines,
-        if threshold.repos == 1 { "1 repository".to_string() } else { format!("{} repositories", threshold.repos) }
-    );
-    if rows.is_empty() {
-        page.push("<p>No briefs under the configured paths.</p>\n");
-        return page;
-    }
-    page.push(
-        "<div class=\"table\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
-<th scope=\"col\">Agent</th><th scope=\"col\">Repositories</th><th scope=\"col\" class=\"num\">Lines</th>\
-<th scope=\"col\">Brief-PR review</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n",
-    );
-    for row in rows {
-        let _ = writeln!(
-            page.body,
-            "<tr><td>{}<br><code class=\"where\">{}</code></td><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
-            page.link(&row.page, &row.title),
-            esc(&row.path),
-            esc(&row.agent),
-            esc(&row.repos),
-            esc(&row.lines),
-            review_text(&row.review),
-            esc(&row.counts)
-        );
-    }
-    page.push("</tbody></table></div>\n");
+    let rows = rows.iter().map(|row| Listed { row, link: page.link(&row.page, &row.title) }).collect();
+    page.put(&Overview {
+        lines: threshold.lines,
+        repos: if threshold.repos == 1 {
+            "1 repository".to_string()
+        } else {
+            format!("{} repositories", threshold.repos)
+        },
+        rows,
+    });
     page
 }

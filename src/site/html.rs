@@ -1,14 +1,17 @@
-//! Writing HTML: escaping, the page frame (inline CSS, a Content-Security-
-//! Policy that forbids every fetch), findings lists and small helpers. Every
-//! text that comes from a document goes through [`esc`] or [`attr`]:
-//! documents are untrusted input.
+//! Writing HTML: the escaper every template uses, the page frame (inline
+//! CSS, a Content-Security-Policy that forbids every fetch), findings lists
+//! and small helpers. Pages are askama templates, which escape every value
+//! they show unless it is marked `|safe`: document text is untrusted input,
+//! and only HTML a template rendered is marked safe.
 
-use std::fmt::Write as _;
+use std::fmt;
+
+use askama::Template;
 
 use crate::model::{Finding, Severity};
 
 /// The inline style sheet of every page.
-const STYLE: &str = include_str!("style.css");
+pub const STYLE: &str = include_str!("style.css");
 
 /// No fetch of any kind: styles only inline, images only `data:`. A page
 /// that tried to load a script, font or image from anywhere would be
@@ -16,47 +19,99 @@ const STYLE: &str = include_str!("style.css");
 pub const CSP: &str =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-/// Appends `text` with `&`, `<`, `>`, `"` and `'` escaped: safe in element
-/// content and in double-quoted attribute values alike.
-pub fn esc_into(out: &mut String, text: &str) {
-    let mut start = 0;
-    for (at, byte) in text.bytes().enumerate() {
-        let entity = match byte {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            _ => continue,
-        };
-        out.push_str(&text[start..at]);
-        out.push_str(entity);
-        start = at + 1;
+/// The templates' escaper (`askama.toml` names it for `.html`): `&`, `<`,
+/// `>`, `"` and `'` as named entities, safe in element content and in
+/// quoted attribute values alike. askama's own writes numeric ones.
+#[derive(Clone, Copy, Debug)]
+pub struct Escape;
+
+impl askama::filters::Escaper for Escape {
+    fn write_escaped_str<W: fmt::Write>(&self, mut out: W, text: &str) -> fmt::Result {
+        let mut start = 0;
+        for (at, byte) in text.bytes().enumerate() {
+            let entity = match byte {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                b'\'' => "&#39;",
+                _ => continue,
+            };
+            out.write_str(&text[start..at])?;
+            out.write_str(entity)?;
+            start = at + 1;
+        }
+        out.write_str(&text[start..])
     }
-    out.push_str(&text[start..]);
 }
 
-/// `text` escaped for element content.
+/// `text` escaped as the templates escape it.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    esc_into(&mut out, text);
+    let _ = askama::filters::Escaper::write_escaped_str(&Escape, &mut out, text);
     out
 }
 
-/// `text` escaped for a double-quoted attribute value (the same escaping:
-/// quotes included).
-pub fn attr(text: &str) -> String {
-    esc(text)
+/// Appends what `template` renders to `out`. Writing to a `String` cannot
+/// fail, and no template here calls a filter that can.
+pub fn put(out: &mut String, template: &impl Template) {
+    let _ = template.render_into(out);
+}
+
+/// What `template` renders, as a `String`.
+pub fn render(template: &impl Template) -> String {
+    let mut out = String::new();
+    put(&mut out, template);
+    out
 }
 
 /// An `href` for a link found in a document: only `http:` and `https:` URLs
 /// become links; anything else (`javascript:`, a repository path) is not a
 /// link at all.
-pub fn external_href(text: &str) -> Option<String> {
-    let lower = text.trim().to_ascii_lowercase();
+pub fn external_href(text: &str) -> Option<&str> {
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
     let ok = (lower.starts_with("https://") || lower.starts_with("http://"))
-        && !text.trim().chars().any(|c| c.is_whitespace() || c.is_control());
-    ok.then(|| attr(text.trim()))
+        && !text.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then_some(text)
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"{{ crate::site::html::CSP|safe }}\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta name=\"referrer\" content=\"no-referrer\">\n<title>{{ title }} · gatehouse</title>\n<style>\n\
+{{ crate::site::html::STYLE|safe }}</style>\n</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n\
+<header><nav aria-label=\"Site\"><ul>\
+<li><a href=\"{{ root }}index.html\">Overview</a></li>\
+<li><a href=\"{{ root }}decisions/index.html\">Decisions</a></li>\
+<li><a href=\"{{ root }}ledgers/index.html\">Ledgers</a></li>\
+<li><a href=\"{{ root }}specs/index.html\">Specs</a></li>\
+<li><a href=\"{{ root }}briefs/index.html\">Briefs</a></li>\
+</ul></nav></header>\n<main id=\"main\">\n"
+)]
+struct Head<'a> {
+    title: &'a str,
+    root: &'a str,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "</main>\n<footer><p>{{ crate::site::markdown::inline(footer)|safe }}</p></footer>\n</body>\n</html>\n"
+)]
+struct Foot<'a> {
+    footer: &'a str,
+}
+
+#[derive(Template)]
+#[template(ext = "html", source = "<a href=\"{{ root }}{{ target }}\">{{ text }}</a>")]
+struct Link<'a> {
+    root: &'a str,
+    target: &'a str,
+    text: &'a str,
 }
 
 /// A page being written: its path in the site and its HTML so far. The
@@ -73,25 +128,7 @@ impl Page {
     pub fn new(path: impl Into<String>, title: impl AsRef<str>) -> Page {
         let mut page = Page { path: path.into(), body: String::with_capacity(STYLE.len() + 8192) };
         let root = page.root();
-        let out = &mut page.body;
-        out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-        let _ = writeln!(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">");
-        out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-        out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
-        esc_into(out, title.as_ref());
-        out.push_str(" · gatehouse</title>\n<style>\n");
-        out.push_str(STYLE);
-        out.push_str("</style>\n</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n");
-        let _ = write!(
-            out,
-            "<header><nav aria-label=\"Site\"><ul>\
-<li><a href=\"{root}index.html\">Overview</a></li>\
-<li><a href=\"{root}decisions/index.html\">Decisions</a></li>\
-<li><a href=\"{root}ledgers/index.html\">Ledgers</a></li>\
-<li><a href=\"{root}specs/index.html\">Specs</a></li>\
-<li><a href=\"{root}briefs/index.html\">Briefs</a></li>\
-</ul></nav></header>\n<main id=\"main\">\n"
-        );
+        put(&mut page.body, &Head { title: title.as_ref(), root: &root });
         page
     }
 
@@ -100,34 +137,24 @@ impl Page {
         "../".repeat(self.path.matches('/').count())
     }
 
-    /// A link from this page to `target` (a site path), with escaped text.
+    /// A link from this page to `target` (a site path).
     pub fn link(&self, target: &str, text: &str) -> String {
-        format!("<a href=\"{}{}\">{}</a>", self.root(), attr(target), esc(text))
+        render(&Link { root: &self.root(), target, text })
     }
 
-    pub fn push(&mut self, html: &str) {
-        self.body.push_str(html);
+    /// Appends what `template` renders.
+    pub fn put(&mut self, template: &impl Template) {
+        put(&mut self.body, template);
     }
 
-    pub fn text(&mut self, text: &str) {
-        esc_into(&mut self.body, text);
-    }
-
-    /// The whole document. `footer` is plain text.
+    /// The whole document. `footer` is inline markdown.
     pub fn finish(mut self, footer: &str) -> String {
-        self.body.push_str("</main>\n<footer><p>");
-        esc_into(&mut self.body, footer);
-        self.body.push_str("</p></footer>\n</body>\n</html>\n");
+        put(&mut self.body, &Foot { footer });
         self.body
     }
 }
 
 pub use crate::render::plural;
-
-/// A severity badge: the word itself, so color is never the only signal.
-pub fn severity_badge(severity: Severity) -> String {
-    format!("<span class=\"badge sev-{0}\">{0}</span>", severity.as_str())
-}
 
 /// Counts by severity: `2 errors, 1 warning`, or `no findings`.
 pub fn counts(findings: &[&Finding]) -> String {
@@ -141,43 +168,47 @@ pub fn counts(findings: &[&Finding]) -> String {
     if parts.is_empty() { "no findings".to_string() } else { parts.join(", ") }
 }
 
-/// The findings about a document, as a section with an `<h2>` heading:
-/// severity, rule id, `path:line`, the message and how to fix it.
+/// The findings about a document: severity, rule id, `path:line`, the
+/// message and how to fix it (a notice has nothing to fix: its help is a
+/// note); a line saying so when there are none.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "{% if findings.is_empty() %}\
+<p class=\"ok\">No findings: <code>gatehouse check</code> has nothing to say here.</p>\n\
+{% else %}<ul class=\"findings\">\n{% for f in findings %}{% let severity = f.severity.as_str() %}\
+<li class=\"finding sev-{{ severity }}\"><span class=\"badge sev-{{ severity }}\">{{ severity }}</span> \
+<code class=\"rule\">{{ f.rule }}</code> <span class=\"where\">{{ f.path }}:{{ f.span.line }}</span><p>{{ crate::site::markdown::inline(f.message)|safe }}</p>\
+{% if let Some(help) = f.help %}<p class=\"help\">{% if f.severity == Severity::Notice %}Note: \
+{% else %}How to fix: {% endif %}{{ crate::site::markdown::inline(help)|safe }}</p>{% endif %}</li>\n{% endfor %}</ul>\n{% endif %}"
+)]
+struct FindingsList<'a> {
+    findings: Vec<&'a Finding>,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<section aria-labelledby=\"findings\">\n<h2 id=\"findings\">Findings</h2>\n{{ list|safe }}</section>\n"
+)]
+struct FindingsSection<'a> {
+    list: FindingsList<'a>,
+}
+
+fn sorted<'a>(findings: &[&'a Finding]) -> FindingsList<'a> {
+    let mut sorted = findings.to_vec();
+    sorted.sort_by(|a, b| (a.severity, &a.path, a.span.line, a.rule).cmp(&(b.severity, &b.path, b.span.line, b.rule)));
+    FindingsList { findings: sorted }
+}
+
+/// The findings about a document, as a section with an `<h2>` heading.
 pub fn findings_section(page: &mut Page, findings: &[&Finding]) {
-    page.push("<section aria-labelledby=\"findings\">\n<h2 id=\"findings\">Findings</h2>\n");
-    findings_list(page, findings);
-    page.push("</section>\n");
+    page.put(&FindingsSection { list: sorted(findings) });
 }
 
 /// The findings as a list (or a line saying there are none).
 pub fn findings_list(page: &mut Page, findings: &[&Finding]) {
-    if findings.is_empty() {
-        page.push("<p class=\"ok\">No findings: <code>gatehouse check</code> has nothing to say here.</p>\n");
-        return;
-    }
-    let mut sorted = findings.to_vec();
-    sorted.sort_by(|a, b| (a.severity, &a.path, a.span.line, a.rule).cmp(&(b.severity, &b.path, b.span.line, b.rule)));
-    page.push("<ul class=\"findings\">\n");
-    for f in sorted {
-        let _ = write!(
-            page.body,
-            "<li class=\"finding sev-{}\">{} <code class=\"rule\">{}</code> <span class=\"where\">{}:{}</span><p>",
-            f.severity.as_str(),
-            severity_badge(f.severity),
-            esc(f.rule),
-            esc(&f.path),
-            f.span.line
-        );
-        page.text(&f.message);
-        page.push("</p>");
-        if let Some(help) = &f.help {
-            page.push("<p class=\"help\">How to fix: ");
-            page.text(help);
-            page.push("</p>");
-        }
-        page.push("</li>\n");
-    }
-    page.push("</ul>\n");
+    page.put(&sorted(findings));
 }
 
 /// `YYYY-MM-DD HH:MM UTC` of an instant in seconds since 1970.
@@ -212,15 +243,12 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
         );
         assert_eq!(esc("plain é text"), "plain é text");
-        assert_eq!(attr("\" onmouseover=\"x"), "&quot; onmouseover=&quot;x");
+        assert_eq!(esc("\" onmouseover=\"x"), "&quot; onmouseover=&quot;x");
     }
 
     #[test]
     fn only_web_urls_become_links() {
-        assert_eq!(
-            external_href("https://example.com/a?b=1&c=\"2\"").as_deref(),
-            Some("https://example.com/a?b=1&amp;c=&quot;2&quot;")
-        );
+        assert_eq!(external_href("https://example.com/a?b=1&c=\"2\""), Some("https://example.com/a?b=1&c=\"2\""));
         assert_eq!(external_href("javascript:alert(1)"), None);
         assert_eq!(external_href("JaVaScRiPt:alert(1)"), None);
         assert_eq!(external_href("docs/runbooks/pg-backup.md"), None);

@@ -3,12 +3,13 @@
 //! as a chart and a table, and the vote ledger itself.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
-use super::html::{self, Page, esc};
+use askama::Template;
+
+use super::html::{self, Page, put};
 use super::{Card, Context, Entry, Family, Kind, chart};
-use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, describe_left_out, number, push_number, signed};
-use crate::docs::voting::{Block, Section, VotingDoc};
+use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, State, describe_left_out, number, signed};
+use crate::docs::voting::{Argument, Block, Section, Vote, VotingDoc};
 
 /// Ledgers with at most this many votes in a section are shown open.
 const OPEN_LEDGER: usize = 12;
@@ -56,7 +57,7 @@ impl<'a> Ledgers<'a> {
             section_html(&mut html, index, section, tallies);
         }
         if doc.sections.is_empty() {
-            html.push_str("<p>No <code>## </code> section: nothing to tally.</p>\n");
+            put(&mut html, &NoSection);
         }
         self.docs.push(Ledger { path: doc.path, title, sections: doc.sections.len(), states, html });
     }
@@ -73,23 +74,14 @@ pub fn build<'a>(cx: &mut Context<'a>, ledgers: Ledgers<'a>) -> Family<'a> {
         let findings = cx.findings(doc.path);
         let mut page = Page::new(page_path.clone(), format!("Ledger {}", doc.title));
         page.body.reserve(doc.html.len() + 4096);
-        let _ = write!(
-            page.body,
-            "<h1>{}</h1>\n<p class=\"lede\">Voting doc <code>{}</code></p>\n",
-            esc(&doc.title),
-            esc(doc.path)
-        );
-        let _ = write!(
-            page.body,
-            "<dl class=\"facts\">\n<dt>Sections</dt><dd>{}</dd>\n<dt>States</dt><dd>{}</dd>\n<dt>Rules</dt><dd>quorum: at least {} \
-weighted votes in a section; margin: at least +{} between the top two arguments</dd>\n</dl>\n",
-            doc.sections,
-            esc(&state_summary(&doc.states)),
-            number(QUORUM),
-            number(MARGIN)
-        );
+        page.put(&Heading {
+            title: &doc.title,
+            path: doc.path,
+            sections: doc.sections,
+            states: state_summary(&doc.states),
+        });
         html::findings_section(&mut page, &findings);
-        page.push(&doc.html);
+        page.body.push_str(&doc.html);
         pages.push(page);
         rows.push(Row {
             path: doc.path.to_string(),
@@ -110,8 +102,7 @@ weighted votes in a section; margin: at least +{} between the top two arguments<
         let page_path = cx.page_path("ledgers", name);
         let findings = cx.findings(path);
         let mut page = Page::new(page_path.clone(), format!("Ledger {name}"));
-        let _ = write!(page.body, "<h1>{}</h1>\n<p class=\"lede\">File <code>{}</code></p>\n", esc(name), esc(path));
-        page.push("<p>This file could not be read as text; its findings say why.</p>\n");
+        page.put(&Unreadable { name, path });
         html::findings_section(&mut page, &findings);
         pages.push(page);
         entries.push(Entry { kind: Kind::Ledger, path: path.clone(), page: page_path, findings });
@@ -151,198 +142,251 @@ fn state_summary(states: &[usize; 3]) -> String {
     format!("{} open, {} retirement-eligible, {} consensus-locked", states[0], states[1], states[2])
 }
 
-fn state_badge(t: &SectionTally) -> String {
-    let mut text = format!("<span class=\"badge state-{0}\">{0}</span>", t.state.as_str());
-    if t.state == State::RetirementEligible {
-        let _ = write!(text, " may retire: {}", esc(&t.losers.join(", ")));
-    }
-    text
+#[derive(Template)]
+#[template(ext = "html", source = "<p>No <code>## </code> section: nothing to tally.</p>\n")]
+struct NoSection;
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>{{ title }}</h1>\n<p class=\"lede\">Voting doc <code>{{ path }}</code></p>\n\
+<dl class=\"facts\">\n<dt>Sections</dt><dd>{{ sections }}</dd>\n<dt>States</dt><dd>{{ states }}</dd>\n\
+<dt>Rules</dt><dd>quorum: at least {{ self::number(self::QUORUM) }} weighted votes in a section; margin: at least \
++{{ self::number(self::MARGIN) }} between the top two arguments</dd>\n</dl>\n"
+)]
+struct Heading<'a> {
+    title: &'a str,
+    path: &'a str,
+    sections: usize,
+    states: String,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>{{ name }}</h1>\n<p class=\"lede\">File <code>{{ path }}</code></p>\n\
+<p>This file could not be read as text; its findings say why.</p>\n"
+)]
+struct Unreadable<'a> {
+    name: &'a str,
+    path: &'a str,
+}
+
+/// How a section's `voting` block reads: absent, unreadable, tallied.
+enum Body<'a> {
+    NoBlock,
+    Unreadable { line: u32, error: String },
+    Tally(Box<TallyHtml<'a>>),
+    NoTally,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<section class=\"ledger-section\" id=\"{{ id }}\" data-section=\"{{ name }}\" aria-labelledby=\"{{ id }}-h\">\n\
+<h2 id=\"{{ id }}-h\">{{ heading }}</h2>\n<p class=\"lede\">Section <code>{{ name }}</code>, line {{ line }}</p>\n\
+{% match body %}{% when Body::NoBlock %}<p>This section has no <code>voting</code> block.</p>\n\
+{% when Body::Unreadable { line, error } %}<p>The <code>voting</code> block cannot be read (line {{ line }}): {{ error }}</p>\n\
+{% when Body::Tally(tally) %}{{ tally|safe }}{% when Body::NoTally %}<p>No tally.</p>\n{% endmatch %}</section>\n"
+)]
+struct SectionHtml<'a> {
+    id: &'a str,
+    name: &'a str,
+    heading: &'a str,
+    line: u32,
+    body: Body<'a>,
 }
 
 fn section_html(out: &mut String, index: usize, section: &Section, tallies: &[SectionTally]) {
     let id = format!("s{}", index + 1);
-    let block = match &section.block {
-        Some(Ok(block)) => Some(block),
-        _ => None,
+    let name = match &section.block {
+        Some(Ok(block)) => block.name(),
+        _ => format!("at line {}", section.line),
     };
-    let name = block.map_or_else(|| format!("at line {}", section.line), Block::name);
-    let _ = write!(
-        out,
-        "<section class=\"ledger-section\" id=\"{id}\" data-section=\"{}\" aria-labelledby=\"{id}-h\">\n\
-<h2 id=\"{id}-h\">{}</h2>\n<p class=\"lede\">Section <code>{}</code>, line {}</p>\n",
-        html::attr(&name),
-        esc(&section.heading),
-        esc(&name),
-        section.line
-    );
-    match (&section.block, tallies.iter().find(|t| t.line == section.line)) {
-        (None, _) => out.push_str("<p>This section has no <code>voting</code> block.</p>\n"),
-        (Some(Err(e)), _) => {
-            let _ = writeln!(
-                out,
-                "<p>The <code>voting</code> block cannot be read (line {}): {}</p>",
-                e.line(),
-                esc(&e.to_string())
-            );
-        }
-        (Some(Ok(block)), Some(t)) => tally_html(out, &id, block, t),
-        (Some(Ok(_)), None) => out.push_str("<p>No tally.</p>\n"),
-    }
-    out.push_str("</section>\n");
+    let body = match (&section.block, tallies.iter().find(|t| t.line == section.line)) {
+        (None, _) => Body::NoBlock,
+        (Some(Err(e)), _) => Body::Unreadable { line: e.line(), error: e.to_string() },
+        (Some(Ok(block)), Some(t)) => Body::Tally(Box::new(TallyHtml::new(&id, block, t))),
+        (Some(Ok(_)), None) => Body::NoTally,
+    };
+    put(out, &SectionHtml { id: &id, name: &name, heading: &section.heading, line: section.line, body });
 }
 
-fn tally_html(out: &mut String, id: &str, block: &Block, t: &SectionTally) {
-    let quorum = if t.quorum_met { "met" } else { "not met" };
-    let margin = match t.margin {
-        Some(m) => format!(
-            "<span data-tally=\"margin\">{}</span> (needs +{}: {})",
-            esc(&signed(m)),
-            number(MARGIN),
-            if m >= MARGIN { "met" } else { "not met" }
-        ),
-        None => "— (one argument)".to_string(),
-    };
-    let _ = write!(
-        out,
-        "<dl class=\"facts\">\n<dt>State</dt><dd data-tally=\"state\">{}</dd>\n\
-<dt>Weighted votes</dt><dd><span data-tally=\"weighted\">{}</span> (quorum {}: {quorum})</dd>\n\
-<dt>Margin</dt><dd>{margin}</dd>\n<dt>Active argument</dt><dd>{}</dd>\n",
-        state_badge(t),
-        esc(&number(t.weighted_votes)),
-        number(QUORUM),
-        t.active_argument.as_deref().map_or("—".to_string(), |a| format!("<code>{}</code>", esc(a)))
-    );
-    if !t.left_out.is_empty() {
-        let _ = write!(
-            out,
-            "<dt>Not counted</dt><dd><span data-tally=\"ignored\">{}</span> {} with a <code>voting/vote-entry</code> \
-error:<ul class=\"left-out\">",
-            t.left_out.len(),
-            if t.left_out.len() == 1 { "vote" } else { "votes" }
-        );
-        for v in &t.left_out {
-            let _ = write!(out, "<li data-line=\"{}\">{}</li>", v.line, esc(&describe_left_out(v)));
-        }
-        out.push_str("</ul></dd>\n");
-    }
-    out.push_str("</dl>\n<figure>\n");
-    chart::tally(out, &format!("{id}-chart"), t);
-    let _ = write!(
-        out,
-        "\n<figcaption>Weighted votes against the quorum of {}, and each argument's weighted total; the dashed line is \
-the margin of +{} below the top argument (a lone argument must reach it to lock).</figcaption>\n</figure>\n",
-        number(QUORUM),
-        number(MARGIN)
-    );
-    out.push_str(
-        "<div class=\"table\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
+/// One argument's row of the totals table.
+struct Total<'a> {
+    id: &'a str,
+    top: bool,
+    kind: &'a str,
+    proposition: &'a str,
+    total: String,
+    votes: usize,
+}
+
+/// A section's tally: its facts, chart, totals and vote ledger.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<dl class=\"facts\">\n<dt>State</dt><dd data-tally=\"state\"><span class=\"badge state-{{ state }}\">{{ state }}</span>\
+{% if let Some(losers) = retiring %} may retire: {{ losers }}{% endif %}</dd>\n\
+<dt>Weighted votes</dt><dd><span data-tally=\"weighted\">{{ weighted }}</span> (quorum {{ quorum }}: {{ quorum_met }})</dd>\n\
+<dt>Margin</dt><dd>{% if let Some((value, met)) = margin %}<span data-tally=\"margin\">{{ value }}</span> \
+(needs +{{ needed }}: {{ met }}){% else %}— (one argument){% endif %}</dd>\n<dt>Active argument</dt><dd>\
+{% if let Some(active) = t.active_argument %}<code>{{ active }}</code>{% else %}—{% endif %}</dd>\n\
+{% if !left_out.is_empty() %}<dt>Not counted</dt><dd><span data-tally=\"ignored\">{{ left_out.len() }}</span> \
+{% if left_out.len() == 1 %}vote{% else %}votes{% endif %} with a <code>voting/vote-entry</code> error:<ul class=\"left-out\">\
+{% for (line, text) in left_out %}<li data-line=\"{{ line }}\">{{ text }}</li>{% endfor %}</ul></dd>\n{% endif %}\
+</dl>\n<figure>\n{{ chart|safe }}\n<figcaption>Weighted votes against the quorum of {{ quorum }}, and each argument's \
+weighted total; the dashed line is the margin of +{{ needed }} below the top argument (a lone argument must reach it to \
+lock).</figcaption>\n</figure>\n<div class=\"table\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Kind</th><th scope=\"col\">Proposition</th>\
-<th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"num\">Votes</th></tr></thead>\n<tbody>\n",
-    );
-    for (a, argument) in t.arguments.iter().zip(block.arguments()) {
-        let proposition = argument.field("proposition").and_then(|p| p.scalar_text()).unwrap_or("—");
-        let lead = if t.leaders.contains(&a.id) { " <span class=\"badge ok\">top</span>" } else { "" };
-        let _ = writeln!(
-            out,
-            "<tr data-argument=\"{}\"><th scope=\"row\"><code>{}</code>{lead}</th><td>{}</td><td>{}</td>\
-<td class=\"num\" data-tally=\"total\">{}</td><td class=\"num\" data-tally=\"votes\">{}</td></tr>",
-            html::attr(&a.id),
-            esc(&a.id),
-            esc(a.kind.as_deref().unwrap_or("?")),
-            esc(proposition),
-            esc(&signed(a.total)),
-            a.votes
-        );
-    }
-    out.push_str("</tbody></table></div>\n");
-    ledger_table(out, block);
+<th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"num\">Votes</th></tr></thead>\n<tbody>\n\
+{% for a in totals %}<tr data-argument=\"{{ a.id }}\"><th scope=\"row\"><code>{{ a.id }}</code>\
+{% if a.top %} <span class=\"badge ok\">top</span>{% endif %}</th><td>{{ a.kind }}</td><td>{{ a.proposition }}</td>\
+<td class=\"num\" data-tally=\"total\">{{ a.total }}</td><td class=\"num\" data-tally=\"votes\">{{ a.votes }}</td></tr>\n\
+{% endfor %}</tbody></table></div>\n{{ ledger|safe }}"
+)]
+struct TallyHtml<'a> {
+    t: &'a SectionTally,
+    state: &'static str,
+    retiring: Option<String>,
+    weighted: String,
+    quorum: String,
+    quorum_met: &'static str,
+    margin: Option<(String, &'static str)>,
+    needed: String,
+    left_out: Vec<(u32, String)>,
+    chart: chart::Tally<'a>,
+    totals: Vec<Total<'a>>,
+    ledger: LedgerTable<'a>,
 }
 
-fn ledger_table(out: &mut String, block: &Block) {
-    let votes: usize = block.arguments().map(|a| a.votes().len()).sum();
-    let _ = writeln!(
-        out,
-        "<details{}><summary>Vote ledger ({})</summary>",
-        if votes <= OPEN_LEDGER { " open" } else { "" },
-        html::plural(votes, "vote")
-    );
-    if votes == 0 {
-        out.push_str("<p>No votes yet.</p>\n</details>\n");
-        return;
-    }
-    out.push_str(
-        "<div class=\"table\"><table class=\"ledger\">\n<caption>Vote ledger, in the order written</caption>\n<thead><tr>\
-<th scope=\"col\">Argument</th><th scope=\"col\">Voter</th><th scope=\"col\" class=\"num\">Vote</th>\
-<th scope=\"col\" class=\"num\">Weight</th><th scope=\"col\">Time</th><th scope=\"col\">Rationale</th></tr></thead>\n<tbody>\n",
-    );
-    for argument in block.arguments() {
-        let name = argument.name();
-        for vote in argument.votes() {
-            let raw = |field: &str| vote.field(field).and_then(|n| n.scalar_text()).unwrap_or("—");
-            let counted = vote.is_well_formed();
-            out.push_str("<tr><td><code>");
-            html::esc_into(out, &name);
-            out.push_str("</code></td><td>");
-            html::esc_into(out, vote.voter().unwrap_or("—"));
-            out.push_str("</td><td class=\"num\">");
-            match vote.value() {
-                Some(v) => out.push_str(if v > 0 { "+1" } else { "-1" }),
-                None => html::esc_into(out, raw("vote")),
-            }
-            out.push_str("</td><td class=\"num\">");
-            match vote.weight() {
-                Some(w) => push_number(out, w),
-                None => html::esc_into(out, raw("weight")),
-            }
-            if !counted {
-                out.push_str(" (not counted)");
-            }
-            out.push_str("</td><td>");
-            html::esc_into(out, raw("ts"));
-            out.push_str("</td><td>");
-            html::esc_into(out, raw("rationale"));
-            out.push_str("</td></tr>\n");
+impl<'a> TallyHtml<'a> {
+    fn new(id: &str, block: &'a Block, t: &'a SectionTally) -> TallyHtml<'a> {
+        let met = |yes: bool| if yes { "met" } else { "not met" };
+        let totals = t
+            .arguments
+            .iter()
+            .zip(block.arguments())
+            .map(|(a, argument)| Total {
+                id: &a.id,
+                top: t.leaders.contains(&a.id),
+                kind: a.kind.as_deref().unwrap_or("?"),
+                proposition: proposition(&argument),
+                total: signed(a.total),
+                votes: a.votes,
+            })
+            .collect();
+        TallyHtml {
+            t,
+            state: t.state.as_str(),
+            retiring: (t.state == State::RetirementEligible).then(|| t.losers.join(", ")),
+            weighted: number(t.weighted_votes),
+            quorum: number(QUORUM),
+            quorum_met: met(t.quorum_met),
+            margin: t.margin.map(|m| (signed(m), met(m >= MARGIN))),
+            needed: number(MARGIN),
+            left_out: t.left_out.iter().map(|v| (v.line, describe_left_out(v))).collect(),
+            chart: chart::Tally::new(format!("{id}-chart"), t),
+            totals,
+            ledger: LedgerTable::new(block),
         }
     }
-    out.push_str("</tbody></table></div>\n</details>\n");
+}
+
+fn proposition<'a>(argument: &Argument<'a>) -> &'a str {
+    argument.field("proposition").and_then(|p| p.scalar_text()).unwrap_or("—")
+}
+
+/// A vote's field as written, for a vote that is not well-formed.
+fn raw<'y>(vote: &Vote<'y>, field: &str) -> &'y str {
+    vote.field(field).and_then(|n| n.scalar_text()).unwrap_or("—")
+}
+
+/// `+1` or `-1`, else the value as written.
+fn vote_text<'y>(vote: &Vote<'y>) -> &'y str {
+    match vote.value() {
+        Some(v) if v > 0 => "+1",
+        Some(_) => "-1",
+        None => raw(vote, "vote"),
+    }
+}
+
+/// The weight as a number, else as written; a vote the tally leaves out
+/// says so.
+fn weight_text(vote: &Vote) -> String {
+    let mut text = match vote.weight() {
+        Some(w) => number(w),
+        None => raw(vote, "weight").to_string(),
+    };
+    if !vote.is_well_formed() {
+        text.push_str(" (not counted)");
+    }
+    text
+}
+
+/// Every vote of a section, in the order written; open when short.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<details{% if votes <= OPEN_LEDGER %} open{% endif %}><summary>Vote ledger ({{ summary }})</summary>\n\
+{% if votes == 0 %}<p>No votes yet.</p>\n</details>\n{% else %}\
+<div class=\"table\"><table class=\"ledger\">\n<caption>Vote ledger, in the order written</caption>\n<thead><tr>\
+<th scope=\"col\">Argument</th><th scope=\"col\">Voter</th><th scope=\"col\" class=\"num\">Vote</th>\
+<th scope=\"col\" class=\"num\">Weight</th><th scope=\"col\">Time</th><th scope=\"col\">Rationale</th></tr></thead>\n<tbody>\n\
+{% for argument in block.arguments() %}{% let name = argument.name() %}{% for vote in argument.votes() %}\
+<tr><td><code>{{ name }}</code></td><td>{{ vote.voter().unwrap_or(\"—\") }}</td><td class=\"num\">{{ self::vote_text(vote) }}</td>\
+<td class=\"num\">{{ self::weight_text(vote) }}</td><td>{{ self::raw(vote, \"ts\") }}</td><td>{{ self::raw(vote, \"rationale\") }}</td></tr>\n\
+{% endfor %}{% endfor %}</tbody></table></div>\n</details>\n{% endif %}"
+)]
+struct LedgerTable<'a> {
+    block: &'a Block<'a>,
+    votes: usize,
+    /// `12 votes`.
+    summary: String,
+}
+
+impl<'a> LedgerTable<'a> {
+    fn new(block: &'a Block<'a>) -> LedgerTable<'a> {
+        let votes = block.arguments().map(|a| a.votes().len()).sum();
+        LedgerTable { block, votes, summary: html::plural(votes, "vote") }
+    }
+}
+
+/// A voting doc on the overview, with its link.
+struct Listed<'a> {
+    row: &'a Row,
+    link: String,
+    states: String,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>Standards ledgers</h1>\n<p class=\"lede\">ADR-140: a section's losing arguments may retire once its \
+weighted votes reach {{ quorum }} and the top argument leads the next by at least +{{ margin }}; a lone argument with both is \
+consensus-locked.</p>\n{% if rows.is_empty() %}<p>No voting docs under the configured paths.</p>\n{% else %}\
+<div class=\"table\"><table>\n<caption>Every voting doc</caption>\n<thead><tr><th scope=\"col\">Doc</th>\
+<th scope=\"col\" class=\"num\">Sections</th><th scope=\"col\">States</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
+{% for listed in rows %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ listed.row.path }}</code></td>\
+<td class=\"num\">{{ listed.row.sections }}</td><td>{{ listed.states }}</td><td>{{ listed.row.counts }}</td></tr>\n\
+{% endfor %}</tbody></table></div>\n{% endif %}\
+{% if !passed_over.is_empty() %}<h2>Not voting docs</h2>\n<p>These files sit on the voting paths but declare no \
+<code>format: voting/…</code> and hold no <code>voting</code> block:</p>\n<ul>\n\
+{% for path in passed_over %}<li><code>{{ path }}</code></li>\n{% endfor %}</ul>\n{% endif %}"
+)]
+struct Overview<'a> {
+    quorum: String,
+    margin: String,
+    rows: Vec<Listed<'a>>,
+    passed_over: &'a [String],
 }
 
 fn overview(rows: &[Row], passed_over: &[String]) -> Page {
     let mut page = Page::new("ledgers/index.html", "Ledgers");
-    let _ = write!(
-        page.body,
-        "<h1>Standards ledgers</h1>\n<p class=\"lede\">ADR-140: a section's losing arguments may retire once its \
-weighted votes reach {} and the top argument leads the next by at least +{}; a lone argument with both is \
-consensus-locked.</p>\n",
-        number(QUORUM),
-        number(MARGIN)
-    );
-    if rows.is_empty() {
-        page.push("<p>No voting docs under the configured paths.</p>\n");
-    } else {
-        page.push(
-            "<div class=\"table\"><table>\n<caption>Every voting doc</caption>\n<thead><tr><th scope=\"col\">Doc</th>\
-<th scope=\"col\" class=\"num\">Sections</th><th scope=\"col\">States</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n",
-        );
-        for row in rows {
-            let _ = writeln!(
-                page.body,
-                "<tr><td>{}<br><code class=\"where\">{}</code></td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
-                page.link(&row.page, &row.title),
-                esc(&row.path),
-                row.sections,
-                esc(&state_summary(&row.states)),
-                esc(&row.counts)
-            );
-        }
-        page.push("</tbody></table></div>\n");
-    }
-    if !passed_over.is_empty() {
-        page.push("<h2>Not voting docs</h2>\n<p>These files sit on the voting paths but declare no <code>format: voting/…</code> and hold no <code>voting</code> block:</p>\n<ul>\n");
-        for path in passed_over {
-            let _ = writeln!(page.body, "<li><code>{}</code></li>", esc(path));
-        }
-        page.push("</ul>\n");
-    }
+    let rows = rows
+        .iter()
+        .map(|row| Listed { row, link: page.link(&row.page, &row.title), states: state_summary(&row.states) })
+        .collect();
+    page.put(&Overview { quorum: number(QUORUM), margin: number(MARGIN), rows, passed_over });
     page
 }

@@ -14,6 +14,7 @@ mod decisions;
 pub mod html;
 mod index;
 mod ledgers;
+pub mod markdown;
 mod specs;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};

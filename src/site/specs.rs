@@ -2,9 +2,10 @@
 //! its review rounds with their verdicts, and its open audit findings.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
-use super::html::{self, Page, esc};
+use askama::Template;
+
+use super::html::{self, Page};
 use super::{Card, Context, Entry, Family, Kind, chart};
 use crate::docs::spec::review::{self, AnswerKind, Kind as FileKind};
 use crate::docs::spec::state::{Part, State, Topic};
@@ -72,25 +73,16 @@ pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
             None => "no current-state.txt".to_string(),
         };
         let mut page = Page::new(page_path.clone(), format!("Spec {name}"));
-        let _ = write!(
-            page.body,
-            "<h1>{}</h1>\n<p class=\"lede\">Spec folder <code>{}</code>{}</p>\n",
-            esc(&title),
-            esc(&spec.root),
-            if spec.archived { " (archived)" } else { "" }
-        );
         let (current, abandoned) = spec.state().map_or((None, false), stage);
-        let _ = write!(
-            page.body,
-            "<dl class=\"facts\">\n<dt>Current state</dt><dd><code>{}</code></dd>\n<dt>Attempt</dt><dd>{}</dd>\n<dt>Phases planned</dt><dd>{}</dd>\n</dl>\n<figure>\n",
-            esc(&state),
-            spec.attempt,
-            spec.last_phase.map_or("—".to_string(), |n| n.to_string())
-        );
-        chart::stages(&mut page.body, "stages", current, &state, abandoned);
-        page.push(
-            "\n<figcaption>The v9 stage path; the current stage is the large filled circle.</figcaption>\n</figure>\n",
-        );
+        page.put(&Heading {
+            title: &title,
+            root: &spec.root,
+            archived: spec.archived,
+            state: &state,
+            attempt: spec.attempt,
+            phases: spec.last_phase.map_or("—".to_string(), |n| n.to_string()),
+            chart: chart::Stages::new("stages", current, &state, abandoned),
+        });
         html::findings_section(&mut page, &findings);
         let rounds = review_rounds(&mut page, spec);
         let open_audit = audit_findings(&mut page, spec);
@@ -117,40 +109,69 @@ pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     Family { pages, entries, card }
 }
 
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>{{ title }}</h1>\n<p class=\"lede\">Spec folder <code>{{ root }}</code>{% if archived %} (archived){% endif %}</p>\n\
+<dl class=\"facts\">\n<dt>Current state</dt><dd><code>{{ state }}</code></dd>\n<dt>Attempt</dt><dd>{{ attempt }}</dd>\n\
+<dt>Phases planned</dt><dd>{{ phases }}</dd>\n</dl>\n<figure>\n{{ chart|safe }}\n<figcaption>The v9 stage path; the \
+current stage is the large filled circle.</figcaption>\n</figure>\n"
+)]
+struct Heading<'a> {
+    title: &'a str,
+    root: &'a str,
+    archived: bool,
+    state: &'a str,
+    attempt: u8,
+    phases: String,
+    chart: chart::Stages<'a>,
+}
+
+/// A file of a review folder.
+struct ReviewFile<'a> {
+    name: &'a str,
+    kind: &'static str,
+    /// The verdict word and its subject.
+    verdict: Option<(String, &'a str)>,
+    found: String,
+}
+
+/// The review folders of the live attempt, a table each.
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h2 id=\"reviews\">Review rounds</h2>\n{% if topics.is_empty() %}<p>No review has been opened.</p>\n\
+{% else %}{% for (dir, files) in topics %}<h3><code>review/{{ dir }}/</code></h3>\n<div class=\"table\"><table>\n\
+<caption>Files of review/{{ dir }}/</caption>\n<thead><tr><th scope=\"col\">File</th><th scope=\"col\">Kind</th>\
+<th scope=\"col\">Verdict</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
+{% for file in files %}<tr><td><code>{{ file.name }}</code></td><td>{{ file.kind }}</td><td>\
+{% if let Some((word, subject)) = file.verdict %}<strong>{{ word }}</strong> {{ subject }}{% else %}—{% endif %}</td>\
+<td>{{ file.found }}</td></tr>\n{% endfor %}</tbody></table></div>\n{% endfor %}{% endif %}"
+)]
+struct ReviewRounds<'a> {
+    topics: Vec<(&'a str, Vec<ReviewFile<'a>>)>,
+}
+
 /// The review folders of the live attempt, a table each; returns how many
 /// review files (rounds) there are.
 fn review_rounds(page: &mut Page, spec: &Spec) -> usize {
-    page.push("<h2 id=\"reviews\">Review rounds</h2>\n");
     let mut topics: Vec<(&&str, &Vec<ReviewEntry>)> = spec.reviews.iter().collect();
     topics.sort_by_key(|(dir, _)| topic_rank(dir));
-    if topics.is_empty() {
-        page.push("<p>No review has been opened.</p>\n");
-        return 0;
-    }
     let mut rounds = 0;
+    let mut tables = Vec::new();
     for (dir, files) in topics {
-        let _ = write!(
-            page.body,
-            "<h3><code>review/{}/</code></h3>\n<div class=\"table\"><table>\n<caption>Files of review/{}/</caption>\n<thead><tr>\
-<th scope=\"col\">File</th><th scope=\"col\">Kind</th><th scope=\"col\">Verdict</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n",
-            esc(dir),
-            esc(dir)
-        );
         let mut files: Vec<&ReviewEntry> = files.iter().collect();
         files.sort_by_key(|e| (e.numbered.map_or(u32::MAX, |(n, _)| n), e.name));
+        let mut rows = Vec::new();
         for entry in files {
             rounds += usize::from(matches!(entry.numbered, Some((_, FileKind::Review))));
-            let kind = entry.numbered.map_or("—", |(_, k)| k.as_str());
-            let verdict = match entry.doc.verdict() {
-                Some(v) => {
-                    let word = match v.kind {
-                        Some(k) => k.word().to_string(),
-                        None => format!("{} (not a verdict word)", v.word),
-                    };
-                    format!("<strong>{}</strong> {}", esc(&word), esc(&v.subject))
-                }
-                None => "—".to_string(),
-            };
+            let verdict = entry.doc.verdict().map(|v| {
+                let word = match v.kind {
+                    Some(k) => k.word().to_string(),
+                    None => format!("{} (not a verdict word)", v.word),
+                };
+                (word, v.subject.as_str())
+            });
             let findings = &entry.doc.findings;
             let blockers = findings.iter().filter(|f| f.is_blocker()).count();
             let found = match (findings.len(), blockers) {
@@ -158,26 +179,57 @@ fn review_rounds(page: &mut Page, spec: &Spec) -> usize {
                 (n, 0) => n.to_string(),
                 (n, b) => format!("{n} ({b} Blocker)"),
             };
-            let _ = writeln!(
-                page.body,
-                "<tr><td><code>{}</code></td><td>{kind}</td><td>{verdict}</td><td>{}</td></tr>",
-                esc(entry.name),
-                esc(&found)
-            );
+            rows.push(ReviewFile {
+                name: entry.name,
+                kind: entry.numbered.map_or("—", |(_, k)| k.as_str()),
+                verdict,
+                found,
+            });
         }
-        page.push("</tbody></table></div>\n");
+        tables.push((*dir, rows));
     }
+    page.put(&ReviewRounds { topics: tables });
     rounds
+}
+
+/// An entry of `audit/findings.md` without an answer.
+struct OpenFinding<'a> {
+    id: u32,
+    title: &'a str,
+    severity: &'a str,
+    line: u32,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h2 id=\"audit\">Open audit findings</h2>\n{% match audit %}\
+{% when Audit::Missing %}<p>No <code>audit/findings.md</code>: the auditors found nothing they could not fix themselves.</p>\n\
+{% when Audit::AllAnswered(closed) %}<p>None open; {{ closed }} answered in <code>review/audit-fixes/</code>.</p>\n\
+{% when Audit::Open(open, closed) %}<div class=\"table\"><table>\n<caption>Entries of audit/findings.md without an answer\
+</caption>\n<thead><tr><th scope=\"col\" class=\"num\">Id</th><th scope=\"col\">Title</th><th scope=\"col\">Severity</th>\
+<th scope=\"col\" class=\"num\">Line</th></tr></thead>\n<tbody>\n{% for f in open %}<tr><td class=\"num\">#{{ f.id }}</td>\
+<td>{{ f.title }}</td><td>{{ f.severity }}</td><td class=\"num\">{{ f.line }}</td></tr>\n{% endfor %}</tbody></table></div>\n\
+{% if let Some(closed) = closed %}<p>{{ closed }} more answered in <code>review/audit-fixes/</code>.</p>\n{% endif %}\
+{% endmatch %}"
+)]
+struct AuditFindings<'a> {
+    audit: Audit<'a>,
+}
+
+enum Audit<'a> {
+    Missing,
+    /// Every finding answered: how many, as words.
+    AllAnswered(String),
+    /// The open findings, and how many more are answered (as words) if any.
+    Open(Vec<OpenFinding<'a>>, Option<String>),
 }
 
 /// The findings of `audit/findings.md` that no `audit-fixes` request marks
 /// fixed, challenged or declined; returns how many are open.
 fn audit_findings(page: &mut Page, spec: &Spec) -> usize {
-    page.push("<h2 id=\"audit\">Open audit findings</h2>\n");
     let Some(text) = spec.text("audit/findings.md") else {
-        page.push(
-            "<p>No <code>audit/findings.md</code>: the auditors found nothing they could not fix themselves.</p>\n",
-        );
+        page.put(&AuditFindings { audit: Audit::Missing });
         return 0;
     };
     let audit = review::parse(text);
@@ -193,71 +245,54 @@ fn audit_findings(page: &mut Page, spec: &Spec) -> usize {
             answered.insert(answer.id, word);
         }
     }
-    let open: Vec<&review::Finding> = audit.findings.iter().filter(|f| !answered.contains_key(&f.id)).collect();
+    let open: Vec<OpenFinding> = audit
+        .findings
+        .iter()
+        .filter(|f| !answered.contains_key(&f.id))
+        .map(|f| OpenFinding {
+            id: f.id,
+            title: &f.title,
+            severity: f.severity.as_ref().map_or("—", |(s, _)| s.as_str()),
+            line: f.line,
+        })
+        .collect();
     let closed = audit.findings.len() - open.len();
-    if open.is_empty() {
-        let _ = writeln!(
-            page.body,
-            "<p>None open; {} answered in <code>review/audit-fixes/</code>.</p>",
-            html::plural(closed, "finding")
-        );
-        return 0;
-    }
-    page.push(
-        "<div class=\"table\"><table>\n<caption>Entries of audit/findings.md without an answer</caption>\n<thead><tr>\
-<th scope=\"col\" class=\"num\">Id</th><th scope=\"col\">Title</th><th scope=\"col\">Severity</th><th scope=\"col\" class=\"num\">Line</th></tr></thead>\n<tbody>\n",
-    );
-    for f in &open {
-        let severity = f.severity.as_ref().map_or("—", |(s, _)| s.as_str());
-        let _ = writeln!(
-            page.body,
-            "<tr><td class=\"num\">#{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
-            f.id,
-            esc(&f.title),
-            esc(severity),
-            f.line
-        );
-    }
-    page.push("</tbody></table></div>\n");
-    if closed > 0 {
-        let _ = writeln!(
-            page.body,
-            "<p>{} more answered in <code>review/audit-fixes/</code>.</p>",
-            html::plural(closed, "finding")
-        );
-    }
-    open.len()
+    let count = open.len();
+    let audit = if open.is_empty() {
+        Audit::AllAnswered(html::plural(closed, "finding"))
+    } else {
+        Audit::Open(open, (closed > 0).then(|| html::plural(closed, "finding")))
+    };
+    page.put(&AuditFindings { audit });
+    count
+}
+
+/// A spec on the overview, with its link.
+struct Listed<'a> {
+    row: &'a Row,
+    link: String,
+}
+
+#[derive(Template)]
+#[template(
+    ext = "html",
+    source = "<h1>Spec folders</h1>\n<p class=\"lede\">fondue <code>spec</code> v9: {{ stages }}, then <code>done</code> \
+(or <code>abandoned</code>).</p>\n{% if rows.is_empty() %}<p>No spec folders under the configured paths.</p>\n{% else %}\
+<div class=\"table\"><table>\n<caption>Every spec</caption>\n<thead><tr><th scope=\"col\">Spec</th>\
+<th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Review rounds</th><th scope=\"col\" class=\"num\">Open audit \
+findings</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n{% for listed in rows %}{% let row = listed.row %}\
+<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.root }}</code></td><td><code>{{ row.state }}</code></td>\
+<td class=\"num\">{{ row.rounds }}</td><td class=\"num\">{{ row.open_audit }}</td><td>{{ row.counts }}</td></tr>\n\
+{% endfor %}</tbody></table></div>\n{% endif %}"
+)]
+struct Overview<'a> {
+    stages: String,
+    rows: Vec<Listed<'a>>,
 }
 
 fn overview(rows: &[Row]) -> Page {
     let mut page = Page::new("specs/index.html", "Specs");
-    let _ = write!(
-        page.body,
-        "<h1>Spec folders</h1>\n<p class=\"lede\">fondue <code>spec</code> v9: {}, then <code>done</code> \
-(or <code>abandoned</code>).</p>\n",
-        chart::STAGES[..6].join(" → ")
-    );
-    if rows.is_empty() {
-        page.push("<p>No spec folders under the configured paths.</p>\n");
-        return page;
-    }
-    page.push(
-        "<div class=\"table\"><table>\n<caption>Every spec</caption>\n<thead><tr><th scope=\"col\">Spec</th>\
-<th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Review rounds</th><th scope=\"col\" class=\"num\">Open audit findings</th>\
-<th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n",
-    );
-    for row in rows {
-        let _ = writeln!(
-            page.body,
-            "<tr><td>{}<br><code class=\"where\">{}</code></td><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-            page.link(&row.page, &row.title),
-            esc(&row.root),
-            esc(&row.state),
-            row.rounds,
-            row.open_audit,
-            esc(&row.counts)
-        );
-    }
-    page.push("</tbody></table></div>\n");
+    let rows = rows.iter().map(|row| Listed { row, link: page.link(&row.page, &row.title) }).collect();
+    page.put(&Overview { stages: chart::STAGES[..6].join(" → "), rows });
     page
 }
