@@ -407,14 +407,23 @@ fn strong_at(tokens: &[Token], i: usize) -> bool {
     if t.kind == Kind::Word && matches!(t.word.as_str(), "given" | "when" | "then" | "and" | "but" | "scenario" | "i") {
         return false;
     }
+    if !is_strong(t) {
+        return false;
+    }
     let opening = tokens[..i].iter().all(|t| t.kind == Kind::Break);
-    let only_capitalised = t.kind == Kind::Word && {
-        let lower = t.raw.to_lowercase();
-        let mut chars = lower.chars();
-        let rest: String = chars.by_ref().skip(1).collect();
-        t.raw.chars().skip(1).collect::<String>() == rest && !is_anchor(t)
+    // ASCII lower-cases letter by letter; other text through `to_lowercase`,
+    // which may change a word's length.
+    let only_capitalised = || {
+        let rest_unchanged = if t.raw.is_ascii() {
+            !t.raw.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+        } else {
+            let lower = t.raw.to_lowercase();
+            let rest: String = lower.chars().skip(1).collect();
+            t.raw.chars().skip(1).collect::<String>() == rest
+        };
+        t.kind == Kind::Word && rest_unchanged && !is_anchor(t)
     };
-    is_strong(t) && !(opening && only_capitalised)
+    !(opening && only_capitalised())
 }
 
 /// A concrete observable: a code span, a quoted string, a number, or a word
