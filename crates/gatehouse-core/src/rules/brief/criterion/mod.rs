@@ -437,12 +437,17 @@ fn is_strong(t: &Token) -> bool {
 }
 
 fn identifier_like(raw: &str) -> bool {
-    let chars: Vec<char> = raw.chars().collect();
-    let upper = chars.iter().filter(|c| c.is_ascii_uppercase()).count();
-    let camel = chars.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    let dotted = chars.windows(3).any(|w| w[0].is_alphanumeric() && w[1] == '.' && w[2].is_alphanumeric())
-        && !matches!(raw, "e.g" | "i.e");
-    let capitalised = chars.first().is_some_and(char::is_ascii_uppercase) && upper == 1 && chars.len() > 1;
+    // One pass over the characters, each with the two before it.
+    let (mut upper, mut camel, mut dotted) = (0, false, false);
+    let (mut before, mut last): (Option<char>, Option<char>) = (None, None);
+    for c in raw.chars() {
+        upper += usize::from(c.is_ascii_uppercase());
+        camel |= last.is_some_and(|l| l.is_ascii_lowercase()) && c.is_ascii_uppercase();
+        dotted |= before.is_some_and(char::is_alphanumeric) && last == Some('.') && c.is_alphanumeric();
+        (before, last) = (last, Some(c));
+    }
+    let dotted = dotted && !matches!(raw, "e.g" | "i.e");
+    let capitalised = raw.starts_with(|c: char| c.is_ascii_uppercase()) && upper == 1 && raw.chars().nth(1).is_some();
     raw.chars().any(|c| c.is_ascii_digit())
         || raw.contains(['_', '=', '(', '{', '<', '@', '#'])
         || (raw.contains('/') && raw != "and/or")
