@@ -252,8 +252,7 @@ fn vague_terms(tokens: &[Token]) -> Vec<(usize, Vague)> {
             found.push((i, Vague { text: t.raw.to_string(), kind }));
         }
     }
-    for (phrase, kind) in PHRASES {
-        let parts: Vec<&str> = phrase.split(' ').collect();
+    for (parts, kind) in phrases() {
         for i in 0..tokens.len().saturating_sub(parts.len() - 1) {
             if parts.iter().enumerate().all(|(k, p)| word(i + k) == *p) {
                 let text = tokens[i..i + parts.len()].iter().map(|t| t.raw).collect::<Vec<_>>().join(" ");
