@@ -240,8 +240,10 @@ pub fn mentions(text: &str) -> Vec<Mention> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = text[from..].find("ADR") {
-        let start = from + at;
+    for start in memchr::memmem::find_iter(bytes, b"ADR") {
+        if start < from {
+            continue;
+        }
         from = start + 3;
         if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
             continue;

@@ -97,6 +97,9 @@ const EXTENSIONS: &[&str] = &[
     "gql",
 ];
 
+/// File names that are paths without an extension.
+const EXTENSIONLESS: &[&str] = &["Dockerfile", "Makefile", "Justfile", "Procfile"];
+
 /// `owner/name` as GitHub spells repositories.
 pub fn is_repo_name(s: &str) -> bool {
     let Some((owner, name)) = s.split_once('/') else { return false };
@@ -169,6 +172,17 @@ pub fn classify(text: &str, repos: &[&str]) -> SpanKind {
 /// (`github.com/o/r`) is no path, and an unsafe word is none either: prose
 /// and commands name host paths (`/etc/hosts`) that no repository holds.
 pub fn classify_word(word: &str, repos: &[&str], in_prose: bool) -> SpanKind {
+    if may_be_path_word(word) { word_shape(word, repos, in_prose) } else { SpanKind::NotAPath }
+}
+
+/// Whether `word` has a `/` or a `.`, or starts with an extension-less file
+/// name (`Makefile`, `Makefile:12`): no other word has a path's shape. Most
+/// words of prose are none, and are told so without `classify`.
+fn may_be_path_word(word: &str) -> bool {
+    word.contains(['/', '.']) || EXTENSIONLESS.iter().any(|name| word.starts_with(name))
+}
+
+fn word_shape(word: &str, repos: &[&str], in_prose: bool) -> SpanKind {
     let kind = classify(word, repos);
     let SpanKind::Path(path) = &kind else { return SpanKind::NotAPath };
     let first = path.path.split('/').next().unwrap_or("");
@@ -229,7 +243,7 @@ fn has_extension(text: &str) -> bool {
     let file = text.rsplit('/').next().unwrap_or(text);
     match file.rsplit_once('.') {
         Some((stem, ext)) => !stem.is_empty() && EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()),
-        None => matches!(file, "Dockerfile" | "Makefile" | "Justfile" | "Procfile"),
+        None => EXTENSIONLESS.contains(&file),
     }
 }
 
@@ -289,6 +303,7 @@ mod tests {
             ("scripts/restore.sh", false),
             ("Cargo.toml", false),
             ("./restore", false),
+            ("Makefile:12", false),
         ] {
             assert!(matches!(classify_word(word, &repos, in_prose), SpanKind::Path(_)), "{word}");
         }
@@ -302,8 +317,22 @@ mod tests {
             ("24/7", true),
             ("gyrum-labs/infra", true),
             ("--latest", false),
+            ("Makefile", true),
+            ("Node", true),
         ] {
             assert_eq!(classify_word(word, &repos, in_prose), SpanKind::NotAPath, "{word}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_word_passed_over_has_no_paths_shape(
+            word in "(Makefile|Dockerfile)?[A-Za-z0-9:#@~_*<>=-]{0,12}(Makefile|md)?",
+            in_prose: bool,
+        ) {
+            if !may_be_path_word(&word) {
+                proptest::prop_assert_eq!(word_shape(&word, &["o/r"], in_prose), SpanKind::NotAPath);
+            }
         }
     }
 }

@@ -76,11 +76,14 @@ fn mentions_by_adr(brief: &Brief) -> BTreeMap<u32, Mentioned> {
         note(quote.number, Mentioned::Honoured);
     }
     for (i, (line, text)) in blocks.iter().enumerate() {
-        let section_states = heading_level(text).is_some_and(|level| section_states(&blocks[i + 1..], level));
+        // Read once a heading mentions an ADR: most blocks mention none.
+        let states = std::cell::OnceCell::new();
+        let under_heading_states =
+            || *states.get_or_init(|| heading_level(text).is_some_and(|level| section_states(&blocks[i + 1..], level)));
         for m in mentions(text) {
             let scope = scope(text, m.offset, m.offset + m.len);
             let at = line + text[..m.offset].matches('\n').count() as u32;
-            let honoured = is_statement(scope) || (section_states && !is_labelled(&words(text)));
+            let honoured = is_statement(scope) || (under_heading_states() && !is_labelled(&words(text)));
             note(m.number, if honoured { Mentioned::Honoured } else { Mentioned::NameDropped(at) });
         }
     }
@@ -252,8 +255,8 @@ fn words(text: &str) -> Vec<String> {
 /// Whether the words open with a pointer label (`Related`, `See also`, …).
 fn is_labelled(words: &[String]) -> bool {
     LABELS.iter().any(|label| {
-        let parts: Vec<&str> = label.split(' ').collect();
-        words.len() >= parts.len() && words.iter().zip(&parts).all(|(w, p)| w == p)
+        let parts = label.split(' ');
+        words.len() >= parts.clone().count() && words.iter().zip(parts).all(|(w, p)| w == p)
     })
 }
 

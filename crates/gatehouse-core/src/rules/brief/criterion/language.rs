@@ -2,22 +2,23 @@
 //! lists are English; a criterion in another language is never judged by
 //! them (and never blocked for its language).
 
+use super::words::WordList;
 use super::{Kind, Token};
 
-const ENGLISH: &[&str] = &[
+static ENGLISH: WordList = WordList::new(&[
     "the", "a", "an", "is", "are", "and", "of", "to", "in", "on", "with", "when", "then", "given", "it", "be", "for",
     "by", "not", "no", "should", "must", "can", "after", "before", "each", "every", "has", "have", "does", "from",
-];
+]);
 
 /// Function words of German, French, Spanish, Portuguese, Italian and Dutch
 /// that are not also English words.
-const OTHER: &[&str] = &[
+static OTHER: WordList = WordList::new(&[
     "der", "die", "das", "ist", "und", "nicht", "mit", "nach", "bei", "eine", "einer", "wird", "wenn", "kein", "keine",
     "für", "auf", "dem", "den", "des", "le", "la", "les", "est", "une", "des", "du", "pour", "avec", "après", "si",
     "et", "pas", "el", "los", "las", "es", "se", "con", "una", "por", "tras", "y", "del", "al", "mientras", "o", "os",
     "é", "até", "um", "uma", "ser", "fica", "em", "na", "no", "não", "il", "di", "che", "non", "un", "sur", "dans",
     "au", "aux", "qui", "het", "een", "niet", "wordt", "van", "voor",
-];
+]);
 
 /// Whether the criterion reads as another language than English: more of
 /// its function words belong to another language, or its letters are not

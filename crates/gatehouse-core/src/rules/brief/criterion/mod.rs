@@ -252,8 +252,7 @@ fn vague_terms(tokens: &[Token]) -> Vec<(usize, Vague)> {
             found.push((i, Vague { text: t.raw.to_string(), kind }));
         }
     }
-    for (phrase, kind) in PHRASES {
-        let parts: Vec<&str> = phrase.split(' ').collect();
+    for (parts, kind) in phrases() {
         for i in 0..tokens.len().saturating_sub(parts.len() - 1) {
             if parts.iter().enumerate().all(|(k, p)| word(i + k) == *p) {
                 let text = tokens[i..i + parts.len()].iter().map(|t| t.raw).collect::<Vec<_>>().join(" ");
@@ -407,14 +406,23 @@ fn strong_at(tokens: &[Token], i: usize) -> bool {
     if t.kind == Kind::Word && matches!(t.word.as_str(), "given" | "when" | "then" | "and" | "but" | "scenario" | "i") {
         return false;
     }
+    if !is_strong(t) {
+        return false;
+    }
     let opening = tokens[..i].iter().all(|t| t.kind == Kind::Break);
-    let only_capitalised = t.kind == Kind::Word && {
-        let lower = t.raw.to_lowercase();
-        let mut chars = lower.chars();
-        let rest: String = chars.by_ref().skip(1).collect();
-        t.raw.chars().skip(1).collect::<String>() == rest && !is_anchor(t)
+    // ASCII lower-cases letter by letter; other text through `to_lowercase`,
+    // which may change a word's length.
+    let only_capitalised = || {
+        let rest_unchanged = if t.raw.is_ascii() {
+            !t.raw.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+        } else {
+            let lower = t.raw.to_lowercase();
+            let rest: String = lower.chars().skip(1).collect();
+            t.raw.chars().skip(1).collect::<String>() == rest
+        };
+        t.kind == Kind::Word && rest_unchanged && !is_anchor(t)
     };
-    is_strong(t) && !(opening && only_capitalised)
+    !(opening && only_capitalised())
 }
 
 /// A concrete observable: a code span, a quoted string, a number, or a word
@@ -428,12 +436,17 @@ fn is_strong(t: &Token) -> bool {
 }
 
 fn identifier_like(raw: &str) -> bool {
-    let chars: Vec<char> = raw.chars().collect();
-    let upper = chars.iter().filter(|c| c.is_ascii_uppercase()).count();
-    let camel = chars.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    let dotted = chars.windows(3).any(|w| w[0].is_alphanumeric() && w[1] == '.' && w[2].is_alphanumeric())
-        && !matches!(raw, "e.g" | "i.e");
-    let capitalised = chars.first().is_some_and(char::is_ascii_uppercase) && upper == 1 && chars.len() > 1;
+    // One pass over the characters, each with the two before it.
+    let (mut upper, mut camel, mut dotted) = (0, false, false);
+    let (mut before, mut last): (Option<char>, Option<char>) = (None, None);
+    for c in raw.chars() {
+        upper += usize::from(c.is_ascii_uppercase());
+        camel |= last.is_some_and(|l| l.is_ascii_lowercase()) && c.is_ascii_uppercase();
+        dotted |= before.is_some_and(char::is_alphanumeric) && last == Some('.') && c.is_alphanumeric();
+        (before, last) = (last, Some(c));
+    }
+    let dotted = dotted && !matches!(raw, "e.g" | "i.e");
+    let capitalised = raw.starts_with(|c: char| c.is_ascii_uppercase()) && upper == 1 && raw.chars().nth(1).is_some();
     raw.chars().any(|c| c.is_ascii_digit())
         || raw.contains(['_', '=', '(', '{', '<', '@', '#'])
         || (raw.contains('/') && raw != "and/or")

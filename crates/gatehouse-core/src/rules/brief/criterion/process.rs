@@ -3,10 +3,11 @@
 //! system does. They are recognised by word stem, so every form of a verb
 //! counts: update, updated, updating; implement, implementation.
 
+use super::words::WordList;
 use super::{Kind, Token};
 
 /// The team's artefacts: a step done to one of them is a process step.
-const ARTEFACTS: &[&str] = &[
+static ARTEFACTS: WordList = WordList::new(&[
     "documentation",
     "docs",
     "doc",
@@ -36,7 +37,7 @@ const ARTEFACTS: &[&str] = &[
     "runbook",
     "approach",
     "risks",
-];
+]);
 
 /// Stems of the verbs that report a step of the team's process.
 const STEPS: &[&str] = &[
@@ -71,16 +72,26 @@ const STEPS: &[&str] = &[
 ];
 
 /// Words that say the work is over, whatever it was.
-const COMPLETION: &[&str] = &["complete", "completed", "done", "finished", "accomplished", "delivered"];
+static COMPLETION: WordList =
+    WordList::new(&["complete", "completed", "done", "finished", "accomplished", "delivered"]);
 
 /// Nouns that name a step of the process in themselves.
-const STEP_NOUNS: &[&str] =
-    &["review", "approval", "demo", "walkthrough", "handover", "hand-off", "handoff", "retro", "retrospective"];
+static STEP_NOUNS: WordList = WordList::new(&[
+    "review",
+    "approval",
+    "demo",
+    "walkthrough",
+    "handover",
+    "hand-off",
+    "handoff",
+    "retro",
+    "retrospective",
+]);
 
 /// Verbs of conformance and the norms they point at ("follows existing
 /// conventions"): a reviewer's judgement, not an assertion.
 const CONFORM: &[&str] = &["follow", "adher", "conform", "compli", "comply", "respect", "align", "consistent"];
-const NORMS: &[&str] = &[
+static NORMS: WordList = WordList::new(&[
     "convention",
     "conventions",
     "guideline",
@@ -94,7 +105,7 @@ const NORMS: &[&str] = &[
     "practices",
     "principle",
     "principles",
-];
+]);
 
 /// The stem of a word: common inflections and derivations removed, so that
 /// `updated`, `updates` and `updating` share `updat`.

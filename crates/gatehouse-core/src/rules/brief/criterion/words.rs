@@ -1,7 +1,36 @@
 //! The word lists of the testability rubric.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use foldhash::fast::FixedState;
+
+/// A word list, looked up by hash: the rubric asks a dozen lists about every
+/// word of every criterion, and a scan of the longer lists (up to a hundred
+/// words) was most of its cost.
+pub(super) struct WordList {
+    words: &'static [&'static str],
+    set: OnceLock<HashSet<&'static str, FixedState>>,
+}
+
+impl WordList {
+    pub(super) const fn new(words: &'static [&'static str]) -> WordList {
+        WordList { words, set: OnceLock::new() }
+    }
+
+    pub(super) fn contains(&self, word: &&str) -> bool {
+        self.set.get_or_init(|| self.words.iter().copied().collect()).contains(word)
+    }
+}
+
+/// Each of [`PHRASES`] split into its words.
+pub(super) fn phrases() -> &'static [(Vec<&'static str>, super::VagueKind)] {
+    static SPLIT: OnceLock<Vec<(Vec<&'static str>, super::VagueKind)>> = OnceLock::new();
+    SPLIT.get_or_init(|| PHRASES.iter().map(|(phrase, kind)| (phrase.split(' ').collect(), *kind)).collect())
+}
+
 /// Quality words vague wherever they stand.
-pub(super) const QUALITY: &[&str] = &[
+pub(super) static QUALITY: WordList = WordList::new(&[
     "robust",
     "robustly",
     "gracefully",
@@ -96,16 +125,28 @@ pub(super) const QUALITY: &[&str] = &[
     "ux",
     "hardened",
     "restful",
-];
+]);
 
 /// Aspirations a number does not turn into a target ("strive for zero
 /// downtime" is still a wish).
-pub(super) const PURE_ASPIRATIONS: &[&str] =
-    &["aim", "aims", "strive", "strives", "ideally", "hopefully", "try", "tries", "want", "wants", "hope", "wish"];
+pub(super) static PURE_ASPIRATIONS: WordList = WordList::new(&[
+    "aim",
+    "aims",
+    "strive",
+    "strives",
+    "ideally",
+    "hopefully",
+    "try",
+    "tries",
+    "want",
+    "wants",
+    "hope",
+    "wish",
+]);
 
 /// States a checklist names without a verb ("Toggle visible on every
 /// header variant"): each says what a tester sees.
-pub(super) const STATES: &[&str] = &[
+pub(super) static STATES: WordList = WordList::new(&[
     "visible",
     "hidden",
     "shown",
@@ -139,12 +180,12 @@ pub(super) const STATES: &[&str] = &[
     "successful",
     "green",
     "red",
-];
+]);
 
 /// Words vague when they are what the criterion says its subject is
 /// (`latency is low`, `makes the code simpler`), not when they name a thing
 /// (`a clean checkout`, `low-priority jobs`).
-pub(super) const PREDICATIVE: &[&str] = &[
+pub(super) static PREDICATIVE: WordList = WordList::new(&[
     "fast",
     "quick",
     "slow",
@@ -207,10 +248,10 @@ pub(super) const PREDICATIVE: &[&str] = &[
     "accessible",
     "functional",
     "confident",
-];
+]);
 
 /// Hedges: they say a result is right without saying what right is.
-pub(super) const HEDGES: &[&str] = &[
+pub(super) static HEDGES: WordList = WordList::new(&[
     "correctly",
     "properly",
     "appropriately",
@@ -221,9 +262,9 @@ pub(super) const HEDGES: &[&str] = &[
     "appropriate",
     "suitable",
     "suitably",
-];
+]);
 
-pub(super) const ASPIRATIONS: &[&str] = &[
+pub(super) static ASPIRATIONS: WordList = WordList::new(&[
     "aim",
     "aims",
     "strive",
@@ -277,10 +318,10 @@ pub(super) const ASPIRATIONS: &[&str] = &[
     "enhancement",
     "enhancements",
     "simplification",
-];
+]);
 
-pub(super) const PROCESS: &[&str] =
-    &["reviewed", "qa", "stakeholder", "stakeholders", "sign-off", "signoff", "discussed", "demoed"];
+pub(super) static PROCESS: WordList =
+    WordList::new(&["reviewed", "qa", "stakeholder", "stakeholders", "sign-off", "signoff", "discussed", "demoed"]);
 
 /// Multi-word vague phrases, with their kind.
 pub(super) const PHRASES: &[(&str, super::VagueKind)] = &[
@@ -331,13 +372,13 @@ pub(super) const PHRASES: &[(&str, super::VagueKind)] = &[
 ];
 
 /// Verbs after which an adjective is what the subject is said to be.
-pub(super) const LINKING: &[&str] = &[
+pub(super) static LINKING: WordList = WordList::new(&[
     "is", "are", "be", "been", "being", "was", "were", "stays", "stay", "remains", "remain", "feels", "feel", "looks",
     "look", "seems", "seem", "becomes", "become", "keeps", "still",
-];
+]);
 
 /// Words that may sit between a linking verb and its adjective.
-pub(super) const INTENSIFIERS: &[&str] = &[
+pub(super) static INTENSIFIERS: WordList = WordList::new(&[
     "very",
     "more",
     "less",
@@ -364,16 +405,17 @@ pub(super) const INTENSIFIERS: &[&str] = &[
     "fully",
     "completely",
     "entirely",
-];
+]);
 
-pub(super) const MAKING: &[&str] = &["make", "makes", "making", "made", "keep", "keeping", "kept"];
+pub(super) static MAKING: WordList = WordList::new(&["make", "makes", "making", "made", "keep", "keeping", "kept"]);
 
 /// Verbs that say something happens to a thing without saying what.
-pub(super) const CATCHALL_VERBS: &[&str] =
-    &["handle", "handles", "handled", "handling", "deal", "deals", "cope", "copes", "cover", "covers", "covered"];
+pub(super) static CATCHALL_VERBS: WordList = WordList::new(&[
+    "handle", "handles", "handled", "handling", "deal", "deals", "cope", "copes", "cover", "covers", "covered",
+]);
 
 /// Nouns that name no particular thing.
-pub(super) const GENERIC: &[&str] = &[
+pub(super) static GENERIC: WordList = WordList::new(&[
     "it",
     "this",
     "that",
@@ -429,50 +471,51 @@ pub(super) const GENERIC: &[&str] = &[
     "users",
     "user",
     "one",
-];
+]);
 
 /// Function words: never an observable, never a predicate by themselves.
-pub(super) const STOP: &[&str] = &[
+pub(super) static STOP: WordList = WordList::new(&[
     "the", "a", "an", "of", "to", "in", "on", "at", "by", "for", "with", "without", "and", "or", "but", "from", "into",
     "as", "its", "their", "his", "her", "our", "my", "your", "we", "i", "you", "he", "she", "each", "every", "any",
     "some", "no", "not", "than", "then", "there", "here", "when", "if", "unless", "after", "before", "while", "so",
     "such", "new", "old", "other", "another", "same", "also", "very", "more", "less", "most", "only", "just", "which",
     "who", "whose", "what", "where", "how", "up", "down", "out", "over", "under", "again", "both",
-];
+]);
 
-pub(super) const AUXILIARIES: &[&str] = &[
+pub(super) static AUXILIARIES: WordList = WordList::new(&[
     "is", "are", "be", "been", "being", "was", "were", "has", "have", "had", "does", "do", "did", "can", "cannot",
     "can't", "must", "should", "will", "won't", "would", "may", "never", "doesn't", "don't", "isn't", "aren't", "get",
     "gets", "got",
-];
+]);
 
-pub(super) const COMPARISONS: &[&str] = &[
+pub(super) static COMPARISONS: WordList = WordList::new(&[
     "<", ">", "<=", ">=", "≤", "≥", "=", "under", "below", "above", "over", "within", "exactly", "than", "exceeds",
     "exceed", "between",
-];
+]);
 
 /// Verbs a plural subject takes in their bare form (`backups work`,
 /// `requests get a 401`); other verbs are known by their endings.
-pub(super) const BASE_VERBS: &[&str] = &[
+pub(super) static BASE_VERBS: WordList = WordList::new(&[
     "work", "show", "see", "fail", "pass", "return", "include", "appear", "contain", "match", "exist", "stay",
     "remain", "reach", "receive", "list", "keep", "go", "run", "load", "open", "close", "print", "exit", "log", "emit",
     "send", "read", "write", "accept", "reject", "handle", "sign", "agree", "take", "make", "use", "stop", "start",
-];
+]);
 
 /// Number words that count as a measurement ("one" does not: "the old one").
-pub(super) const NUMBER_WORDS: &[&str] = &[
+pub(super) static NUMBER_WORDS: WordList = WordList::new(&[
     "zero", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twice",
     "hundred", "thousand", "million", "dozen",
-];
+]);
 
 /// Clause openers after which a hedged criterion names its condition.
-pub(super) const CONDITIONS: &[&str] =
-    &["when", "if", "unless", "with", "without", "for", "after", "before", "whose", "that", "which", "where", "on"];
+pub(super) static CONDITIONS: WordList = WordList::new(&[
+    "when", "if", "unless", "with", "without", "for", "after", "before", "whose", "that", "which", "where", "on",
+]);
 
 /// Verbs that say a thing does its job without saying what the job is: a
 /// hedge after one ("behaves correctly for admins") is not pinned down by
 /// what the sentence names.
-pub(super) const GENERIC_VERBS: &[&str] = &[
+pub(super) static GENERIC_VERBS: WordList = WordList::new(&[
     "behave",
     "behaves",
     "work",
@@ -488,15 +531,15 @@ pub(super) const GENERIC_VERBS: &[&str] = &[
     "handle",
     "handles",
     "handled",
-];
+]);
 
 /// Verbs of liking, vague when people are their subject ("users like the
 /// new layout").
-pub(super) const SENTIMENT: &[&str] =
-    &["like", "likes", "enjoy", "enjoys", "appreciate", "appreciates", "prefer", "prefers"];
+pub(super) static SENTIMENT: WordList =
+    WordList::new(&["like", "likes", "enjoy", "enjoys", "appreciate", "appreciates", "prefer", "prefers"]);
 
 /// Whose feelings a sentiment verb reports.
-pub(super) const PEOPLE: &[&str] = &[
+pub(super) static PEOPLE: WordList = WordList::new(&[
     "users",
     "user",
     "customers",
@@ -509,4 +552,4 @@ pub(super) const PEOPLE: &[&str] = &[
     "developers",
     "admins",
     "stakeholders",
-];
+]);
