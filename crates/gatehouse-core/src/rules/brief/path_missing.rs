@@ -86,6 +86,10 @@ fn nearest_paths(path: &str, files: &[String]) -> Vec<String> {
     nearest(path, candidates).into_iter().map(|p| format!("{p}{slash}")).collect()
 }
 
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
 #[cfg(test)]
 mod tests {
     use super::nearest_paths;
@@ -101,8 +105,4 @@ mod tests {
         assert_eq!(nearest_paths("services/api/scr/", &files), ["services/api/src/"]);
         assert!(nearest_paths("gyrum-pipelines/manifest/", &files).is_empty());
     }
-}
-
-fn parent_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(parent, _)| parent)
 }
