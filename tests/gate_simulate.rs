@@ -134,3 +134,24 @@ fn recusal_from_commit_authors_and_bad_input() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("has no `review:` policy") && stderr.contains("core: { reviewers: ["), "{stderr}");
 }
+
+#[test]
+fn a_head_that_is_none_of_the_commits_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let commits = vec![commit("1111111aaaaaaa", "jon"), commit("2222222bbbbbbb", "jon")];
+    let reviews = vec![review("marcus", "APPROVED", "2222222bbbbbbb", "2026-05-01T10:00:00Z")];
+    let out = simulate(tmp.path(), &reviews, &commits, &["--head", "3333333"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--head 3333333 is none of the 2 commits in"), "{stderr}");
+    assert!(stderr.contains("(the last, the usual head, is 2222222bbbbbbb)"), "{stderr}");
+    let out = simulate(tmp.path(), &reviews, &commits, &["--head", "1111111aaaaaaa"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn help_keeps_the_gh_api_example_on_one_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(["gate", "simulate", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("`gh api repos/OWNER/REPO/pulls/NUMBER/reviews > reviews.json`"), "{help}");
+}

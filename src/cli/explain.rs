@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use gatehouse_core::suggest;
+
 use crate::rules::{RuleInfo, all_rules};
 
 pub fn rules() -> String {
@@ -21,6 +23,23 @@ pub fn rules_json() -> String {
         .map(|r| serde_json::json!({ "id": r.id, "severity": r.default_severity, "summary": r.summary }))
         .collect();
     serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "rules": rules })).expect("plain data") + "\n"
+}
+
+/// The rule ids nearest `word`: those whose name after the family (`path-missing`
+/// of `brief/path-missing`) is `word` or near it, else those whose whole id is.
+pub fn nearest_rules(word: &str) -> Vec<&'static str> {
+    let ids: Vec<&'static str> = all_rules().into_iter().map(|r| r.id).collect();
+    let name = |id: &'static str| id.rsplit('/').next().unwrap_or(id);
+    let named: Vec<&'static str> = ids.iter().copied().filter(|id| name(id) == word).collect();
+    if !named.is_empty() {
+        return named;
+    }
+    let by_name = suggest::nearest(word, ids.iter().map(|id| name(id)));
+    let mut found: Vec<&'static str> = ids.iter().copied().filter(|id| by_name.contains(&name(id))).take(3).collect();
+    if found.is_empty() {
+        found = suggest::nearest(word, ids.iter().copied());
+    }
+    found
 }
 
 pub fn explain(r: &RuleInfo) -> String {

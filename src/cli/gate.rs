@@ -14,13 +14,13 @@ pub struct SimulateArgs {
     /// A `.github/gatehouse.yml` whose `review:` policy to evaluate.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
-    /// The PR's reviews: `gh api repos/{o}/{r}/pulls/{n}/reviews > reviews.json`.
+    /// The PR's reviews: `gh api repos/OWNER/REPO/pulls/NUMBER/reviews > reviews.json`.
     #[arg(long, value_name = "FILE")]
     reviews: PathBuf,
-    /// The PR's commits (`…/pulls/{n}/commits`): commit authors are recused.
+    /// The PR's commits (`…/pulls/NUMBER/commits`): commit authors are recused.
     #[arg(long, value_name = "FILE")]
     commits: Option<PathBuf>,
-    /// The PR's head commit [default: the last of --commits].
+    /// The PR's head commit, one of --commits [default: the last of them].
     #[arg(long, value_name = "SHA")]
     head: Option<String>,
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
@@ -29,6 +29,18 @@ pub struct SimulateArgs {
 
 fn read(path: &PathBuf, what: &str) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))
+}
+
+/// A `--head` must be one of the pull request's commits: reviews on any
+/// other commit would all be judged stale.
+fn refuse_unknown_head(head: &str, commits_json: &str, path: &PathBuf) -> Result<()> {
+    let commits: Vec<serde_json::Value> = serde_json::from_str(commits_json).unwrap_or_default();
+    let shas: Vec<&str> = commits.iter().filter_map(|c| c["sha"].as_str()).collect();
+    if shas.contains(&head) {
+        return Ok(());
+    }
+    let last = shas.last().map_or_else(String::new, |sha| format!(" (the last, the usual head, is {sha})"));
+    bail!("--head {head} is none of the {} commits in {}{last}; pass a full sha from it", shas.len(), path.display())
 }
 
 pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
@@ -48,8 +60,15 @@ pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
     let reviews = crate::github::reviews::parse_reviews(&read(&args.reviews, "--reviews")?)
         .with_context(|| format!("in {}", args.reviews.display()))?;
     let (authors, last) = match &args.commits {
-        Some(path) => crate::github::reviews::commit_authors(&read(path, "--commits")?)
-            .with_context(|| format!("in {}", path.display()))?,
+        Some(path) => {
+            let json = read(path, "--commits")?;
+            let found =
+                crate::github::reviews::commit_authors(&json).with_context(|| format!("in {}", path.display()))?;
+            if let Some(head) = &args.head {
+                refuse_unknown_head(head, &json, path)?;
+            }
+            found
+        }
         None => (Vec::new(), None),
     };
     let Some(head) = args.head.or(last) else {

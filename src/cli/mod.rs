@@ -294,7 +294,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Explain { rule } => {
             let Some(info) = crate::rules::find(&rule) else {
-                bail!("no rule `{rule}`; `gatehouse rules` lists them all");
+                match gatehouse_core::suggest::did_you_mean(&explain::nearest_rules(&rule)) {
+                    Some(suggestion) => bail!("no rule `{rule}`; {suggestion} (`gatehouse rules` lists them all)"),
+                    None => bail!("no rule `{rule}`; `gatehouse rules` lists them all"),
+                }
             };
             emit(&explain::explain(info))?;
             Ok(ExitCode::SUCCESS)

@@ -17,6 +17,7 @@ pub mod model;
 pub mod render;
 pub mod rules;
 pub mod schema;
+pub mod suggest;
 
 pub use config::Config;
 pub use model::{ChangeSet, Finding, Report, Severity};

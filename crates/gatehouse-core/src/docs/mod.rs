@@ -14,6 +14,7 @@ pub mod tree;
 pub mod voting;
 pub mod yaml;
 pub mod yaml_block;
+mod yaml_diagnose;
 
 /// ASCII letters and digits, `_`, `-` and `.`: the bytes of the plain YAML
 /// keys the fast reader takes, and of persona pins' parts.

@@ -11,6 +11,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 pub use super::tree::{Key, Map, Node, NodeId, Seq, Tree};
 use super::tree::{Str, TreeBuilder};
+use super::yaml_diagnose;
 
 /// The deepest nesting a document may use. Real frontmatter uses three or four.
 pub const MAX_DEPTH: usize = 32;
@@ -19,13 +20,16 @@ const DEPTH_MESSAGE: &str = "YAML nested deeper than 32 levels; no gatehouse doc
 /// The most nodes one YAML text may hold; keeps cost linear and bounded.
 pub const MAX_NODES: usize = 2_000_000;
 
-/// Why a YAML text could not be read, and where.
+/// Why a YAML text could not be read, where, and how to fix it. `col`
+/// counts characters (a tab is one); `width` is how many the mistake covers.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}, column {col}: {message}")]
 pub struct YamlError {
     pub line: u32,
     pub col: u32,
+    pub width: u32,
     pub message: String,
+    pub help: String,
 }
 
 /// How messages name a scalar's type.
@@ -103,7 +107,7 @@ pub fn parse(text: &str, first_line: u32) -> Result<Tree<'_>, YamlError> {
         let (event, mark) = parser.next_token().map_err(|e| {
             // The scanner stops runaway flow nesting before our depth check sees it.
             let info = if e.info().contains("recursion limit") { DEPTH_MESSAGE } else { e.info() };
-            builder.error(e.marker(), info)
+            builder.diagnosed(e.marker(), info)
         })?;
         match event {
             Event::StreamEnd => break,
@@ -182,7 +186,14 @@ struct Builder<'s> {
 impl<'s> Builder<'s> {
     fn error(&self, mark: &Marker, message: &str) -> YamlError {
         let (line, col) = self.position(mark);
-        YamlError { line, col, message: message.to_string() }
+        YamlError { line, col, width: 1, message: message.to_string(), help: yaml_diagnose::help(message).to_string() }
+    }
+
+    /// A scanner error, explained from the text in the author's terms.
+    fn diagnosed(&self, mark: &Marker, info: &str) -> YamlError {
+        let (line, col) = self.position(mark);
+        let d = yaml_diagnose::diagnose(self.tree.text(), self.first_line, line, col, info);
+        YamlError { line: d.line, col: d.col, width: d.width, message: d.message, help: d.help }
     }
 
     fn position(&self, mark: &Marker) -> (u32, u32) {
@@ -268,7 +279,13 @@ impl<'s> Builder<'s> {
             }
             None => {
                 let Some(name) = built.scalar_text() else {
-                    return Err(YamlError { line, col, message: "mapping keys must be plain strings".into() });
+                    return Err(YamlError {
+                        line,
+                        col,
+                        width: 1,
+                        message: "mapping keys must be plain strings".into(),
+                        help: "write the key as a plain word before its colon".into(),
+                    });
                 };
                 let name_str = self.tree.scalar_str(node);
                 let entries = &self.entries[frame.start..];
@@ -280,7 +297,9 @@ impl<'s> Builder<'s> {
                     return Err(YamlError {
                         line,
                         col,
-                        message: format!("duplicate key `{name}` (first on line {previous})"),
+                        width: name.chars().count().max(1) as u32,
+                        message: format!("the key `{name}` is repeated from line {previous}"),
+                        help: format!("keep one `{name}:` line: a key appears once in a mapping"),
                     });
                 }
                 if entries.len() >= SCAN_KEYS {
@@ -363,7 +382,7 @@ mod tests {
     fn duplicate_keys_and_second_documents_are_errors() {
         let err = parse("a: 1\nb: 2\na: 3\n", 2).unwrap_err();
         assert_eq!(err.line, 4);
-        assert!(err.message.contains("duplicate key `a` (first on line 2)"));
+        assert!(err.message.contains("the key `a` is repeated from line 2"));
         assert!(parse("a: 1\n---\nb: 2\n", 1).is_err());
     }
 
@@ -373,7 +392,7 @@ mod tests {
         assert_eq!(parse(&text, 1).unwrap().root().as_map().unwrap().len(), 50_000);
         text.push_str("k20: again\n");
         let err = parse(&text, 1).unwrap_err();
-        assert_eq!((err.line, err.message.as_str()), (50_001, "duplicate key `k20` (first on line 21)"));
+        assert_eq!((err.line, err.message.as_str()), (50_001, "the key `k20` is repeated from line 21"));
     }
 
     proptest::proptest! {

@@ -75,6 +75,19 @@ pub fn findings<'f>(findings: impl IntoIterator<Item = &'f Finding>, changes: &C
     out
 }
 
+/// How a tab is shown in a source line.
+const TAB: &str = "    ";
+
+/// Where a caret starts and how wide it is on the shown line, for a span of
+/// `width` characters after the first `skip`: a tab is shown as [`TAB`], so
+/// a caret under one covers all of it.
+fn caret_columns(source: &str, skip: u32, width: u32) -> (usize, usize) {
+    let shown: Vec<usize> = source.chars().map(|c| if c == '\t' { TAB.len() } else { 1 }).collect();
+    let at = |i: usize| shown.get(i).copied().unwrap_or(1);
+    let (skip, width) = (skip as usize, width as usize);
+    ((0..skip).map(at).sum(), (skip..skip + width).map(at).sum::<usize>().max(1))
+}
+
 fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
     let _ = writeln!(out, "{}[{}]: {}", f.severity.as_str(), f.rule, escape_controls(&f.message, Keep::Nothing));
     let line = f.span.line;
@@ -84,17 +97,18 @@ fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
     let pad = " ".repeat(gutter);
     let _ = writeln!(out, "{pad}--> {}:{line}:{col}", escape_controls(&f.path, Keep::Nothing));
     if let Some(source) = source {
-        let source = source.replace('\t', "    ");
-        let source = escape_controls(&source, Keep::Nothing);
+        let expanded = source.replace('\t', TAB);
+        let shown = escape_controls(&expanded, Keep::Nothing);
         let _ = writeln!(out, "{pad} |");
-        let _ = writeln!(out, "{line} | {source}");
+        let _ = writeln!(out, "{line} | {shown}");
         if f.span.col > 0 {
             let width = if f.span.end_line == f.span.line && f.span.end_col > f.span.col {
                 f.span.end_col - f.span.col
             } else {
                 1
             };
-            let _ = writeln!(out, "{pad} | {}{}", " ".repeat(col as usize - 1), "^".repeat(width as usize));
+            let (before, under) = caret_columns(source, col - 1, width);
+            let _ = writeln!(out, "{pad} | {}{}", " ".repeat(before), "^".repeat(under));
         } else if f.span.end_line > f.span.line {
             let _ = writeln!(out, "{pad} | ... through line {}", f.span.end_line);
         }
@@ -103,4 +117,18 @@ fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
         let _ = writeln!(out, "{pad} = help: {}", escape_controls(help, Keep::Nothing));
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::caret_columns;
+
+    #[test]
+    fn carets_line_up_with_tabs_shown_as_spaces() {
+        // `agent:<tab>X`: the tab is the 7th character and shown 4 wide.
+        assert_eq!(caret_columns("agent:\tX", 6, 1), (6, 4));
+        assert_eq!(caret_columns("agent:\tX", 7, 1), (10, 1));
+        assert_eq!(caret_columns("\tkey: [a", 0, 1), (0, 4));
+        assert_eq!(caret_columns("ab", 1, 5), (1, 5));
+    }
 }

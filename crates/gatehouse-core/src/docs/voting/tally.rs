@@ -587,7 +587,8 @@ mod tests {
     #[test]
     fn unreadable_blocks_and_empty_docs_are_errors_with_lines() {
         let err = tally_document("g/t@v1.md", "## S\n\n```voting\nsection: [\n```\n").unwrap_err();
-        assert_eq!(err.line, 5, "{err}");
+        assert_eq!(err.line, 4, "{err}");
+        assert!(err.to_string().contains("the `[` opened on line 4 is never closed"), "{err}");
         let err = tally_document("g/t@v1.md", "# Nothing\n").unwrap_err();
         assert_eq!(err.line, 1);
     }

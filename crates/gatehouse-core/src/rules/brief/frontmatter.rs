@@ -25,10 +25,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             FrontmatterError::Unterminated { open } => {
                 (Span::line(*open), "add a `---` line after the last frontmatter field")
             }
-            FrontmatterError::Yaml(e) => (
-                Span::at(e.line, e.col, 1),
-                "fix the YAML at this line; quote values that contain `: ` or start with a special character",
-            ),
+            FrontmatterError::Yaml(e) => (Span::at(e.line, e.col, e.width), e.help.as_str()),
             FrontmatterError::NotMapping { line, .. } => {
                 (Span::line(*line), "write the frontmatter as `key: value` lines")
             }

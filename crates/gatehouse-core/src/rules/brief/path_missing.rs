@@ -1,5 +1,6 @@
 use super::BriefView;
 use crate::model::{PathLookup, Sink};
+use crate::suggest::{did_you_mean, nearest};
 
 declare_rule! {
     id: "brief/path-missing",
@@ -38,7 +39,70 @@ fn check(view: &BriefView, sink: &mut Sink) {
             })
             .collect();
         let what = if target.path.ends_with('/') { "folder" } else { "path" };
-        sink.emit(brief.path, path.span, format!("path:{}", path.text), format!("{what} `{}` does not exist in {}", target.path, places.join(" or ")))
-            .help("fix the path against the repository's source, or add `to-be-created: <why it will exist>` on the same line");
+        let trees = path.lookups.iter().filter(|(_, l)| *l == PathLookup::Missing);
+        let trees = trees.filter_map(|(repo, _)| view.changes.repos.tree(repo, target.rev.as_deref()));
+        let mut near: Vec<String> = trees.flat_map(|tree| nearest_paths(&target.path, tree.files())).collect();
+        near.dedup();
+        let fix = "add `to-be-created: <why it will exist>` on the same line";
+        let help = match did_you_mean(&near.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Some(suggestion) => format!("{suggestion} Else {fix}"),
+            None => format!("fix the path against the repository's source, or {fix}"),
+        };
+        sink.emit(
+            brief.path,
+            path.span,
+            format!("path:{}", path.text),
+            format!("{what} `{}` does not exist in {}", target.path, places.join(" or ")),
+        )
+        .help(help);
+    }
+}
+
+/// The paths of `files` nearest a missing `path`, among the files and
+/// folders beside where it would be and the files of the same name
+/// elsewhere (a scan of the listing, done only for a missing path).
+fn nearest_paths(path: &str, files: &[String]) -> Vec<String> {
+    let folder = path.ends_with('/');
+    let path = path.trim_end_matches('/');
+    let (parent, name) = path.rsplit_once('/').map_or(("", path), |(p, n)| (p, n));
+    let mut candidates: Vec<&str> = Vec::new();
+    for file in files {
+        // Folders are the ancestors of files; a candidate folder is one
+        // whose parent is `path`'s parent, or whose parent's parent is.
+        let mut dir = parent_of(file);
+        while !dir.is_empty() && folder {
+            if parent_of(dir) == parent_of(parent) || parent_of(dir) == parent {
+                candidates.push(dir);
+            }
+            dir = parent_of(dir);
+        }
+        if !folder && (parent_of(file) == parent || file.rsplit('/').next() == Some(name)) {
+            candidates.push(file);
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let slash = if folder { "/" } else { "" };
+    nearest(path, candidates).into_iter().map(|p| format!("{p}{slash}")).collect()
+}
+
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_paths;
+
+    #[test]
+    fn near_files_and_folders_are_suggested() {
+        let files: Vec<String> =
+            ["runbooks/restore.md", "scripts/backup.sh", "services/api/src/main.rs", "docs/restore.md"]
+                .map(String::from)
+                .to_vec();
+        assert_eq!(nearest_paths("runbooks/restor.md", &files), ["runbooks/restore.md"]);
+        assert_eq!(nearest_paths("scripts/bakup.sh", &files), ["scripts/backup.sh"]);
+        assert_eq!(nearest_paths("services/api/scr/", &files), ["services/api/src/"]);
+        assert!(nearest_paths("gyrum-pipelines/manifest/", &files).is_empty());
     }
 }

@@ -46,17 +46,5 @@ fn check(view: &BriefView, sink: &mut Sink) {
 
 /// Within two edits: catches the usual typos.
 fn near(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().abs_diff(b.len()) > 2 {
-        return false;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut row = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            row.push((prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(row[j] + 1));
-        }
-        prev = row;
-    }
-    prev[b.len()] <= 2
+    crate::suggest::distance(a, b) <= 2
 }

@@ -38,9 +38,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     FrontmatterError::Unterminated { open } => {
                         (Span::line(*open), "add a `---` line after the last frontmatter field")
                     }
-                    FrontmatterError::Yaml(e) => {
-                        (Span::at(e.line, e.col, 1), "fix the YAML at this line; anchors and aliases are not allowed")
-                    }
+                    FrontmatterError::Yaml(e) => (Span::at(e.line, e.col, e.width), e.help.as_str()),
                     FrontmatterError::NotMapping { line, .. } => {
                         (Span::line(*line), "write the frontmatter as `key: value` lines")
                     }

@@ -52,17 +52,14 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 }
             }
             if let Some(Err(error)) = &section.block {
-                let help = match error {
-                    BlockError::Unclosed { .. } => "close the block with a ``` line",
-                    BlockError::Yaml(_) => {
-                        "fix the YAML at this line; anchors (`&a`) and aliases (`*a`) are not allowed"
-                    }
-                    BlockError::NotMapping { .. } => {
-                        "write the block as `section:`, `active_argument:` and `arguments:` keys"
+                let (span, help) = match error {
+                    BlockError::Unclosed { line } => (Span::line(*line), "close the block with a ``` line"),
+                    BlockError::Yaml(e) => (Span::at(e.line, e.col, e.width), e.help.as_str()),
+                    BlockError::NotMapping { line, .. } => {
+                        (Span::line(*line), "write the block as `section:`, `active_argument:` and `arguments:` keys")
                     }
                 };
-                sink.emit(doc.path, Span::line(error.line()), format!("{anchor}:invalid"), error.to_string())
-                    .help(help);
+                sink.emit(doc.path, span, format!("{anchor}:invalid"), error.to_string()).help(help);
             }
         }
     }
