@@ -73,7 +73,7 @@ fn binary_invalid_utf8_and_oversized_documents() {
     let f = evaluate_brief(content);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].rule, "doc/unreadable");
-    assert!(f[0].message.contains("52428800 bytes, over the 1048576-byte limit"), "{}", f[0].message);
+    assert!(f[0].message.contains("50 MiB (52428800 bytes), over the 1 MiB limit"), "{}", f[0].message);
 }
 
 #[test]

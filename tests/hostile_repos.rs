@@ -140,7 +140,7 @@ fn untracked_fifos_devices_and_sparse_files_are_never_read() {
         let shown = text(&out);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {shown}");
         assert!(shown.contains("symbolic link to `/dev/zero`, outside the repository"), "{args:?}: {shown}");
-        assert!(shown.contains("the file is 1610612736 bytes, over the"), "{args:?}: {shown}");
+        assert!(shown.contains("the file is 1.5 GiB (1610612736 bytes), over the"), "{args:?}: {shown}");
         assert!(!shown.contains("panicked"), "{args:?}: {shown}");
     }
 }

@@ -1,7 +1,7 @@
 //! `gatehouse gate simulate`: a review policy evaluated offline against
 //! GitHub's own JSON, so a maintainer can test a policy before merging it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -33,7 +33,7 @@ fn read(path: &PathBuf, what: &str) -> Result<String> {
 
 /// A `--head` must be one of the pull request's commits: reviews on any
 /// other commit would all be judged stale.
-fn refuse_unknown_head(head: &str, commits_json: &str, path: &PathBuf) -> Result<()> {
+fn refuse_unknown_head(head: &str, commits_json: &str, path: &Path) -> Result<()> {
     let commits: Vec<serde_json::Value> = serde_json::from_str(commits_json).unwrap_or_default();
     let shas: Vec<&str> = commits.iter().filter_map(|c| c["sha"].as_str()).collect();
     if shas.contains(&head) {

@@ -16,6 +16,8 @@ pub struct Split<'a> {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FrontmatterError {
+    #[error("the file is empty")]
+    Empty,
     #[error("the file does not start with a `---` line, so it has no frontmatter")]
     Missing,
     #[error("the frontmatter opened on line {open} is never closed by a `---` line")]
@@ -30,7 +32,7 @@ impl FrontmatterError {
     /// The file line the error points at.
     pub fn line(&self) -> u32 {
         match self {
-            FrontmatterError::Missing => 1,
+            FrontmatterError::Empty | FrontmatterError::Missing => 1,
             FrontmatterError::Unterminated { open } => *open,
             FrontmatterError::Yaml(e) => e.line,
             FrontmatterError::NotMapping { line, .. } => *line,
@@ -45,6 +47,9 @@ fn is_fence(line: &str) -> bool {
 /// Splits `text` into frontmatter and body.
 pub fn split(text: &str) -> Split<'_> {
     let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text_no_bom.trim().is_empty() {
+        return Split { frontmatter: Err(FrontmatterError::Empty), body: text_no_bom, body_line: 1 };
+    }
     let mut lines = text_no_bom.split_inclusive('\n');
     let Some(first) = lines.next().filter(|l| is_fence(l)) else {
         return Split { frontmatter: Err(FrontmatterError::Missing), body: text_no_bom, body_line: 1 };
@@ -90,6 +95,8 @@ mod tests {
     #[test]
     fn reports_missing_unterminated_and_non_mapping() {
         assert_eq!(split("# Title\n").frontmatter.unwrap_err(), FrontmatterError::Missing);
+        assert_eq!(split("").frontmatter.unwrap_err(), FrontmatterError::Empty);
+        assert_eq!(split("\u{feff} \n\n").frontmatter.unwrap_err(), FrontmatterError::Empty);
         assert_eq!(split("---\nagent: x\n").frontmatter.unwrap_err(), FrontmatterError::Unterminated { open: 1 });
         let err = split("---\n- a\n---\n").frontmatter.unwrap_err();
         assert!(matches!(err, FrontmatterError::NotMapping { line: 2, .. }), "{err:?}");

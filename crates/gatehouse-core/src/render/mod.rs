@@ -18,6 +18,20 @@ pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
+/// A size as an author reads it: `512 bytes`, `4 KiB`, `1.5 MiB`, `1 GiB`
+/// (binary units, one decimal unless whole).
+pub fn size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    let Some(&(unit, name)) = UNITS.iter().find(|(unit, _)| bytes >= *unit) else {
+        return plural(bytes as usize, "byte");
+    };
+    let tenths = (bytes * 10 + unit / 2) / unit;
+    match tenths % 10 {
+        0 => format!("{} {name}", tenths / 10),
+        d => format!("{}.{d} {name}", tenths / 10),
+    }
+}
+
 /// Which control characters [`escape_controls`] leaves as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {
@@ -66,5 +80,17 @@ mod tests {
         assert_eq!(escape_controls("a\n::error x\u{1b}[31m\u{9b}", Keep::Nothing), "a\\n::error x\\u{1b}[31m\\u{9b}");
         assert_eq!(escape_controls("a\tb\nc\rd", Keep::LinesAndTabs), "a\tb\nc\\rd");
         assert!(matches!(escape_controls("plain — text", Keep::Nothing), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        assert_eq!(size(1), "1 byte");
+        assert_eq!(size(1023), "1023 bytes");
+        assert_eq!(size(1024), "1 KiB");
+        assert_eq!(size(1536), "1.5 KiB");
+        assert_eq!(size(1 << 20), "1 MiB");
+        assert_eq!(size((1 << 20) + 1), "1 MiB");
+        assert_eq!(size(50 << 20), "50 MiB");
+        assert_eq!(size(1_610_612_736), "1.5 GiB");
     }
 }

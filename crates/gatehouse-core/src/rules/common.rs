@@ -30,7 +30,11 @@ pub fn report_unreadable(path: &str, content: &FileContent, sink: &mut Sink) {
         }
         FileContent::TooLarge { bytes, limit } => (
             1,
-            format!("the file is {bytes} bytes, over the {limit}-byte limit, so it was not read"),
+            format!(
+                "the file is {} ({bytes} bytes), over the {} limit, so it was not read",
+                crate::render::size(*bytes),
+                crate::render::size(*limit)
+            ),
             "split the document, or raise `limits.max_file_bytes` in .github/gatehouse.yml",
         ),
         FileContent::Link { target, outside: true } => (

@@ -19,6 +19,10 @@ fn check(view: &BriefView, sink: &mut Sink) {
     for brief in &view.briefs {
         let Err(error) = &brief.frontmatter else { continue };
         let (span, help) = match error {
+            FrontmatterError::Empty => (
+                Span::line(1),
+                "write the brief: a `---` line, the six ADR-099 fields, a closing `---` line, then the body",
+            ),
             FrontmatterError::Missing => {
                 (Span::line(1), "start the file with a `---` line, the six ADR-099 fields, then a closing `---` line")
             }

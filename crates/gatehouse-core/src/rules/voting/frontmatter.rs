@@ -43,7 +43,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                         (Span::line(*line), "write the frontmatter as `key: value` lines")
                     }
                     // ADR-140 defines no frontmatter: the file name names the doc.
-                    FrontmatterError::Missing => continue,
+                    FrontmatterError::Empty | FrontmatterError::Missing => continue,
                 };
                 sink.emit(doc.path, span, "frontmatter", error.to_string()).help(help);
                 continue;
