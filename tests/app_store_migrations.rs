@@ -103,7 +103,7 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
     let waiting = store.claim("w", Duration::from_secs(30)).await.unwrap().expect("0.1's queued job");
     assert_eq!(
         (waiting.target, waiting.scope),
-        (Target::Pr { number: PrNumber(13), head: Some(HeadSha("c2".into())) }, Scope::ReviewGate)
+        (Target::Pr { number: PrNumber(13), head: Some(HeadSha("b2".into())) }, Scope::ReviewGate)
     );
 
     let group = store.merge_group("acme/docs", "m1").await.unwrap().expect("0.1's merge group");
