@@ -145,7 +145,7 @@ async fn sqlite_baseline_makes_the_schema_release_0_1_made() {
     assert_eq!(fresh_indexes, adopted_indexes);
 }
 
-/// Opens a copy of the 0.1 fixture whose `gh_schema` was changed by `sql`.
+/// The refusal to open a copy of the 0.1 fixture on which `sql` has run (`sql` leaves `gh_schema` at steps 0.1 never recorded).
 async fn open_with_legacy_steps(sql: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = release_0_1_sqlite(&dir);
