@@ -225,6 +225,20 @@ struct AckRun {
     store: StoreStats,
 }
 
+/// The App as `gatehouse serve` configures it, on SQLite at `db`, with the
+/// simulated GitHub as its GitHub. Its writes are not spaced: the App spaces
+/// them a second apart for GitHub's secondary rate limits ("Best practices
+/// for using the REST API"), which the simulated GitHub does not impose, and
+/// spaced writes would measure the pause instead of the App.
+fn in_process(sim: &Sim, db: &std::path::Path) -> Result<AppConfig> {
+    let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
+    config.database_url = format!("sqlite://{}", db.display());
+    config.bind = "127.0.0.1:0".parse()?;
+    config.api_url = sim.url();
+    config.retry.write_interval = Duration::ZERO;
+    Ok(config)
+}
+
 fn ack(client: &tokio::runtime::Runtime, args: &Args, concurrency: usize) -> Result<AckRun> {
     let server = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let dir = tempfile::tempdir()?;
@@ -234,10 +248,7 @@ fn ack(client: &tokio::runtime::Runtime, args: &Args, concurrency: usize) -> Res
     }
     let warm_up = deliveries(&sim, 0, WARM_UP)?;
     let measured = deliveries(&sim, WARM_UP, args.deliveries)?;
-    let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
-    config.database_url = format!("sqlite://{}", dir.path().join("loadgen.db").display());
-    config.bind = "127.0.0.1:0".parse()?;
-    config.api_url = sim.url();
+    let mut config = in_process(&sim, &dir.path().join("loadgen.db"))?;
     config.workers = args.workers;
     let running = server.block_on(app::start(config))?;
     let url = format!("http://{}/webhook", running.addr);
@@ -325,10 +336,7 @@ async fn e2e() -> Result<()> {
     const RUNS: usize = 50;
     let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
     let dir = tempfile::tempdir()?;
-    let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
-    config.database_url = format!("sqlite://{}", dir.path().join("e2e.db").display());
-    config.bind = "127.0.0.1:0".parse()?;
-    config.api_url = sim.url();
+    let config = in_process(&sim, &dir.path().join("e2e.db"))?;
     let running = app::start(config).await?;
     let client = reqwest::Client::new();
     let expected = gatehouse::publish::check_names().len();
