@@ -134,18 +134,6 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
     Ok(Accepted::New { jobs: item.jobs.len() })
 }
 
-/// Claimable jobs, oldest first: queued and due, or running with a lapsed
-/// lease, of PRs no worker holds. Two indexed lookups (an `OR` would scan the
-/// table, under the write lock).
-const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE state = 'queued' AND not_before <= $1 \
-     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
-     UNION ALL SELECT id, pr_key FROM gh_jobs WHERE state = 'running' AND lease_until < $1 ORDER BY id LIMIT 16";
-/// The same for PostgreSQL replicas: rows another claimer holds are skipped.
-const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((state = 'queued' AND not_before <= $1) \
-     OR (state = 'running' AND lease_until < $1)) \
-     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
-     ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
-
 #[derive(Clone)]
 enum Engine {
     /// Writes are serialised in-process by `writer`.
