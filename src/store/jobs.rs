@@ -206,7 +206,7 @@ impl Store {
     }
 
     /// Gives up on a job for good.
-    pub async fn fail(&self, job: &Job, worker: &str, error: &str) -> Result<bool> {
+    pub(crate) async fn fail(&self, job: &Job, worker: &str, error: &str) -> Result<bool> {
         self.finish(job, worker, "failed", Some(error)).await
     }
 
@@ -257,7 +257,7 @@ impl Store {
     /// head than `head` waiting? Then this one's result is stale before it is
     /// published. (A job for the same head, another event of the same push,
     /// finds the head evaluated and publishes nothing.)
-    pub async fn superseded(&self, job: &Job, head: &str) -> Result<bool> {
+    pub(crate) async fn superseded(&self, job: &Job, head: &str) -> Result<bool> {
         let key = job.pr_key();
         let sql = "SELECT COUNT(*) FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued' \
                    AND scope = 'all' AND (target_sha IS NULL OR target_sha <> $3)";

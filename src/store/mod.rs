@@ -64,7 +64,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, Postgres, Transaction};
 
-pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
+pub use blobs::{StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
 pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
@@ -160,12 +160,12 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// A database URL without its password, for messages.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let userinfo = &url[scheme + 3..at];
@@ -267,7 +267,7 @@ impl Store {
         }
     }
 
-    pub fn engine_name(&self) -> &'static str {
+    pub(crate) fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
             Engine::Postgres(_) => "postgres",
