@@ -32,12 +32,12 @@ fn fixtures() -> Result<PathBuf> {
 }
 
 /// Runs the demo on its own runtime.
-pub fn run() -> Result<()> {
+pub(crate) fn run() -> Result<()> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run_async())
 }
 
 /// Runs the demo on the caller's runtime.
-pub async fn run_async() -> Result<()> {
+pub(crate) async fn run_async() -> Result<()> {
     let dir = fixtures()?;
     let base = tree_from_dir(&dir.join("base"))?;
     let mut head = base.clone();

@@ -4,6 +4,8 @@
 //! the pure [`rules`] turn it into a [`model::Report`]; a renderer or the
 //! publisher shows it.
 
+#![warn(unreachable_pub)]
+
 pub use gatehouse_core::{config, depends, diff, docs, gate, model, render, rules, schema};
 
 pub mod app;

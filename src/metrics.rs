@@ -52,7 +52,7 @@ impl Metrics {
     /// One delivery of `event` answered with `outcome` (accepted, duplicate,
     /// unauthorized, too_large, length_required, busy, timeout, bad_request,
     /// error).
-    pub fn delivery(&self, event: &str, outcome: &'static str) {
+    pub(crate) fn delivery(&self, event: &str, outcome: &'static str) {
         // Event names come from an unauthenticated header: only the events
         // the App knows become labels, so the series stay few.
         let event = self.event_labels.iter().copied().find(|known| *known == event).unwrap_or("other");
@@ -62,16 +62,16 @@ impl Metrics {
 
     /// An idle connection, or the one with the slowest unverified body,
     /// closed to make room for a new one.
-    pub fn connection_shed(&self) {
+    pub(crate) fn connection_shed(&self) {
         self.connections_shed.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A new connection turned away: every open one had a request in flight.
-    pub fn connection_refused(&self) {
+    pub(crate) fn connection_refused(&self) {
         self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn job_finished(&self, seconds: f64) {
+    pub(crate) fn job_finished(&self, seconds: f64) {
         for (bucket, le) in self.job_buckets.iter().zip(BUCKETS) {
             if seconds <= le {
                 bucket.fetch_add(1, Ordering::Relaxed);
@@ -81,7 +81,7 @@ impl Metrics {
         self.job_micros.fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
     }
 
-    pub fn github_call(&self, status: u16, rate_limit_remaining: Option<i64>) {
+    pub(crate) fn github_call(&self, status: u16, rate_limit_remaining: Option<i64>) {
         *self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).entry(status).or_default() += 1;
         if let Some(remaining) = rate_limit_remaining {
             self.rate_limit_remaining.store(remaining, Ordering::Relaxed);
@@ -90,23 +90,23 @@ impl Metrics {
 
     /// A 401 from GitHub that a fresh token did not cure: at `stage` "token"
     /// (minting it) or "call".
-    pub fn unauthorized(&self, stage: &'static str) {
+    pub(crate) fn unauthorized(&self, stage: &'static str) {
         let counter = if stage == "token" { &self.unauthorized_token } else { &self.unauthorized_call };
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn github_down(&self, down: bool) {
+    pub(crate) fn github_down(&self, down: bool) {
         self.github_down.store(i64::from(down), Ordering::Relaxed);
     }
 
     /// A failed delivery the sweep found neither stored nor since delivered,
     /// counted once per delivery id.
-    pub fn redelivery_found(&self) {
+    pub(crate) fn redelivery_found(&self) {
         self.redelivery_found.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A redelivery GitHub accepted (`ok`) or that could not be asked for.
-    pub fn redelivery_requested(&self, ok: bool) {
+    pub(crate) fn redelivery_requested(&self, ok: bool) {
         let counter = if ok { &self.redelivery_requested } else { &self.redelivery_failed };
         counter.fetch_add(1, Ordering::Relaxed);
     }
@@ -195,7 +195,7 @@ impl Metrics {
 
 /// `gatehouse_jobs{state=…}`: the jobs in the store by state, read at scrape
 /// time.
-pub fn jobs_gauge(states: &[(&str, i64)]) -> String {
+pub(crate) fn jobs_gauge(states: &[(&str, i64)]) -> String {
     let mut out = String::from("# HELP gatehouse_jobs Jobs in the store by state.\n# TYPE gatehouse_jobs gauge\n");
     for (state, n) in states {
         let _ = writeln!(out, "gatehouse_jobs{{state=\"{state}\"}} {n}");

@@ -20,7 +20,7 @@ pub fn read(path: &Path) -> Result<HashMap<String, String>> {
     parse(&text).with_context(|| format!("--env-file {}", path.display()))
 }
 
-pub fn parse(text: &str) -> Result<HashMap<String, String>> {
+pub(crate) fn parse(text: &str) -> Result<HashMap<String, String>> {
     let mut vars = HashMap::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim_start();

@@ -8,7 +8,7 @@ use crate::github::ApiError;
 
 /// What a job's failure calls for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failure {
+pub(super) enum Failure {
     /// A later attempt can get past it: run the job again, at
     /// `retry_after` when the source said when, else after the backoff.
     Transient { retry_after: Option<Duration> },
@@ -21,7 +21,7 @@ pub enum Failure {
 impl Failure {
     /// The class of `err`, from the first error in its chain that a source
     /// classifies; an error no source claims is permanent.
-    pub fn of(err: &anyhow::Error) -> Failure {
+    pub(super) fn of(err: &anyhow::Error) -> Failure {
         for cause in err.chain() {
             if let Some(api) = cause.downcast_ref::<ApiError>() {
                 return match api {

@@ -14,7 +14,7 @@ pub enum LogFormat {
 
 /// Sends logs to stderr in `format`, `RUST_LOG` or else `default_filter`
 /// choosing what is logged; does nothing when the caller set up tracing.
-pub fn init(default_filter: &str, format: LogFormat) {
+pub(crate) fn init(default_filter: &str, format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
     let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);

@@ -4,12 +4,12 @@
 
 pub mod env_file;
 mod failure;
-pub mod handlers;
+pub(crate) mod handlers;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
 mod push;
-pub mod redeliver;
+pub(crate) mod redeliver;
 mod server;
 pub(crate) mod settings;
 mod worker;
@@ -27,10 +27,11 @@ use crate::metrics::Metrics;
 use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Receiver, Secrets};
-use logs::LogFormat;
+pub use handlers::Work;
+pub use logs::LogFormat;
 pub use redeliver::RedeliverPolicy;
 pub use server::ServerLimits;
-pub use settings::Settings;
+pub(crate) use settings::Settings;
 
 /// App configuration, from flags or the environment.
 #[derive(Clone)]
@@ -72,9 +73,9 @@ impl std::fmt::Debug for AppConfig {
     }
 }
 
-pub const DEFAULT_DATABASE_URL: &str = "sqlite://gatehouse.db";
-pub const DEFAULT_BIND: &str = "0.0.0.0:3000";
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub(crate) const DEFAULT_DATABASE_URL: &str = "sqlite://gatehouse.db";
+pub(crate) const DEFAULT_BIND: &str = "0.0.0.0:3000";
+pub(crate) const DEFAULT_API_URL: &str = "https://api.github.com";
 
 impl AppConfig {
     /// A configuration with defaults for everything but identity.
@@ -98,7 +99,7 @@ impl AppConfig {
 }
 
 /// The App's private key: the PEM when given, else the file `path` names.
-pub fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> {
+pub(crate) fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> {
     let pem = match (pem, path) {
         (Some(pem), _) => pem,
         (None, Some(path)) => std::fs::read_to_string(&path)
@@ -109,7 +110,7 @@ pub fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> 
 }
 
 /// The webhook secrets, comma-separated; at least one.
-pub fn webhook_secrets(value: Option<String>) -> Result<Secrets> {
+pub(crate) fn webhook_secrets(value: Option<String>) -> Result<Secrets> {
     let secrets = Secrets::parse(&value.unwrap_or_default());
     if secrets.is_empty() {
         bail!("GATEHOUSE_WEBHOOK_SECRET is not set (comma-separated to rotate)");
@@ -217,14 +218,14 @@ async fn learn_bot_login(github: GitHub, bot: Arc<std::sync::OnceLock<String>>, 
 }
 
 /// `gatehouse serve`: runs the App on its own runtime until SIGINT or SIGTERM.
-pub fn serve(config: AppConfig) -> Result<()> {
+pub(crate) fn serve(config: AppConfig) -> Result<()> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve_async(config))
 }
 
 /// Runs the App on the caller's runtime until SIGINT or SIGTERM. Logs go to
 /// stderr in `config.log_format`, filtered by `RUST_LOG` (default
 /// `gatehouse=info`), unless the caller set up tracing.
-pub async fn serve_async(config: AppConfig) -> Result<()> {
+pub(crate) async fn serve_async(config: AppConfig) -> Result<()> {
     logs::init("gatehouse=info", config.log_format);
     tracing::info!(config = ?config, "starting");
     let running = start(config).await?;

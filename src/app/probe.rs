@@ -6,12 +6,12 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 /// How long the App has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(1);
 
 /// `/readyz` on the address `serve` listens on (`bind`, from
 /// `GATEHOUSE_BIND` or the default), reached over loopback when it listens
 /// on every interface.
-pub fn default_url(bind: Option<&str>) -> Result<String, String> {
+pub(crate) fn default_url(bind: Option<&str>) -> Result<String, String> {
     let bind = bind.filter(|b| !b.trim().is_empty()).unwrap_or(super::DEFAULT_BIND);
     let addr: SocketAddr = bind.trim().parse().map_err(|_| format!("GATEHOUSE_BIND {bind:?} is not host:port"))?;
     let ip = match addr.ip() {
@@ -23,7 +23,7 @@ pub fn default_url(bind: Option<&str>) -> Result<String, String> {
 }
 
 /// `Ok` when `url` answers 200 within [`TIMEOUT`]; otherwise the reason.
-pub async fn probe(url: &str) -> Result<(), String> {
+pub(crate) async fn probe(url: &str) -> Result<(), String> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(format!("{url:?} is not an http(s) URL"));
     }

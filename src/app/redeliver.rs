@@ -26,7 +26,7 @@ use crate::metrics::Metrics;
 use crate::store::{Store, SweepState, now_ms};
 
 /// GitHub keeps 3 days of deliveries ("Redelivering webhooks").
-pub const HISTORY: Duration = Duration::from_secs(3 * 24 * 3600);
+pub(crate) const HISTORY: Duration = Duration::from_secs(3 * 24 * 3600);
 
 /// How the sweep for failed deliveries runs.
 #[derive(Clone, Copy, Debug)]
@@ -68,7 +68,7 @@ fn ms(d: Duration) -> i64 {
 
 /// What one sweep did (nothing when another replica holds the sweep).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Swept {
+pub(crate) struct Swept {
     pub pages: u32,
     pub requested: usize,
     pub failed: usize,
@@ -105,7 +105,7 @@ pub(crate) async fn run(
 }
 
 /// One sweep, under the sweep's lease.
-pub async fn sweep(
+pub(crate) async fn sweep(
     store: &Store,
     github: &GitHub,
     metrics: &Metrics,

@@ -10,7 +10,7 @@ use super::AppConfig;
 use super::logs::LogFormat;
 
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `sqlite://PATH` (default `sqlite://gatehouse.db`) or `postgres://…`.
     #[arg(long, value_name = "URL", env = "GATEHOUSE_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
@@ -57,7 +57,7 @@ pub struct Settings {
 
 impl Settings {
     /// Sets in `config` what was given, within its bounds.
-    pub fn apply(&self, config: &mut AppConfig) {
+    pub(crate) fn apply(&self, config: &mut AppConfig) {
         if let Some(url) = &self.database_url {
             config.database_url = url.clone();
         }

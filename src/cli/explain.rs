@@ -6,7 +6,7 @@ use gatehouse_core::suggest;
 
 use crate::rules::{RuleInfo, all_rules};
 
-pub fn rules() -> String {
+pub(super) fn rules() -> String {
     let rules = all_rules();
     let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
     let mut out = String::new();
@@ -17,7 +17,7 @@ pub fn rules() -> String {
 }
 
 /// `gatehouse rules --format json`: `{"version": 1, "rules": [{id, severity, summary}]}`.
-pub fn rules_json() -> String {
+pub(super) fn rules_json() -> String {
     let rules: Vec<_> = all_rules()
         .into_iter()
         .map(|r| serde_json::json!({ "id": r.id, "severity": r.default_severity, "summary": r.summary }))
@@ -27,7 +27,7 @@ pub fn rules_json() -> String {
 
 /// The rule ids nearest `word`: those whose name after the family (`path-missing`
 /// of `brief/path-missing`) is `word` or near it, else those whose whole id is.
-pub fn nearest_rules(word: &str) -> Vec<&'static str> {
+pub(super) fn nearest_rules(word: &str) -> Vec<&'static str> {
     let ids: Vec<&'static str> = all_rules().into_iter().map(|r| r.id).collect();
     let name = |id: &'static str| id.rsplit('/').next().unwrap_or(id);
     let named: Vec<&'static str> = ids.iter().copied().filter(|id| name(id) == word).collect();
@@ -42,7 +42,7 @@ pub fn nearest_rules(word: &str) -> Vec<&'static str> {
     found
 }
 
-pub fn explain(r: &RuleInfo) -> String {
+pub(super) fn explain(r: &RuleInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({} by default)\n", r.id, r.default_severity.as_str());
     let _ = writeln!(out, "{}\n", r.summary);

@@ -10,10 +10,10 @@ use crate::rules::{Fixed, fix_all};
 
 /// How many rounds of fixing run at most: each round applies every fix
 /// offered, and a fix that overlapped one is offered again in the next.
-pub const ROUNDS: usize = 10;
+pub(super) const ROUNDS: usize = 10;
 
 /// What `--fix` did, for the caller to print.
-pub struct Outcome {
+pub(super) struct Outcome {
     /// One line per applied fix, then (with `dry_run`) the unified diff.
     pub text: String,
     pub fixed: Fixed,
@@ -24,7 +24,7 @@ pub struct Outcome {
 /// writes nothing and returns the diff instead. Only files the change's
 /// head read whole as text are written, only inside `root`, only while
 /// they still hold what was read.
-pub fn apply(root: &Path, changes: &ChangeSet, dry_run: bool) -> Result<Outcome> {
+pub(super) fn apply(root: &Path, changes: &ChangeSet, dry_run: bool) -> Result<Outcome> {
     let fixed = fix_all(changes, ROUNDS, &|_| true);
     let mut text = String::new();
     for finding in &fixed.applied {

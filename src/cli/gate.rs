@@ -10,7 +10,7 @@ use super::TextOrJson;
 use crate::gate;
 
 #[derive(clap::Args, Debug)]
-pub struct SimulateArgs {
+pub(super) struct SimulateArgs {
     /// A `.github/gatehouse.yml` whose `review:` policy to evaluate.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
@@ -43,7 +43,7 @@ fn refuse_unknown_head(head: &str, commits_json: &str, path: &Path) -> Result<()
     bail!("--head {head} is none of the {} commits in {}{last}; pass a full sha from it", shas.len(), path.display())
 }
 
-pub fn simulate(args: SimulateArgs) -> Result<ExitCode> {
+pub(super) fn simulate(args: SimulateArgs) -> Result<ExitCode> {
     let (config, errors) = crate::rules::read_config(&read(&args.config, "--config")?);
     if !errors.is_empty() {
         let lines: Vec<String> =

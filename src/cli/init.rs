@@ -15,7 +15,7 @@ use crate::config::{CONFIG_PATH, Config, REVIEW_EXAMPLE};
 use crate::source::git::Checkout;
 
 #[derive(clap::Args, Debug)]
-pub struct InitArgs {
+pub(super) struct InitArgs {
     /// The checkout (or plain folder) to configure.
     #[arg(long, value_name = "DIR", default_value = ".")]
     repo: PathBuf,
@@ -43,7 +43,7 @@ struct Policy {
 
 /// The governed documents found in a repository's listing, as config paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Found {
+pub(super) struct Found {
     pub briefs: BTreeSet<String>,
     pub adrs: BTreeSet<String>,
     pub voting: BTreeSet<String>,
@@ -51,7 +51,7 @@ pub struct Found {
     pub decisions: BTreeSet<String>,
 }
 
-pub fn run(args: InitArgs) -> Result<ExitCode> {
+pub(super) fn run(args: InitArgs) -> Result<ExitCode> {
     if !args.repo.is_dir() {
         bail!("--repo {} is not a folder", args.repo.display());
     }
@@ -181,7 +181,7 @@ fn listing(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// Where each family's documents are in `paths`, by their file names' forms.
-pub fn discover(paths: &[String]) -> Found {
+pub(super) fn discover(paths: &[String]) -> Found {
     let defaults = Config::default();
     let adr_globs = crate::config::globset(&defaults.adrs.paths);
     let mut found = Found::default();

@@ -21,7 +21,7 @@ use crate::source::local::{self, Request};
 /// Structural merge gates for the documents AI agents run from.
 #[derive(Parser, Debug)]
 #[command(name = "gatehouse", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -182,7 +182,7 @@ struct SiteArgs {
 
 /// `--format` for commands that print a human report or JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum TextOrJson {
+pub(crate) enum TextOrJson {
     Text,
     Json,
 }
@@ -198,7 +198,7 @@ fn parse_repo_root(s: &str) -> Result<(String, PathBuf), String> {
 /// Standard output was closed (`gatehouse … | head`): the command stops.
 #[derive(Debug, thiserror::Error)]
 #[error("standard output is closed")]
-pub struct StdoutClosed;
+pub(crate) struct StdoutClosed;
 
 /// The exit status of a Unix tool stopped by a closed pipe (128 + SIGPIPE).
 const CLOSED_PIPE_EXIT: u8 = 141;

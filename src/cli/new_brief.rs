@@ -21,7 +21,7 @@ use crate::model::{ChangeSet, Check, FileContent, Finding, Severity};
 use crate::source::local::{self, Request};
 
 #[derive(clap::Args, Debug)]
-pub struct NewBriefArgs {
+pub(super) struct NewBriefArgs {
     /// The sub-agent's id, e.g. SWARM-AR.
     #[arg(long)]
     agent: Option<String>,
@@ -53,12 +53,12 @@ pub struct NewBriefArgs {
 
 /// The frontmatter lines that stand in for what the author writes; the
 /// brief rules report them until they are filled.
-pub const SUCCESS_PLACEHOLDER: &str = "success_criteria: []  # fill in: one testable assertion per entry";
-pub const SCOPE_PLACEHOLDER: &str = "out_of_scope: []  # fill in: what the agent must not do";
+pub(super) const SUCCESS_PLACEHOLDER: &str = "success_criteria: []  # fill in: one testable assertion per entry";
+pub(super) const SCOPE_PLACEHOLDER: &str = "out_of_scope: []  # fill in: what the agent must not do";
 
 /// What the brief says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fields {
+pub(super) struct Fields {
     pub agent: String,
     pub slug: String,
     pub repos: Vec<String>,
@@ -66,7 +66,7 @@ pub struct Fields {
     pub lines: i64,
 }
 
-pub fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
+pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     let terminal = std::io::stdin().is_terminal();
     if args.repo_name.is_none() && terminal && local::origin_name(&args.repo).is_none() {
         args.repo_name = Some(Prompter::terminal().ask(
@@ -274,7 +274,7 @@ fn briefs_folder(patterns: &[String]) -> Result<String> {
 
 /// The brief's text: the frontmatter filled in, the placeholders, and each
 /// cited ADR's binding text as a `>` blockquote attributed to it.
-pub fn scaffold(fields: &Fields, adrs: &BTreeMap<u32, (Adr, String)>) -> String {
+pub(super) fn scaffold(fields: &Fields, adrs: &BTreeMap<u32, (Adr, String)>) -> String {
     let list = |items: &[String]| format!("[{}]", items.join(", "));
     let mut out = format!(
         "---\nagent: {}\nrepos_touched: {}\nadrs_referenced: {}\n{SUCCESS_PLACEHOLDER}\n{SCOPE_PLACEHOLDER}\nlines_estimate: {}\n---\n",

@@ -8,25 +8,25 @@ use std::io::{BufRead, Write};
 use anyhow::{Result, bail};
 
 /// Asks questions on `input`, writing them to `output`.
-pub struct Prompter<R, W> {
+pub(super) struct Prompter<R, W> {
     input: R,
     output: W,
 }
 
 impl Prompter<std::io::StdinLock<'static>, std::io::Stderr> {
     /// Questions on the terminal: read from stdin, asked on stderr.
-    pub fn terminal() -> Self {
+    pub(super) fn terminal() -> Self {
         Prompter::new(std::io::stdin().lock(), std::io::stderr())
     }
 }
 
 impl<R: BufRead, W: Write> Prompter<R, W> {
-    pub fn new(input: R, output: W) -> Self {
+    pub(super) fn new(input: R, output: W) -> Self {
         Prompter { input, output }
     }
 
     /// Prints a line of guidance before a question.
-    pub fn say(&mut self, text: &str) -> Result<()> {
+    pub(super) fn say(&mut self, text: &str) -> Result<()> {
         writeln!(self.output, "{text}")?;
         Ok(())
     }
@@ -34,7 +34,7 @@ impl<R: BufRead, W: Write> Prompter<R, W> {
     /// Asks `question` until `check` accepts the (trimmed) answer. `hint`
     /// is shown in parentheses: an example ("e.g. SWARM-AR") or, when an
     /// empty answer means something, what it means ("Enter for 2").
-    pub fn ask<T>(
+    pub(super) fn ask<T>(
         &mut self,
         question: &str,
         hint: &str,
@@ -57,7 +57,7 @@ impl<R: BufRead, W: Write> Prompter<R, W> {
 }
 
 /// Words of an answer separated by spaces or commas.
-pub fn words(answer: &str) -> Vec<String> {
+pub(super) fn words(answer: &str) -> Vec<String> {
     answer.split([' ', ',']).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 

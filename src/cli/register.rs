@@ -11,7 +11,7 @@ use super::outln;
 use crate::register::{self, DEFAULT_BIND, DEFAULT_GITHUB_URL, DEFAULT_OUT, RegisterConfig, credentials};
 
 #[derive(clap::Args, Debug)]
-pub struct RegisterArgs {
+pub(super) struct RegisterArgs {
     /// Where GitHub will deliver webhooks: `gatehouse serve`'s public address
     /// (a bare https://HOST gets /webhook).
     #[arg(long, value_name = "URL")]
@@ -33,7 +33,7 @@ pub struct RegisterArgs {
     api_url: Option<String>,
 }
 
-pub fn run(args: RegisterArgs) -> Result<ExitCode> {
+pub(super) fn run(args: RegisterArgs) -> Result<ExitCode> {
     crate::app::logs::init("gatehouse=warn", crate::app::logs::LogFormat::Text);
     let github_url = args.github_url.trim_end_matches('/').to_string();
     let api_url = args.api_url.clone().unwrap_or_else(|| {

@@ -21,7 +21,7 @@ const PRIVATE_KEY_PATH: &str = "GATEHOUSE_PRIVATE_KEY_PATH";
 const WEBHOOK_SECRET: &str = "GATEHOUSE_WEBHOOK_SECRET";
 
 #[derive(clap::Args, Debug)]
-pub struct ServeArgs {
+pub(super) struct ServeArgs {
     /// The App's numeric id.
     #[arg(long, env = "GATEHOUSE_APP_ID", hide_env_values = true)]
     app_id: Option<u64>,
@@ -43,7 +43,7 @@ pub struct ServeArgs {
 }
 
 /// Reads the command line `args`; a `clap::Error` is a usage error (or help).
-pub fn parse(args: Vec<OsString>) -> Result<Cli> {
+pub(super) fn parse(args: Vec<OsString>) -> Result<Cli> {
     let alone = Cli::command().mut_subcommand("serve", |serve| fallbacks(serve, None));
     let first = match alone.try_get_matches_from(&args) {
         Ok(first) => first,
@@ -97,14 +97,14 @@ fn fallbacks(serve: clap::Command, file: Option<&HashMap<String, String>>) -> cl
 }
 
 /// `gatehouse serve`.
-pub fn run(args: ServeArgs) -> Result<ExitCode> {
+pub(super) fn run(args: ServeArgs) -> Result<ExitCode> {
     crate::app::serve(config(args)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The App configuration `serve` runs with: a key file named by one layer
 /// (flags, env file, environment) wins over a PEM given further down.
-pub fn config(args: ServeArgs) -> Result<AppConfig> {
+pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
     let app_id = args.app_id.context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?;
     let pem = if args.key_path_flag {
         None

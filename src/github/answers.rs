@@ -7,32 +7,32 @@ use serde::Deserialize;
 
 /// `POST /app/installations/{id}/access_tokens` (`installation-token`).
 #[derive(Debug, Deserialize)]
-pub struct InstallationToken {
+pub(crate) struct InstallationToken {
     pub token: String,
     pub expires_at: String,
 }
 
 /// `GET /app` (`integration`): the App's slug names its bot.
 #[derive(Debug, Deserialize)]
-pub struct App {
+pub(crate) struct App {
     pub slug: String,
 }
 
 /// The body of an error answer (`basic-error`).
 #[derive(Debug, Deserialize)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     pub message: Option<String>,
 }
 
 /// A commit a pull request starts or ends at (`pull-request.base`, `.head`).
 #[derive(Clone, Debug, Deserialize)]
-pub struct BranchTip {
+pub(crate) struct BranchTip {
     pub sha: String,
 }
 
 /// `GET /repos/{o}/{r}/pulls/{n}` (`pull-request`).
 #[derive(Clone, Debug, Deserialize)]
-pub struct PullRequest {
+pub(crate) struct PullRequest {
     pub body: Option<String>,
     /// A draft asks for no reviews yet (absent on servers without drafts).
     #[serde(default)]
@@ -45,7 +45,7 @@ pub struct PullRequest {
 /// An element of `GET /repos/{o}/{r}/pulls` (`pull-request-simple`: no
 /// `changed_files`).
 #[derive(Debug, Deserialize)]
-pub struct PullRequestSimple {
+pub(crate) struct PullRequestSimple {
     pub number: u64,
     pub head: BranchTip,
     pub base: BaseBranch,
@@ -53,7 +53,7 @@ pub struct PullRequestSimple {
 
 /// `pull-request-simple.base`: the branch a pull request merges into.
 #[derive(Debug, Deserialize)]
-pub struct BaseBranch {
+pub(crate) struct BaseBranch {
     #[serde(rename = "ref")]
     pub branch: String,
     pub repo: BaseRepository,
@@ -61,14 +61,14 @@ pub struct BaseBranch {
 
 /// `pull-request-simple.base.repo` (`repository`).
 #[derive(Debug, Deserialize)]
-pub struct BaseRepository {
+pub(crate) struct BaseRepository {
     pub default_branch: String,
 }
 
 /// `diff-entry.status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileStatus {
+pub(crate) enum FileStatus {
     Added,
     Removed,
     Modified,
@@ -80,7 +80,7 @@ pub enum FileStatus {
 
 /// An element of `GET /repos/{o}/{r}/pulls/{n}/files` (`diff-entry`).
 #[derive(Clone, Debug, Deserialize)]
-pub struct DiffEntry {
+pub(crate) struct DiffEntry {
     pub filename: String,
     pub status: FileStatus,
     /// Only on renamed and copied files.
@@ -93,7 +93,7 @@ pub struct DiffEntry {
 
 /// `GET /repos/{o}/{r}/git/trees/{sha}?recursive=1` (`git-tree`).
 #[derive(Debug, Deserialize)]
-pub struct GitTree {
+pub(crate) struct GitTree {
     pub sha: String,
     /// GitHub stopped listing (over 100,000 entries or 7 MB).
     pub truncated: bool,
@@ -102,7 +102,7 @@ pub struct GitTree {
 
 /// `git-tree.tree[]`: `type` is `blob`, `tree` or `commit` (a submodule).
 #[derive(Debug, Deserialize)]
-pub struct GitTreeEntry {
+pub(crate) struct GitTreeEntry {
     pub path: String,
     #[serde(rename = "type")]
     pub kind: String,
@@ -111,7 +111,7 @@ pub struct GitTreeEntry {
 
 /// A check run (`check-run`).
 #[derive(Debug, Deserialize)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     pub id: u64,
     pub name: String,
     /// `queued`, `in_progress`, `completed`, `waiting`, `requested`, `pending`.
@@ -124,13 +124,13 @@ pub struct CheckRun {
 
 /// `check-run.output`.
 #[derive(Debug, Deserialize)]
-pub struct CheckRunOutput {
+pub(crate) struct CheckRunOutput {
     pub annotations_count: u64,
 }
 
 /// `GET /repos/{o}/{r}/commits/{sha}/check-runs`.
 #[derive(Debug, Deserialize)]
-pub struct CheckRunList {
+pub(crate) struct CheckRunList {
     pub check_runs: Vec<CheckRun>,
 }
 
@@ -138,7 +138,7 @@ pub struct CheckRunList {
 /// commits page by page, the files on the first page only, and the commit
 /// both sides share (`merge_base_commit`, required in GitHub's schema).
 #[derive(Debug, Deserialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub merge_base_commit: CommitSha,
     pub commits: Vec<CommitSha>,
     pub files: Option<Vec<DiffEntry>>,
@@ -146,20 +146,20 @@ pub struct Comparison {
 
 /// A commit of a comparison (`commit`), by its id.
 #[derive(Debug, Deserialize)]
-pub struct CommitSha {
+pub(crate) struct CommitSha {
     pub sha: String,
 }
 
 /// A GraphQL answer: `data` is null when the whole operation failed.
 #[derive(Debug, Deserialize)]
-pub struct GraphQlAnswer<T> {
+pub(crate) struct GraphQlAnswer<T> {
     pub data: Option<T>,
     #[serde(default)]
     pub errors: Vec<GraphQlError>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct GraphQlError {
+pub(crate) struct GraphQlError {
     pub message: String,
     /// `RATE_LIMITED` when the installation's points are spent ("Rate
     /// limits and node limits for the GraphQL API": answered with HTTP 200).
@@ -169,12 +169,12 @@ pub struct GraphQlError {
 
 /// A GraphQL connection's `nodes` (a nullable list of nullable nodes).
 #[derive(Debug, Deserialize)]
-pub struct Nodes<T> {
+pub(crate) struct Nodes<T> {
     pub nodes: Option<Vec<Option<T>>>,
 }
 
 impl<T> Nodes<T> {
-    pub fn iter(&self) -> impl Iterator<Item = &T> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         self.nodes.iter().flatten().flatten()
     }
 }

@@ -23,7 +23,7 @@ impl Token {
     }
 
     /// The secret itself, for an `Authorization` header only.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -75,7 +75,7 @@ impl AppCredentials {
     }
 
     /// A fresh App JWT.
-    pub fn jwt(&self) -> Result<Token> {
+    pub(crate) fn jwt(&self) -> Result<Token> {
         let now = unix_now();
         let claims = Claims { iat: now - 60, exp: now + 9 * 60, iss: self.app_id.to_string() };
         let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &self.key)
@@ -86,12 +86,12 @@ impl AppCredentials {
 
 /// What a token is minted for: an installation, and the one repository it
 /// is scoped to (`None`: every repository of the installation).
-pub type TokenKey = (u64, Option<String>);
+pub(crate) type TokenKey = (u64, Option<String>);
 
 /// Installation tokens by what they are for, with when to refresh them
 /// (Unix seconds).
 #[derive(Debug, Default)]
-pub struct TokenCache {
+pub(crate) struct TokenCache {
     tokens: tokio::sync::Mutex<HashMap<TokenKey, (Token, u64)>>,
 }
 
@@ -104,27 +104,27 @@ fn refresh_at(now: u64, expires_at: u64) -> u64 {
 
 impl TokenCache {
     /// The cached token until its refresh time.
-    pub async fn get(&self, key: &TokenKey) -> Option<Token> {
+    pub(crate) async fn get(&self, key: &TokenKey) -> Option<Token> {
         let tokens = self.tokens.lock().await;
         let (token, refresh) = tokens.get(key)?;
         (*refresh > unix_now()).then(|| token.clone())
     }
 
     /// Caches a token just minted.
-    pub async fn put(&self, key: TokenKey, token: Token, expires_at: u64) {
+    pub(crate) async fn put(&self, key: TokenKey, token: Token, expires_at: u64) {
         let refresh = refresh_at(unix_now(), expires_at);
         self.tokens.lock().await.insert(key, (token, refresh));
     }
 
     /// Forgets a token GitHub refused.
-    pub async fn drop_token(&self, key: &TokenKey) {
+    pub(crate) async fn drop_token(&self, key: &TokenKey) {
         self.tokens.lock().await.remove(key);
     }
 }
 
 /// Parses GitHub's `expires_at` (`2026-11-29T19:00:00Z`) to Unix seconds;
 /// unreadable means "treat as expiring in an hour", GitHub's documented life.
-pub fn parse_expiry(text: &str) -> u64 {
+pub(crate) fn parse_expiry(text: &str) -> u64 {
     parse_rfc3339_utc(text).unwrap_or_else(|| unix_now() + 3600)
 }
 

@@ -70,7 +70,7 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// The delay before a job that failed on attempt `attempts` runs again.
-    pub fn job_backoff(&self, attempts: i64) -> Duration {
+    pub(crate) fn job_backoff(&self, attempts: i64) -> Duration {
         let doublings = attempts.saturating_sub(1).clamp(0, 20) as u32;
         self.job_backoff.saturating_mul(1 << doublings).min(self.job_backoff_max)
     }
@@ -78,7 +78,7 @@ impl RetryPolicy {
 
 /// Whether a call may be repeated when its outcome is unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Call {
+pub(crate) enum Call {
     /// Reads and updates that give the same result twice.
     Idempotent,
     /// A POST that creates something: repeated only when GitHub said it did
@@ -114,7 +114,7 @@ pub enum ApiError {
 
 impl ApiError {
     /// Worth running the whole job again later.
-    pub fn is_transient(&self) -> bool {
+    pub(crate) fn is_transient(&self) -> bool {
         match self {
             ApiError::Status { status, .. } => *status >= 500 || *status == 429,
             ApiError::Uncertain { .. } | ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
@@ -124,7 +124,7 @@ impl ApiError {
     }
 
     /// How long GitHub asked to wait before the installation's next request.
-    pub fn wait(&self) -> Option<Duration> {
+    pub(crate) fn wait(&self) -> Option<Duration> {
         match self {
             ApiError::RateLimited { wait_s, .. } => Some(Duration::from_secs(*wait_s)),
             _ => None,
@@ -139,8 +139,7 @@ fn secs_up(wait: Duration) -> u64 {
 
 /// A successful answer.
 #[derive(Debug)]
-pub struct Response {
-    pub status: u16,
+pub(crate) struct Response {
     /// The JSON as sent, read into a typed answer by [`Response::typed`]
     /// (straight from the text: a listing of 100,000 files built as a
     /// `serde_json::Value` first took longer than reading it typed).
@@ -151,7 +150,7 @@ pub struct Response {
 
 impl Response {
     /// The answer read as `T`; an empty body reads as JSON `null`.
-    pub fn typed<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
+    pub(crate) fn typed<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
         serde_json::from_str(if self.body.is_empty() { "null" } else { &self.body })
     }
 }
@@ -217,13 +216,13 @@ impl GitHub {
         })
     }
 
-    pub fn app_id(&self) -> u64 {
+    pub(crate) fn app_id(&self) -> u64 {
         self.creds.app_id
     }
 
     /// While GitHub is down, how long until the next probe is due; `None`:
     /// go ahead (GitHub is up, or the caller's job is the probe).
-    pub fn outage_wait(&self) -> Option<Duration> {
+    pub(crate) fn outage_wait(&self) -> Option<Duration> {
         self.outage.wait()
     }
 
@@ -231,7 +230,7 @@ impl GitHub {
     /// App's permissions ("Create an installation access token for an app":
     /// `repositories` and `permissions` narrow it), from the cache or
     /// freshly minted; `None`: for every repository of the installation.
-    pub async fn token(&self, installation: u64, repo: Option<&str>) -> Result<Token, ApiError> {
+    pub(crate) async fn token(&self, installation: u64, repo: Option<&str>) -> Result<Token, ApiError> {
         let key: TokenKey = (installation, repo.map(str::to_ascii_lowercase));
         if let Some(token) = self.tokens.get(&key).await {
             return Ok(token);
@@ -267,7 +266,7 @@ impl GitHub {
 
     /// The App's bot login, `<slug>[bot]`, from `GET /app` with the App JWT
     /// ("Get the authenticated app").
-    pub async fn bot_login(&self) -> Result<String, ApiError> {
+    pub(crate) async fn bot_login(&self) -> Result<String, ApiError> {
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let url = format!("{}/app", self.base);
         let response = self.send(Method::GET, &url, None, &jwt, Call::Idempotent, "GET /app", None).await?;
@@ -277,7 +276,7 @@ impl GitHub {
     }
 
     /// A REST call on `path` (`/repos/...`) or a full URL (pagination).
-    pub async fn rest(
+    pub(crate) async fn rest(
         &self,
         installation: u64,
         method: Method,
@@ -322,7 +321,7 @@ impl GitHub {
 
     /// A GraphQL query or mutation, its `data` read as `T`; GraphQL errors
     /// become `ApiError::Status`.
-    pub async fn graphql<T: DeserializeOwned>(
+    pub(crate) async fn graphql<T: DeserializeOwned>(
         &self,
         installation: u64,
         query: &str,
@@ -447,7 +446,7 @@ impl GitHub {
             {
                 return Outcome::Retry { wait: Some(limit.wait(true)), reason: message, rate_limited: true };
             }
-            return Outcome::Done(Response { status: status.as_u16(), body: text, next });
+            return Outcome::Done(Response { body: text, next });
         }
         let message = serde_json::from_str::<ErrorBody>(&text)
             .ok()

@@ -11,7 +11,7 @@ use super::client::{ApiError, Call, GitHub};
 /// One delivery attempt, the `hook-delivery-item` of "List deliveries for
 /// an app webhook".
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-pub struct HookDelivery {
+pub(crate) struct HookDelivery {
     /// This attempt's id: what a redelivery is asked for by.
     pub id: u64,
     /// `X-GitHub-Delivery`: the same for every redelivery of one event.
@@ -32,24 +32,27 @@ pub struct HookDelivery {
 
 impl HookDelivery {
     /// Answered with a 2xx.
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         (200..300).contains(&self.status_code)
     }
 
     /// `delivered_at` in Unix milliseconds; `None` when unreadable.
-    pub fn delivered_at_ms(&self) -> Option<i64> {
+    pub(crate) fn delivered_at_ms(&self) -> Option<i64> {
         super::auth::parse_rfc3339_utc(&self.delivered_at).map(|secs| secs as i64 * 1000)
     }
 }
 
 /// GitHub's largest page of deliveries.
-pub const PER_PAGE: u32 = 100;
+pub(crate) const PER_PAGE: u32 = 100;
 
 impl GitHub {
     /// One page of the App's deliveries, newest first: the first page when
     /// `page` is `None`, else the `Link` header's next page (cursor-based)
     /// that an earlier page named. Returns the page and the next one's URL.
-    pub async fn hook_deliveries(&self, page: Option<&str>) -> Result<(Vec<HookDelivery>, Option<String>), ApiError> {
+    pub(crate) async fn hook_deliveries(
+        &self,
+        page: Option<&str>,
+    ) -> Result<(Vec<HookDelivery>, Option<String>), ApiError> {
         let url = match page {
             Some(url) if url.starts_with(&format!("{}/app/hook/deliveries?", self.base)) => url.to_string(),
             Some(_) => {
@@ -71,7 +74,7 @@ impl GitHub {
     /// Asks GitHub to deliver delivery `id` again ("Redeliver a delivery for
     /// an app webhook": 202). A create: never repeated when its outcome is
     /// unknown.
-    pub async fn redeliver(&self, id: u64) -> Result<(), ApiError> {
+    pub(crate) async fn redeliver(&self, id: u64) -> Result<(), ApiError> {
         let url = format!("{}/app/hook/deliveries/{id}/attempts", self.base);
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let what = "POST /app/hook/deliveries/{delivery_id}/attempts";

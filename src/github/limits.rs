@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
 #[derive(Debug, Default)]
-pub struct Limits {
+pub(super) struct Limits {
     /// Installation → when GitHub lets its requests through again.
     blocked: Mutex<HashMap<u64, Instant>>,
     /// Installation → when its last write was answered (held while a write
@@ -22,7 +22,7 @@ pub struct Limits {
 }
 
 /// The right to send one write: held until its answer came.
-pub struct WriteSlot(OwnedMutexGuard<Option<Instant>>);
+pub(super) struct WriteSlot(OwnedMutexGuard<Option<Instant>>);
 
 impl Drop for WriteSlot {
     fn drop(&mut self) {
@@ -32,7 +32,7 @@ impl Drop for WriteSlot {
 
 impl Limits {
     /// How long the installation must still wait; `None`: go ahead.
-    pub fn blocked_for(&self, installation: u64) -> Option<Duration> {
+    pub(super) fn blocked_for(&self, installation: u64) -> Option<Duration> {
         let blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
         let until = *blocked.get(&installation)?;
         let now = Instant::now();
@@ -40,7 +40,7 @@ impl Limits {
     }
 
     /// GitHub said to wait `wait` before the installation's next request.
-    pub fn block(&self, installation: u64, wait: Duration) {
+    pub(super) fn block(&self, installation: u64, wait: Duration) {
         let until = Instant::now() + wait;
         let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
         let entry = blocked.entry(installation).or_insert(until);
@@ -49,7 +49,7 @@ impl Limits {
 
     /// Waits for the installation's other writes and the pause after the
     /// last one, then hands out the slot for this one.
-    pub async fn write_slot(&self, installation: u64, interval: Duration) -> WriteSlot {
+    pub(super) async fn write_slot(&self, installation: u64, interval: Duration) -> WriteSlot {
         let lock = {
             let mut writes = self.writes.lock().unwrap_or_else(|e| e.into_inner());
             writes.entry(installation).or_default().clone()

@@ -13,8 +13,9 @@ mod repo;
 pub(crate) mod reviews;
 
 pub use auth::{AppCredentials, Token};
-pub use client::{ApiError, Call, GitHub, Response, RetryPolicy};
-pub use deliveries::HookDelivery;
+pub use client::{ApiError, GitHub, RetryPolicy};
+pub(crate) use client::{Call, Response};
+pub(crate) use deliveries::HookDelivery;
 pub use repo::RepoClient;
 
 /// A commit id.

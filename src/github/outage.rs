@@ -16,14 +16,14 @@ struct State {
 }
 
 #[derive(Debug)]
-pub struct Outage {
+pub(super) struct Outage {
     state: Mutex<State>,
     first: Duration,
     max: Duration,
 }
 
 impl Outage {
-    pub fn new(first: Duration, max: Duration) -> Outage {
+    pub(super) fn new(first: Duration, max: Duration) -> Outage {
         Outage { state: Mutex::new(State { down: false, next_probe: Instant::now(), interval: first }), first, max }
     }
 
@@ -31,13 +31,13 @@ impl Outage {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn is_down(&self) -> bool {
+    pub(super) fn is_down(&self) -> bool {
         self.lock().down
     }
 
     /// While GitHub is down: how long until the next probe is due. `None`:
     /// go ahead (GitHub is up, or the caller is the probe).
-    pub fn wait(&self) -> Option<Duration> {
+    pub(super) fn wait(&self) -> Option<Duration> {
         let mut state = self.lock();
         if !state.down {
             return None;
@@ -52,7 +52,7 @@ impl Outage {
 
     /// A call got no answer through all its retries. True when this starts
     /// an outage.
-    pub fn failed(&self) -> bool {
+    pub(super) fn failed(&self) -> bool {
         let mut state = self.lock();
         let started = !state.down;
         state.interval = if started { self.first } else { (state.interval * 2).min(self.max) };
@@ -62,7 +62,7 @@ impl Outage {
     }
 
     /// GitHub answered. True when this ends an outage.
-    pub fn answered(&self) -> bool {
+    pub(super) fn answered(&self) -> bool {
         let mut state = self.lock();
         std::mem::replace(&mut state.down, false)
     }

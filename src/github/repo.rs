@@ -31,25 +31,25 @@ impl RepoClient {
     }
 
     /// `/repos/{owner}/{name}{rest}`.
-    pub fn path(&self, rest: &str) -> String {
+    pub(crate) fn path(&self, rest: &str) -> String {
         format!("/repos/{}/{}{rest}", self.repo.owner, self.repo.name)
     }
 
     /// `GET` of a repository path (`/pulls/5`) or a pagination URL, with
     /// the next page's URL.
-    pub async fn page<T: DeserializeOwned>(&self, url: &str) -> Result<(T, Option<String>), ApiError> {
+    pub(crate) async fn page<T: DeserializeOwned>(&self, url: &str) -> Result<(T, Option<String>), ApiError> {
         let full = if url.starts_with("http") { url.to_string() } else { self.path(url) };
         let response = self.client.rest(self.installation, Method::GET, &full, None, Call::Idempotent).await?;
         Ok((typed(&response, what(&Method::GET, &full))?, response.next))
     }
 
     /// `GET` of a repository path.
-    pub async fn get<T: DeserializeOwned>(&self, rest: &str) -> Result<T, ApiError> {
+    pub(crate) async fn get<T: DeserializeOwned>(&self, rest: &str) -> Result<T, ApiError> {
         Ok(self.page(rest).await?.0)
     }
 
     /// Every element of a paginated array, at most `max_pages` pages.
-    pub async fn pages<T: DeserializeOwned>(&self, rest: &str, max_pages: usize) -> Result<Vec<T>, ApiError> {
+    pub(crate) async fn pages<T: DeserializeOwned>(&self, rest: &str, max_pages: usize) -> Result<Vec<T>, ApiError> {
         let mut url = rest.to_string();
         let mut out = Vec::new();
         for _ in 0..max_pages {
@@ -65,7 +65,7 @@ impl RepoClient {
 
     /// A write on a repository path, its answer read as `T`
     /// (`serde::de::IgnoredAny` when nothing of it is used).
-    pub async fn send<T: DeserializeOwned>(
+    pub(crate) async fn send<T: DeserializeOwned>(
         &self,
         method: Method,
         rest: &str,
@@ -79,12 +79,12 @@ impl RepoClient {
     }
 
     /// A GraphQL operation, its `data` read as `T`.
-    pub async fn graphql<T: DeserializeOwned>(&self, query: &str, variables: Value) -> Result<T, ApiError> {
+    pub(crate) async fn graphql<T: DeserializeOwned>(&self, query: &str, variables: Value) -> Result<T, ApiError> {
         self.client.graphql(self.installation, query, variables).await
     }
 
     /// The App's id (check runs are listed for it alone).
-    pub fn app_id(&self) -> u64 {
+    pub(crate) fn app_id(&self) -> u64 {
         self.client.app_id()
     }
 }

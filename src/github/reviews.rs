@@ -9,13 +9,13 @@ use crate::gate::{Review, ReviewState};
 
 /// `simple-user` (the login is all the gate reads).
 #[derive(Debug, Deserialize)]
-pub struct User {
+pub(crate) struct User {
     pub login: String,
 }
 
 /// `pull-request-review`.
 #[derive(Debug, Deserialize)]
-pub struct PullRequestReview {
+pub(crate) struct PullRequestReview {
     pub user: Option<User>,
     pub state: String,
     pub commit_id: Option<String>,
@@ -24,20 +24,20 @@ pub struct PullRequestReview {
 
 /// `commit` as a pull request's commits list it.
 #[derive(Debug, Deserialize)]
-pub struct PullRequestCommit {
+pub(crate) struct PullRequestCommit {
     pub sha: String,
     pub author: Option<User>,
 }
 
 /// Parses a reviews array. Reviews by deleted users (`user: null`) are skipped.
-pub fn parse_reviews(json: &str) -> Result<Vec<Review>> {
+pub(crate) fn parse_reviews(json: &str) -> Result<Vec<Review>> {
     let raw: Vec<PullRequestReview> =
         serde_json::from_str(json).context("expected the JSON array GitHub returns for a pull request's reviews")?;
     reviews(raw)
 }
 
 /// The reviews the gate counts. Reviews by deleted users are skipped.
-pub fn reviews(raw: Vec<PullRequestReview>) -> Result<Vec<Review>> {
+pub(crate) fn reviews(raw: Vec<PullRequestReview>) -> Result<Vec<Review>> {
     let mut reviews = Vec::new();
     for (i, r) in raw.into_iter().enumerate() {
         let state = match r.state.as_str() {
@@ -56,14 +56,14 @@ pub fn reviews(raw: Vec<PullRequestReview>) -> Result<Vec<Review>> {
 
 /// Parses a commits array into the GitHub logins of the commit authors and
 /// the last commit's sha (the PR head, as GitHub lists commits oldest first).
-pub fn commit_authors(json: &str) -> Result<(Vec<String>, Option<String>)> {
+pub(crate) fn commit_authors(json: &str) -> Result<(Vec<String>, Option<String>)> {
     let raw: Vec<PullRequestCommit> =
         serde_json::from_str(json).context("expected the JSON array GitHub returns for a pull request's commits")?;
     Ok(authors(raw))
 }
 
 /// The commit authors' logins, sorted, and the last commit's sha.
-pub fn authors(raw: Vec<PullRequestCommit>) -> (Vec<String>, Option<String>) {
+pub(crate) fn authors(raw: Vec<PullRequestCommit>) -> (Vec<String>, Option<String>) {
     let head = raw.last().map(|c| c.sha.clone());
     let mut authors: Vec<String> = raw.into_iter().filter_map(|c| c.author.map(|a| a.login)).collect();
     authors.sort();

@@ -17,16 +17,16 @@ use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
 
 /// The identifier of the check runs' `Re-run` button.
-pub const RERUN_ACTION: &str = "rerun";
+pub(crate) const RERUN_ACTION: &str = "rerun";
 
 /// GitHub accepts at most 50 annotations per request.
-pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 /// More annotations than this are dropped, with a note in the summary.
-pub const MAX_ANNOTATIONS: usize = 1000;
+pub(crate) const MAX_ANNOTATIONS: usize = 1000;
 
 /// The check runs of one job on one head, by name.
 #[derive(Debug, Default)]
-pub struct CheckRuns {
+pub(crate) struct CheckRuns {
     pub ids: BTreeMap<String, u64>,
     /// Runs this job completed before (it ran again after a crash): how many
     /// annotations each already carries.
@@ -73,7 +73,7 @@ async fn existing(repo: &RepoClient, sha: &str) -> Result<BTreeMap<String, Liste
 /// With `once_per_head`, a check another job already completed on this head
 /// gets no new run: a push makes several events (`pull_request.synchronize`,
 /// `check_suite.requested`) and the head is evaluated once.
-pub async fn start(
+pub(crate) async fn start(
     repo: &RepoClient,
     sha: &str,
     job: i64,
@@ -127,7 +127,7 @@ pub async fn start(
 
 /// Completes `job`'s runs still in progress on `sha` (a head the PR has
 /// moved past) as `cancelled`, saying why.
-pub async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize, ApiError> {
+pub(crate) async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize, ApiError> {
     let own = format!("gatehouse:{job}:");
     let mut closed = 0;
     for (ext, (id, status, _)) in existing(repo, sha).await? {
@@ -151,7 +151,11 @@ pub async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize
 /// Ends runs a job leaves behind when it fails for good: each run not yet
 /// completed gets `failure` with what went wrong and how to retry, so a
 /// required check never waits forever.
-pub async fn conclude_failed(repo: &RepoClient, runs: &BTreeMap<String, u64>, error: &str) -> Result<usize, ApiError> {
+pub(crate) async fn conclude_failed(
+    repo: &RepoClient,
+    runs: &BTreeMap<String, u64>,
+    error: &str,
+) -> Result<usize, ApiError> {
     let mut concluded = 0;
     for (name, id) in runs {
         let run: CheckRun = repo.get(&format!("/check-runs/{id}")).await?;
@@ -193,7 +197,7 @@ fn level(severity: Severity) -> &'static str {
 }
 
 /// A finding as a GitHub annotation.
-pub fn annotation(f: &Finding) -> Value {
+pub(crate) fn annotation(f: &Finding) -> Value {
     let message = match &f.help {
         Some(help) => format!("{}\n\nHow to fix: {help}", f.message),
         None => f.message.clone(),
@@ -216,7 +220,7 @@ pub fn annotation(f: &Finding) -> Value {
 /// Completes one check run with its output and annotations. `delivered`:
 /// the run was completed before with that many annotations (this job ran
 /// again), so only the rest are sent.
-pub async fn finish(
+pub(crate) async fn finish(
     repo: &RepoClient,
     id: u64,
     output: &CheckOutput,

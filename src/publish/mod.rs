@@ -24,7 +24,7 @@ pub fn check_names() -> Vec<String> {
 /// Each check's output and the findings to annotate on it; `review` is the
 /// review gate's. Findings about the pull request body are not annotated
 /// (the body is not a file of the commit): the summary lists them.
-pub fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput, Vec<&Finding>)> {
+pub(crate) fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput, Vec<&Finding>)> {
     let mut out: Vec<(CheckOutput, Vec<&Finding>)> = report
         .checks
         .iter()

@@ -103,7 +103,7 @@ struct Existing {
 
 /// What publishing did.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Published {
+pub(crate) struct Published {
     pub inline: usize,
     pub in_body: usize,
     pub resolved: usize,
@@ -177,7 +177,7 @@ const BODY_MESSAGE_CHARS: usize = 2_000;
 
 /// The suggested change of each finding with a verified fix (by
 /// fingerprint): the whole lines the fix rewrites in the head.
-pub fn suggestions(report: &Report, changes: &ChangeSet) -> BTreeMap<String, LineChange> {
+pub(crate) fn suggestions(report: &Report, changes: &ChangeSet) -> BTreeMap<String, LineChange> {
     report
         .findings()
         .filter_map(|f| Some((f.fingerprint.clone(), f.fix.as_ref()?.line_change(&changes.head)?)))
@@ -247,7 +247,7 @@ fn review_body(head: &str, total: usize, in_body: &[&Finding], note: Option<&str
 /// Posts the review for `head` and resolves the threads of findings that
 /// are gone. Notices are left to the check runs: comments are for what an
 /// author must act on.
-pub async fn publish(
+pub(crate) async fn publish(
     repo: &RepoClient,
     number: u64,
     head: &str,

@@ -32,7 +32,7 @@ struct User {
 }
 
 /// One pull request head, as the gate saw it.
-pub struct GateState<'a> {
+pub(crate) struct GateState<'a> {
     pub number: u64,
     pub head: &'a str,
     pub policy: &'a ReviewConfig,
@@ -45,7 +45,7 @@ pub struct GateState<'a> {
 
 /// Requests the reviews the gate needs on this head unless that was done
 /// for it; returns what to say in the gate's summary.
-pub async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyhow::Result<Option<String>> {
+pub(crate) async fn ask(repo: &RepoClient, store: &Store, gate: &GateState<'_>) -> anyhow::Result<Option<String>> {
     if !gate.policy.request_reviewers || gate.outcome.passed || gate.hold {
         return Ok(None);
     }
@@ -104,7 +104,7 @@ fn names(logins: &[String]) -> String {
 }
 
 /// The gate summary's paragraph on the requests made for this head.
-pub fn note(made: &ReviewRequests) -> Option<String> {
+pub(crate) fn note(made: &ReviewRequests) -> Option<String> {
     let mut out = Vec::new();
     if !made.requested.is_empty() {
         out.push(format!("gatehouse requested reviews from {} (the gate still needs them).", names(&made.requested)));

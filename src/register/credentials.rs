@@ -12,8 +12,8 @@ use anyhow::{Context, Result, bail};
 
 use crate::github::Token;
 
-pub const KEY_FILE: &str = "private-key.pem";
-pub const ENV_FILE: &str = "gatehouse.env";
+pub(crate) const KEY_FILE: &str = "private-key.pem";
+pub(crate) const ENV_FILE: &str = "gatehouse.env";
 
 /// What the folder holds.
 pub struct Credentials<'a> {
@@ -33,7 +33,7 @@ pub struct Written {
 }
 
 /// Fails when anything (a folder, a file, a dangling link) is at `out`.
-pub fn ensure_absent(out: &Path) -> Result<()> {
+pub(crate) fn ensure_absent(out: &Path) -> Result<()> {
     if fs::symlink_metadata(out).is_ok() {
         bail!(
             "{} already exists: it may hold another App's credentials. Choose another --out, or move it away first",

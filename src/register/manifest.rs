@@ -14,13 +14,13 @@ use crate::github::Token;
 /// `app-manifest.yml`, compiled in: the binary registers exactly the events
 /// and permissions its own webhook code handles, wherever it runs from (an
 /// installed binary or a container has no checkout to read).
-pub const APP_MANIFEST_YML: &str = include_str!("../../app-manifest.yml");
+pub(crate) const APP_MANIFEST_YML: &str = include_str!("../../app-manifest.yml");
 
 /// A GitHub App manifest: the fields gatehouse sets. Unknown keys in
 /// `app-manifest.yml` are refused, so a misspelt one cannot be dropped silently.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub name: String,
     /// The App's homepage.
     pub url: String,
@@ -37,7 +37,7 @@ pub struct Manifest {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HookAttributes {
+pub(crate) struct HookAttributes {
     /// Where GitHub delivers webhooks: `gatehouse register --webhook-url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -46,25 +46,25 @@ pub struct HookAttributes {
 
 impl Manifest {
     /// The compiled-in `app-manifest.yml`.
-    pub fn bundled() -> Result<Manifest> {
+    pub(crate) fn bundled() -> Result<Manifest> {
         Manifest::from_yaml(APP_MANIFEST_YML)
     }
 
     /// Reads a manifest written as YAML.
-    pub fn from_yaml(text: &str) -> Result<Manifest> {
+    pub(crate) fn from_yaml(text: &str) -> Result<Manifest> {
         let tree = yaml::parse(text, 1).map_err(|e| anyhow::anyhow!("app-manifest.yml: {e}"))?;
         serde_json::from_value(to_json(tree.root())).context("app-manifest.yml is not a GitHub App manifest")
     }
 
     /// The manifest with the webhook and redirect URLs filled in.
-    pub fn with_urls(mut self, webhook_url: &str, redirect_url: &str) -> Manifest {
+    pub(crate) fn with_urls(mut self, webhook_url: &str, redirect_url: &str) -> Manifest {
         self.hook_attributes.url = Some(webhook_url.to_string());
         self.redirect_url = Some(redirect_url.to_string());
         self
     }
 
     /// The JSON GitHub takes as the `manifest` form field.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("plain data")
     }
 }
@@ -97,18 +97,13 @@ fn to_json(node: Node) -> Value {
 /// with its private key and webhook secret, which GitHub shows only this once.
 /// Fields gatehouse does not use (the OAuth client secret among them) are not kept.
 #[derive(Debug, Deserialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     pub id: u64,
     pub slug: String,
     pub name: String,
     /// The App's page, e.g. `https://github.com/apps/gatehouse`.
     pub html_url: String,
     pub owner: Option<Owner>,
-    pub client_id: Option<String>,
-    #[serde(default)]
-    pub events: Vec<String>,
-    #[serde(default)]
-    pub permissions: BTreeMap<String, String>,
     /// The private key, PEM.
     pub pem: Token,
     /// `null` when the manifest's webhook is inactive; gatehouse's never is.
@@ -116,18 +111,18 @@ pub struct Conversion {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Owner {
+pub(crate) struct Owner {
     pub login: String,
 }
 
 impl Conversion {
     /// Where the owner installs the App on repositories.
-    pub fn install_url(&self) -> String {
+    pub(crate) fn install_url(&self) -> String {
         format!("{}/installations/new", self.html_url.trim_end_matches('/'))
     }
 
     /// The webhook secret; a conversion without one cannot run `serve`.
-    pub fn require_webhook_secret(&self) -> Result<&Token> {
+    pub(crate) fn require_webhook_secret(&self) -> Result<&Token> {
         match &self.webhook_secret {
             Some(secret) if !secret.expose().is_empty() => Ok(secret),
             _ => bail!("GitHub issued no webhook secret for the App (is its webhook inactive?)"),

@@ -9,7 +9,7 @@
 //! credentials folder, and the run ends.
 
 pub mod credentials;
-pub mod manifest;
+pub(crate) mod manifest;
 mod page;
 
 use std::collections::HashMap;
@@ -30,9 +30,9 @@ use tokio::sync::oneshot;
 use credentials::{Credentials, Written};
 use manifest::{Conversion, Manifest};
 
-pub const DEFAULT_BIND: &str = "127.0.0.1:3000";
-pub const DEFAULT_GITHUB_URL: &str = "https://github.com";
-pub const DEFAULT_OUT: &str = "gatehouse-credentials";
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:3000";
+pub(crate) const DEFAULT_GITHUB_URL: &str = "https://github.com";
+pub(crate) const DEFAULT_OUT: &str = "gatehouse-credentials";
 
 /// What `gatehouse register` was asked to do.
 #[derive(Clone, Debug)]
@@ -221,7 +221,7 @@ async fn complete(config: &RegisterConfig, code: &str) -> Result<Registered> {
 }
 
 /// `POST /app-manifests/{code}/conversions`.
-pub async fn exchange(api_url: &str, code: &str) -> Result<Conversion> {
+pub(crate) async fn exchange(api_url: &str, code: &str) -> Result<Conversion> {
     if !is_code(code) {
         bail!("{code:?} is not a manifest code");
     }

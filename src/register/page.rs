@@ -70,7 +70,7 @@ fn respond(status: StatusCode, title: &str, body: Body) -> Response {
 }
 
 /// The start page: one button that posts `manifest_json` to `action`.
-pub fn start(action: &str, account: &str, webhook_url: &str, manifest_json: &str) -> Response {
+pub(super) fn start(action: &str, account: &str, webhook_url: &str, manifest_json: &str) -> Response {
     let pretty = serde_json::from_str::<serde_json::Value>(manifest_json)
         .and_then(|v| serde_json::to_string_pretty(&v))
         .unwrap_or_else(|_| manifest_json.to_string());
@@ -78,12 +78,12 @@ pub fn start(action: &str, account: &str, webhook_url: &str, manifest_json: &str
     respond(StatusCode::OK, "Register gatehouse", body)
 }
 
-pub fn registered(name: &str, install_url: &str, dir: &str) -> Response {
+pub(super) fn registered(name: &str, install_url: &str, dir: &str) -> Response {
     let body = Body::Registered { name, install: install_url, dir };
     respond(StatusCode::OK, "gatehouse is registered", body)
 }
 
-pub fn failed(status: StatusCode, message: &str) -> Response {
+pub(super) fn failed(status: StatusCode, message: &str) -> Response {
     respond(status, "Registration failed", Body::Failed { message })
 }
 

@@ -28,7 +28,7 @@ enum Review {
     Unknown,
 }
 
-pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
+pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     let changes = cx.changes;
     let filter = PathFilter::globs(&changes.config.briefs.paths);
     let threshold = changes.config.briefs.review_threshold;

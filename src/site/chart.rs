@@ -84,7 +84,7 @@ stroke=\"#1a1a1a\" stroke-width=\"1\"/>\n\
 y2=\"{{ bottom }}\" stroke=\"#a1000e\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"{{ line.x|fmt(\"{:.1}\") }}\" \
 y=\"{{ bottom + 14.0 }}\" font-size=\"11\" text-anchor=\"middle\">{{ line.label }}</text>\n{% endif %}</svg>"
 )]
-pub struct Tally<'a> {
+pub(super) struct Tally<'a> {
     id: String,
     section: &'a str,
     description: String,
@@ -103,7 +103,7 @@ pub struct Tally<'a> {
 const FIRST: f64 = 100.0;
 
 impl<'a> Tally<'a> {
-    pub fn new(id: String, t: &'a SectionTally) -> Tally<'a> {
+    pub(super) fn new(id: String, t: &'a SectionTally) -> Tally<'a> {
         let rows = t.arguments.len().max(1) as f64;
         let votes = Scale::new([t.weighted_votes, QUORUM]);
         let top = t.arguments.iter().map(|a| a.total).fold(f64::NEG_INFINITY, f64::max);
@@ -150,7 +150,7 @@ impl<'a> Tally<'a> {
 }
 
 /// The v9 stages in order; `abandoned` leaves the path.
-pub const STAGES: [&str; 7] = ["brief", "pre-plan", "plan", "implementation", "audit", "handover", "done"];
+pub(super) const STAGES: [&str; 7] = ["brief", "pre-plan", "plan", "implementation", "audit", "handover", "done"];
 
 /// One stage's circle.
 struct Stop {
@@ -177,7 +177,7 @@ stroke=\"#1a1a1a\" stroke-width=\"2\"/><text x=\"{{ stop.x }}\" y=\"62\" font-si
 {% if stop.current %}<text x=\"{{ stop.x }}\" y=\"78\" font-size=\"11\" text-anchor=\"middle\">now</text>\n{% endif %}\
 {% endfor %}</svg>"
 )]
-pub struct Stages<'a> {
+pub(super) struct Stages<'a> {
     id: &'a str,
     width: f64,
     path: String,
@@ -191,7 +191,7 @@ const STEP: f64 = 80.0;
 
 impl<'a> Stages<'a> {
     /// `current` is an index into [`STAGES`].
-    pub fn new(id: &'a str, current: Option<usize>, state: &str, abandoned: bool) -> Stages<'a> {
+    pub(super) fn new(id: &'a str, current: Option<usize>, state: &str, abandoned: bool) -> Stages<'a> {
         let where_ = match (current, abandoned) {
             (_, true) => "The spec was abandoned: it left the path.".to_string(),
             (Some(i), _) => format!("Current stage: {} ({} of {}), state {state}.", STAGES[i], i + 1, STAGES.len()),

@@ -84,7 +84,7 @@ fn seconds(text: &str) -> Option<i64> {
     timestamp::parse(text).map(|t| t.seconds)
 }
 
-pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
+pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     let view = DecisionView::new(cx.changes);
     let mut entries = Vec::new();
     let mut pages = Vec::new();

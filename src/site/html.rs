@@ -23,7 +23,7 @@ pub const CSP: &str =
 /// `>`, `"` and `'` as named entities, safe in element content and in
 /// quoted attribute values alike. askama's own writes numeric ones.
 #[derive(Clone, Copy, Debug)]
-pub struct Escape;
+pub(crate) struct Escape;
 
 impl askama::filters::Escaper for Escape {
     fn write_escaped_str<W: fmt::Write>(&self, mut out: W, text: &str) -> fmt::Result {
@@ -54,12 +54,12 @@ pub fn esc(text: &str) -> String {
 
 /// Appends what `template` renders to `out`. Writing to a `String` cannot
 /// fail, and no template here calls a filter that can.
-pub fn put(out: &mut String, template: &impl Template) {
+pub(crate) fn put(out: &mut String, template: &impl Template) {
     let _ = template.render_into(out);
 }
 
 /// What `template` renders, as a `String`.
-pub fn render(template: &impl Template) -> String {
+pub(crate) fn render(template: &impl Template) -> String {
     let mut out = String::new();
     put(&mut out, template);
     out
@@ -68,7 +68,7 @@ pub fn render(template: &impl Template) -> String {
 /// An `href` for a link found in a document: only `http:` and `https:` URLs
 /// become links; anything else (`javascript:`, a repository path) is not a
 /// link at all.
-pub fn external_href(text: &str) -> Option<&str> {
+pub(crate) fn external_href(text: &str) -> Option<&str> {
     let text = text.trim();
     let lower = text.to_ascii_lowercase();
     let ok = (lower.starts_with("https://") || lower.starts_with("http://"))
@@ -118,14 +118,14 @@ struct Link<'a> {
 /// head (title, style sheet, navigation) is written when the page is made,
 /// so that [`Page::finish`] only appends the footer: a ledger page runs to
 /// megabytes, which a second copy would cost.
-pub struct Page {
+pub(crate) struct Page {
     /// Path inside the site folder, `/`-separated: `ledgers/x.html`.
     pub path: String,
     pub body: String,
 }
 
 impl Page {
-    pub fn new(path: impl Into<String>, title: impl AsRef<str>) -> Page {
+    pub(crate) fn new(path: impl Into<String>, title: impl AsRef<str>) -> Page {
         let mut page = Page { path: path.into(), body: String::with_capacity(STYLE.len() + 8192) };
         let root = page.root();
         put(&mut page.body, &Head { title: title.as_ref(), root: &root });
@@ -133,31 +133,31 @@ impl Page {
     }
 
     /// The prefix that leads from this page to the site's root.
-    pub fn root(&self) -> String {
+    pub(crate) fn root(&self) -> String {
         "../".repeat(self.path.matches('/').count())
     }
 
     /// A link from this page to `target` (a site path).
-    pub fn link(&self, target: &str, text: &str) -> String {
+    pub(crate) fn link(&self, target: &str, text: &str) -> String {
         render(&Link { root: &self.root(), target, text })
     }
 
     /// Appends what `template` renders.
-    pub fn put(&mut self, template: &impl Template) {
+    pub(crate) fn put(&mut self, template: &impl Template) {
         put(&mut self.body, template);
     }
 
     /// The whole document. `footer` is inline markdown.
-    pub fn finish(mut self, footer: &str) -> String {
+    pub(crate) fn finish(mut self, footer: &str) -> String {
         put(&mut self.body, &Foot { footer });
         self.body
     }
 }
 
-pub use crate::render::plural;
+pub(crate) use crate::render::plural;
 
 /// Counts by severity: `2 errors, 1 warning`, or `no findings`.
-pub fn counts(findings: &[&Finding]) -> String {
+pub(crate) fn counts(findings: &[&Finding]) -> String {
     let parts: Vec<String> = [Severity::Error, Severity::Warning, Severity::Notice]
         .into_iter()
         .filter_map(|s| {
@@ -202,17 +202,17 @@ fn sorted<'a>(findings: &[&'a Finding]) -> FindingsList<'a> {
 }
 
 /// The findings about a document, as a section with an `<h2>` heading.
-pub fn findings_section(page: &mut Page, findings: &[&Finding]) {
+pub(crate) fn findings_section(page: &mut Page, findings: &[&Finding]) {
     page.put(&FindingsSection { list: sorted(findings) });
 }
 
 /// The findings as a list (or a line saying there are none).
-pub fn findings_list(page: &mut Page, findings: &[&Finding]) {
+pub(crate) fn findings_list(page: &mut Page, findings: &[&Finding]) {
     page.put(&sorted(findings));
 }
 
 /// `YYYY-MM-DD HH:MM UTC` of an instant in seconds since 1970.
-pub fn utc(seconds: i64) -> String {
+pub(crate) fn utc(seconds: i64) -> String {
     let (y, m, d) = crate::docs::timestamp::civil_from_days(seconds.div_euclid(86_400));
     let in_day = seconds.rem_euclid(86_400);
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", in_day / 3600, in_day % 3600 / 60)
@@ -220,7 +220,7 @@ pub fn utc(seconds: i64) -> String {
 
 /// How long ago `then` was at `now` (both seconds since 1970), in the
 /// coarsest unit that keeps it readable: `45 min`, `5 h`, `3 days`.
-pub fn age(then: i64, now: i64) -> String {
+pub(crate) fn age(then: i64, now: i64) -> String {
     let seconds = now - then;
     if seconds < 0 {
         return "filed after the as-of date".to_string();

@@ -37,7 +37,7 @@ struct Index<'a> {
     unclaimed: usize,
 }
 
-pub fn build(families: &[Family], unclaimed: &[&Finding], report: &Report) -> Page {
+pub(super) fn build(families: &[Family], unclaimed: &[&Finding], report: &Report) -> Page {
     let mut page = Page::new("index.html", "Overview");
     let all: Vec<&Finding> = report.findings().collect();
     let mut failing: Vec<&Entry> = families

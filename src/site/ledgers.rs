@@ -26,7 +26,7 @@ struct Row {
 /// The voting docs as the rules parsed them, each rendered as far as the
 /// parse goes: a page but for its findings, which the finished report gives.
 #[derive(Default)]
-pub struct Ledgers<'a> {
+pub(super) struct Ledgers<'a> {
     docs: Vec<Ledger<'a>>,
 }
 
@@ -41,7 +41,7 @@ struct Ledger<'a> {
 
 impl<'a> Ledgers<'a> {
     /// Renders one voting doc from the parse and tallies the rules made.
-    pub fn add(&mut self, doc: &VotingDoc<'a>, tallies: &[SectionTally]) {
+    pub(super) fn add(&mut self, doc: &VotingDoc<'a>, tallies: &[SectionTally]) {
         let name = doc.path.rsplit('/').next().unwrap_or(doc.path);
         let title =
             match (doc.field("doc").and_then(|d| d.scalar_text()), doc.field("version").and_then(|v| v.as_i64())) {
@@ -63,7 +63,7 @@ impl<'a> Ledgers<'a> {
     }
 }
 
-pub fn build<'a>(cx: &mut Context<'a>, ledgers: Ledgers<'a>) -> Family<'a> {
+pub(super) fn build<'a>(cx: &mut Context<'a>, ledgers: Ledgers<'a>) -> Family<'a> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     let mut rows = Vec::new();

@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use super::html::Escape;
 
 /// `text` rendered as inline markdown; shown with `|safe` in a template.
-pub struct Inline<'a>(pub &'a str);
+pub(crate) struct Inline<'a>(pub &'a str);
 
 impl fmt::Display for Inline<'_> {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -73,7 +73,7 @@ impl fmt::Display for Inline<'_> {
 }
 
 /// `text` as inline markdown.
-pub fn inline(text: &str) -> Inline<'_> {
+pub(crate) fn inline(text: &str) -> Inline<'_> {
     Inline(text)
 }
 

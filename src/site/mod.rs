@@ -14,7 +14,7 @@ mod decisions;
 pub mod html;
 mod index;
 mod ledgers;
-pub mod markdown;
+pub(crate) mod markdown;
 mod specs;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -22,7 +22,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
-use crate::model::{ChangeSet, Finding, Report, Severity};
+use crate::model::{ChangeSet, Finding, Report};
 use crate::rules::Parsed;
 use html::Page;
 
@@ -49,7 +49,7 @@ impl Site {
 
 /// The document families, as the index names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     Decision,
     Ledger,
     Spec,
@@ -57,7 +57,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Kind::Decision => "decision",
             Kind::Ledger => "voting doc",
@@ -68,7 +68,7 @@ impl Kind {
 }
 
 /// One document's page, for the index.
-pub struct Entry<'a> {
+pub(crate) struct Entry<'a> {
     pub kind: Kind,
     /// The document's path (a spec's folder).
     pub path: String,
@@ -78,14 +78,14 @@ pub struct Entry<'a> {
 }
 
 /// A family's pages and what the index shows of it.
-pub struct Family<'a> {
+pub(crate) struct Family<'a> {
     pub pages: Vec<Page>,
     pub entries: Vec<Entry<'a>>,
     pub card: Card,
 }
 
 /// A count on the index, with a line of detail.
-pub struct Card {
+pub(crate) struct Card {
     pub title: &'static str,
     pub href: &'static str,
     pub count: usize,
@@ -94,7 +94,7 @@ pub struct Card {
 
 /// What the family builders share: the ChangeSet, the findings by path and
 /// the page names in use.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub changes: &'a ChangeSet,
     pub options: &'a Options,
     by_path: BTreeMap<&'a str, Vec<&'a Finding>>,
@@ -111,12 +111,12 @@ impl<'a> Context<'a> {
     }
 
     /// The findings about one file.
-    pub fn findings(&self, path: &str) -> Vec<&'a Finding> {
+    pub(crate) fn findings(&self, path: &str) -> Vec<&'a Finding> {
         self.by_path.get(path).cloned().unwrap_or_default()
     }
 
     /// The findings about any file under `folder`.
-    pub fn findings_under(&self, folder: &str) -> Vec<&'a Finding> {
+    pub(crate) fn findings_under(&self, folder: &str) -> Vec<&'a Finding> {
         let prefix = format!("{}/", folder.trim_end_matches('/'));
         self.by_path
             .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
@@ -128,7 +128,7 @@ impl<'a> Context<'a> {
     /// A page path `<folder>/<slug>.html` for `name`, unique in the site:
     /// letters, digits, `_` and a `.` after a letter or digit kept, anything
     /// else a `-`.
-    pub fn page_path(&mut self, folder: &str, name: &str) -> String {
+    pub(crate) fn page_path(&mut self, folder: &str, name: &str) -> String {
         let mut slug = String::with_capacity(name.len());
         for c in name.chars() {
             let keep = c.is_ascii_alphanumeric()
@@ -228,11 +228,6 @@ fn is_page_path(path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let plain = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     path.ends_with(".html") && parts.len() <= 2 && parts.iter().all(plain) && parts.iter().all(|p| !p.starts_with('.'))
-}
-
-/// The worst severity among `findings`, for sorting and badges.
-pub fn worst(findings: &[&Finding]) -> Option<Severity> {
-    findings.iter().map(|f| f.severity).min()
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ fn topic_rank(dir: &str) -> (u32, String) {
     (rank, dir.to_string())
 }
 
-pub fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
+pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     let view = SpecView::new(cx.changes);
     let mut pages = Vec::new();
     let mut entries = Vec::new();

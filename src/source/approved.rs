@@ -32,7 +32,7 @@ fn approved_commits(reviews: &[gate::Review], head: &str) -> BTreeSet<String> {
 
 /// Reads what the gate compares; nothing (no call) when no approval was
 /// given on an earlier head or the policy does not follow documents.
-pub async fn contents(
+pub(crate) async fn contents(
     repo: &RepoClient,
     policy: &ReviewConfig,
     head: &str,

@@ -58,7 +58,7 @@ const TREE_CACHE_PATHS: usize = 1_000_000;
 /// A commit's recursive listing: its files, each file's blob id, and its
 /// documents once gathered.
 #[derive(Debug)]
-pub struct Listing {
+pub(crate) struct Listing {
     pub tree: Arc<RepoTree>,
     /// The blob id of each of `tree`'s files, in its order.
     blobs: Vec<String>,
@@ -73,13 +73,13 @@ type DocumentsKey = ((Vec<String>, Vec<String>), u64);
 /// The relevant documents of one commit, gathered once for every
 /// evaluation of it.
 #[derive(Debug)]
-pub struct Documents {
+pub(crate) struct Documents {
     pub files: Arc<BTreeMap<String, FileContent>>,
     pub agents: Arc<AgentIndex>,
 }
 
 impl Listing {
-    pub fn new(mut blobs: Vec<(String, String)>) -> Listing {
+    pub(crate) fn new(mut blobs: Vec<(String, String)>) -> Listing {
         blobs.sort_unstable();
         blobs.dedup_by(|a, b| a.0 == b.0);
         // Sorted and without repeats, the paths keep their order in the tree.
@@ -89,7 +89,7 @@ impl Listing {
     }
 
     /// The blob id of the file at `path`.
-    pub fn blob(&self, path: &str) -> Option<&str> {
+    pub(crate) fn blob(&self, path: &str) -> Option<&str> {
         let at = self.tree.files().binary_search_by(|p| p.as_str().cmp(path)).ok()?;
         Some(&self.blobs[at])
     }
@@ -102,7 +102,7 @@ impl Listing {
 
 /// The documents of the commit `sha` that `relevance` wants, each read from
 /// the cache when its blob was read before; gathered once per listing.
-pub async fn documents(
+pub(crate) async fn documents(
     repo: &RepoClient,
     sha: &str,
     listing: &Listing,
@@ -176,7 +176,7 @@ struct BlobCache {
 
 /// A blob's content, and its agent id (read once, with the content).
 #[derive(Clone, Debug)]
-pub struct Blob {
+pub(crate) struct Blob {
     pub content: FileContent,
     pub agent: Option<Arc<str>>,
 }
@@ -345,7 +345,7 @@ impl ReadCache {
 /// One file to read: `path` at `commit` (a commit id: what a ref names
 /// moves), and its blob id when the listing gave it.
 #[derive(Clone, Copy, Debug)]
-pub struct Wanted<'w> {
+pub(crate) struct Wanted<'w> {
     pub commit: &'w str,
     pub path: &'w str,
     pub blob: Option<&'w str>,
@@ -410,7 +410,7 @@ enum GitObject {
 
 /// Reads the wanted files, from the cache where their blob was read
 /// before, the rest in batched GraphQL queries; `None` where no file is.
-pub async fn read(
+pub(crate) async fn read(
     repo: &RepoClient,
     wanted: &[Wanted<'_>],
     limit: u64,

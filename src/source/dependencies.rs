@@ -17,7 +17,7 @@ use crate::model::{ChangeSet, FileContent};
 /// One dependency and its content's digest at the base tip (`None`: no
 /// file there).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AtBase {
+pub(crate) struct AtBase {
     pub dependency: Dependency,
     pub digest: Option<String>,
 }
@@ -26,7 +26,7 @@ pub struct AtBase {
 /// not touch over both sides of it, and returns each with its digest.
 /// `base_is_tip`: the change's base side was read at `base_sha` (the PR
 /// branched from the base's tip), so nothing needs reading.
-pub async fn read(
+pub(crate) async fn read(
     repo: &RepoClient,
     changes: &mut ChangeSet,
     base_sha: &str,
@@ -63,7 +63,7 @@ pub async fn read(
 }
 
 /// What identifies a document's content across commits.
-pub fn digest(content: &FileContent) -> String {
+pub(crate) fn digest(content: &FileContent) -> String {
     let mut hasher = Sha256::new();
     match content {
         FileContent::Text(text) => hasher.update(text.as_bytes()),

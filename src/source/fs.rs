@@ -93,7 +93,7 @@ fn kind_of(kind: FileType) -> &'static str {
 }
 
 /// Reads the repo config in a folder: defaults when absent.
-pub fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
+pub(crate) fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
     if std::fs::symlink_metadata(root.join(CONFIG_PATH)).is_err() {
         return Ok((Config::default(), Vec::new()));
     }
@@ -108,7 +108,7 @@ pub fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
 }
 
 /// A folder as a tree listing and the relevant files' contents.
-pub fn snapshot(root: &Path, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {
+pub(crate) fn snapshot(root: &Path, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {
     let listing = list(root)?;
     let mut files = Files::new();
     for rel in &listing {

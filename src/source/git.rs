@@ -13,14 +13,14 @@ use crate::model::{ChangedFile, FileContent, Files, RepoTree};
 
 /// A git checkout on disk.
 #[derive(Clone, Debug)]
-pub struct Checkout {
+pub(crate) struct Checkout {
     root: PathBuf,
 }
 
 /// One file of a tree: its path, blob id and size, and whether it is a
 /// symbolic link (whose blob is the path it points to).
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub path: String,
     pub blob: String,
     pub size: u64,
@@ -29,7 +29,7 @@ pub struct Entry {
 
 impl Checkout {
     /// The checkout containing `dir`, or `None` when `dir` is not in a git repository.
-    pub fn find(dir: &Path) -> Result<Option<Checkout>> {
+    pub(crate) fn find(dir: &Path) -> Result<Option<Checkout>> {
         let out = Command::new("git")
             .arg("-C")
             .arg(dir)
@@ -44,7 +44,7 @@ impl Checkout {
         Ok(Some(Checkout { root: PathBuf::from(root) }))
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
@@ -66,7 +66,7 @@ impl Checkout {
     }
 
     /// Resolves a revision to a commit id.
-    pub fn resolve(&self, rev: &str) -> Result<String> {
+    pub(crate) fn resolve(&self, rev: &str) -> Result<String> {
         self.git_text(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
             .with_context(|| format!("`{rev}` is not a commit in {}", self.root.display()))
     }
@@ -77,7 +77,7 @@ impl Checkout {
 
     /// The default base: the merge-base of HEAD with origin/HEAD, else main,
     /// else master.
-    pub fn default_base(&self) -> Result<String> {
+    pub(crate) fn default_base(&self) -> Result<String> {
         let Some(branch) = ["origin/HEAD", "main", "master"].into_iter().find(|r| self.exists(r)) else {
             bail!("no default branch to compare with (tried origin/HEAD, main, master); pass --base REV or --all");
         };
@@ -86,13 +86,13 @@ impl Checkout {
     }
 
     /// `owner/name` from the `origin` remote's URL, when it has one.
-    pub fn origin_name(&self) -> Option<String> {
+    pub(crate) fn origin_name(&self) -> Option<String> {
         let url = self.git_text(&["remote", "get-url", "origin"]).ok()?;
         repo_from_url(&url)
     }
 
     /// Every file of a commit's tree.
-    pub fn tree(&self, rev: &str) -> Result<Vec<Entry>> {
+    pub(crate) fn tree(&self, rev: &str) -> Result<Vec<Entry>> {
         let raw = self.git(&["ls-tree", "-r", "-z", "--long", "--full-tree", rev])?;
         let mut entries = Vec::new();
         for record in raw.split(|b| *b == 0).filter(|r| !r.is_empty()) {
@@ -113,7 +113,7 @@ impl Checkout {
 
     /// Reads the wanted entries of a tree through one `git cat-file --batch`.
     /// Entries over `limit` bytes are never read; a link is its target text.
-    pub fn read(&self, entries: &[&Entry], limit: u64) -> Result<Files> {
+    pub(crate) fn read(&self, entries: &[&Entry], limit: u64) -> Result<Files> {
         let mut files = Files::new();
         let to_read: Vec<&&Entry> = entries.iter().filter(|e| e.size <= limit).collect();
         for e in entries.iter().filter(|e| e.size > limit) {
@@ -160,7 +160,7 @@ impl Checkout {
     /// The working tree's files: tracked and untracked-but-not-ignored,
     /// without the ones deleted on disk. Links count as files (git stores
     /// them so) and are not followed.
-    pub fn working_files(&self) -> Result<Vec<String>> {
+    pub(crate) fn working_files(&self) -> Result<Vec<String>> {
         let raw = self.git(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
         let mut seen = BTreeSet::new();
         for path in raw.split(|b| *b == 0).filter(|p| !p.is_empty()) {
@@ -176,7 +176,7 @@ impl Checkout {
     /// working tree, untracked files included). An untracked file's lines are
     /// counted only when it is a regular file within `limit` bytes (a link
     /// is one line, its target, as git stores it); nothing else is opened.
-    pub fn numstat(&self, base: &str, head: Option<&str>, limit: u64) -> Result<Vec<ChangedFile>> {
+    pub(crate) fn numstat(&self, base: &str, head: Option<&str>, limit: u64) -> Result<Vec<ChangedFile>> {
         let mut args = vec!["diff", "--numstat", "-z", "--no-renames", base];
         args.extend(head);
         let raw = self.git(&args)?;
@@ -204,7 +204,7 @@ impl Checkout {
     }
 
     /// Every commit id reachable from any ref.
-    pub fn history(&self) -> Result<BTreeSet<String>> {
+    pub(crate) fn history(&self) -> Result<BTreeSet<String>> {
         let raw = self.git_text(&["rev-list", "--all"])?;
         Ok(raw.lines().map(str::to_string).collect())
     }
@@ -223,12 +223,12 @@ fn untracked_lines(path: &Path, limit: u64) -> u64 {
 }
 
 /// The tree listing of entries.
-pub fn listing(entries: &[Entry]) -> RepoTree {
+pub(crate) fn listing(entries: &[Entry]) -> RepoTree {
     RepoTree::new(entries.iter().map(|e| e.path.clone()).collect())
 }
 
 /// `owner/name` from a GitHub-style remote URL (https, ssh or scp form).
-pub fn repo_from_url(url: &str) -> Option<String> {
+pub(crate) fn repo_from_url(url: &str) -> Option<String> {
     let url = url.trim().trim_end_matches('/');
     let url = url.strip_suffix(".git").unwrap_or(url);
     let path = if let Some((_, rest)) = url.split_once("://") {

@@ -30,7 +30,7 @@ pub struct Request {
 }
 
 /// The `owner/name` of the checkout at `dir`, read from its origin remote.
-pub fn origin_name(dir: &Path) -> Option<String> {
+pub(crate) fn origin_name(dir: &Path) -> Option<String> {
     Checkout::find(dir).ok().flatten().and_then(|c| c.origin_name())
 }
 
@@ -113,7 +113,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
 
 /// The folder the ChangeSet's paths are relative to: the checkout's root,
 /// or with `all` on a folder that is not a checkout's root, that folder.
-pub fn root(req: &Request) -> Result<PathBuf> {
+pub(crate) fn root(req: &Request) -> Result<PathBuf> {
     let dir = req.dir.canonicalize().with_context(|| format!("cannot read {}", req.dir.display()))?;
     Ok(match Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path()) {
         Some(git) => git.root().to_path_buf(),

@@ -13,11 +13,11 @@ use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
 use crate::github::{ApiError, RepoClient};
 
 /// GitHub's compare lists at most this many changed files.
-pub const COMPARE_FILES: usize = 300;
+pub(crate) const COMPARE_FILES: usize = 300;
 
 /// The commits and changed files between a group's base and head.
 #[derive(Debug, Default)]
-pub struct GroupChange {
+pub(crate) struct GroupChange {
     /// The compare's `merge_base_commit`.
     pub merge_base: String,
     pub commits: Vec<String>,
@@ -26,7 +26,7 @@ pub struct GroupChange {
 
 /// One of our check runs on a commit.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OurRun {
+pub(crate) struct OurRun {
     pub id: u64,
     pub name: String,
     pub status: String,
@@ -35,7 +35,7 @@ pub struct OurRun {
 
 /// `GET /compare/{base}...{head}`, every page of commits (files come with
 /// the first).
-pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
+pub(crate) async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
     let mut url = format!("/compare/{base}...{head}?per_page=100");
     let mut change = GroupChange::default();
     for _ in 0..30 {
@@ -52,14 +52,14 @@ pub async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupC
 }
 
 /// The PR number in a merge queue branch, `refs/heads/gh-readonly-queue/main/pr-12-<sha>`.
-pub fn queue_pr(head_ref: &str) -> Option<u64> {
+pub(crate) fn queue_pr(head_ref: &str) -> Option<u64> {
     let (_, rest) = head_ref.split_once("gh-readonly-queue/")?;
     let last = rest.rsplit('/').next()?;
     last.strip_prefix("pr-")?.split('-').next()?.parse().ok()
 }
 
 /// The group's pull requests (number, head commit), by number.
-pub async fn group_pulls(
+pub(crate) async fn group_pulls(
     repo: &RepoClient,
     commits: &[String],
     head_ref: &str,
@@ -77,7 +77,7 @@ pub async fn group_pulls(
 }
 
 /// Our check runs on `sha` (an App lists only its own with `app_id`).
-pub async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
+pub(crate) async fn our_runs(repo: &RepoClient, sha: &str) -> Result<Vec<OurRun>, ApiError> {
     // `filter=all`: the default lists only the latest run of each name.
     let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
     let mut out = Vec::new();

@@ -1,9 +1,9 @@
 //! Where ChangeSets come from: a folder or git checkout on disk (`fs`, `git`),
 //! and, in the App, a pull request read through GitHub's API (`pull_request`).
 
-pub mod approved;
+pub(crate) mod approved;
 pub mod contents;
-pub mod dependencies;
+pub(crate) mod dependencies;
 pub mod fs;
 pub(crate) mod git;
 pub mod local;
@@ -31,7 +31,7 @@ impl Relevance {
     }
 
     /// What decides the choice: the glob patterns and the folders.
-    pub fn key(&self) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn key(&self) -> (Vec<String>, Vec<String>) {
         (self.patterns.clone(), self.folders.clone())
     }
 

@@ -34,7 +34,7 @@ use crate::rules::spec::SpecView;
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
-pub const MAX_FILES: u64 = 3000;
+pub(crate) const MAX_FILES: u64 = 3000;
 
 /// The PR as GitHub describes it.
 #[derive(Clone, Debug)]
@@ -56,7 +56,7 @@ pub struct PullRequest {
 #[derive(Clone, Debug)]
 pub struct PrFile {
     pub path: String,
-    pub status: FileStatus,
+    pub(crate) status: FileStatus,
     pub previous: Option<String>,
     /// The unified diff GitHub shows (absent for binary or huge files).
     pub patch: Option<String>,
@@ -85,7 +85,7 @@ pub struct PrSnapshot {
     pub changes: ChangeSet,
     /// What the evaluation read from the base branch's tip without the PR
     /// touching it (see [`super::dependencies`]).
-    pub dependencies: Vec<AtBase>,
+    pub(crate) dependencies: Vec<AtBase>,
 }
 
 /// What reading a PR produced.
@@ -113,37 +113,37 @@ pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, Api
 }
 
 /// The open PRs whose head is `sha` (a fork's check suite names none).
-pub async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, ApiError> {
+pub(crate) async fn pulls_for_head(repo: &RepoClient, sha: &str) -> Result<Vec<u64>, ApiError> {
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
     Ok(pulls.into_iter().filter(|p| p.head.sha == sha).map(|p| p.number).collect())
 }
 
 /// The repository's open PRs, newest first, at most [`MAX_OPEN_PULLS`] (an
 /// install evaluates them: more are evaluated at their next push).
-pub async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
+pub(crate) async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
     Ok(pulls.into_iter().take(MAX_OPEN_PULLS).map(|p| p.number).collect())
 }
 
 /// The repository's open PRs into its default branch, newest first, at
 /// most [`MAX_OPEN_PULLS`].
-pub async fn open_pulls_into_default(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
+pub(crate) async fn open_pulls_into_default(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
     let into_default = pulls.into_iter().filter(|p| p.base.branch == p.base.repo.default_branch);
     Ok(into_default.take(MAX_OPEN_PULLS).map(|p| p.number).collect())
 }
 
 /// How many open PRs an install evaluates per repository.
-pub const MAX_OPEN_PULLS: usize = 100;
+pub(crate) const MAX_OPEN_PULLS: usize = 100;
 
 /// GitHub lists at most this many of a pull request's commits ("List
 /// commits on a pull request").
-pub const MAX_COMMITS: usize = 250;
+pub(crate) const MAX_COMMITS: usize = 250;
 
 /// The PR's reviews and its commit authors, for the review gate; `None`
 /// for the authors when GitHub's list stopped at [`MAX_COMMITS`] (recusal
 /// cannot be decided: the gate fails closed).
-pub async fn reviews_and_authors(
+pub(crate) async fn reviews_and_authors(
     repo: &RepoClient,
     number: u64,
 ) -> Result<(Vec<gate::Review>, Option<Vec<String>>), ApiError> {

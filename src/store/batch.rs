@@ -17,7 +17,7 @@ const MAX_BATCH: usize = 256;
 
 /// One delivery to store.
 #[derive(Debug)]
-pub struct Delivery {
+pub(crate) struct Delivery {
     pub id: String,
     pub event: String,
     /// Of the signed body, when there was one: a body seen before is a replay.
@@ -29,14 +29,14 @@ type Reply = oneshot::Sender<Result<Accepted, String>>;
 
 /// The handle callers send deliveries through.
 #[derive(Clone, Debug)]
-pub struct Batcher {
+pub(crate) struct Batcher {
     queue: mpsc::Sender<(Delivery, Reply)>,
     /// The connection deliveries are committed on.
     pool: SqlitePool,
 }
 
 impl Batcher {
-    pub fn start(pool: SqlitePool, writer: WriteLock) -> Batcher {
+    pub(crate) fn start(pool: SqlitePool, writer: WriteLock) -> Batcher {
         let (queue, mut incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
         let committer = pool.clone();
         tokio::spawn(async move {
@@ -77,11 +77,11 @@ impl Batcher {
     }
 
     /// SQLite's `synchronous` level on the committing connection (2: FULL).
-    pub async fn synchronous(&self) -> Result<i64> {
+    pub(crate) async fn synchronous(&self) -> Result<i64> {
         Ok(sqlx::query_scalar("PRAGMA synchronous").fetch_one(&self.pool).await?)
     }
 
-    pub async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
+    pub(crate) async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
         let (reply, answer) = oneshot::channel();
         self.queue.send((delivery, reply)).await.map_err(|_| anyhow!("the store is shutting down"))?;
         answer.await.map_err(|_| anyhow!("the store is shutting down"))?.map_err(|e| anyhow!(e))

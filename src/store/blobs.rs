@@ -12,7 +12,7 @@ use sqlx::{AssertSqlSafe, FromRow};
 use super::{Store, now_ms};
 
 /// Bytes of blob content (and ids) kept at most.
-pub const BLOB_STORE_BYTES: i64 = 512 << 20;
+pub(crate) const BLOB_STORE_BYTES: i64 = 512 << 20;
 
 /// Rows per statement: well under either engine's limit on parameters.
 const CHUNK: usize = 200;
@@ -93,7 +93,7 @@ impl Store {
 
     /// Keeps blobs read under `limit` and what was at the paths read by
     /// commit (a row kept already stays), then evicts past the bound.
-    pub async fn put_blobs(&self, limit: u64, blobs: &[StoredBlob], paths: &[StoredPath]) -> Result<()> {
+    pub(crate) async fn put_blobs(&self, limit: u64, blobs: &[StoredBlob], paths: &[StoredPath]) -> Result<()> {
         let now = now_ms();
         for chunk in blobs.chunks(CHUNK) {
             let rows = (0..chunk.len()).map(|i| format!("({})", placeholders(2 + i * 7, 7))).collect::<Vec<_>>();

@@ -237,7 +237,7 @@ impl Job {
         Job::key(&self.repo, &self.target)
     }
 
-    /// The PR number, for the logs: `None` when the job names no PR.
+    /// The PR number: `None` when the job names no PR.
     pub fn pr(&self) -> Option<PrNumber> {
         match self.target {
             Target::Pr { number, .. } => Some(number),

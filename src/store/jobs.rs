@@ -4,36 +4,38 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use sqlx::{Postgres, Sqlite, Transaction};
 
 use super::job::{JOB_ROW, Job, JobRow, PrNumber, Scope, Target};
-use super::{CANDIDATES, CANDIDATES_SKIP_LOCKED, Engine, Store, now_ms};
+use super::{Engine, Store, now_ms};
 use crate::github::HeadSha;
 
 /// Queued, or running with a lapsed lease: work a claim may take or coalesce.
 const WAITING: &str = "(state = 'queued' OR (state = 'running' AND lease_until < $2))";
 
-/// Runs `$body` in a transaction on either engine (SQLite's writes
-/// serialised in-process), committing when it returns.
+/// Claimable jobs, oldest first: queued and due, or running with a lapsed
+/// lease, of PRs no worker holds. Two indexed lookups (an `OR` would scan the
+/// table, under the write lock). SQLite has no row locks: its claims are
+/// serialised by the in-process write lock instead.
+const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE state = 'queued' AND not_before <= $1 \
+     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
+     UNION ALL SELECT id, pr_key FROM gh_jobs WHERE state = 'running' AND lease_until < $1 ORDER BY id LIMIT 16";
+/// The same for PostgreSQL replicas, which claim concurrently: rows another
+/// claimer holds are skipped (`FOR UPDATE` cannot apply to a `UNION`).
+const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((state = 'queued' AND not_before <= $1) \
+     OR (state = 'running' AND lease_until < $1)) \
+     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
+     ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
+
+/// Runs `$body` in a transaction on either engine, committing when it
+/// returns; on SQLite it holds the in-process write lock (see [`on_writer!`]).
 macro_rules! in_transaction {
-    ($store:expr, $candidates:ident, |$tx:ident| $body:expr) => {
-        match &$store.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker().await;
-                let mut $tx: Transaction<'_, Sqlite> = pool.begin().await?;
-                let $candidates = CANDIDATES;
-                let out = $body;
-                $tx.commit().await?;
-                out
-            }
-            Engine::Postgres(pool) => {
-                let mut $tx: Transaction<'_, Postgres> = pool.begin().await?;
-                let $candidates = CANDIDATES_SKIP_LOCKED;
-                let out = $body;
-                $tx.commit().await?;
-                out
-            }
-        }
+    ($store:expr, |$tx:ident| $body:expr) => {
+        on_writer!($store, |pool| {
+            let mut $tx = pool.begin().await?;
+            let out = $body;
+            $tx.commit().await?;
+            out
+        })
     };
 }
 
@@ -58,7 +60,8 @@ impl Store {
     pub async fn claim(&self, worker: &str, lease: Duration) -> Result<Option<Job>> {
         let now = now_ms();
         let until = now + lease.as_millis() as i64;
-        let claimed = in_transaction!(self, candidates_sql, |tx| {
+        let candidates_sql = self.candidates_sql();
+        let claimed = in_transaction!(self, |tx| {
             let candidates: Vec<(i64, String)> = sqlx::query_as(candidates_sql).bind(now).fetch_all(&mut *tx).await?;
             let mut claimed = None;
             for (_, key) in candidates {
@@ -139,7 +142,7 @@ impl Store {
             Target::Head(sha) => Some(sha.0.as_str()),
             _ => None,
         };
-        let resolved = in_transaction!(self, _candidates, |tx| {
+        let resolved = in_transaction!(self, |tx| {
             let ended = sqlx::query(
                 "UPDATE gh_jobs SET state = 'done', finished_at = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'",
             )
@@ -203,7 +206,7 @@ impl Store {
     }
 
     /// Gives up on a job for good.
-    pub async fn fail(&self, job: &Job, worker: &str, error: &str) -> Result<bool> {
+    pub(crate) async fn fail(&self, job: &Job, worker: &str, error: &str) -> Result<bool> {
         self.finish(job, worker, "failed", Some(error)).await
     }
 
@@ -213,7 +216,7 @@ impl Store {
         let sql = "UPDATE gh_jobs SET state = 'queued', not_before = $1, lease_owner = NULL, error = $2 \
                    WHERE id = $3 AND lease_owner = $4 AND state = 'running'";
         let key = job.pr_key();
-        let changed = in_transaction!(self, _candidates, |tx| {
+        let changed = in_transaction!(self, |tx| {
             let changed = sqlx::query(sql)
                 .bind(not_before)
                 .bind(error)
@@ -234,7 +237,7 @@ impl Store {
         let sql = "UPDATE gh_jobs SET state = $1, finished_at = $2, error = $3 WHERE id = $4 AND lease_owner = $5 AND state = 'running'";
         let now = now_ms();
         let key = job.pr_key();
-        let changed = in_transaction!(self, _candidates, |tx| {
+        let changed = in_transaction!(self, |tx| {
             let changed = sqlx::query(sql)
                 .bind(state)
                 .bind(now)
@@ -254,19 +257,22 @@ impl Store {
     /// head than `head` waiting? Then this one's result is stale before it is
     /// published. (A job for the same head, another event of the same push,
     /// finds the head evaluated and publishes nothing.)
-    pub async fn superseded(&self, job: &Job, head: &str) -> Result<bool> {
+    pub(crate) async fn superseded(&self, job: &Job, head: &str) -> Result<bool> {
         let key = job.pr_key();
         let sql = "SELECT COUNT(*) FROM gh_jobs WHERE pr_key = $1 AND id > $2 AND state = 'queued' \
                    AND scope = 'all' AND (target_sha IS NULL OR target_sha <> $3)";
-        let n: i64 = match &self.engine {
-            Engine::Sqlite { pool, .. } => {
-                sqlx::query_scalar(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?
-            }
-            Engine::Postgres(pool) => {
-                sqlx::query_scalar(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?
-            }
-        };
+        let n: i64 =
+            on_pool!(self, |pool| sqlx::query_scalar(sql).bind(&key).bind(job.id).bind(head).fetch_one(pool).await?);
         Ok(n > 0)
+    }
+
+    /// How this engine finds claimable jobs: the SQL differs where the
+    /// engines lock differently (see [`CANDIDATES`]).
+    fn candidates_sql(&self) -> &'static str {
+        match self.engine {
+            Engine::Sqlite { .. } => CANDIDATES,
+            Engine::Postgres(_) => CANDIDATES_SKIP_LOCKED,
+        }
     }
 }
 

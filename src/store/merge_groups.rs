@@ -29,7 +29,7 @@ struct MergeGroupRow {
 
 impl Store {
     /// Records a merge group (the latest description of a head wins).
-    pub async fn record_merge_group(&self, group: &MergeGroupRecord) -> Result<()> {
+    pub(crate) async fn record_merge_group(&self, group: &MergeGroupRecord) -> Result<()> {
         let sql = "INSERT INTO gh_merge_groups (repo, head_sha, base_sha, base_ref, head_ref, recorded_at) \
                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, head_sha) DO UPDATE SET \
                    base_sha = excluded.base_sha, base_ref = excluded.base_ref, head_ref = excluded.head_ref, \

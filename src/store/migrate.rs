@@ -61,7 +61,7 @@ fn check_legacy(shown: &str, legacy: &LegacySteps) -> Result<()> {
     )
 }
 
-pub async fn sqlite(pool: &SqlitePool, shown: &str) -> Result<()> {
+pub(super) async fn sqlite(pool: &SqlitePool, shown: &str) -> Result<()> {
     // sqlite_master lists the database's tables; the query is SQLite's own.
     let has_legacy: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gh_schema')")
@@ -75,7 +75,7 @@ pub async fn sqlite(pool: &SqlitePool, shown: &str) -> Result<()> {
     SQLITE.run(pool).await.with_context(|| format!("cannot migrate {shown}"))
 }
 
-pub async fn postgres(pool: &PgPool, shown: &str) -> Result<()> {
+pub(super) async fn postgres(pool: &PgPool, shown: &str) -> Result<()> {
     // to_regclass looks the name up on the search path (a test's schema);
     // the query is PostgreSQL's own.
     let has_legacy: bool = sqlx::query_scalar("SELECT to_regclass('gh_schema') IS NOT NULL").fetch_one(pool).await?;

@@ -64,7 +64,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, Postgres, Transaction};
 
-pub use blobs::{BLOB_STORE_BYTES, StoredBlob, StoredPath};
+pub use blobs::{StoredBlob, StoredPath};
 pub use dependencies::{Dependencies, Dependency};
 pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
@@ -134,18 +134,6 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
     Ok(Accepted::New { jobs: item.jobs.len() })
 }
 
-/// Claimable jobs, oldest first: queued and due, or running with a lapsed
-/// lease, of PRs no worker holds. Two indexed lookups (an `OR` would scan the
-/// table, under the write lock).
-const CANDIDATES: &str = "SELECT id, pr_key FROM gh_jobs WHERE state = 'queued' AND not_before <= $1 \
-     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
-     UNION ALL SELECT id, pr_key FROM gh_jobs WHERE state = 'running' AND lease_until < $1 ORDER BY id LIMIT 16";
-/// The same for PostgreSQL replicas: rows another claimer holds are skipped.
-const CANDIDATES_SKIP_LOCKED: &str = "SELECT id, pr_key FROM gh_jobs WHERE ((state = 'queued' AND not_before <= $1) \
-     OR (state = 'running' AND lease_until < $1)) \
-     AND pr_key NOT IN (SELECT pr_key FROM gh_pr_locks WHERE lease_until >= $1) \
-     ORDER BY id LIMIT 16 FOR UPDATE SKIP LOCKED";
-
 #[derive(Clone)]
 enum Engine {
     /// Writes are serialised in-process by `writer`.
@@ -172,12 +160,12 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// A database URL without its password, for messages.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let userinfo = &url[scheme + 3..at];
@@ -279,7 +267,7 @@ impl Store {
         }
     }
 
-    pub fn engine_name(&self) -> &'static str {
+    pub(crate) fn engine_name(&self) -> &'static str {
         match self.engine {
             Engine::Sqlite { .. } => "sqlite",
             Engine::Postgres(_) => "postgres",

@@ -47,7 +47,7 @@ impl Store {
     }
 
     /// Records where the sweep stands, if `owner` still holds the lease.
-    pub async fn save_sweep(&self, owner: &str, state: &SweepState) -> Result<bool> {
+    pub(crate) async fn save_sweep(&self, owner: &str, state: &SweepState) -> Result<bool> {
         let sql = "UPDATE gh_redelivery_sweep SET pass_start = $1, floor = $2, cursor = $3 \
                    WHERE id = 1 AND lease_owner = $4";
         let updated = on_writer!(self, |pool| {
@@ -64,14 +64,14 @@ impl Store {
     }
 
     /// Lets another replica sweep next.
-    pub async fn release_sweep(&self, owner: &str) -> Result<()> {
+    pub(crate) async fn release_sweep(&self, owner: &str) -> Result<()> {
         let sql = "UPDATE gh_redelivery_sweep SET lease_until = 0 WHERE id = 1 AND lease_owner = $1";
         on_writer!(self, |pool| sqlx::query(sql).bind(owner).execute(pool).await?.rows_affected());
         Ok(())
     }
 
     /// Whether a delivery with this `X-GitHub-Delivery` was accepted.
-    pub async fn delivery_stored(&self, guid: &str) -> Result<bool> {
+    pub(crate) async fn delivery_stored(&self, guid: &str) -> Result<bool> {
         let sql = "SELECT COUNT(*) FROM gh_deliveries WHERE id = $1";
         let n: i64 = on_pool!(self, |pool| sqlx::query_scalar(sql).bind(guid).fetch_one(pool).await?);
         Ok(n > 0)
@@ -81,7 +81,7 @@ impl Store {
     /// `until` (ms), when no claim on it runs and it was asked for fewer
     /// than `max_attempts` times: returns how many times it has been, this
     /// one included.
-    pub async fn claim_redelivery(
+    pub(crate) async fn claim_redelivery(
         &self,
         guid: &str,
         delivery_id: u64,
@@ -110,7 +110,7 @@ impl Store {
 
     /// Ends the claim on `guid` at once: GitHub refused the request, so the
     /// next sweep may ask again (the attempt still counts).
-    pub async fn release_redelivery(&self, guid: &str) -> Result<()> {
+    pub(crate) async fn release_redelivery(&self, guid: &str) -> Result<()> {
         let sql = "UPDATE gh_redeliveries SET claimed_until = 0 WHERE guid = $1";
         on_writer!(self, |pool| sqlx::query(sql).bind(guid).execute(pool).await?.rows_affected());
         Ok(())

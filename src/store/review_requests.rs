@@ -45,7 +45,13 @@ impl Store {
 
     /// Records the requests made on `head` of the PR (a later record of the
     /// same head replaces it).
-    pub async fn record_review_requests(&self, repo: &str, pr: u64, head: &str, made: &ReviewRequests) -> Result<()> {
+    pub(crate) async fn record_review_requests(
+        &self,
+        repo: &str,
+        pr: u64,
+        head: &str,
+        made: &ReviewRequests,
+    ) -> Result<()> {
         let sql = "INSERT INTO gh_review_requests (repo, pr, head_sha, requested, refused, recorded_at) \
                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, pr, head_sha) DO UPDATE SET \
                    requested = excluded.requested, refused = excluded.refused, recorded_at = excluded.recorded_at";

@@ -52,28 +52,28 @@ pub(crate) struct Stats {
 impl Stats {
     /// A group commit of `deliveries` deliveries took `took` (statements,
     /// commit and its fsync).
-    pub fn ack_commit(&self, deliveries: usize, took: Duration) {
+    pub(crate) fn ack_commit(&self, deliveries: usize, took: Duration) {
         self.ack_commit.record(took);
         self.ack_deliveries.fetch_add(deliveries as u64, Ordering::Relaxed);
     }
 
     /// The group committer waited `took` for the write lock.
-    pub fn ack_lock_wait(&self, took: Duration) {
+    pub(crate) fn ack_lock_wait(&self, took: Duration) {
         self.ack_lock_wait.record(took);
     }
 
     /// A worker's write waited `took` for the write lock.
-    pub fn worker_lock_wait(&self, took: Duration) {
+    pub(crate) fn worker_lock_wait(&self, took: Duration) {
         self.worker_lock_wait.record(took);
     }
 
     /// A worker's write held the write lock for `took`.
-    pub fn worker_write_held(&self, took: Duration) {
+    pub(crate) fn worker_write_held(&self, took: Duration) {
         self.worker_lock_held.record(took);
     }
 
     /// The counts since the last call; they start again from zero.
-    pub fn take(&self) -> StoreStats {
+    pub(crate) fn take(&self) -> StoreStats {
         StoreStats {
             ack_commits: self.ack_commit.take(),
             ack_deliveries: self.ack_deliveries.swap(0, Ordering::Relaxed),
@@ -95,7 +95,7 @@ pub struct Timing {
 }
 
 impl Timing {
-    pub fn mean(&self) -> Duration {
+    pub(crate) fn mean(&self) -> Duration {
         match self.count {
             0 => Duration::ZERO,
             n => Duration::from_secs_f64(self.total.as_secs_f64() / n as f64),

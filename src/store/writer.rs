@@ -35,7 +35,7 @@ impl Drop for WorkerWrite<'_> {
 }
 
 impl WriteLock {
-    pub fn new() -> WriteLock {
+    pub(crate) fn new() -> WriteLock {
         WriteLock {
             lock: Arc::new(Mutex::new(())),
             workers: Arc::new(Mutex::new(())),
@@ -44,7 +44,7 @@ impl WriteLock {
     }
 
     /// The lock for a group commit of accepted deliveries.
-    pub async fn ack(&self) -> MutexGuard<'_, ()> {
+    pub(crate) async fn ack(&self) -> MutexGuard<'_, ()> {
         let asked = Instant::now();
         let guard = self.lock.lock().await;
         self.stats.ack_lock_wait(asked.elapsed());
@@ -52,7 +52,7 @@ impl WriteLock {
     }
 
     /// The lock for a worker's write (a claim, a lease, a result) or a migration.
-    pub async fn worker(&self) -> WorkerWrite<'_> {
+    pub(crate) async fn worker(&self) -> WorkerWrite<'_> {
         let asked = Instant::now();
         let turn = self.workers.lock().await;
         let guard = self.lock.lock().await;

@@ -17,7 +17,7 @@ use super::MAX_BODY;
 
 /// What unverified bodies may hold, shared by every request.
 #[derive(Clone, Debug)]
-pub struct BodyLimits {
+pub(crate) struct BodyLimits {
     budget: Arc<Semaphore>,
     /// How long a body may take to arrive once its headers did.
     pub timeout: Duration,
@@ -46,7 +46,7 @@ impl Floor {
 impl BodyLimits {
     /// `budget` bytes for every unverified body at once; at least one body
     /// of the largest size GitHub sends always fits.
-    pub fn new(budget: usize, timeout: Duration, floor: Floor) -> BodyLimits {
+    pub(crate) fn new(budget: usize, timeout: Duration, floor: Floor) -> BodyLimits {
         let budget = budget.clamp(MAX_BODY, u32::MAX as usize);
         BodyLimits { budget: Arc::new(Semaphore::new(budget)), timeout, floor }
     }
@@ -55,7 +55,7 @@ impl BodyLimits {
 /// How far the body being read on one connection is along, shared by the
 /// connection cap (which sheds the slowest) and the reader.
 #[derive(Clone, Debug, Default)]
-pub struct BodyWatch(Arc<Mutex<Option<Reading>>>);
+pub(crate) struct BodyWatch(Arc<Mutex<Option<Reading>>>);
 
 #[derive(Clone, Copy, Debug)]
 struct Reading {
@@ -65,7 +65,7 @@ struct Reading {
 
 /// A body is judged by its rate once it has had this long to arrive: a
 /// body whose first bytes are on their way is not yet the slowest.
-pub const JUDGED_AFTER: Duration = Duration::from_millis(100);
+pub(crate) const JUDGED_AFTER: Duration = Duration::from_millis(100);
 
 impl BodyWatch {
     fn with<T>(&self, f: impl FnOnce(&mut Option<Reading>) -> T) -> T {
@@ -73,14 +73,14 @@ impl BodyWatch {
     }
 
     /// Is a body being read (not yet whole, so not yet verified)?
-    pub fn reading(&self) -> bool {
+    pub(crate) fn reading(&self) -> bool {
         self.with(|r| r.is_some())
     }
 
     /// How fast the body being read arrives (bytes a second, over at least
     /// [`JUDGED_AFTER`]: a body just begun has not had time to send much)
     /// and how long it has been read.
-    pub fn progress(&self, now: Instant) -> Option<(f64, Duration)> {
+    pub(crate) fn progress(&self, now: Instant) -> Option<(f64, Duration)> {
         let reading = self.with(|r| *r)?;
         let age = now.saturating_duration_since(reading.since);
         Some((reading.bytes as f64 / age.max(JUDGED_AFTER).as_secs_f64(), age))
@@ -113,7 +113,7 @@ impl Drop for Watching<'_> {
 
 /// A body read whole whose signature is not checked yet. Its bytes count
 /// against the budget until it is dropped or [`Unverified::verified`].
-pub struct Unverified {
+pub(crate) struct Unverified {
     pub bytes: Vec<u8>,
     permit: OwnedSemaphorePermit,
 }
@@ -121,7 +121,7 @@ pub struct Unverified {
 impl Unverified {
     /// The body, its signature checked: its bytes leave the budget for
     /// unverified bodies.
-    pub fn verified(self) -> Vec<u8> {
+    pub(crate) fn verified(self) -> Vec<u8> {
         drop(self.permit);
         self.bytes
     }
@@ -129,7 +129,7 @@ impl Unverified {
 
 /// Why a body was not read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// No `Content-Length` (GitHub always sends one), or a chunked body.
     LengthRequired,
     TooLarge,
@@ -143,7 +143,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn status(self) -> StatusCode {
+    pub(crate) fn status(self) -> StatusCode {
         match self {
             Refusal::LengthRequired => StatusCode::LENGTH_REQUIRED,
             Refusal::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -154,7 +154,7 @@ impl Refusal {
     }
 
     /// The `/metrics` outcome label.
-    pub fn outcome(self) -> &'static str {
+    pub(crate) fn outcome(self) -> &'static str {
         match self {
             Refusal::LengthRequired => "length_required",
             Refusal::TooLarge => "too_large",
@@ -165,7 +165,7 @@ impl Refusal {
         }
     }
 
-    pub fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             Refusal::LengthRequired => "a Content-Length header is required\n",
             Refusal::TooLarge => "the body is over GitHub's 25 MB limit\n",
@@ -180,7 +180,7 @@ impl Refusal {
 /// Reads a body of the length `headers` declare: refused before reading
 /// when the length is missing, over [`MAX_BODY`] or past the budget; its
 /// progress is kept in `watch` while it is read.
-pub async fn read(
+pub(crate) async fn read(
     headers: &HeaderMap,
     body: Body,
     limits: &BodyLimits,

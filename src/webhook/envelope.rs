@@ -4,7 +4,7 @@
 
 use serde::de::DeserializeOwned;
 
-pub use crate::app::handlers::Work;
+pub(crate) use crate::app::handlers::Work;
 use crate::webhook::payloads::{
     CheckRunEvent, CheckSuiteEvent, InstallationEvent, InstallationRepositoriesEvent, MergeGroupEvent,
     PullRequestEvent, PullRequestReviewEvent, PushEvent,
@@ -12,7 +12,7 @@ use crate::webhook::payloads::{
 
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub const KNOWN_EVENTS: [&str; 9] = [
+pub(crate) const KNOWN_EVENTS: [&str; 9] = [
     "check_run",
     "check_suite",
     "installation",
@@ -26,7 +26,7 @@ pub const KNOWN_EVENTS: [&str; 9] = [
 
 /// A verified delivery, by `X-GitHub-Event`.
 #[derive(Debug)]
-pub enum Event {
+pub(crate) enum Event {
     PullRequest(PullRequestEvent),
     PullRequestReview(PullRequestReviewEvent),
     CheckSuite(CheckSuiteEvent),
@@ -50,7 +50,7 @@ impl Event {
     /// Reads a verified delivery of `event`. A body that is not JSON is an
     /// error; unknown events and JSON without what gatehouse reads are
     /// [`Event::Unhandled`] (GitHub expects a 2xx).
-    pub fn parse(event: &str, body: &[u8]) -> Result<Event, EnvelopeError> {
+    pub(crate) fn parse(event: &str, body: &[u8]) -> Result<Event, EnvelopeError> {
         match event {
             "pull_request" => read(body, Event::PullRequest),
             "pull_request_review" => read(body, Event::PullRequestReview),
@@ -66,7 +66,7 @@ impl Event {
 
     /// The login of who caused the event, to tell the App's own events
     /// from others'.
-    pub fn sender(&self) -> Option<&str> {
+    pub(crate) fn sender(&self) -> Option<&str> {
         let sender = match self {
             Event::PullRequest(e) => e.sender.as_ref(),
             Event::PullRequestReview(e) => e.sender.as_ref(),

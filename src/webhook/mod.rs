@@ -5,7 +5,7 @@
 
 pub(crate) mod body;
 pub mod envelope;
-pub mod payloads;
+pub(crate) mod payloads;
 pub mod signature;
 
 use std::sync::Arc;
@@ -19,17 +19,18 @@ use tokio::sync::Notify;
 
 use crate::metrics::Metrics;
 use crate::store::{Accepted, Store};
+pub use body::Floor;
 use body::Unverified;
-pub use body::{BodyLimits, BodyWatch, Floor, JUDGED_AFTER};
-pub use signature::{Secret, Secrets};
+pub(crate) use body::{BodyLimits, BodyWatch, JUDGED_AFTER};
+pub use signature::Secrets;
 
 /// GitHub caps webhook payloads at 25 MB; anything declared larger is
 /// refused (413) before it is read.
-pub const MAX_BODY: usize = 25 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 25 * 1024 * 1024;
 
 /// What the routes share.
 #[derive(Clone, Debug)]
-pub struct Receiver {
+pub(crate) struct Receiver {
     pub store: Store,
     pub secrets: Arc<Secrets>,
     pub metrics: Arc<Metrics>,
@@ -42,7 +43,7 @@ pub struct Receiver {
 }
 
 /// `POST /webhook` (and `/api/github/webhooks`), `/healthz`, `/readyz`, `/metrics`.
-pub fn router(receiver: Receiver) -> Router {
+pub(crate) fn router(receiver: Receiver) -> Router {
     Router::new()
         .route("/webhook", post(deliver))
         .route("/api/github/webhooks", post(deliver))

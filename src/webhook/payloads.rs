@@ -11,13 +11,13 @@ use serde::de::IgnoredAny;
 
 /// `installation`: the App installation the delivery is for.
 #[derive(Debug, Deserialize)]
-pub struct Installation {
+pub(crate) struct Installation {
     pub id: u64,
 }
 
 /// `repository` (`repository` in GitHub's schema).
 #[derive(Debug, Deserialize)]
-pub struct Repository {
+pub(crate) struct Repository {
     pub full_name: String,
     /// Present on the events' `repository`, absent on an install's list.
     pub default_branch: Option<String>,
@@ -26,7 +26,7 @@ pub struct Repository {
 /// `sender` (`simple-user`): who caused the event. An App's own actions
 /// are its bot's, `<slug>[bot]`.
 #[derive(Debug, Deserialize)]
-pub struct Sender {
+pub(crate) struct Sender {
     pub login: String,
 }
 
@@ -34,7 +34,7 @@ pub struct Sender {
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request): opened,
 /// synchronize, reopened, ready_for_review, edited, and the rest.
 #[derive(Debug, Deserialize)]
-pub struct PullRequestEvent {
+pub(crate) struct PullRequestEvent {
     pub action: PullRequestAction,
     pub number: Option<u64>,
     pub pull_request: PullRequest,
@@ -47,7 +47,7 @@ pub struct PullRequestEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PullRequestAction {
+pub(crate) enum PullRequestAction {
     Opened,
     Synchronize,
     Reopened,
@@ -59,21 +59,21 @@ pub enum PullRequestAction {
 
 /// The `pull-request` object (the fields gatehouse reads).
 #[derive(Debug, Deserialize)]
-pub struct PullRequest {
+pub(crate) struct PullRequest {
     pub number: u64,
     pub head: Option<Head>,
 }
 
 /// `pull_request.head`.
 #[derive(Debug, Deserialize)]
-pub struct Head {
+pub(crate) struct Head {
     pub sha: String,
 }
 
 /// `changes` of `pull_request.edited`: which fields changed (their old
 /// values are not read).
 #[derive(Debug, Deserialize)]
-pub struct Changes {
+pub(crate) struct Changes {
     pub body: Option<IgnoredAny>,
     pub base: Option<IgnoredAny>,
 }
@@ -82,8 +82,9 @@ pub struct Changes {
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request_review):
 /// submitted, edited, dismissed.
 #[derive(Debug, Deserialize)]
-pub struct PullRequestReviewEvent {
+pub(crate) struct PullRequestReviewEvent {
     pub action: PullRequestReviewAction,
+    #[allow(dead_code, reason = "required as GitHub sends it; the worker reads reviews from the API")]
     pub review: Review,
     pub pull_request: PullRequest,
     pub repository: Repository,
@@ -93,7 +94,7 @@ pub struct PullRequestReviewEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PullRequestReviewAction {
+pub(crate) enum PullRequestReviewAction {
     Submitted,
     Edited,
     Dismissed,
@@ -104,13 +105,13 @@ pub enum PullRequestReviewAction {
 /// `review`: the worker reads the reviews from the API, so none of its
 /// fields are read here.
 #[derive(Debug, Deserialize)]
-pub struct Review {}
+pub(crate) struct Review {}
 
 /// `check_suite` ("Webhook events and payloads",
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#check_suite): requested
 /// (a push), rerequested (Re-run all checks), completed.
 #[derive(Debug, Deserialize)]
-pub struct CheckSuiteEvent {
+pub(crate) struct CheckSuiteEvent {
     pub action: CheckSuiteAction,
     pub check_suite: CheckSuite,
     pub repository: Repository,
@@ -120,7 +121,7 @@ pub struct CheckSuiteEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckSuiteAction {
+pub(crate) enum CheckSuiteAction {
     Requested,
     Rerequested,
     #[serde(other)]
@@ -129,7 +130,7 @@ pub enum CheckSuiteAction {
 
 /// The `check_suite` object.
 #[derive(Debug, Deserialize)]
-pub struct CheckSuite {
+pub(crate) struct CheckSuite {
     pub head_sha: String,
     /// Null for a fork's suite (its branch is not this repository's).
     pub head_branch: Option<String>,
@@ -140,7 +141,7 @@ pub struct CheckSuite {
 
 /// An entry of `pull_requests` on a check suite or run.
 #[derive(Debug, Deserialize)]
-pub struct PullRequestRef {
+pub(crate) struct PullRequestRef {
     pub number: u64,
 }
 
@@ -149,7 +150,7 @@ pub struct PullRequestRef {
 /// (Re-run on one check), requested_action (a button of the run), created,
 /// completed.
 #[derive(Debug, Deserialize)]
-pub struct CheckRunEvent {
+pub(crate) struct CheckRunEvent {
     pub action: CheckRunAction,
     pub check_run: CheckRun,
     /// `requested_action`: the button pressed.
@@ -161,7 +162,7 @@ pub struct CheckRunEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckRunAction {
+pub(crate) enum CheckRunAction {
     Rerequested,
     RequestedAction,
     #[serde(other)]
@@ -170,7 +171,7 @@ pub enum CheckRunAction {
 
 /// The `check_run` object.
 #[derive(Debug, Deserialize)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     pub head_sha: String,
     pub name: Option<String>,
     #[serde(default)]
@@ -179,7 +180,7 @@ pub struct CheckRun {
 
 /// `requested_action` of `check_run.requested_action`.
 #[derive(Debug, Deserialize)]
-pub struct RequestedAction {
+pub(crate) struct RequestedAction {
     pub identifier: String,
 }
 
@@ -187,7 +188,7 @@ pub struct RequestedAction {
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#merge_group):
 /// checks_requested, destroyed.
 #[derive(Debug, Deserialize)]
-pub struct MergeGroupEvent {
+pub(crate) struct MergeGroupEvent {
     pub action: MergeGroupAction,
     pub merge_group: MergeGroup,
     pub repository: Repository,
@@ -197,7 +198,7 @@ pub struct MergeGroupEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MergeGroupAction {
+pub(crate) enum MergeGroupAction {
     ChecksRequested,
     Destroyed,
     #[serde(other)]
@@ -206,7 +207,7 @@ pub enum MergeGroupAction {
 
 /// The `merge_group` object (the fields gatehouse reads).
 #[derive(Debug, Deserialize)]
-pub struct MergeGroup {
+pub(crate) struct MergeGroup {
     pub head_sha: String,
     pub head_ref: String,
     pub base_sha: String,
@@ -218,7 +219,7 @@ pub struct MergeGroup {
 /// (`refs/heads/main`), its tip after the push, and whether the push
 /// deleted it.
 #[derive(Debug, Deserialize)]
-pub struct PushEvent {
+pub(crate) struct PushEvent {
     #[serde(rename = "ref")]
     pub git_ref: String,
     pub after: String,
@@ -233,7 +234,7 @@ pub struct PushEvent {
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#installation): created,
 /// deleted, suspend, and the rest.
 #[derive(Debug, Deserialize)]
-pub struct InstallationEvent {
+pub(crate) struct InstallationEvent {
     pub action: InstallationAction,
     pub installation: Installation,
     /// `created`: the repositories the App was installed on.
@@ -243,7 +244,7 @@ pub struct InstallationEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum InstallationAction {
+pub(crate) enum InstallationAction {
     Created,
     #[serde(other)]
     Other,
@@ -253,7 +254,7 @@ pub enum InstallationAction {
 /// docs.github.com/en/webhooks/webhook-events-and-payloads#installation_repositories):
 /// added, removed.
 #[derive(Debug, Deserialize)]
-pub struct InstallationRepositoriesEvent {
+pub(crate) struct InstallationRepositoriesEvent {
     pub action: InstallationRepositoriesAction,
     pub installation: Installation,
     pub repositories_added: Vec<Repository>,
@@ -262,7 +263,7 @@ pub struct InstallationRepositoriesEvent {
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum InstallationRepositoriesAction {
+pub(crate) enum InstallationRepositoriesAction {
     Added,
     #[serde(other)]
     Other,

@@ -8,6 +8,8 @@
 //! crate's dependencies hold that line: no async runtime, HTTP, database or
 //! TLS crate can be reached from here.
 
+#![warn(unreachable_pub)]
+
 pub mod config;
 pub mod depends;
 pub mod diff;

@@ -10,6 +10,8 @@
 //! and the App manifest
 //! flow (`gatehouse register`).
 
+#![warn(unreachable_pub)]
+
 mod branches;
 mod deliveries;
 pub mod diff;
@@ -178,7 +180,7 @@ impl Repo {
     /// Stores `tree` as commit `sha`, with its listing written once (GitHub
     /// serves a stored tree rather than hashing every blob per request),
     /// forgetting what was derived from an earlier tree under that id.
-    pub fn put_commit(&mut self, sha: String, tree: Tree) {
+    pub(crate) fn put_commit(&mut self, sha: String, tree: Tree) {
         let listing = diff::listing(&sha, &tree);
         self.listings.insert(sha.clone(), listing);
         self.diffs.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(b, h), _| *b != sha && *h != sha);
@@ -187,7 +189,7 @@ impl Repo {
 
     /// The commit a revision names: a ref, a full commit id, or an
     /// unambiguous prefix of one (at least 4 hex digits), as `git rev-parse`.
-    pub fn resolve(&self, rev: &str) -> Option<&str> {
+    pub(crate) fn resolve(&self, rev: &str) -> Option<&str> {
         if let Some(sha) = self.refs.get(rev) {
             return Some(sha);
         }
@@ -256,12 +258,12 @@ pub struct IssueComment {
 }
 
 impl State {
-    pub fn id(&mut self) -> u64 {
+    pub(crate) fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    pub fn repo(&self, owner: &str, name: &str) -> Option<&Repo> {
+    pub(crate) fn repo(&self, owner: &str, name: &str) -> Option<&Repo> {
         self.repos.get(&format!("{owner}/{name}").to_ascii_lowercase())
     }
 }

@@ -28,7 +28,7 @@ pub struct Work {
 }
 
 /// The work `event` asks for.
-pub fn handle(event: &Event) -> Work {
+pub(crate) fn handle(event: &Event) -> Work {
     let work = match event {
         Event::PullRequest(e) => pull_request::handle(e),
         Event::PullRequestReview(e) => pull_request_review::handle(e),

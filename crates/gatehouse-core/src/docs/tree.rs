@@ -39,7 +39,7 @@ pub(super) struct Str {
 impl Str {
     /// `value`, a slice of `text`, as a string of a tree read from `text`.
     #[inline]
-    pub fn within(text: &str, value: &str) -> Str {
+    pub(super) fn within(text: &str, value: &str) -> Str {
         let start = value.as_ptr() as usize - text.as_ptr() as usize;
         debug_assert!(start + value.len() <= text.len());
         Str { start: start as u32, len: value.len() as u32 }
@@ -153,7 +153,7 @@ pub(super) struct TreeBuilder<'s> {
 }
 
 impl<'s> TreeBuilder<'s> {
-    pub fn new(text: &'s str) -> TreeBuilder<'s> {
+    pub(super) fn new(text: &'s str) -> TreeBuilder<'s> {
         let tree =
             Tree { text, owned: String::new(), nodes: Vec::new(), items: Vec::new(), entries: Vec::new(), root: 0 };
         TreeBuilder { tree }
@@ -161,48 +161,48 @@ impl<'s> TreeBuilder<'s> {
 
     /// Room for `entries` mapping entries and `items` sequence items, and
     /// for a node for each of them and the root.
-    pub fn reserve(&mut self, entries: usize, items: usize) {
+    pub(super) fn reserve(&mut self, entries: usize, items: usize) {
         self.tree.nodes.reserve(1 + entries + items);
         self.tree.entries.reserve(entries);
         self.tree.items.reserve(items);
     }
 
     /// How many nodes are built so far.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.tree.nodes.len()
     }
 
     /// A string that is a slice of the text.
     #[inline]
-    pub fn borrowed(&self, value: &'s str) -> Str {
+    pub(super) fn borrowed(&self, value: &'s str) -> Str {
         Str::within(self.tree.text, value)
     }
 
     /// The text the tree is read from.
-    pub fn text(&self) -> &'s str {
+    pub(super) fn text(&self) -> &'s str {
         self.tree.text
     }
 
     /// A string of the tree being built.
-    pub fn str(&self, s: Str) -> &str {
+    pub(super) fn str(&self, s: Str) -> &str {
         self.tree.str(s)
     }
 
     /// A string kept in the tree.
-    pub fn owned(&mut self, value: &str) -> Str {
+    pub(super) fn owned(&mut self, value: &str) -> Str {
         let start = self.tree.text.len() + self.tree.owned.len();
         self.tree.owned.push_str(value);
         Str { start: start as u32, len: value.len() as u32 }
     }
 
     #[inline]
-    pub fn scalar(&mut self, value: Str, plain: bool, line: u32, col: u32) -> u32 {
+    pub(super) fn scalar(&mut self, value: Str, plain: bool, line: u32, col: u32) -> u32 {
         let kind = if plain { Kind::Plain } else { Kind::Quoted };
         self.push(NodeData { line, col, kind, start: value.start, len: value.len })
     }
 
     /// A sequence of the given nodes.
-    pub fn seq(&mut self, items: impl IntoIterator<Item = u32>, line: u32, col: u32) -> u32 {
+    pub(super) fn seq(&mut self, items: impl IntoIterator<Item = u32>, line: u32, col: u32) -> u32 {
         let start = self.tree.items.len();
         self.tree.items.extend(items);
         let len = self.tree.items.len() - start;
@@ -210,7 +210,7 @@ impl<'s> TreeBuilder<'s> {
     }
 
     /// A mapping of the given (name, line, col, value) entries.
-    pub fn map(&mut self, entries: impl IntoIterator<Item = (Str, u32, u32, u32)>, line: u32, col: u32) -> u32 {
+    pub(super) fn map(&mut self, entries: impl IntoIterator<Item = (Str, u32, u32, u32)>, line: u32, col: u32) -> u32 {
         let start = self.tree.entries.len();
         self.tree.entries.extend(entries.into_iter().map(|(name, line, col, value)| EntryData {
             name,
@@ -223,23 +223,23 @@ impl<'s> TreeBuilder<'s> {
     }
 
     /// A node built so far.
-    pub fn node(&self, id: u32) -> Node<'_> {
+    pub(super) fn node(&self, id: u32) -> Node<'_> {
         Node { tree: &self.tree, id }
     }
 
     /// A scalar's string.
-    pub fn scalar_str(&self, id: u32) -> Str {
+    pub(super) fn scalar_str(&self, id: u32) -> Str {
         let data = &self.tree.nodes[id as usize];
         Str { start: data.start, len: data.len }
     }
 
     /// Places a node at another line and column.
-    pub fn move_node(&mut self, id: u32, line: u32, col: u32) {
+    pub(super) fn move_node(&mut self, id: u32, line: u32, col: u32) {
         let data = &mut self.tree.nodes[id as usize];
         (data.line, data.col) = (line, col);
     }
 
-    pub fn finish(mut self, root: u32) -> Tree<'s> {
+    pub(super) fn finish(mut self, root: u32) -> Tree<'s> {
         self.tree.root = root;
         self.tree
     }

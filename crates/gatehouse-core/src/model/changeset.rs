@@ -89,7 +89,7 @@ impl FileContent {
 /// True when a link at `path` (repo-relative, `/`-separated) pointing to
 /// `target` leads out of the repository: an absolute target, or more `..`
 /// than the link has folders above it.
-pub fn leaves_repository(path: &str, target: &str) -> bool {
+pub(super) fn leaves_repository(path: &str, target: &str) -> bool {
     if target.starts_with('/') || target.starts_with('\\') || target.get(1..2) == Some(":") {
         return true;
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use crate::model::{ChangeSet, Finding, PrInfo, Report, Severity};
 
 /// What a demoted finding's message starts with.
-pub const PREDATES: &str = "predates this change: ";
+pub(super) const PREDATES: &str = "predates this change: ";
 
 /// Demotes to notices the findings of `report` (the rules' findings over
 /// `changes`) that the change did not earn.

@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 /// The byte offset of 1-based `line`, 1-based character `col` in `text`.
-pub fn offset(text: &str, line: u32, col: u32) -> Option<usize> {
+pub(super) fn offset(text: &str, line: u32, col: u32) -> Option<usize> {
     let range = line_range(text, line)?;
     let content = &text[range.clone()];
     let col = col.max(1) as usize - 1;
@@ -15,7 +15,7 @@ pub fn offset(text: &str, line: u32, col: u32) -> Option<usize> {
 }
 
 /// The bytes of 1-based `line` without its line break.
-pub fn line_range(text: &str, line: u32) -> Option<Range<usize>> {
+pub(super) fn line_range(text: &str, line: u32) -> Option<Range<usize>> {
     let mut start = 0;
     for _ in 1..line.max(1) {
         start += text.get(start..)?.find('\n')? + 1;
@@ -30,7 +30,7 @@ pub fn line_range(text: &str, line: u32) -> Option<Range<usize>> {
 
 /// The bytes of 1-based `line` with its line break: what deleting the line
 /// removes.
-pub fn whole_line(text: &str, line: u32) -> Option<Range<usize>> {
+pub(super) fn whole_line(text: &str, line: u32) -> Option<Range<usize>> {
     let range = line_range(text, line)?;
     let end = text[range.end..].find('\n').map_or(text.len(), |at| range.end + at + 1);
     Some(range.start..end)
@@ -39,7 +39,7 @@ pub fn whole_line(text: &str, line: u32) -> Option<Range<usize>> {
 /// The bytes of the YAML scalar written at `line`, `col`, quotes included:
 /// a quoted scalar to its closing quote, a plain one to the end of the
 /// line, a comment, or (`in_flow`) the `,`, `]` or `}` that ends it.
-pub fn scalar_range(text: &str, line: u32, col: u32, in_flow: bool) -> Option<Range<usize>> {
+pub(super) fn scalar_range(text: &str, line: u32, col: u32, in_flow: bool) -> Option<Range<usize>> {
     let start = offset(text, line, col)?;
     let end_of_line = line_range(text, line)?.end;
     let rest = &text[start..end_of_line];
@@ -75,7 +75,7 @@ pub fn scalar_range(text: &str, line: u32, col: u32, in_flow: bool) -> Option<Ra
 
 /// Whether the scalar at `range` sits in a flow sequence (`[a, b]`): the
 /// nearest of `[`, `,` and the line's start before it is not the start.
-pub fn in_flow(text: &str, line: u32, col: u32) -> bool {
+pub(super) fn in_flow(text: &str, line: u32, col: u32) -> bool {
     let (Some(at), Some(range)) = (offset(text, line, col), line_range(text, line)) else { return false };
     text[range.start..at].trim_end().ends_with(['[', ','])
 }

@@ -69,7 +69,7 @@ macro_rules! declare_rule {
     (@fix) => { None };
     (@fix $fix:expr) => { Some($fix) };
     (@declare $id:literal, $view:ident, $severity:ident, $summary:expr, $why:expr, [$($fix:expr)?], $bad:expr, $good:expr) => {
-        pub static INFO: $crate::rules::RuleInfo = $crate::rules::RuleInfo {
+        pub(crate) static INFO: $crate::rules::RuleInfo = $crate::rules::RuleInfo {
             id: $id,
             default_severity: $crate::model::Severity::$severity,
             summary: $summary,
@@ -79,7 +79,7 @@ macro_rules! declare_rule {
             good: $good,
         };
 
-        pub fn rule<'a>() -> $crate::rules::Rule<$view<'a>> {
+        pub(crate) fn rule<'a>() -> $crate::rules::Rule<$view<'a>> {
             $crate::rules::Rule { info: &INFO, check }
         }
     };

@@ -10,7 +10,12 @@ use crate::model::{LOCAL_REPO, PathLookup, RepoIndex};
 /// checkout whose `owner/name` is unknown stands in for the one repo of the
 /// document that cannot otherwise be read; when several cannot,
 /// it is one more place to look, and a path found nowhere stays unverifiable.
-pub fn lookups(index: &RepoIndex, own: Option<&str>, repos: &[&str], path: &PathRef) -> Vec<(String, PathLookup)> {
+pub(super) fn lookups(
+    index: &RepoIndex,
+    own: Option<&str>,
+    repos: &[&str],
+    path: &PathRef,
+) -> Vec<(String, PathLookup)> {
     let unreadable: Vec<&str> = repos.iter().copied().filter(|r| index.tree(r, None).is_none()).collect();
     let stand_in = (own.is_none() && unreadable.len() == 1).then(|| unreadable[0]);
     let look = |repo: &str, rev: Option<&str>| {

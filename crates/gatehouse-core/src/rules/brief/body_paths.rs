@@ -8,7 +8,7 @@ use crate::docs::pathref::{SpanKind, classify, classify_word};
 use crate::model::Span;
 
 /// A place in the body that names a path (or an unsafe one).
-pub struct Candidate<'a> {
+pub(super) struct Candidate<'a> {
     pub span: Span,
     /// The path as written, a slice of the brief.
     pub text: &'a str,
@@ -16,7 +16,7 @@ pub struct Candidate<'a> {
 }
 
 /// Every path the body names, in line and column order, each once per line.
-pub fn candidates<'a>(brief: &Brief<'a>) -> Vec<Candidate<'a>> {
+pub(super) fn candidates<'a>(brief: &Brief<'a>) -> Vec<Candidate<'a>> {
     let repos = brief.repos();
     let body = brief.body;
     let mut out: Vec<Candidate<'a>> = Vec::new();
@@ -112,7 +112,7 @@ const CLOSING: &[char] =
 /// Which path each `to-be-created` flag on a line covers: the last path
 /// before it, else the first after it; each flag covers one path. Returns
 /// for each candidate (by index) the text after its flag, when flagged.
-pub fn flags<'a>(brief: &Brief<'a>, candidates: &[Candidate<'a>]) -> Vec<Option<&'a str>> {
+pub(super) fn flags<'a>(brief: &Brief<'a>, candidates: &[Candidate<'a>]) -> Vec<Option<&'a str>> {
     const FLAG: &str = "to-be-created";
     let mut out = vec![None; candidates.len()];
     let mut start = 0;

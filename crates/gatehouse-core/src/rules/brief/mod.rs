@@ -40,7 +40,6 @@ use crate::model::{ChangeSet, PathLookup, Span};
 use crate::rules::paths::lookups;
 
 pub use criterion::{Assessment, Vague, VagueKind, Verdict, assess as assess_criterion};
-pub use path_unverifiable::INFO as PATH_UNVERIFIABLE;
 pub use review_required::reasons as review_reasons;
 
 fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {

@@ -22,7 +22,7 @@ which copy wins.",
 }
 
 /// Optional fields that hold a string or null.
-pub const OPTIONAL_TEXT: [&str; 10] = [
+pub(crate) const OPTIONAL_TEXT: [&str; 10] = [
     "context",
     "default_taken",
     "filed_by",
@@ -35,13 +35,14 @@ pub const OPTIONAL_TEXT: [&str; 10] = [
     "updated_at",
 ];
 /// The fields every manifest has.
-pub const REQUIRED: [&str; 7] = ["schema_version", "decision_id", "status", "tier", "stakes", "question", "filed_at"];
+pub(crate) const REQUIRED: [&str; 7] =
+    ["schema_version", "decision_id", "status", "tier", "stakes", "question", "filed_at"];
 /// The fields of a `resolution` object, all required.
-pub const RESOLUTION_FIELDS: [&str; 3] = ["recommendation", "resolved_by", "resolved_at"];
+pub(crate) const RESOLUTION_FIELDS: [&str; 3] = ["recommendation", "resolved_by", "resolved_at"];
 /// The fields a `review` object must have.
-pub const REVIEW_FIELDS: [&str; 2] = ["verdict", "reviewed_at"];
-pub const STAKES: [&str; 3] = ["small", "medium", "high"];
-pub const VERDICTS: [&str; 4] = ["ratified", "overridden", "wrong-tier-high", "wrong-tier-low"];
+pub(crate) const REVIEW_FIELDS: [&str; 2] = ["verdict", "reviewed_at"];
+pub(crate) const STAKES: [&str; 3] = ["small", "medium", "high"];
+pub(crate) const VERDICTS: [&str; 4] = ["ratified", "overridden", "wrong-tier-high", "wrong-tier-low"];
 
 fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.parsed() {

@@ -131,11 +131,11 @@ fn needs(spec: &Spec, state: State) -> Vec<(String, String)> {
 }
 
 /// `pre-plan/NN-draft.md` with `NN` from `03`.
-pub fn is_draft(rel: &str) -> bool {
+pub(super) fn is_draft(rel: &str) -> bool {
     draft_number(rel).is_some_and(|n| n >= 3)
 }
 
-pub fn draft_number(rel: &str) -> Option<u32> {
+pub(super) fn draft_number(rel: &str) -> Option<u32> {
     let num = rel.strip_prefix("pre-plan/")?.strip_suffix("-draft.md")?;
     (num.len() >= 2 && num.bytes().all(|b| b.is_ascii_digit())).then(|| num.parse().ok())?
 }

@@ -16,7 +16,7 @@ struct List {
 
 /// True when `head` is `base` with whole entries appended at the ends of
 /// vote ledgers and argument lists (blank and comment lines aside).
-pub fn only_appends(base: &str, head: &str, doc: &VotingDoc) -> bool {
+pub(super) fn only_appends(base: &str, head: &str, doc: &VotingDoc) -> bool {
     let Some(inserted) = inserted_runs(base, head) else { return false };
     if inserted.is_empty() {
         return true;

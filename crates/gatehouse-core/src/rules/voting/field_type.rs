@@ -18,7 +18,7 @@ defensive-parse, not assume validity\" only until the validator gates the shape:
 }
 
 /// Argument fields that hold one string.
-pub const STRINGS: [&str; 7] =
+pub(crate) const STRINGS: [&str; 7] =
     ["id", "proposer", "proposed_at", "proposition", "rationale", "modification_kind", "target"];
 
 fn check(view: &VotingView, sink: &mut Sink) {

@@ -27,7 +27,7 @@ neither `format: voting/…` nor a `voting` block is not a voting doc (ADR-117's
 }
 
 /// The format this version of gatehouse reads.
-pub const FORMAT: &str = "voting/v1";
+pub(super) const FORMAT: &str = "voting/v1";
 
 fn check(view: &VotingView, sink: &mut Sink) {
     for doc in &view.docs {
