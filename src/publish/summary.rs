@@ -80,7 +80,7 @@ pub fn render(check: &CheckReport) -> CheckOutput {
             let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
             let place = match (check.check, check.documents) {
                 (Check::Config, _) => {
-                    format!("in `{CONFIG_PATH}`; until they are fixed, the other gatehouse checks are not evaluated")
+                    format!("in `{CONFIG_PATH}`; until the config is valid, the other gatehouse checks are not evaluated")
                 }
                 (_, 0) => "in the pull request body".to_string(),
                 (_, n) => format!("in {}", plural(n, noun_one(noun))),
