@@ -80,7 +80,9 @@ pub fn render(check: &CheckReport) -> CheckOutput {
             let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
             let place = match (check.check, check.documents) {
                 (Check::Config, _) => {
-                    format!("in `{CONFIG_PATH}`; until the config is valid, the other gatehouse checks are not evaluated")
+                    format!(
+                        "in `{CONFIG_PATH}`; until the config is valid, the other gatehouse checks are not evaluated"
+                    )
                 }
                 (_, 0) => "in the pull request body".to_string(),
                 (_, n) => format!("in {}", plural(n, noun_one(noun))),
@@ -308,6 +310,35 @@ mod tests {
         let out = render(&check);
         assert_eq!(out.title, "2 errors, 1 notice");
         assert!(out.summary.starts_with("**2 errors block the merge** in 1 voting doc.\n"), "{}", out.summary);
+    }
+
+    #[test]
+    fn a_check_says_what_it_looked_at() {
+        let check = |family: Check, conclusion, documents, cites, evaluated, findings| CheckReport {
+            check: family,
+            name: family.name(),
+            conclusion,
+            documents,
+            cites,
+            evaluated,
+            details: vec![],
+            findings,
+        };
+        let skipped = render(&check(Check::Voting, Conclusion::Neutral, 0, 0, false, vec![]));
+        assert_eq!((skipped.conclusion, skipped.title.as_str()), ("neutral", "Not evaluated: the config is invalid"));
+        assert!(skipped.summary.starts_with("**Not evaluated: the config is invalid.**"), "{}", skipped.summary);
+        let mut on_body = finding("cite/brief", Severity::Error, 3);
+        on_body.path = PR_BODY.into();
+        let cite = render(&check(Check::Briefs, Conclusion::Failure, 0, 1, true, vec![on_body]));
+        assert!(
+            cite.summary.starts_with("**1 error blocks the merge** in the pull request body.\n"),
+            "{}",
+            cite.summary
+        );
+        let passed = render(&check(Check::Briefs, Conclusion::Success, 0, 2, true, vec![]));
+        assert_eq!(passed.title, "2 cites in the pull request body pass (no findings)");
+        let untouched = render(&check(Check::Config, Conclusion::Neutral, 0, 0, true, vec![]));
+        assert_eq!(untouched.title, "The config is unchanged");
     }
 
     #[test]
