@@ -242,7 +242,8 @@ pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`.github/gatehouse.yml` is valid: known keys, right types, known rule ids",
     why: "The repo config decides which documents are checked and how strictly. A typo in it would \
-silently weaken a gate, so every problem is reported with its line. The config is read from the \
+silently weaken a gate, so every problem is reported with its line, on the `gatehouse/config` check; \
+while the config has an error, the other checks are not evaluated. The config is read from the \
 BASE revision (a PR cannot weaken its own gate); a PR that changes it sees its new file validated.",
     fix: None,
     bad: Example { path: CONFIG_PATH, text: "briefs:\n  review_threshold:\n    lines: lots\n" },
