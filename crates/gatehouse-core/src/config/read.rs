@@ -263,7 +263,8 @@ impl Reader<'_> {
         true
     }
 
-    /// A list of strings; `example` is one the help shows.
+    /// A list of strings; the help shows an example fitting its key (globs for
+    /// `paths`, logins otherwise).
     fn strings(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
         let example = match key.name {
             "paths" => "[\"docs/adr/**/*.md\"]",
