@@ -148,6 +148,8 @@ fn fixture_sides(case: &str, side: &str) -> Tree {
     tree
 }
 
+const CONFIG_PATH: &str = gatehouse::config::CONFIG_PATH;
+
 #[tokio::test(flavor = "multi_thread")]
 async fn cached_reads_find_what_a_full_read_finds() {
     let sim = sim().await;
@@ -161,6 +163,9 @@ async fn cached_reads_find_what_a_full_read_finds() {
     earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
     let mut head = base.clone();
     head.extend(fixture_sides("fail", "head"));
+    // Every failing fixture but the config's: an invalid config leaves the
+    // families unevaluated.
+    head.insert(CONFIG_PATH.into(), base[CONFIG_PATH].clone());
     sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
     sim.open_pr("acme/docs", 2, base, head, "Every failing fixture.");
     let repo = client(&sim);

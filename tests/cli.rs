@@ -62,9 +62,12 @@ fn committed_head_against_base() {
         vec![("brief/path-missing".into(), "dark-factory/briefs/SWARM-AS-restore.md".into(), 13)],
         "only the new brief is checked, and only its bad path fires"
     );
-    assert_eq!(v["checks"][0]["name"], "gatehouse/briefs");
-    assert_eq!(v["checks"][0]["conclusion"], "failure");
-    assert_eq!(v["checks"][0]["documents"], 1);
+    assert_eq!(v["checks"][0]["name"], "gatehouse/config");
+    assert_eq!(v["checks"][0]["summary"], "the change does not touch `.github/gatehouse.yml`");
+    assert_eq!(v["checks"][1]["name"], "gatehouse/briefs");
+    assert_eq!(v["checks"][1]["conclusion"], "failure");
+    assert_eq!(v["checks"][1]["documents"], 1);
+    assert_eq!(v["checks"][1]["summary"], "1 document checked");
     let f = &v["findings"][0];
     for key in ["severity", "end_line", "message", "help", "fingerprint"] {
         assert!(!f[key].is_null(), "finding has {key}");
@@ -80,7 +83,7 @@ fn uncommitted_edits_are_the_head() {
     let dir = tmp.path();
     let clean = gatehouse(dir, &["--format", "json"]);
     assert_eq!(clean.status.code(), Some(0));
-    assert_eq!(json(&clean)["checks"][0]["conclusion"], "neutral", "nothing changed yet");
+    assert_eq!(json(&clean)["checks"][1]["conclusion"], "neutral", "nothing changed yet");
 
     // Editing the merged brief in the working tree, without committing.
     write(dir, BRIEF, &GOOD.replace("lines_estimate: 80", "lines_estimate: lots"));
@@ -142,17 +145,90 @@ fn config_comes_from_the_base() {
     git(dir, &["commit", "-qm", "config"]);
     git(dir, &["branch", "-f", "main", "HEAD"]);
     // The change turns the rule back on and adds a brief that would fire it.
-    write(dir, ".github/gatehouse.yml", "rules:\n  brief/review-required: error\n  brief/nope: off\n");
+    write(dir, ".github/gatehouse.yml", "rules:\n  brief/review-required: error\n");
     write(dir, "dark-factory/briefs/SWARM-AT-x.md", &GOOD.replace("SWARM-AR", "SWARM-AT").replace("80", "800"));
     let out = gatehouse(dir, &["--format", "json"]);
     let v = json(&out);
+    assert_eq!(rules_at(&v), vec![], "the base config's `off` wins");
+    assert_eq!(
+        (&v["checks"][0]["name"], &v["checks"][0]["conclusion"]),
+        (&Value::from("gatehouse/config"), &Value::from("success"))
+    );
+    assert_eq!(
+        (&v["checks"][1]["name"], &v["checks"][1]["conclusion"]),
+        (&Value::from("gatehouse/briefs"), &Value::from("success"))
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn an_invalid_config_fails_its_own_check_and_leaves_the_others_neutral() {
+    let tmp = repo();
+    let dir = tmp.path();
+    write(dir, ".github/gatehouse.yml", "briefs:\n  review_treshold:\n    lines: 200\nrules:\n  brief/nope: off\n");
+    write(dir, "dark-factory/briefs/SWARM-AT-x.md", &GOOD.replace("SWARM-AR", "SWARM-AT").replace("80", "lots"));
+    let out = gatehouse(dir, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
     assert_eq!(
         rules_at(&v),
-        vec![("config/invalid".into(), ".github/gatehouse.yml".into(), 3)],
-        "the base config's `off` wins; the head config is validated"
+        vec![
+            ("config/invalid".into(), ".github/gatehouse.yml".into(), 2),
+            ("config/invalid".into(), ".github/gatehouse.yml".into(), 5)
+        ],
+        "the brief's wrong type is not reported: the briefs were not evaluated"
     );
-    assert!(v["findings"][0]["check"].is_null());
-    assert_eq!(out.status.code(), Some(1));
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["check"] == "gatehouse/config"), "{v}");
+    assert_eq!(
+        v["findings"][0]["help"],
+        "did you mean `review_threshold`? The keys of `briefs` are `paths`, `review_threshold`."
+    );
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(
+        (&checks[0]["name"], &checks[0]["conclusion"]),
+        (&Value::from("gatehouse/config"), &Value::from("failure"))
+    );
+    assert_eq!(checks[0]["summary"], "`.github/gatehouse.yml` checked");
+    for check in &checks[1..] {
+        assert_eq!(check["conclusion"], "neutral", "{check}");
+        assert_eq!(check["summary"], "not evaluated: the config is invalid", "{check}");
+        assert_eq!(check["documents"], 0, "{check}");
+    }
+    let text = String::from_utf8(gatehouse(dir, &[]).stdout).unwrap();
+    assert!(
+        text.contains(
+            "gatehouse/config       failure  `.github/gatehouse.yml` checked; 2 errors, 0 warnings, 0 notices\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("gatehouse/voting       neutral  not evaluated: the config is invalid\n"), "{text}");
+    assert!(text.contains("  = help: did you mean `review_threshold`?"), "{text}");
+}
+
+#[test]
+fn the_pull_request_body_is_no_document() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let outside = tempfile::tempdir().unwrap();
+    let body = outside.path().join("pr.md");
+    std::fs::write(&body, "Brief: SWARM-AR-pg-backup\n").unwrap();
+    let args = ["--repo-name", "gyrum-labs/infra", "--pr-body", body.to_str().unwrap()];
+    let out = gatehouse(dir, &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let v = json(&out);
+    let briefs = &v["checks"][1];
+    assert_eq!(briefs["name"], "gatehouse/briefs");
+    assert_eq!(briefs["documents"], 0, "{briefs}");
+    assert_eq!(briefs["summary"], "no agent briefs changed; 1 cite in the pull request body checked");
+    assert_eq!(briefs["conclusion"], "success", "the cite names a merged brief and the change stays inside it");
+    let text = String::from_utf8(gatehouse(dir, &args).stdout).unwrap();
+    assert!(
+        text.contains(
+            "gatehouse/briefs       success  no agent briefs changed; 1 cite in the pull request body checked; 0 errors"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("1 document checked"), "{text}");
 }
 
 #[test]

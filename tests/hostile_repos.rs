@@ -112,10 +112,15 @@ fn a_config_linked_out_of_the_repository_is_not_applied() {
         let out = run(&dir, args);
         let shown = text(&out);
         assert!(!shown.contains("SECRET-CONFIG"), "{args:?}: {shown}");
-        // The default brief paths still apply: the new brief is checked.
-        assert!(shown.contains("SWARM-AR-second.md"), "{args:?}: {shown}");
         assert!(shown.contains(".github/gatehouse.yml"), "{args:?}: {shown}");
         assert!(shown.contains("symbolic link to"), "{args:?}: {shown}");
+        // A config that cannot be read fails its own check; the briefs wait for one that can.
+        assert!(shown.contains("gatehouse/config       failure"), "{args:?}: {shown}");
+        assert!(
+            shown.contains("gatehouse/briefs       neutral  not evaluated: the config is invalid"),
+            "{args:?}: {shown}"
+        );
+        assert!(!shown.contains("SWARM-AR-second.md"), "{args:?}: {shown}");
     }
 }
 

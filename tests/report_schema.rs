@@ -62,6 +62,24 @@ fn check_output_validates_whole() {
 }
 
 #[test]
+fn an_invalid_config_report_validates() {
+    let whole = jsonschema::draft202012::new(&schema()).unwrap();
+    let tmp = demo_copy();
+    let repo = tmp.path().join("repo");
+    std::fs::write(repo.join(".github/gatehouse.yml"), "limits:\n  max_file_bytes: lots\n").unwrap();
+    let (code, report) = gatehouse(&["check", "--all", "--format", "json", "--repo", repo.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_valid(&whole, &report, "check --all with an invalid config");
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!((&findings[0]["rule"], &findings[0]["check"]), (&json!("config/invalid"), &json!("gatehouse/config")));
+    let summaries: Vec<&str> =
+        report["checks"].as_array().unwrap().iter().map(|c| c["summary"].as_str().unwrap()).collect();
+    assert_eq!(summaries[0], "`.github/gatehouse.yml` checked");
+    assert!(summaries[1..].iter().all(|s| *s == "not evaluated: the config is invalid"), "{summaries:?}");
+}
+
+#[test]
 fn new_brief_findings_and_rules_share_the_shapes() {
     let tmp = demo_copy();
     let repo = tmp.path().join("repo");

@@ -106,8 +106,7 @@ pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {
-                let findings: Vec<_> =
-                    findings.iter().map(|f| crate::render::finding_json(f, Some(Check::Briefs))).collect();
+                let findings: Vec<_> = findings.iter().map(|f| crate::render::finding_json(f, Check::Briefs)).collect();
                 let out = serde_json::json!({ "written": false, "path": path, "exists": exists, "findings": findings });
                 outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
             }

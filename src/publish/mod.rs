@@ -8,14 +8,15 @@ pub(crate) mod review;
 pub(crate) mod review_requests;
 pub(crate) mod summary;
 
-use crate::model::{Finding, PR_BODY, Report};
+use crate::model::{Check, Finding, PR_BODY, Report};
 use summary::CheckOutput;
 
-/// The check-run names every job reports: the check of each registered
-/// family (families sharing a check share its run), then the review gate.
-/// New families appear here with no App-side change.
+/// The check-run names every job reports: the config's check, the check of
+/// each registered family (families sharing a check share its run), then
+/// the review gate. New families appear here with no App-side change.
 pub fn check_names() -> Vec<String> {
-    let checks: std::collections::BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
+    let mut checks: std::collections::BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
+    checks.insert(Check::Config);
     let mut names: Vec<String> = checks.into_iter().map(|c| c.name().to_string()).collect();
     names.push(summary::REVIEW_CHECK.to_string());
     names
@@ -29,8 +30,8 @@ pub(crate) fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput,
         .checks
         .iter()
         .map(|check| {
-            let annotated = report.general.iter().chain(&check.findings).filter(|f| f.path != PR_BODY).collect();
-            (summary::render(check, &report.general), annotated)
+            let annotated = check.findings.iter().filter(|f| f.path != PR_BODY).collect();
+            (summary::render(check), annotated)
         })
         .collect();
     out.push((review, Vec::new()));

@@ -4,7 +4,7 @@
 
 use crate::config::{CONFIG_PATH, REVIEW_EXAMPLE};
 use crate::gate::{Applicability, Outcome};
-use crate::model::{CheckReport, Conclusion, Finding, PR_BODY, Severity};
+use crate::model::{Check, CheckReport, Conclusion, Finding, PR_BODY, Severity};
 use crate::render::plural;
 
 /// GitHub's limit on `output.summary` and `output.text`, in characters.
@@ -33,35 +33,64 @@ fn counts(findings: &[&Finding]) -> String {
     if parts.is_empty() { "no findings".into() } else { parts.join(", ") }
 }
 
-/// The output of one family's check; `general` are findings about the
-/// evaluation itself (the repo config), which count against every check.
-pub(crate) fn render(check: &CheckReport, general: &[Finding]) -> CheckOutput {
+/// The output of one check: the config's or a family's.
+pub(crate) fn render(check: &CheckReport) -> CheckOutput {
     let noun = check.check.noun();
-    let findings: Vec<&Finding> = general.iter().chain(&check.findings).collect();
+    let findings: Vec<&Finding> = check.findings.iter().collect();
     let (conclusion, title) = match check.conclusion {
+        Conclusion::Neutral if !check.evaluated => ("neutral", "Not evaluated: the config is invalid".to_string()),
+        Conclusion::Neutral if check.check == Check::Config => ("neutral", "The config is unchanged".to_string()),
         Conclusion::Neutral => ("neutral", format!("No {noun} changed")),
-        Conclusion::Success => ("success", format!("{} ({})", passing(check.documents, noun), counts(&findings))),
+        Conclusion::Success if check.check == Check::Config => {
+            ("success", format!("The config is valid ({})", counts(&findings)))
+        }
+        Conclusion::Success => ("success", format!("{} ({})", passing(check), counts(&findings))),
         Conclusion::Failure => ("failure", counts(&findings)),
     };
     let mut summary = String::new();
     match check.conclusion {
-        Conclusion::Neutral => summary.push_str(&format!("This pull request changes no {noun}: nothing to check.\n")),
-        Conclusion::Success => summary.push_str(&format!(
-            "**{}.** {}\n",
-            passing(check.documents, noun),
-            if findings.is_empty() {
-                "Nothing to fix.".to_string()
-            } else {
-                format!("Non-blocking: {}.", counts(&findings))
-            }
+        Conclusion::Neutral if !check.evaluated => summary.push_str(&format!(
+            "**Not evaluated: the config is invalid.** `{CONFIG_PATH}` has errors (the `{}` check lists them), so \
+             the {noun} of this pull request would be read by a config the team did not write. Fix the config, and \
+             the next push evaluates them.\n",
+            Check::Config.name()
         )),
+        Conclusion::Neutral if check.check == Check::Config => summary.push_str(&format!(
+            "This pull request does not change `{CONFIG_PATH}`: the checks use the base branch's config.\n"
+        )),
+        Conclusion::Neutral => summary.push_str(&format!("This pull request changes no {noun}: nothing to check.\n")),
+        Conclusion::Success => {
+            let what = match check.check {
+                Check::Config => format!(
+                    "`{CONFIG_PATH}` is valid.** This pull request changes it; its pull requests are evaluated by the \
+                     base branch's config, so the change applies once it is merged"
+                ),
+                _ => format!("{}.**", passing(check)),
+            };
+            summary.push_str(&format!(
+                "**{what} {}\n",
+                if findings.is_empty() {
+                    "Nothing to fix.".to_string()
+                } else {
+                    format!("Non-blocking: {}.", counts(&findings))
+                }
+            ))
+        }
         Conclusion::Failure => {
             let errors: Vec<&&Finding> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
+            let place = match (check.check, check.documents) {
+                (Check::Config, _) => {
+                    format!(
+                        "in `{CONFIG_PATH}`; until the config is valid, the other gatehouse checks are not evaluated"
+                    )
+                }
+                (_, 0) => "in the pull request body".to_string(),
+                (_, n) => format!("in {}", plural(n, noun_one(noun))),
+            };
             summary.push_str(&format!(
-                "**{} {} the merge** in {}.\n\n### Fix these first\n\n",
+                "**{} {} the merge** {place}.\n\n### Fix these first\n\n",
                 plural(errors.len(), "error"),
                 if errors.len() == 1 { "blocks" } else { "block" },
-                plural(check.documents.max(1), noun_one(noun))
             ));
             for (n, f) in errors.iter().take(FIX_FIRST).enumerate() {
                 let (path, line, rule) = (&f.path, f.span.line, f.rule);
@@ -183,9 +212,16 @@ pub(crate) fn job_failed(name: &str, error: &str) -> CheckOutput {
     }
 }
 
-/// "1 agent brief passes", "3 agent briefs pass".
-fn passing(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {} passes", noun_one(noun)) } else { format!("{n} {noun} pass") }
+/// What passed: "1 agent brief passes", "3 agent briefs pass", "1 cite in
+/// the pull request body passes" (a check that read only the body's cites).
+fn passing(check: &CheckReport) -> String {
+    let noun = check.check.noun();
+    match (check.documents, check.cites) {
+        (0, 1) => "1 cite in the pull request body passes".to_string(),
+        (0, n) => format!("{n} cites in the pull request body pass"),
+        (1, _) => format!("1 {} passes", noun_one(noun)),
+        (n, _) => format!("{n} {noun} pass"),
+    }
 }
 
 fn noun_one(noun: &str) -> &str {
@@ -194,6 +230,7 @@ fn noun_one(noun: &str) -> &str {
         "voting docs" => "voting doc",
         "spec folders" => "spec folder",
         "decision manifests" => "decision manifest",
+        "repo configs" => "repo config",
         other => other,
     }
 }
@@ -218,7 +255,7 @@ pub(crate) fn fit(summary: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Check, Span};
+    use crate::model::Span;
 
     fn finding(rule: &'static str, severity: Severity, line: u32) -> Finding {
         Finding {
@@ -240,13 +277,15 @@ mod tests {
             name: "gatehouse/briefs",
             conclusion: Conclusion::Failure,
             documents: 2,
+            cites: 0,
+            evaluated: true,
             details: vec![],
             findings: vec![
                 finding("brief/adr-missing", Severity::Error, 4),
                 finding("brief/out-of-scope-empty", Severity::Warning, 9),
             ],
         };
-        let out = render(&check, &[]);
+        let out = render(&check);
         assert_eq!(out.conclusion, "failure");
         assert_eq!(out.title, "1 error, 1 warning");
         insta::assert_snapshot!(out.summary);
@@ -259,6 +298,8 @@ mod tests {
             name: "gatehouse/voting",
             conclusion: Conclusion::Failure,
             documents: 1,
+            cites: 0,
+            evaluated: true,
             details: vec![],
             findings: vec![
                 finding("voting/tally", Severity::Error, 4),
@@ -266,9 +307,38 @@ mod tests {
                 finding("voting/tally", Severity::Notice, 6),
             ],
         };
-        let out = render(&check, &[]);
+        let out = render(&check);
         assert_eq!(out.title, "2 errors, 1 notice");
         assert!(out.summary.starts_with("**2 errors block the merge** in 1 voting doc.\n"), "{}", out.summary);
+    }
+
+    #[test]
+    fn a_check_says_what_it_looked_at() {
+        let check = |family: Check, conclusion, documents, cites, evaluated, findings| CheckReport {
+            check: family,
+            name: family.name(),
+            conclusion,
+            documents,
+            cites,
+            evaluated,
+            details: vec![],
+            findings,
+        };
+        let skipped = render(&check(Check::Voting, Conclusion::Neutral, 0, 0, false, vec![]));
+        assert_eq!((skipped.conclusion, skipped.title.as_str()), ("neutral", "Not evaluated: the config is invalid"));
+        assert!(skipped.summary.starts_with("**Not evaluated: the config is invalid.**"), "{}", skipped.summary);
+        let mut on_body = finding("cite/brief", Severity::Error, 3);
+        on_body.path = PR_BODY.into();
+        let cite = render(&check(Check::Briefs, Conclusion::Failure, 0, 1, true, vec![on_body]));
+        assert!(
+            cite.summary.starts_with("**1 error blocks the merge** in the pull request body.\n"),
+            "{}",
+            cite.summary
+        );
+        let passed = render(&check(Check::Briefs, Conclusion::Success, 0, 2, true, vec![]));
+        assert_eq!(passed.title, "2 cites in the pull request body pass (no findings)");
+        let untouched = render(&check(Check::Config, Conclusion::Neutral, 0, 0, true, vec![]));
+        assert_eq!(untouched.title, "The config is unchanged");
     }
 
     #[test]

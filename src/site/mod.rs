@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn page_paths_are_plain_and_unique() {
         let changes = ChangeSet::default();
-        let report = Report { checks: Vec::new(), general: Vec::new() };
+        let report = Report { checks: Vec::new() };
         let options = Options { now: 0, repo: "r".into() };
         let mut cx = Context::new(&changes, &report, &options);
         assert_eq!(cx.page_path("ledgers", "backup-scripts@v1"), "ledgers/backup-scripts-v1.html");

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::Relevance;
-use crate::config::{CONFIG_PATH, Config, ConfigError};
+use crate::config::{CONFIG_PATH, Config};
 use crate::model::{FileContent, Files, RepoTree};
 
 /// Lists every file under `root` (repo-relative, `/`-separated): regular
@@ -92,19 +92,16 @@ fn kind_of(kind: FileType) -> &'static str {
     if kind.is_dir() { "a folder" } else { "a special file" }
 }
 
-/// Reads the repo config in a folder: defaults when absent.
-pub(crate) fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
+/// Reads the repo config in a folder: defaults when absent, or when it is
+/// no text file (the config's check reports it as `doc/unreadable`).
+pub(crate) fn config(root: &Path) -> Result<Config> {
     if std::fs::symlink_metadata(root.join(CONFIG_PATH)).is_err() {
-        return Ok((Config::default(), Vec::new()));
+        return Ok(Config::default());
     }
-    let message = match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
-        FileContent::Text(text) => return Ok(crate::rules::read_config(&text)),
-        FileContent::Link { target, .. } => {
-            format!("the config is a symbolic link to `{target}`, which gatehouse does not follow")
-        }
-        _ => "the config is not UTF-8 text within 1 MB in a regular file".into(),
-    };
-    Ok((Config::default(), vec![ConfigError { line: 1, col: 1, message }]))
+    Ok(match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
+        FileContent::Text(text) => crate::rules::read_config(&text).0,
+        _ => Config::default(),
+    })
 }
 
 /// A folder as a tree listing and the relevant files' contents.
@@ -129,7 +126,7 @@ pub fn changeset(
     repo: Option<&str>,
     others: &[(String, std::path::PathBuf)],
 ) -> Result<crate::model::ChangeSet> {
-    let (config, _) = config(base.unwrap_or(head))?;
+    let config = config(base.unwrap_or(head))?;
     let relevance = Relevance::new(&config);
     let limit = config.limits.max_file_bytes;
     let (head_files, head_tree) = snapshot(head, &relevance, limit)?;

@@ -50,7 +50,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
             bail!("{} is not a git repository; pass --all to check every document in a plain folder", req.dir.display())
         }
         (None, true) => {
-            let (config, _) = super::fs::config(&req.dir)?;
+            let config = super::fs::config(&req.dir)?;
             let relevance = Relevance::new(&config);
             let (head, tree) = super::fs::snapshot(&req.dir, &relevance, config.limits.max_file_bytes)?;
             (config, Files::new(), head, tree)
@@ -69,7 +69,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                 Some(tree) => config_at(git, tree)?,
                 None => match &req.head {
                     Some(rev) => config_at(git, &git.tree(&git.resolve(rev)?)?)?,
-                    None => super::fs::config(git.root())?.0,
+                    None => super::fs::config(git.root())?,
                 },
             };
             let relevance = Relevance::new(&config);

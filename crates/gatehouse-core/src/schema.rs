@@ -91,7 +91,7 @@ fn report() -> Value {
         "properties": {
             "rule": { "type": "string", "pattern": "^[a-z]+/[a-z0-9-]+$" },
             "severity": { "enum": ["error", "warning", "notice"] },
-            "check": { "type": ["string", "null"], "description": "the check run; null for findings about the evaluation itself" },
+            "check": { "type": "string", "description": "the check run the finding belongs to; `gatehouse/config` for findings about `.github/gatehouse.yml`" },
             "path": { "type": "string" },
             "line": line,
             "column": column,
@@ -111,11 +111,12 @@ fn report() -> Value {
     let check = json!({
         "type": "object",
         "additionalProperties": false,
-        "required": ["name", "conclusion", "documents", "errors", "warnings", "notices", "details"],
+        "required": ["name", "conclusion", "summary", "documents", "errors", "warnings", "notices", "details"],
         "properties": {
             "name": { "type": "string" },
             "conclusion": { "enum": ["success", "failure", "neutral"] },
-            "documents": count,
+            "summary": { "type": "string", "minLength": 1, "description": "what the check looked at, in one line; `not evaluated: the config is invalid` for a family's check when `gatehouse/config` fails" },
+            "documents": { "type": "integer", "minimum": 0, "description": "documents of the check's family the change touched and the rules checked; the pull request body is none" },
             "errors": count,
             "warnings": count,
             "notices": count,

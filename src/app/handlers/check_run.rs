@@ -26,7 +26,8 @@ pub(super) fn handle(event: &CheckRunEvent) -> Work {
 }
 
 /// What a re-run of the check run named `name` evaluates: every check for
-/// a run gatehouse does not publish.
+/// `gatehouse/config` (whether the config is valid decides whether the
+/// families are evaluated) and for a run gatehouse does not publish.
 fn scope_of_run(name: &str) -> Scope {
     if name == REVIEW_CHECK {
         return Scope::ReviewGate;
@@ -68,6 +69,8 @@ mod tests {
         assert_eq!(briefs.jobs[0].scope, Scope::Check(Check::Briefs));
         let gate = parse("check_run", body("gatehouse/review").as_bytes()).unwrap();
         assert_eq!(gate.jobs[0].scope, Scope::ReviewGate);
+        let config = parse("check_run", body("gatehouse/config").as_bytes()).unwrap();
+        assert_eq!(config.jobs[0].scope, Scope::All, "the config decides every family's check");
         let unknown = parse("check_run", body("someone/else").as_bytes()).unwrap();
         assert_eq!(unknown.jobs[0].scope, Scope::All, "a check gatehouse does not know: everything");
     }

@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+mod read;
 
-use crate::docs::yaml::{self, Key, Map, Node};
+use globset::{GlobSet, GlobSetBuilder};
+
 use crate::model::{FileContent, Files, Severity};
 
 /// Where the repo config lives.
@@ -167,13 +168,17 @@ impl ReviewConfig {
     }
 }
 
-/// A problem in the config file, with its line.
+/// A problem in the config file, with its position and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{CONFIG_PATH}:{line}:{col}: {message}")]
 pub struct ConfigError {
     pub line: u32,
     pub col: u32,
+    /// The characters at fault, from `col` (at least 1).
+    pub width: u32,
     pub message: String,
+    /// What to write instead, in the author's terms.
+    pub help: String,
 }
 
 /// Compiles globs that match `/` only where written (`**` crosses folders).
@@ -277,252 +282,16 @@ pub fn under(path: &str, folders: &[String]) -> bool {
     })
 }
 
-impl Config {
-    /// Parses a config file; returns the config (defaults where the file is
-    /// silent or wrong) and every problem found. `is_rule` says which ids
-    /// `rules:` may name: the rule registry knows them
-    /// (`crate::rules::read_config`).
-    pub fn parse(text: &str, is_rule: &dyn Fn(&str) -> bool) -> (Config, Vec<ConfigError>) {
-        let mut config = Config::default();
-        let mut errors = Vec::new();
-        let tree = match yaml::parse(text, 1) {
-            Ok(tree) => tree,
-            Err(e) => {
-                errors.push(ConfigError { line: e.line, col: e.col, message: format!("invalid YAML: {}", e.message) });
-                return (config, errors);
-            }
-        };
-        let root = tree.root();
-        if root.is_null() {
-            return (config, errors);
-        }
-        let mut p = Reader { errors: &mut errors, is_rule };
-        p.section(root, "the config", |p, key, value| match key {
-            "briefs" => p.section(value, "briefs", |p, k, v| match k {
-                "paths" => p.globs(v, &mut config.briefs.paths),
-                "review_threshold" => p.section(v, "briefs.review_threshold", |p, k, v| match k {
-                    "lines" => p.uint(v, &mut config.briefs.review_threshold.lines),
-                    "repos" => p.uint(v, &mut config.briefs.review_threshold.repos),
-                    _ => false,
-                }),
-                _ => false,
-            }),
-            "adrs" | "voting" | "specs" | "decisions" => {
-                let target = match key {
-                    "adrs" => &mut config.adrs.paths,
-                    "voting" => &mut config.voting.paths,
-                    "specs" => &mut config.specs.paths,
-                    _ => &mut config.decisions.paths,
-                };
-                p.section(value, key, |p, k, v| match k {
-                    "paths" => p.globs(v, target),
-                    _ => false,
-                })
-            }
-            "review" => p.review(value, &mut config.review),
-            "limits" => p.section(value, "limits", |p, k, v| match k {
-                "max_file_bytes" => p.uint(v, &mut config.limits.max_file_bytes),
-                _ => false,
-            }),
-            "rules" => p.rules(value, &mut config.rules),
-            _ => false,
-        });
-        (config, errors)
-    }
-}
-
-struct Reader<'e> {
-    errors: &'e mut Vec<ConfigError>,
-    is_rule: &'e dyn Fn(&str) -> bool,
-}
-
-impl Reader<'_> {
-    /// Reads `review:`; a policy that can never pass (no core reviewers, or
-    /// more approvals required than there are reviewers) is an error.
-    fn review(&mut self, node: Node, out: &mut Option<ReviewConfig>) -> bool {
-        let r = out.get_or_insert_with(ReviewConfig::default);
-        let mut core = None;
-        self.section(node, "review", |p, k, v| match k {
-            "core" => {
-                core = Some((v.line(), v.col()));
-                p.section(v, "review.core", |p, k, v| match k {
-                    "reviewers" => p.strings(v, &mut r.core_reviewers),
-                    "required" => p.uint(v, &mut r.core_required),
-                    _ => false,
-                })
-            }
-            "advisory" => p.strings(v, &mut r.advisory),
-            "max_changes_requested" => p.uint(v, &mut r.max_changes_requested),
-            "recusal" => p.bool(v, &mut r.recusal),
-            "stale_on_push" => p.bool(v, &mut r.stale_on_push),
-            "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
-            "request_reviewers" => p.bool(v, &mut r.request_reviewers),
-            "paths" => p.globs(v, &mut r.paths),
-            _ => false,
-        });
-        let reviewers = r.core_reviewers.len() as u64;
-        if node.as_map().is_none() {
-            return true;
-        }
-        let (line, col) = core.unwrap_or((node.line(), node.col()));
-        let message = match core {
-            None => "`review` has no `core` reviewers: add `core: { reviewers: [<login>, …], required: <n> }`".into(),
-            Some(_) if reviewers == 0 => {
-                "`review.core.reviewers` is empty, so no approval could pass the gate: list the team's logins".into()
-            }
-            Some(_) if r.core_required > reviewers => format!(
-                "`review.core.required` is {} but only {reviewers} core {} listed, so the gate could never pass",
-                r.core_required,
-                if reviewers == 1 { "reviewer is" } else { "reviewers are" }
-            ),
-            Some(_) => return true,
-        };
-        self.errors.push(ConfigError { line, col, message });
-        true
-    }
-
-    fn error(&mut self, node: Node, message: String) {
-        self.errors.push(ConfigError { line: node.line(), col: node.col(), message });
-    }
-
-    fn map<'y>(&mut self, node: Node<'y>, what: &str) -> Option<Map<'y>> {
-        let entries = node.as_map();
-        if entries.is_none() {
-            self.error(node, format!("{what} must be a mapping of `key: value`, found {}", node.type_name()));
-        }
-        entries
-    }
-
-    fn unknown(&mut self, key: &Key, section: &str) {
-        self.errors.push(ConfigError {
-            line: key.line,
-            col: key.col,
-            message: format!(
-                "unknown key `{}` in {section}; the README's configuration section lists every key",
-                key.name
-            ),
-        });
-    }
-
-    /// Reads a mapping section; `field` returns false for keys it does not
-    /// know. Every reader below returns true: the key was known and read
-    /// (or reported).
-    fn section(&mut self, node: Node, name: &str, mut field: impl FnMut(&mut Self, &str, Node) -> bool) -> bool {
-        let Some(entries) = self.map(node, &format!("`{name}`")) else { return true };
-        for (key, value) in entries.iter() {
-            if !field(self, key.name, value) {
-                self.unknown(&key, name);
-            }
-        }
-        true
-    }
-
-    fn uint(&mut self, node: Node, out: &mut u64) -> bool {
-        match node.as_i64() {
-            Some(v) if v >= 0 => *out = v as u64,
-            _ => self.error(node, format!("expected a non-negative integer, found {}", node.type_name())),
-        }
-        true
-    }
-
-    fn bool(&mut self, node: Node, out: &mut bool) -> bool {
-        match node.as_bool() {
-            Some(v) => *out = v,
-            None => self.error(node, format!("expected true or false, found {}", node.type_name())),
-        }
-        true
-    }
-
-    fn approvals_end(&mut self, node: Node, out: &mut ApprovalsEnd) -> bool {
-        match node.scalar_text() {
-            Some("document_change") => *out = ApprovalsEnd::DocumentChange,
-            Some("any_push") => *out = ApprovalsEnd::AnyPush,
-            other => {
-                let found = other.map_or_else(|| node.type_name().to_string(), |v| format!("`{v}`"));
-                self.error(node, format!("`review.approvals_end_on` is `document_change` or `any_push`, found {found}"))
-            }
-        }
-        true
-    }
-
-    fn strings(&mut self, node: Node, out: &mut Vec<String>) -> bool {
-        let Some(items) = node.as_seq() else {
-            self.error(node, format!("expected a list of strings, found {}", node.type_name()));
-            return true;
-        };
-        let mut values = Vec::new();
-        for item in items.iter() {
-            match item.scalar_text() {
-                Some(s) if !s.is_empty() => values.push(s.to_string()),
-                _ => self.error(item, format!("expected a string, found {}", item.type_name())),
-            }
-        }
-        *out = values;
-        true
-    }
-
-    fn globs(&mut self, node: Node, out: &mut Vec<String>) -> bool {
-        let mut values = Vec::new();
-        self.strings(node, &mut values);
-        let Some(items) = node.as_seq() else { return true };
-        let mut valid = Vec::new();
-        for (value, item) in
-            values.into_iter().zip(items.iter().filter(|i| i.scalar_text().is_some_and(|s| !s.is_empty())))
-        {
-            if let Err(e) = Glob::new(&value) {
-                self.error(item, format!("`{value}` is not a valid glob: {}", e.kind()));
-            } else if value.starts_with('/') || value.split('/').any(|seg| seg == "..") {
-                self.error(item, format!("`{value}` must be relative to the repository root, without `..`"));
-            } else {
-                valid.push(value);
-            }
-        }
-        *out = valid;
-        true
-    }
-
-    fn rules(&mut self, node: Node, out: &mut BTreeMap<String, Level>) -> bool {
-        let Some(entries) = self.map(node, "`rules`") else { return true };
-        for (key, value) in entries.iter() {
-            if !(self.is_rule)(key.name) {
-                self.errors.push(ConfigError {
-                    line: key.line,
-                    col: key.col,
-                    message: format!("unknown rule `{}`; `gatehouse rules` lists every rule id", key.name),
-                });
-                continue;
-            }
-            let level = match value.scalar_text() {
-                Some("off") => Level::Off,
-                Some("error") => Level::On(Severity::Error),
-                Some("warning") => Level::On(Severity::Warning),
-                Some("notice") => Level::On(Severity::Notice),
-                _ => {
-                    self.error(
-                        value,
-                        format!("rule level must be off, error, warning or notice, found {}", value.type_name()),
-                    );
-                    continue;
-                }
-            };
-            out.insert(key.name.to_string(), level);
-        }
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn any_rule(_: &str) -> bool {
-        true
-    }
+    const RULES: &[&str] = &["brief/out-of-scope-empty"];
 
     #[test]
     fn empty_config_is_the_defaults() {
-        assert_eq!(Config::parse("", &any_rule).0, Config::default());
-        assert_eq!(Config::parse("# nothing\n", &any_rule).1, vec![]);
+        assert_eq!(Config::parse("", RULES).0, Config::default());
+        assert_eq!(Config::parse("# nothing\n", RULES).1, vec![]);
     }
 
     #[test]
@@ -530,7 +299,7 @@ mod tests {
         let text = "briefs: { paths: [\"briefs/*.md\"], review_threshold: { lines: 200, repos: 2 } }\n\
                     review:\n  core: { reviewers: [a, b], required: 1 }\n  stale_on_push: false\n\
                     limits: { max_file_bytes: 10 }\n";
-        let (c, errors) = Config::parse(text, &any_rule);
+        let (c, errors) = Config::parse(text, RULES);
         assert_eq!(errors, vec![]);
         assert_eq!(c.briefs.paths, vec!["briefs/*.md"]);
         assert_eq!(c.briefs.review_threshold, Threshold { lines: 200, repos: 2 });
@@ -545,10 +314,10 @@ mod tests {
     fn approvals_end_on_a_document_change_unless_configured() {
         assert_eq!(ReviewConfig::default().approvals_end_on, ApprovalsEnd::DocumentChange);
         let (c, errors) =
-            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: any_push\n", &any_rule);
+            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: any_push\n", RULES);
         assert_eq!((c.review.as_ref().expect("a policy").approvals_end_on, errors), (ApprovalsEnd::AnyPush, vec![]));
         let (c, errors) =
-            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: sometimes\n", &any_rule);
+            Config::parse("review:\n  core: { reviewers: [a, b] }\n  approvals_end_on: sometimes\n", RULES);
         assert_eq!(c.review.as_ref().expect("a policy").approvals_end_on, ApprovalsEnd::DocumentChange);
         assert_eq!(errors.len(), 1);
         assert_eq!((errors[0].line, errors[0].col), (3, 21));
@@ -558,28 +327,28 @@ mod tests {
     #[test]
     fn no_review_key_is_no_policy_and_a_policy_that_cannot_pass_is_an_error() {
         assert_eq!(Config::default().review, None);
-        let (c, errors) = Config::parse(REVIEW_EXAMPLE, &any_rule);
+        let (c, errors) = Config::parse(REVIEW_EXAMPLE, RULES);
         assert_eq!(errors, vec![]);
         assert_eq!(c.review.expect("a policy").describe(), "2 of alice, bob, carol approve and dana reviews");
-        let (_, errors) = Config::parse("review:\n  request_reviewers: false\n", &any_rule);
+        let (_, errors) = Config::parse("review:\n  request_reviewers: false\n", RULES);
         assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
         assert!(errors[0].message.contains("no `core` reviewers"), "{errors:?}");
-        let (_, errors) = Config::parse("review:\n  core: { reviewers: [a], required: 2 }\n", &any_rule);
+        let (_, errors) = Config::parse("review:\n  core: { reviewers: [a], required: 2 }\n", RULES);
         assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
         assert!(errors[0].message.contains("only 1 core reviewer is listed"), "{errors:?}");
-        let (_, errors) = Config::parse("review: yes\n", &any_rule);
+        let (_, errors) = Config::parse("review: yes\n", RULES);
         assert_eq!(errors.len(), 1, "{errors:?}");
     }
 
     #[test]
     fn errors_carry_lines_and_keep_defaults() {
-        let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n", &any_rule);
+        let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n", RULES);
         assert_eq!(c.briefs.review_threshold.lines, 100);
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(errors[0].line, 3);
-        assert!(errors[0].message.contains("non-negative integer"));
+        assert!(errors[0].message.contains("whole number of 0 or more"), "{errors:?}");
         assert_eq!(errors[1].line, 4);
-        let (_, errors) = Config::parse("briefs: [unclosed\n", &any_rule);
+        let (_, errors) = Config::parse("briefs: [unclosed\n", RULES);
         assert_eq!(errors.len(), 1);
     }
 

@@ -14,4 +14,4 @@ pub use changeset::{
 pub use files::{Entries, Files};
 pub use finding::{Diagnostic, Finding, Severity, Sink, Span, fingerprint};
 pub use fix::{Edit, Fix, LineChange, apply as apply_edits, fixed_texts, line_change};
-pub use report::{Check, CheckReport, Conclusion, Report};
+pub use report::{Check, CheckReport, Conclusion, NOT_EVALUATED, Report};

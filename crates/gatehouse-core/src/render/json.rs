@@ -17,6 +17,8 @@ struct Output<'a> {
 struct CheckOut<'a> {
     name: &'static str,
     conclusion: Conclusion,
+    /// What the check looked at, in one line ([`crate::model::CheckReport::scope`]).
+    summary: String,
     documents: usize,
     errors: usize,
     warnings: usize,
@@ -30,9 +32,9 @@ struct CheckOut<'a> {
 pub struct FindingOut<'a> {
     rule: &'static str,
     severity: Severity,
-    /// The check run the finding belongs to; `null` for findings about the
-    /// evaluation itself (the repo config), which count against every check.
-    check: Option<&'static str>,
+    /// The check run the finding belongs to (`gatehouse/config` for the
+    /// repo config's).
+    check: &'static str,
     path: &'a str,
     line: u32,
     column: Option<u32>,
@@ -48,11 +50,11 @@ pub struct FindingOut<'a> {
 }
 
 /// `f` in the one JSON shape; `check` is the check run it belongs to.
-pub fn finding<'a>(f: &'a Finding, check: Option<Check>) -> FindingOut<'a> {
+pub fn finding<'a>(f: &'a Finding, check: Check) -> FindingOut<'a> {
     FindingOut {
         rule: f.rule,
         severity: f.severity,
-        check: check.map(Check::name),
+        check: check.name(),
         path: &f.path,
         line: f.span.line,
         column: (f.span.col > 0).then_some(f.span.col),
@@ -72,6 +74,7 @@ pub fn json(report: &Report) -> String {
         .map(|c| CheckOut {
             name: c.name,
             conclusion: c.conclusion,
+            summary: c.scope(),
             documents: c.documents,
             errors: c.count(Severity::Error),
             warnings: c.count(Severity::Warning),
@@ -79,12 +82,7 @@ pub fn json(report: &Report) -> String {
             details: &c.details,
         })
         .collect();
-    let findings = report
-        .general
-        .iter()
-        .map(|f| finding(f, None))
-        .chain(report.checks.iter().flat_map(|c| c.findings.iter().map(move |f| finding(f, Some(c.check)))))
-        .collect();
+    let findings = report.checks.iter().flat_map(|c| c.findings.iter().map(move |f| finding(f, c.check))).collect();
     let output =
         Output { version: 1, conclusion: if report.has_errors() { "failure" } else { "success" }, checks, findings };
     serde_json::to_string_pretty(&output).expect("plain data serializes")

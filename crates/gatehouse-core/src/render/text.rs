@@ -1,9 +1,10 @@
 use std::fmt::Write;
 
 use super::{Keep, escape_controls, plural};
-use crate::model::{ChangeSet, Conclusion, Finding, Report, Severity};
+use crate::model::{ChangeSet, CheckReport, Conclusion, Finding, Report, Severity};
 
-/// rustc-style diagnostics, then one summary line per check. Every path,
+/// rustc-style diagnostics, then one summary line per check (the config's
+/// first). Every path,
 /// message and source line has its control characters escaped: each line
 /// of the output starts with what gatehouse put there.
 pub fn text(report: &Report, changes: &ChangeSet) -> String {
@@ -23,33 +24,28 @@ pub fn text(report: &Report, changes: &ChangeSet) -> String {
         }
     }
     for check in &report.checks {
-        let counts = [Severity::Error, Severity::Warning, Severity::Notice]
-            .iter()
-            .map(|s| plural(check.count(*s), s.as_str()))
-            .collect::<Vec<_>>()
-            .join(", ");
         let conclusion = match check.conclusion {
             Conclusion::Success => "success",
             Conclusion::Failure => "failure",
             Conclusion::Neutral => "neutral",
         };
-        let scope = if check.documents == 0 {
-            format!("no {} changed", check.check.noun())
-        } else {
-            format!("{} checked; {counts}", plural(check.documents, "document"))
-        };
-        let _ = writeln!(out, "{:<22} {conclusion:<8} {scope}", check.name);
-    }
-    if !report.general.is_empty() {
-        let _ = writeln!(
-            out,
-            "{:<22} {:<8} {}",
-            "config",
-            if report.has_errors() { "failure" } else { "success" },
-            plural(report.general.len(), "finding")
-        );
+        let _ = writeln!(out, "{:<22} {conclusion:<8} {}", check.name, summary_line(check));
     }
     out
+}
+
+/// A check's scope, and its counts when it has findings or checked anything.
+fn summary_line(check: &CheckReport) -> String {
+    let scope = check.scope();
+    if !check.evaluated || (check.documents == 0 && check.cites == 0 && check.findings.is_empty()) {
+        return scope;
+    }
+    let counts = [Severity::Error, Severity::Warning, Severity::Notice]
+        .iter()
+        .map(|s| plural(check.count(*s), s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("{scope}; {counts}")
 }
 
 /// A line of a check's details: file names and document values end up in

@@ -26,7 +26,7 @@ pub(super) fn demote_predating(changes: &ChangeSet, report: &mut Report) {
     let before = super::evaluate_revision(&base, &mut |_| {});
     let seen: BTreeSet<(&str, &str, &str)> =
         before.findings().map(|f| (f.rule, f.path.as_str(), f.message.as_str())).collect();
-    let findings = report.general.iter_mut().chain(report.checks.iter_mut().flat_map(|c| c.findings.iter_mut()));
+    let findings = report.checks.iter_mut().flat_map(|c| c.findings.iter_mut());
     for finding in findings {
         if questioned(finding) && seen.contains(&(finding.rule, finding.path.as_str(), finding.message.as_str())) {
             finding.severity = Severity::Notice;
@@ -72,7 +72,7 @@ fn base_revision(changes: &ChangeSet, paths: &BTreeSet<&str>) -> ChangeSet {
 mod tests {
     use super::*;
     use crate::config::CONFIG_PATH;
-    use crate::model::{Conclusion, FileContent, Files};
+    use crate::model::{Check, CheckReport, Conclusion, FileContent, Files};
 
     fn files(entries: &[(&str, &str)]) -> Files {
         let mut files = Files::new();
@@ -84,24 +84,34 @@ mod tests {
 
     const BAD_CONFIG: &str = "briefs:\n  review_threshold:\n    lines: lots\n";
 
+    fn config_check(report: &Report) -> &CheckReport {
+        report.checks.iter().find(|c| c.check == Check::Config).expect("the config's check")
+    }
+
     #[test]
     fn an_invalid_config_the_change_does_not_touch_is_a_notice() {
         let base = files(&[(CONFIG_PATH, BAD_CONFIG)]);
         let head = files(&[(CONFIG_PATH, BAD_CONFIG), ("README.md", "# Docs\n")]);
         let report = crate::rules::evaluate(&ChangeSet { base, head, ..Default::default() });
-        assert_eq!(report.general.len(), 1, "{:?}", report.general);
-        assert_eq!(report.general[0].severity, Severity::Notice);
-        assert!(report.general[0].message.starts_with(PREDATES), "{:?}", report.general[0]);
-        assert!(report.checks.iter().all(|c| c.conclusion != Conclusion::Failure));
+        let config = config_check(&report);
+        assert_eq!(config.findings.len(), 1, "{:?}", config.findings);
+        assert_eq!(config.findings[0].severity, Severity::Notice);
+        assert!(config.findings[0].message.starts_with(PREDATES), "{:?}", config.findings[0]);
+        assert_eq!((config.conclusion, config.documents), (Conclusion::Neutral, 0));
+        assert!(report.checks.iter().all(|c| c.conclusion != Conclusion::Failure && c.evaluated));
     }
 
     #[test]
-    fn an_invalid_config_the_change_writes_fails_every_check() {
+    fn an_invalid_config_the_change_writes_fails_its_check_alone() {
         let base = files(&[(CONFIG_PATH, "briefs:\n  review_threshold:\n    lines: 200\n")]);
         let head = files(&[(CONFIG_PATH, BAD_CONFIG)]);
         let report = crate::rules::evaluate(&ChangeSet { base, head, ..Default::default() });
-        assert_eq!(report.general[0].severity, Severity::Error);
-        assert!(!report.general[0].message.starts_with(PREDATES));
-        assert!(report.checks.iter().all(|c| c.conclusion == Conclusion::Failure));
+        let config = config_check(&report);
+        assert_eq!(config.findings[0].severity, Severity::Error);
+        assert!(!config.findings[0].message.starts_with(PREDATES));
+        assert_eq!((config.conclusion, config.documents), (Conclusion::Failure, 1));
+        let families: Vec<_> = report.checks.iter().filter(|c| c.check != Check::Config).collect();
+        assert_eq!(families.len(), 4);
+        assert!(families.iter().all(|c| c.conclusion == Conclusion::Neutral && !c.evaluated), "{families:?}");
     }
 }

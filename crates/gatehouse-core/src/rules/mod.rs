@@ -174,6 +174,8 @@ pub struct Rule<P> {
 pub struct FamilyRun {
     /// Documents of this family the change added, changed or deleted.
     pub documents: usize,
+    /// Cites of the pull request body the family's rules checked.
+    pub cites: usize,
     /// Markdown blocks for the check summary (tally tables, state moves).
     pub details: Vec<String>,
     pub diagnostics: Vec<(&'static RuleInfo, Diagnostic)>,
@@ -240,7 +242,8 @@ pub static CONFIG_INVALID: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "`.github/gatehouse.yml` is valid: known keys, right types, known rule ids",
     why: "The repo config decides which documents are checked and how strictly. A typo in it would \
-silently weaken a gate, so every problem is reported with its line. The config is read from the \
+silently weaken a gate, so every problem is reported with its line, on the `gatehouse/config` check; \
+while the config has an error, the other checks are not evaluated. The config is read from the \
 BASE revision (a PR cannot weaken its own gate); a PR that changes it sees its new file validated.",
     fix: None,
     bad: Example { path: CONFIG_PATH, text: "briefs:\n  review_threshold:\n    lines: lots\n" },
@@ -262,7 +265,8 @@ pub fn find(id: &str) -> Option<&'static RuleInfo> {
 
 /// Reads a config file whose `rules:` may name only the rules registered here.
 pub fn read_config(text: &str) -> (Config, Vec<ConfigError>) {
-    Config::parse(text, &|id| find(id).is_some())
+    let ids: Vec<&str> = all_rules().iter().map(|r| r.id).collect();
+    Config::parse(text, &ids)
 }
 
 /// Runs every family over the ChangeSet.
@@ -282,11 +286,11 @@ pub fn evaluate_seeing<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_
     report
 }
 
-/// Every family's findings over the ChangeSet, as the rules report them,
-/// before any is demoted and before the checks conclude.
+/// The config's and every family's findings over the ChangeSet, as the
+/// rules report them, before any is demoted and before the checks conclude.
 fn evaluate_revision<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 'a>)) -> Report {
     let config = &changes.config;
-    let general = config_findings(changes);
+    let mut checks = vec![config_check(changes)];
     // Families that report to the same check (a family and its PR-body
     // cites) are merged into one check run.
     let mut runs: Vec<(Check, FamilyRun)> = Vec::new();
@@ -295,6 +299,7 @@ fn evaluate_revision<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 
         match runs.iter_mut().find(|(check, _)| *check == family.check()) {
             Some((_, merged)) => {
                 merged.documents += run.documents;
+                merged.cites += run.cites;
                 merged.details.extend(run.details);
                 merged.diagnostics.extend(run.diagnostics);
             }
@@ -302,34 +307,47 @@ fn evaluate_revision<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 
         }
     }
     runs.sort_by_key(|(check, _)| *check);
-    let checks = runs
-        .into_iter()
-        .map(|(check, run)| {
-            let mut findings: Vec<Finding> =
-                run.diagnostics.into_iter().filter_map(|(info, d)| stamp(config, info, d)).collect();
-            findings.sort_by(|a, b| (&a.path, a.span, a.rule).cmp(&(&b.path, b.span, b.rule)));
-            findings.dedup();
-            CheckReport {
-                check,
-                name: check.name(),
-                conclusion: Conclusion::Neutral,
-                documents: run.documents,
-                details: run.details,
-                findings,
-            }
-        })
-        .collect();
-    Report { checks, general }
+    checks.extend(runs.into_iter().map(|(check, run)| {
+        let mut findings: Vec<Finding> =
+            run.diagnostics.into_iter().filter_map(|(info, d)| stamp(config, info, d)).collect();
+        findings.sort_by(|a, b| (&a.path, a.span, a.rule).cmp(&(&b.path, b.span, b.rule)));
+        findings.dedup();
+        CheckReport {
+            check,
+            name: check.name(),
+            conclusion: Conclusion::Neutral,
+            documents: run.documents,
+            cites: run.cites,
+            evaluated: true,
+            details: run.details,
+            findings,
+        }
+    }));
+    Report { checks }
 }
 
-/// Sets each check's conclusion from its findings (and the general ones,
-/// which count against every check).
+/// Sets each check's conclusion from its findings. An error in the config
+/// fails the config's check, and leaves every family's check neutral and
+/// empty: its documents were read by a config the team did not write.
 fn conclude(report: &mut Report) {
-    let general_errors = report.general.iter().any(|f| f.severity == Severity::Error);
+    let has_errors = |check: &CheckReport| check.findings.iter().any(|f| f.severity == Severity::Error);
+    let config_invalid = report.checks.iter().any(|c| c.check == Check::Config && has_errors(c));
     for check in &mut report.checks {
-        check.conclusion = if general_errors || check.findings.iter().any(|f| f.severity == Severity::Error) {
+        if config_invalid && check.check != Check::Config {
+            *check = CheckReport {
+                conclusion: Conclusion::Neutral,
+                documents: 0,
+                cites: 0,
+                evaluated: false,
+                details: Vec::new(),
+                findings: Vec::new(),
+                ..*check
+            };
+            continue;
+        }
+        check.conclusion = if has_errors(check) {
             Conclusion::Failure
-        } else if check.documents == 0 {
+        } else if check.documents == 0 && check.cites == 0 {
             Conclusion::Neutral
         } else {
             Conclusion::Success
@@ -355,24 +373,101 @@ fn stamp(config: &Config, info: &'static RuleInfo, d: Diagnostic) -> Option<Find
     })
 }
 
-/// Validates the head's config file, when the change has one.
-fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
-    let Some(content) = changes.head.get(CONFIG_PATH) else { return Vec::new() };
+/// The config's check: the head's config file validated, when it has one.
+/// It counts the config as its document when the change touches it.
+fn config_check(changes: &ChangeSet) -> CheckReport {
     let mut sink = Sink::default();
-    match content.text() {
-        Some(text) => {
+    let mut info = &CONFIG_INVALID;
+    match changes.head.get(CONFIG_PATH).map(|content| (content, content.text())) {
+        None => {}
+        Some((_, Some(text))) => {
             for e in read_config(text).1 {
                 let anchor = format!("{}:{}", e.line, e.message);
-                sink.emit(CONFIG_PATH, crate::model::Span::at(e.line, e.col, 1), anchor, e.message)
-                    .help("fix the key or remove it; `gatehouse explain config/invalid` shows a valid file");
+                let span = crate::model::Span::at(e.line, e.col, e.width);
+                sink.emit(CONFIG_PATH, span, anchor, e.message).help(e.help);
             }
         }
-        None => report_unreadable(CONFIG_PATH, content, &mut sink),
+        Some((content, None)) => {
+            info = &DOC_UNREADABLE;
+            report_unreadable(CONFIG_PATH, content, &mut sink);
+        }
     }
-    let info = if changes.head.get(CONFIG_PATH).is_some_and(|c| c.text().is_some()) {
-        &CONFIG_INVALID
-    } else {
-        &DOC_UNREADABLE
-    };
-    sink.take().into_iter().filter_map(|d| stamp(&changes.config, info, d)).collect()
+    let findings = sink.take().into_iter().filter_map(|d| stamp(&changes.config, info, d)).collect();
+    CheckReport {
+        check: Check::Config,
+        name: Check::Config.name(),
+        conclusion: Conclusion::Neutral,
+        documents: usize::from(changes.touches(CONFIG_PATH)),
+        cites: 0,
+        evaluated: true,
+        details: Vec::new(),
+        findings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Files, NOT_EVALUATED};
+
+    fn files(entries: &[(&str, &str)]) -> Files {
+        entries.iter().map(|(path, text)| (path.to_string(), FileContent::Text((*text).into()))).collect()
+    }
+
+    fn check(report: &Report, check: Check) -> &CheckReport {
+        report.checks.iter().find(|c| c.check == check).expect("every check is reported")
+    }
+
+    const BRIEF: &str = "dark-factory/briefs/SWARM-AR-backup.md";
+
+    #[test]
+    fn the_config_check_comes_first_and_says_whether_the_change_touches_the_config() {
+        let valid = "briefs:\n  review_threshold:\n    lines: 200\n";
+        let touched = evaluate(&ChangeSet { head: files(&[(CONFIG_PATH, valid)]), ..Default::default() });
+        assert_eq!(touched.checks[0].check, Check::Config);
+        let config = check(&touched, Check::Config);
+        assert_eq!((config.conclusion, config.documents), (Conclusion::Success, 1));
+        assert_eq!(config.scope(), "`.github/gatehouse.yml` checked");
+        let same = files(&[(CONFIG_PATH, valid)]);
+        let untouched = evaluate(&ChangeSet { base: same.clone(), head: same, ..Default::default() });
+        let config = check(&untouched, Check::Config);
+        assert_eq!((config.conclusion, config.documents), (Conclusion::Neutral, 0));
+        assert_eq!(config.scope(), "the change does not touch `.github/gatehouse.yml`");
+    }
+
+    #[test]
+    fn an_invalid_config_leaves_every_family_check_neutral_and_not_evaluated() {
+        let head = files(&[(CONFIG_PATH, "briefs:\n  pahts: [\"x/*.md\"]\n"), (BRIEF, "not a brief\n")]);
+        let report = evaluate(&ChangeSet { head, ..Default::default() });
+        let config = check(&report, Check::Config);
+        assert_eq!(config.conclusion, Conclusion::Failure);
+        assert_eq!(
+            config.findings[0].help.as_deref(),
+            Some("did you mean `paths`? The keys of `briefs` are `paths`, `review_threshold`.")
+        );
+        for family in report.checks.iter().filter(|c| c.check != Check::Config) {
+            assert_eq!((family.conclusion, family.evaluated, family.findings.len()), (Conclusion::Neutral, false, 0));
+            assert_eq!(family.scope(), NOT_EVALUATED);
+        }
+        assert!(report.findings().all(|f| f.path == CONFIG_PATH), "{:?}", report.findings().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_pull_request_body_is_no_document() {
+        let mut changes = ChangeSet::default();
+        changes.pr.body = Some(format!("Brief: {BRIEF}\n"));
+        let report = evaluate(&changes);
+        let briefs = check(&report, Check::Briefs);
+        assert_eq!((briefs.documents, briefs.cites), (0, 1));
+        assert_eq!(briefs.scope(), "no agent briefs changed; 1 cite in the pull request body checked");
+        assert_eq!(briefs.conclusion, Conclusion::Failure, "a cite of no brief: {:?}", briefs.findings);
+        let voting = check(&report, Check::Voting);
+        assert_eq!((voting.documents, voting.cites, voting.conclusion), (0, 0, Conclusion::Neutral));
+        assert_eq!(voting.scope(), "no voting docs changed");
+        let head = files(&[(BRIEF, "not a brief\n")]);
+        let with_brief = evaluate(&ChangeSet { head, pr: changes.pr.clone(), ..Default::default() });
+        let briefs = check(&with_brief, Check::Briefs);
+        assert_eq!((briefs.documents, briefs.cites), (1, 1));
+        assert_eq!(briefs.scope(), "1 document and 1 cite in the pull request body checked");
+    }
 }

@@ -26,11 +26,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::model::{ChangeSet, FileContent, Finding, Fix, Report, Severity, apply_edits};
 
-/// Where a finding sits in a [`Report`]: `check` is `None` for the general
-/// findings.
+/// Where a finding sits in a [`Report`]: the index of its check, and its
+/// index among the check's findings.
 #[derive(Clone, Copy)]
 struct Location {
-    check: Option<usize>,
+    check: usize,
     index: usize,
 }
 
@@ -53,11 +53,10 @@ impl Proposed {
     /// Takes every proposed fix off `report`'s findings.
     pub(super) fn take(report: &mut Report) -> Proposed {
         let mut candidates = Vec::new();
-        let general = report.general.iter_mut().enumerate().map(|(index, f)| (Location { check: None, index }, f));
         let checked = report.checks.iter_mut().enumerate().flat_map(|(check, c)| {
-            c.findings.iter_mut().enumerate().map(move |(index, f)| (Location { check: Some(check), index }, f))
+            c.findings.iter_mut().enumerate().map(move |(index, f)| (Location { check, index }, f))
         });
-        for (at, finding) in general.chain(checked) {
+        for (at, finding) in checked {
             if let Some(fix) = finding.fix.take() {
                 candidates.push(Candidate { at, fingerprint: finding.fingerprint.clone(), fix });
             }
@@ -107,10 +106,7 @@ impl Proposed {
         }
         for i in verified {
             let candidate = &self.candidates[i];
-            let finding = match candidate.at.check {
-                None => &mut report.general[candidate.at.index],
-                Some(check) => &mut report.checks[check].findings[candidate.at.index],
-            };
+            let finding = &mut report.checks[candidate.at.check].findings[candidate.at.index];
             finding.fix = Some(candidate.fix.clone());
         }
     }

@@ -96,7 +96,7 @@ declare_family! {
     /// `Brief:` cites, reported with the briefs.
     BriefCites, Briefs, brief_rules, |changes, run| {
         let view = CiteView::new(changes);
-        run.documents = view.briefs.len();
+        run.cites = view.briefs.len();
         run.run(&brief_rules(), &view);
     }
 }
@@ -105,7 +105,7 @@ declare_family! {
     /// `Guideline:` cites, reported with the voting docs.
     GuidelineCites, Voting, guideline_rules, |changes, run| {
         let view = CiteView::new(changes);
-        run.documents = view.guidelines.len();
+        run.cites = view.guidelines.len();
         run.run(&guideline_rules(), &view);
     }
 }
