@@ -104,7 +104,7 @@ pub fn config(root: &Path) -> Result<(Config, Vec<ConfigError>)> {
         }
         _ => "the config is not UTF-8 text within 1 MB in a regular file".into(),
     };
-    Ok((Config::default(), vec![ConfigError { line: 1, col: 1, message }]))
+    Ok((Config::default(), vec![ConfigError { line: 1, col: 1, width: 1, message }]))
 }
 
 /// A folder as a tree listing and the relevant files' contents.

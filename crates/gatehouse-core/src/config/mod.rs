@@ -173,6 +173,8 @@ impl ReviewConfig {
 pub struct ConfigError {
     pub line: u32,
     pub col: u32,
+    /// How many characters from `col` are at fault (a key, a value as written).
+    pub width: u32,
     pub message: String,
 }
 
@@ -288,7 +290,8 @@ impl Config {
         let tree = match yaml::parse(text, 1) {
             Ok(tree) => tree,
             Err(e) => {
-                errors.push(ConfigError { line: e.line, col: e.col, message: format!("invalid YAML: {}", e.message) });
+                let message = format!("invalid YAML: {}", e.message);
+                errors.push(ConfigError { line: e.line, col: e.col, width: e.width, message });
                 return (config, errors);
             }
         };
@@ -296,7 +299,7 @@ impl Config {
         if root.is_null() {
             return (config, errors);
         }
-        let mut p = Reader { errors: &mut errors, is_rule };
+        let mut p = Reader { text, errors: &mut errors, is_rule };
         p.section(root, "the config", |p, key, value| match key {
             "briefs" => p.section(value, "briefs", |p, k, v| match k {
                 "paths" => p.globs(v, &mut config.briefs.paths),
@@ -332,6 +335,8 @@ impl Config {
 }
 
 struct Reader<'e> {
+    /// The config's text, for the span of what is at fault.
+    text: &'e str,
     errors: &'e mut Vec<ConfigError>,
     is_rule: &'e dyn Fn(&str) -> bool,
 }
@@ -344,7 +349,7 @@ impl Reader<'_> {
         let mut core = None;
         self.section(node, "review", |p, k, v| match k {
             "core" => {
-                core = Some((v.line(), v.col()));
+                core = Some(v.id());
                 p.section(v, "review.core", |p, k, v| match k {
                     "reviewers" => p.strings(v, &mut r.core_reviewers),
                     "required" => p.uint(v, &mut r.core_required),
@@ -364,7 +369,6 @@ impl Reader<'_> {
         if node.as_map().is_none() {
             return true;
         }
-        let (line, col) = core.unwrap_or((node.line(), node.col()));
         let message = match core {
             None => "`review` has no `core` reviewers: add `core: { reviewers: [<login>, …], required: <n> }`".into(),
             Some(_) if reviewers == 0 => {
@@ -377,12 +381,14 @@ impl Reader<'_> {
             ),
             Some(_) => return true,
         };
-        self.errors.push(ConfigError { line, col, message });
+        self.error(core.map_or(node, |id| node.sibling(id)), message);
         true
     }
 
     fn error(&mut self, node: Node, message: String) {
-        self.errors.push(ConfigError { line: node.line(), col: node.col(), message });
+        let span = crate::rules::spans::node_span(self.text, node);
+        let (line, col, width) = (span.line, span.col, span.end_col - span.col);
+        self.errors.push(ConfigError { line, col, width, message });
     }
 
     fn map<'y>(&mut self, node: Node<'y>, what: &str) -> Option<Map<'y>> {
@@ -397,6 +403,7 @@ impl Reader<'_> {
         self.errors.push(ConfigError {
             line: key.line,
             col: key.col,
+            width: key.name.chars().count() as u32,
             message: format!(
                 "unknown key `{}` in {section}; the README's configuration section lists every key",
                 key.name
@@ -488,6 +495,7 @@ impl Reader<'_> {
                 self.errors.push(ConfigError {
                     line: key.line,
                     col: key.col,
+                    width: key.name.chars().count() as u32,
                     message: format!("unknown rule `{}`; `gatehouse rules` lists every rule id", key.name),
                 });
                 continue;

@@ -126,6 +126,7 @@ pub mod decision;
 mod earned;
 mod fixes;
 mod paths;
+pub(crate) mod spans;
 pub mod spec;
 mod verify;
 pub mod voting;
@@ -363,7 +364,7 @@ fn config_findings(changes: &ChangeSet) -> Vec<Finding> {
         Some(text) => {
             for e in read_config(text).1 {
                 let anchor = format!("{}:{}", e.line, e.message);
-                sink.emit(CONFIG_PATH, crate::model::Span::at(e.line, e.col, 1), anchor, e.message)
+                sink.emit(CONFIG_PATH, crate::model::Span::at(e.line, e.col, e.width), anchor, e.message)
                     .help("fix the key or remove it; `gatehouse explain config/invalid` shows a valid file");
             }
         }
