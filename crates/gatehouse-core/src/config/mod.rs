@@ -573,7 +573,7 @@ mod tests {
         assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
         assert!(errors[0].message.contains("no `core` reviewers"), "{errors:?}");
         let (_, errors) = Config::parse("review:\n  core: { reviewers: [a], required: 2 }\n", &any_rule);
-        assert_eq!((errors.len(), errors[0].line), (1, 2), "{errors:?}");
+        assert_eq!((errors.len(), errors[0].line, errors[0].col, errors[0].width), (1, 2, 9, 31), "{errors:?}");
         assert!(errors[0].message.contains("only 1 core reviewer is listed"), "{errors:?}");
         let (_, errors) = Config::parse("review: yes\n", &any_rule);
         assert_eq!(errors.len(), 1, "{errors:?}");
@@ -584,9 +584,9 @@ mod tests {
         let (c, errors) = Config::parse("briefs:\n  review_threshold:\n    lines: many\nbogus: 1\n", &any_rule);
         assert_eq!(c.briefs.review_threshold.lines, 100);
         assert_eq!(errors.len(), 2, "{errors:?}");
-        assert_eq!(errors[0].line, 3);
+        assert_eq!((errors[0].line, errors[0].col, errors[0].width), (3, 12, 4), "`many`");
         assert!(errors[0].message.contains("non-negative integer"));
-        assert_eq!(errors[1].line, 4);
+        assert_eq!((errors[1].line, errors[1].col, errors[1].width), (4, 1, 5), "`bogus`");
         let (_, errors) = Config::parse("briefs: [unclosed\n", &any_rule);
         assert_eq!(errors.len(), 1);
     }
