@@ -1,5 +1,4 @@
-use super::status_span;
-use super::{Decision, DecisionView};
+use super::{Decision, DecisionView, status_span};
 use crate::docs::decision::lifecycle::{self, Status};
 use crate::model::Sink;
 

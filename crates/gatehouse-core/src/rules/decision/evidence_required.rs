@@ -1,5 +1,4 @@
-use super::DecisionView;
-use super::{key_span, status_span, value_span};
+use super::{DecisionView, key_span, status_span, value_span};
 use crate::model::Sink;
 
 declare_rule! {

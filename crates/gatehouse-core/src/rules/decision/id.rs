@@ -1,5 +1,4 @@
-use super::DecisionView;
-use super::value_span;
+use super::{DecisionView, value_span};
 use crate::docs::decision::{is_valid_id, manifest_path};
 use crate::model::{Fix, Sink, Span};
 

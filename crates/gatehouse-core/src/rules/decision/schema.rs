@@ -1,5 +1,4 @@
-use super::DecisionView;
-use super::{key_span, value_span};
+use super::{DecisionView, key_span, value_span};
 use crate::docs::decision::Manifest;
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::json::{Json, JsonKind, Member};

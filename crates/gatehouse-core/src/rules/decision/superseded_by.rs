@@ -1,5 +1,4 @@
-use super::DecisionView;
-use super::{status_span, value_span};
+use super::{DecisionView, status_span, value_span};
 use crate::docs::decision::lifecycle::Status;
 use crate::model::Sink;
 

@@ -1,5 +1,4 @@
-use super::DecisionView;
-use super::status_span;
+use super::{DecisionView, status_span};
 use crate::docs::decision::lifecycle::{self, Status};
 use crate::model::Sink;
 
