@@ -1,43 +1,64 @@
 //! Spans that cover what is at fault as the author wrote it: a YAML or JSON
 //! value with its quotes or brackets, a key, a field of a line. Rules know
-//! where a value starts (1-based line, column in characters); these read
-//! the text to find where it ends on that line.
+//! where a value starts; these read the text to find where it ends on that
+//! line. A value read from the text itself is found by its address in it,
+//! so a span costs the length of its line, not of the text before it.
 
 use super::fixes::{line_range, offset};
 use crate::docs::tree::{Key, Node};
 use crate::model::Span;
 
-/// The value written at `line`, `col` of `text`: a quoted string to its
-/// closing quote, a `[…]` or `{…}` to its closing bracket (or the end of the
-/// line when it closes on a later one), anything else to the end of the
-/// line, a ` #` comment or, inside a `[…]`/`{…}`, the `,`, `]` or `}` that
-/// ends it. A value with nothing written (an empty YAML value) is one
-/// character.
+/// The value written at `line`, `col` (1-based, columns in characters) of
+/// `text`: a quoted string to its closing quote, a `[…]` or `{…}` to its
+/// closing bracket (or the end of the line when it closes on a later one),
+/// anything else to the end of the line, a ` #` comment or, inside a
+/// `[…]`/`{…}`, the `,`, `]` or `}` that ends it. A value with nothing
+/// written (an empty YAML value) is one character.
 pub fn value_span(text: &str, line: u32, col: u32) -> Span {
-    Span::at(line, col, value_width(text, line, col, false).unwrap_or(1))
+    Span::at(line, col, offset(text, line, col).and_then(|at| width_at(text, at)).unwrap_or(1))
 }
 
-/// The JSON value written at `line`, `col` of `text`, as [`value_span`]
-/// reads it, a number, `true`, `false` or `null` ending at the `,`, `]` or
-/// `}` after it.
-pub fn json_span(text: &str, line: u32, col: u32) -> Span {
-    Span::at(line, col, value_width(text, line, col, true).unwrap_or(1))
-}
-
-/// The span of a YAML node's value in the file it was read from; for a
-/// block mapping (an argument, a vote), its first entry, the line that
-/// starts it.
+/// The span of a YAML node's value in `text`, the file it was read from;
+/// for a block mapping (an argument, a vote), its first entry, the line
+/// that starts it.
 pub fn node_span(text: &str, node: Node) -> Span {
-    let flow = offset(text, node.line(), node.col()).is_some_and(|at| text[at..].starts_with(['[', '{']));
-    match node.as_map().and_then(|map| map.iter().next()) {
-        Some((key, _)) if !flow => value_span(text, key.line, key.col),
-        _ => value_span(text, node.line(), node.col()),
+    if let Some((key, _)) = node.as_map().and_then(|map| map.iter().next()) {
+        let at = within(text, key.name);
+        let flow = at.is_some_and(|at| text[..at].trim_end().ends_with('{'));
+        if !flow {
+            return entry_span(text, key);
+        }
+    }
+    let written = node.scalar_text().and_then(|value| within(text, value)).and_then(|at| match node.is_plain() {
+        true => Some(at),
+        // The text holds a quoted value's inside: its quote is before it.
+        false => at.checked_sub(1).filter(|&quote| matches!(text.as_bytes()[quote], b'"' | b'\'')),
+    });
+    match written {
+        Some(at) => Span::at(node.line(), node.col(), width_at(text, at).unwrap_or(1)),
+        None => value_span(text, node.line(), node.col()),
+    }
+}
+
+/// The span of a YAML mapping entry from its key: `key: value` as written.
+pub fn entry_span(text: &str, key: Key) -> Span {
+    match within(text, key.name) {
+        Some(at) => Span::at(key.line, key.col, width_at(text, at).unwrap_or(1)),
+        None => value_span(text, key.line, key.col),
     }
 }
 
 /// The span of a YAML mapping key's name.
 pub fn key_span(key: Key) -> Span {
     Span::at(key.line, key.col, key.name.chars().count() as u32)
+}
+
+/// The span of `bytes`, the byte range of a value in `text`, which starts
+/// at `line`, `col`: the value, or its first line when it spans several.
+pub fn range_span(text: &str, bytes: std::ops::Range<usize>, line: u32, col: u32) -> Span {
+    let written = text.get(bytes).unwrap_or_default();
+    let first = written.split('\n').next().unwrap_or_default().trim_end();
+    Span::at(line, col, first.chars().count() as u32)
 }
 
 /// The span of a whole line's text, from its first to its last character
@@ -52,11 +73,20 @@ pub fn line_span(text: &str, line: u32) -> Span {
     }
 }
 
-fn value_width(text: &str, line: u32, col: u32, json: bool) -> Option<u32> {
-    let range = line_range(text, line)?;
-    let start = offset(text, line, col)?;
-    let rest = &text[start..range.end];
-    let nested = json || in_brackets(&text[range.start..start]);
+/// Where `part`, a slice of `text`, starts in it; `None` for a string held
+/// elsewhere (an unescaped copy).
+fn within(text: &str, part: &str) -> Option<usize> {
+    let (start, at) = (text.as_ptr() as usize, part.as_ptr() as usize);
+    (at >= start && at + part.len() <= start + text.len()).then(|| at - start)
+}
+
+/// How many characters the value starting at byte `at` of `text` is written
+/// in (see [`value_span`]); `None` when nothing is written there.
+fn width_at(text: &str, at: usize) -> Option<u32> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let rest = text[at..line_end].trim_end_matches('\r');
+    let nested = in_brackets(&text[line_start..at]);
     let len = match rest.chars().next()? {
         '"' => closing_double_quote(rest).unwrap_or(rest.trim_end().len()),
         '\'' => closing_single_quote(rest).unwrap_or(rest.trim_end().len()),
@@ -172,18 +202,12 @@ mod tests {
     }
 
     #[test]
-    fn json_values_end_at_their_comma() {
-        let text = "{\n  \"tier\": 3,\n  \"stakes\": \"enormous\",\n  \"evidence\": [],\n  \"ok\": true\n}\n";
-        let json = |line, col| {
-            let span = json_span(text, line, col);
-            let source = text.lines().nth(line as usize - 1).unwrap();
-            source.chars().skip(span.col as usize - 1).take((span.end_col - span.col) as usize).collect::<String>()
-        };
-        assert_eq!(covered(text, 2, 11), "3,");
-        assert_eq!(json(2, 11), "3");
-        assert_eq!(json(3, 13), "\"enormous\"");
-        assert_eq!(json(4, 15), "[]");
-        assert_eq!(json(5, 9), "true");
+    fn a_value_given_as_a_byte_range_is_covered_to_its_line_end() {
+        let text = "{\n  \"tier\": 3,\n  \"evidence\": [\n    \"a\"\n  ]\n}\n";
+        let tier = text.find('3').unwrap();
+        assert_eq!(range_span(text, tier..tier + 1, 2, 11), Span::at(2, 11, 1));
+        let list = text.find('[').unwrap();
+        assert_eq!(range_span(text, list..text.find(']').unwrap() + 1, 3, 15), Span::at(3, 15, 1));
     }
 
     #[test]

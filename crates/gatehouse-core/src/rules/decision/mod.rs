@@ -214,9 +214,11 @@ impl<'a> DecisionView<'a> {
 #[cfg(test)]
 mod tests;
 
-/// The span of a value of the manifest as written.
+/// The span of a value of the manifest as written (its first line when it
+/// spans several).
 pub fn value_span(m: &Manifest, node: &Json) -> Span {
-    super::spans::json_span(m.text, node.line, node.col)
+    let bom = if m.text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    super::spans::range_span(m.text, bom + node.bytes.start..bom + node.bytes.end, node.line, node.col)
 }
 
 /// The span of a member's key, quotes included.

@@ -4,7 +4,7 @@ use super::{Published, VotingView, at};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, VotingDoc, same_value, show};
 use crate::model::{Sink, Span};
-use crate::rules::spans::{line_span, value_span};
+use crate::rules::spans::{entry_span, line_span};
 
 declare_rule! {
     id: "voting/append-only",
@@ -138,7 +138,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
     for (name, value) in after.iter().filter(|(k, _)| k.name != "vote_ledger" && old.field(k.name).is_none()) {
         sink.emit(
             doc.path,
-            value_span(doc.text, name.line, name.col),
+            entry_span(doc.text, name),
             key(name.name),
             format!("field `{}` is added to published argument `{}` ({})", name.name, new.name(), show(value)),
         )
@@ -151,7 +151,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
 /// shift, so one finding per ledger says what happened there.
 fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argument, new: &Argument) {
     let head: Vec<_> = new.votes().collect();
-    let ledger = new.node.key("vote_ledger").map_or(at(doc.text, new.node), |k| value_span(doc.text, k.line, k.col));
+    let ledger = new.node.key("vote_ledger").map_or(at(doc.text, new.node), |k| entry_span(doc.text, k));
     let key = |index: usize| format!("{}/{}/vote{}", block.name(), new.name(), index + 1);
     for vote in old.votes() {
         let Some(now) = head.get(vote.index) else {
@@ -221,7 +221,7 @@ fn differences(text: &str, old: Node, new: Node) -> (Span, Vec<String>) {
         }
     }
     for (name, value) in new.entries().iter().filter(|(k, _)| old.get(k.name).is_none()) {
-        span = span.or(Some(value_span(text, name.line, name.col)));
+        span = span.or(Some(entry_span(text, name)));
         changes.push(format!("`{}` {} added", name.name, show(value)));
     }
     (span.unwrap_or(at(text, new)), changes)
