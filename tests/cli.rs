@@ -368,3 +368,43 @@ fn paths_at_a_tag_are_looked_up_like_branches_and_shas() {
     assert_eq!(rules_at(&v), vec![("brief/path-missing".into(), "dark-factory/briefs/SWARM-AW-tag.md".into(), 14)]);
     assert_eq!(v["findings"][0]["message"], "path `scripts/restore.sh` does not exist in gyrum-labs/infra@v1.2");
 }
+
+/// A git failure ends with git's own reason and what to do instead.
+#[test]
+fn git_failures_end_with_gits_reason_and_what_to_do() {
+    let tmp = repo();
+    let dir = tmp.path();
+    let check = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+            .env("LC_ALL", "C")
+            .arg("check")
+            .arg("--repo")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let help = "help: pass a branch, tag or commit id that";
+    let stderr = check(&["--base", "nosuchrev"]);
+    assert!(stderr.contains("`nosuchrev` is not a commit in"), "{stderr}");
+    assert!(stderr.contains("git says: fatal: bad revision 'nosuchrev^{commit}'"), "{stderr}");
+    assert!(stderr.trim_end().lines().last().unwrap().starts_with(help), "{stderr}");
+    let stderr = check(&["--head", "main^{tree}"]);
+    assert!(stderr.contains("expected commit type, but the object dereferences to tree type"), "{stderr}");
+    assert!(stderr.trim_end().lines().last().unwrap().starts_with(help), "{stderr}");
+    let stderr = check(&["--base=--output=x"]);
+    assert!(stderr.contains("`--output=x` is not a revision: a revision does not start with `-`"), "{stderr}");
+
+    git(dir, &["checkout", "-q", "--orphan", "lonely"]);
+    git(dir, &["commit", "-qm", "unrelated"]);
+    let stderr = check(&[]);
+    assert!(
+        stderr.contains(
+            "HEAD and main have no common ancestor: `git merge-base HEAD main` failed: git printed no reason"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.trim_end().ends_with("help: pass --base REV"), "{stderr}");
+}

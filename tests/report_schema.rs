@@ -1,6 +1,6 @@
 //! One finding shape in every command's JSON, published as `gatehouse schema
-//! report`: `check`'s JSON validates against it whole, `new brief`'s findings
-//! and `rules`' entries against its `$defs`.
+//! report`: `check`'s JSON validates against it whole, `new brief`'s findings,
+//! `rules`' entries, `tally`'s and `gate simulate`'s JSON against its `$defs`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -156,4 +156,80 @@ fn pull_request_body_findings_carry_no_file_location() {
             .iter()
             .all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] != "(pull request body)")
     );
+}
+
+/// `tally --format json` on a doc with votes left out: the tally, and a
+/// `voting/vote-entry` finding in the one shape for each problem.
+#[test]
+fn tally_output_validates_with_its_findings_in_the_one_shape() {
+    let doc = root().join("fixtures/demo-repo/dark-factory/guidelines/api-errors@v1.md");
+    let (code, tally) = gatehouse(&["tally", "--format", "json", doc.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert_valid(&part("tally"), &tally, "tally of api-errors@v1.md");
+    let left_out: Vec<u64> =
+        tally["sections"][0]["left_out"].as_array().unwrap().iter().map(|v| v["line"].as_u64().unwrap()).collect();
+    assert_eq!(left_out, [31, 36], "{tally:#}");
+    let findings = tally["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 2, "one finding per problem of the two votes left out: {tally:#}");
+    for f in findings {
+        assert_eq!((&f["rule"], &f["check"]), (&json!("voting/vote-entry"), &json!("gatehouse/voting")));
+        assert_eq!(f["path"], doc.to_str().unwrap());
+    }
+    assert!(findings[0]["message"].as_str().unwrap().contains("vote 1 (lin/opus-4.7)"), "{tally:#}");
+    assert!(findings[1]["message"].as_str().unwrap().contains("vote 2 (marcus/opus-4.7)"), "{tally:#}");
+
+    let clean = root().join("fixtures/demo-repo/dark-factory/guidelines/backup-scripts@v1.md");
+    let (_, tally) = gatehouse(&["tally", "--format", "json", clean.to_str().unwrap()]);
+    assert_valid(&part("tally"), &tally, "tally of backup-scripts@v1.md");
+    assert_eq!(tally["findings"], json!([]));
+    let mut broken = tally.clone();
+    broken["sections"][0]["left_out"] = json!([{ "line": 3, "argument": "A", "vote": "vote 1", "reasons": [] }]);
+    assert!(!part("tally").is_valid(&broken), "reasons beside the one finding shape are refused");
+}
+
+/// `gate simulate --format json` validates whether the gate passes or not.
+#[test]
+fn gate_simulate_output_validates_passed_and_not() {
+    let config = root().join("fixtures/demo-repo/.github/gatehouse.yml");
+    let commits = root().join("fixtures/gate/commits.json");
+    let gate = part("gate");
+    let simulate = |reviews: &std::path::Path| {
+        gatehouse(&[
+            "gate",
+            "simulate",
+            "--format",
+            "json",
+            "--config",
+            config.to_str().unwrap(),
+            "--reviews",
+            reviews.to_str().unwrap(),
+            "--commits",
+            commits.to_str().unwrap(),
+        ])
+    };
+    let (code, failed) = simulate(&root().join("fixtures/gate/reviews.json"));
+    assert_eq!((code, &failed["passed"]), (Some(1), &json!(false)));
+    assert_eq!(failed["missing"].as_array().unwrap().len(), 2, "{failed:#}");
+    assert_valid(&gate, &failed, "a gate not passed");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let reviews = tmp.path().join("reviews.json");
+    let head = "1111111a2b3c4d5e6f708192a3b4c5d6e7f80912";
+    let review = |id: u32, login: &str, state: &str| {
+        json!({ "id": id, "user": { "login": login, "type": "User" }, "body": "", "state": state,
+                "commit_id": head, "submitted_at": "2026-05-04T11:00:00Z" })
+    };
+    let all = json!([
+        review(1, "gyrum-marcus", "APPROVED"),
+        review(2, "gyrum-lin", "APPROVED"),
+        review(3, "gyrum-dana", "COMMENTED")
+    ]);
+    std::fs::write(&reviews, all.to_string()).unwrap();
+    let (code, passed) = simulate(&reviews);
+    assert_eq!((code, &passed["passed"]), (Some(0), &json!(true)), "{passed:#}");
+    assert_eq!(passed["missing"], json!([]));
+    assert_valid(&gate, &passed, "a gate passed");
+    let mut broken = failed.clone();
+    broken["missing"][0]["kind"] = json!("approval");
+    assert!(!gate.is_valid(&broken), "a missing item of no known kind is refused");
 }

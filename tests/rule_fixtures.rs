@@ -149,6 +149,7 @@ fn main() -> std::process::ExitCode {
         trials.push(Trial::test(format!("{}::pass", rule.id), move || pass_case(rule)));
     }
     trials.push(Trial::test("every_fixture_folder_is_a_rule", every_fixture_folder_is_a_rule));
+    trials.push(Trial::test("carets_cover_the_value_at_fault", carets_cover_the_value_at_fault));
     libtest_mimic::run(&args, trials).exit_code()
 }
 
@@ -226,6 +227,47 @@ fn every_fixture_folder_is_a_rule() -> Result<(), Failed> {
                 }
             }
         }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+}
+
+/// The families whose findings point at a value: their carets must cover it.
+fn marks_values(rule: &str) -> bool {
+    rule.starts_with("voting/") || rule.starts_with("decision/") || rule.ends_with("/field-type")
+}
+
+/// A voting, decision or field-type finding of a failing case that marks
+/// one character marks a value one character long: the character after it
+/// on the line ends the value (a space, `,`, `]`, `}`, `:` or the line's end).
+fn carets_cover_the_value_at_fault() -> Result<(), Failed> {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for rule in rules::all_rules().iter().filter(|r| marks_values(r.id)) {
+        let (fail, shared) = case_dirs(rule, "fail")?;
+        let changes = changeset(&fail, &shared);
+        for f in rules::evaluate(&changes).findings().filter(|f| f.rule == rule.id) {
+            let text = changes.head.get(&f.path).and_then(|c| c.text());
+            let Some(line) = text.and_then(|t| t.lines().nth(f.span.line as usize - 1)) else { continue };
+            if f.span.col == 0 || f.span.end_line != f.span.line || f.span.end_col != f.span.col + 1 {
+                continue;
+            }
+            checked += 1;
+            let mut from = line.chars().skip(f.span.col as usize - 1);
+            let (marked, next) = (from.next(), from.next());
+            if next.is_some_and(|c| !c.is_whitespace() && !matches!(c, ',' | ']' | '}' | ':')) {
+                problems.push(format!(
+                    "{}:{}:{} {}: one caret under `{}` of `{line}`",
+                    f.path,
+                    f.span.line,
+                    f.span.col,
+                    f.rule,
+                    marked.unwrap_or(' ')
+                ));
+            }
+        }
+    }
+    if checked == 0 {
+        problems.push("no one-character caret was checked: the fixtures no longer show what this test guards".into());
     }
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
 }

@@ -330,9 +330,41 @@ fn tally(file: &std::path::Path, format: TextOrJson) -> Result<ExitCode> {
     let report = crate::docs::voting::tally::tally_document(&path, &text).map_err(|e| anyhow::anyhow!("{e}"))?;
     match format {
         TextOrJson::Text => emit(&crate::docs::voting::tally::render_text(&report))?,
-        TextOrJson::Json => emit(&(serde_json::to_string_pretty(&report).expect("plain data") + "\n"))?,
+        TextOrJson::Json => {
+            let evaluated = vote_entry_findings(&path, &text);
+            let findings = evaluated
+                .checks
+                .iter()
+                .flat_map(|c| c.findings.iter().map(move |f| render::finding_json(f, c.check)))
+                .collect();
+            let json = TallyJson { tally: &report, findings };
+            emit(&(serde_json::to_string_pretty(&json).expect("plain data") + "\n"))?
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `gatehouse tally --format json`: the tally, and why votes are left out
+/// as findings in the one shape (`$defs/tally` of `gatehouse schema report`).
+#[derive(serde::Serialize)]
+struct TallyJson<'a> {
+    #[serde(flatten)]
+    tally: &'a crate::docs::voting::tally::TallyReport,
+    /// The `voting/vote-entry` findings: each names the vote it leaves out.
+    findings: Vec<render::FindingOut<'a>>,
+}
+
+/// The report on `text` read as a new voting doc at `path`, holding only its
+/// `voting/vote-entry` findings.
+fn vote_entry_findings(path: &str, text: &str) -> crate::model::Report {
+    let mut changes = crate::model::ChangeSet::default();
+    changes.head.insert(path.to_string(), crate::model::FileContent::Text(text.into()));
+    changes.config.voting.paths = vec!["**".to_string()];
+    let mut report = crate::rules::evaluate(&changes);
+    for check in &mut report.checks {
+        check.findings.retain(|f| f.rule == "voting/vote-entry");
+    }
+    report
 }
 
 fn site(args: SiteArgs) -> Result<ExitCode> {

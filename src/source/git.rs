@@ -17,6 +17,24 @@ pub(crate) struct Checkout {
     root: PathBuf,
 }
 
+/// A git command that exited with an error, and git's reason.
+#[derive(Debug, thiserror::Error)]
+#[error("`git {command}` failed: {reason}")]
+pub(crate) struct Failure {
+    pub command: String,
+    pub reason: String,
+}
+
+/// Why a git command failed in git's words (its standard error), or its
+/// exit status when it printed nothing.
+fn reason(out: &std::process::Output) -> String {
+    let said = String::from_utf8_lossy(&out.stderr);
+    match said.trim() {
+        "" => format!("git printed no reason ({})", out.status),
+        said => said.to_string(),
+    }
+}
+
 /// One file of a tree: its path, blob id and size, and whether it is a
 /// symbolic link (whose blob is the path it points to).
 #[derive(Clone, Debug)]
@@ -54,9 +72,9 @@ impl Checkout {
             .arg(&self.root)
             .args(args)
             .output()
-            .with_context(|| format!("cannot run `git {}`", args.join(" ")))?;
+            .with_context(|| format!("cannot run `git {}`; is it installed?", args.join(" ")))?;
         if !out.status.success() {
-            bail!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+            return Err(Failure { command: args.join(" "), reason: reason(&out) }.into());
         }
         Ok(out.stdout)
     }
@@ -65,10 +83,26 @@ impl Checkout {
         Ok(String::from_utf8_lossy(&self.git(args)?).trim().to_string())
     }
 
-    /// Resolves a revision to a commit id.
+    /// Resolves a revision to a commit id; an error ends with git's reason
+    /// and what to pass instead.
     pub(crate) fn resolve(&self, rev: &str) -> Result<String> {
-        self.git_text(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
-            .with_context(|| format!("`{rev}` is not a commit in {}", self.root.display()))
+        let root = self.root.display();
+        if rev.starts_with('-') {
+            bail!("`{rev}` is not a revision: a revision does not start with `-`");
+        }
+        // `--` makes git read the argument as a revision only, and say why
+        // it is none ("bad revision", "expected commit type").
+        match self.git_text(&["rev-parse", &format!("{rev}^{{commit}}"), "--"]) {
+            Ok(out) => Ok(out.lines().next().unwrap_or_default().to_string()),
+            Err(e) => {
+                let reason = e.downcast_ref::<Failure>().map_or_else(|| format!("{e:#}"), |f| f.reason.clone());
+                bail!(
+                    "`{rev}` is not a commit in {root}: git says: {reason}\n\
+                     help: pass a branch, tag or commit id that `git -C {root} log --oneline --all` lists; \
+                     a branch only on a remote needs `git fetch` first"
+                )
+            }
+        }
     }
 
     fn exists(&self, rev: &str) -> bool {
@@ -81,8 +115,14 @@ impl Checkout {
         let Some(branch) = ["origin/HEAD", "main", "master"].into_iter().find(|r| self.exists(r)) else {
             bail!("no default branch to compare with (tried origin/HEAD, main, master); pass --base REV or --all");
         };
-        self.git_text(&["merge-base", "HEAD", branch])
-            .with_context(|| format!("HEAD and {branch} have no common ancestor; pass --base REV"))
+        self.git_text(&["merge-base", "HEAD", branch]).map_err(|e| match e.downcast_ref::<Failure>() {
+            Some(f) => anyhow::anyhow!(
+                "HEAD and {branch} have no common ancestor: `git {}` failed: {}\nhelp: pass --base REV",
+                f.command,
+                f.reason
+            ),
+            None => e,
+        })
     }
 
     /// `owner/name` from the `origin` remote's URL, when it has one.

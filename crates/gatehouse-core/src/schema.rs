@@ -125,7 +125,7 @@ fn report() -> Value {
     });
     json!({
         "$schema": DRAFT,
-        "title": "gatehouse's report: `gatehouse check --format json`; `$defs/finding` is a finding in every command's JSON, `$defs/rule` a rule in `gatehouse rules --format json`",
+        "title": "gatehouse's report: `gatehouse check --format json`; `$defs/finding` is a finding in every command's JSON, `$defs/rule` a rule in `gatehouse rules --format json`, `$defs/tally` what `gatehouse tally --format json` prints and `$defs/gate` what `gatehouse gate simulate --format json` prints",
         "type": "object",
         "additionalProperties": false,
         "required": ["version", "conclusion", "checks", "findings"],
@@ -147,7 +147,121 @@ fn report() -> Value {
                     "severity": { "enum": ["error", "warning", "notice"] },
                     "summary": { "type": "string" }
                 }
-            }
+            },
+            "tally": tally(),
+            "gate": gate()
+        }
+    })
+}
+
+/// `gatehouse tally --format json`: one voting doc's sections, and the
+/// `voting/vote-entry` findings that say why votes are left out.
+fn tally() -> Value {
+    let count = json!({ "type": "integer", "minimum": 0 });
+    let ids = json!({ "type": "array", "items": { "type": "string" } });
+    let argument = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["id", "kind", "total", "votes"],
+        "properties": {
+            "id": { "type": "string" },
+            "kind": { "type": ["string", "null"], "description": "`modification_kind`" },
+            "total": { "type": "number", "description": "Σ vote × weight over the counted votes" },
+            "votes": count
+        }
+    });
+    let left_out = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["line", "argument", "vote"],
+        "properties": {
+            "line": { "type": "integer", "minimum": 1 },
+            "argument": { "type": "string" },
+            "vote": { "type": "string", "description": "e.g. `vote 2 (lin/opus-4.7)`; `findings` says why" }
+        }
+    });
+    let section = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["section", "heading", "line", "arguments", "weighted_votes", "quorum", "quorum_met", "margin",
+            "state", "leaders", "losers", "active_argument", "ignored_votes", "left_out"],
+        "properties": {
+            "section": { "type": "string" },
+            "heading": { "type": "string" },
+            "line": { "type": "integer", "minimum": 1 },
+            "arguments": { "type": "array", "items": argument },
+            "weighted_votes": { "type": "number" },
+            "quorum": { "type": "number" },
+            "quorum_met": { "type": "boolean" },
+            "margin": { "type": ["number", "null"] },
+            "state": { "enum": ["open", "retirement-eligible", "consensus-locked"] },
+            "leaders": ids,
+            "losers": ids,
+            "active_argument": { "type": ["string", "null"] },
+            "ignored_votes": count,
+            "left_out": { "type": "array", "items": left_out }
+        }
+    });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["path", "doc", "version", "sections", "findings"],
+        "properties": {
+            "path": { "type": "string" },
+            "doc": { "type": ["string", "null"] },
+            "version": { "type": ["integer", "null"] },
+            "sections": { "type": "array", "items": section },
+            "findings": { "type": "array", "items": { "$ref": "#/$defs/finding" } }
+        }
+    })
+}
+
+/// `gatehouse gate simulate --format json`: the review gate's verdict.
+fn gate() -> Value {
+    let logins = json!({ "type": "array", "items": { "type": "string" } });
+    let missing = |kind: &str, fields: Value| {
+        let mut properties = json!({ "kind": { "const": kind } });
+        let mut required = vec![json!("kind")];
+        for (name, schema) in fields.as_object().expect("an object of fields") {
+            properties[name] = schema.clone();
+            required.push(json!(name));
+        }
+        json!({ "type": "object", "additionalProperties": false, "required": required, "properties": properties })
+    };
+    let count = json!({ "type": "integer", "minimum": 0 });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["passed", "head", "required", "eligible", "recused", "approvals", "changes_requested", "stale",
+            "standings", "advisory_reviewed", "missing", "missing_text"],
+        "properties": {
+            "passed": { "type": "boolean" },
+            "head": { "type": "string" },
+            "required": count,
+            "eligible": logins,
+            "recused": logins,
+            "approvals": logins,
+            "changes_requested": logins,
+            "stale": logins,
+            "standings": { "type": "array", "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["login", "commit", "counts", "why"],
+                "properties": {
+                    "login": { "type": "string" },
+                    "commit": { "type": ["string", "null"] },
+                    "counts": { "type": "boolean" },
+                    "why": { "type": "string" }
+                }
+            } },
+            "advisory_reviewed": logins,
+            "missing": { "type": "array", "items": { "oneOf": [
+                missing("approvals", json!({ "needed": count, "from": logins, "on": { "type": "string" } })),
+                missing("advisory", json!({ "login": { "type": "string" } })),
+                missing("changes_requested", json!({ "by": logins, "limit": count })),
+                missing("too_many_recusals", json!({ "recused": logins }))
+            ] } },
+            "missing_text": { "type": "array", "items": { "type": "string" }, "description": "`missing` as sentences" }
         }
     })
 }

@@ -88,11 +88,6 @@ impl<'a> Manifest<'a> {
         Some((Status::parse(node.as_str()?)?, node))
     }
 
-    /// The line of the `status` value, else of the top-level object.
-    pub fn status_line(&self) -> u32 {
-        self.get("status").map(|n| n.line).or(self.root.as_ref().ok().map(|r| r.line)).unwrap_or(1)
-    }
-
     /// The line of the top-level value (where missing fields are reported).
     pub fn root_line(&self) -> u32 {
         self.root.as_ref().map(|r| r.line).unwrap_or(1)

@@ -14,6 +14,8 @@ pub struct Json {
     pub line: u32,
     /// 1-based column (in characters) of the value's first character.
     pub col: u32,
+    /// The value's bytes in the text (after a leading byte-order mark).
+    pub bytes: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,7 +190,7 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Json, JsonError> {
-        let (line, col) = (self.line, self.col);
+        let (line, col, start) = (self.line, self.col, self.pos);
         let Some(b) = self.peek() else {
             return Err(self.error_here("the file ends where a value was expected"));
         };
@@ -207,7 +209,7 @@ impl Reader<'_> {
             b => return Err(self.error_here(&format!("unexpected {} where a value was expected", describe(b)))),
         };
         self.last_end = (self.line, self.col);
-        Ok(Json { kind, line, col })
+        Ok(Json { kind, line, col, bytes: start..self.pos })
     }
 
     fn literal(&mut self) -> Result<JsonKind, JsonError> {

@@ -126,6 +126,7 @@ pub mod decision;
 mod earned;
 mod fixes;
 mod paths;
+pub(crate) mod spans;
 pub mod spec;
 mod verify;
 pub mod voting;

@@ -268,7 +268,11 @@ pub struct StateError {
 pub fn parse_file(text: &str) -> Result<State, StateError> {
     let first = text.split('\n').next().unwrap_or("");
     let line = first.strip_suffix('\r').unwrap_or(first);
-    let err = |line: u32, col: usize, message: String| StateError { line, col: col as u32 + 1, message };
+    // `at` is a byte offset into the first line; columns count characters.
+    let err = |line_number: u32, at: usize, message: String| {
+        let col = line.get(..at).map_or(at, |before| before.chars().count()) as u32 + 1;
+        StateError { line: line_number, col, message }
+    };
     if line.is_empty() {
         return Err(err(
             1,

@@ -62,6 +62,9 @@ pub struct LeftOut {
     /// `vote 2 (lin/opus-4.7)`.
     pub vote: String,
     /// Each problem, e.g. `` `ts` is `2026-05-06T09:42:11`: the timestamp has no time zone; … ``.
+    /// JSON gives them as `voting/vote-entry` findings in the one finding
+    /// shape beside the tally instead.
+    #[serde(skip)]
     pub reasons: Vec<String>,
 }
 

@@ -21,7 +21,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             let more = if others.len() > 1 { format!(" (and {} more)", others.len() - 1) } else { String::new() };
             sink.emit(
                 brief.path,
-                Span::at(node.line(), node.col(), agent.len() as u32),
+                Span::at(node.line(), node.col(), agent.chars().count() as u32),
                 "agent",
                 format!("agent id `{agent}` is already used by `{first}`{more}"),
             )

@@ -24,7 +24,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if is_agent_id(agent) && agent != name.agent {
             sink.emit(
                 brief.path,
-                Span::at(node.line(), node.col(), agent.len() as u32),
+                Span::at(node.line(), node.col(), agent.chars().count() as u32),
                 "agent",
                 format!("`agent` is `{agent}` but the file name says `{}`", name.agent),
             )

@@ -1,8 +1,9 @@
 use super::BriefView;
 use crate::docs::brief::{Brief, is_agent_id};
 use crate::docs::yaml::Node;
-use crate::model::{Diagnostic, Fix, Sink, Span};
+use crate::model::{Diagnostic, Fix, Sink};
 use crate::rules::fixes::{in_flow, scalar_range};
+use crate::rules::spans::node_span;
 
 declare_rule! {
     id: "brief/field-type",
@@ -93,7 +94,7 @@ fn report<'s>(
     message: String,
     help: &str,
 ) -> &'s mut Diagnostic {
-    sink.emit(brief.path, Span::at(node.line(), node.col(), 1), field, message).help(help)
+    sink.emit(brief.path, node_span(brief.text, node), field, message).help(help)
 }
 
 fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, help: &str) {
@@ -126,7 +127,7 @@ fn string_list(sink: &mut Sink, brief: &Brief, field: &str, non_empty: bool, hel
             let anchor = format!("{field}[{i}]");
             sink.emit(
                 brief.path,
-                Span::at(item.line(), item.col(), 1),
+                node_span(brief.text, item),
                 anchor,
                 format!("each `{field}` entry must be a non-empty string, found {}", item.type_name()),
             )

@@ -1,5 +1,6 @@
 use super::BriefView;
-use crate::model::{Sink, Span};
+use crate::model::Sink;
+use crate::rules::spans::node_span;
 
 declare_rule! {
     id: "brief/out-of-scope-empty",
@@ -19,7 +20,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
         if node.as_seq().is_some_and(|items| items.is_empty()) {
             sink.emit(
                 brief.path,
-                Span::at(node.line(), node.col(), 2),
+                node_span(brief.text, node),
                 "out_of_scope",
                 "`out_of_scope` is empty: the brief declares nothing the agent must not do",
             )

@@ -1,6 +1,6 @@
-use super::{Decision, DecisionView};
+use super::{Decision, DecisionView, status_span};
 use crate::docs::decision::lifecycle::{self, Status};
-use crate::model::{Sink, Span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/archive-state",
@@ -29,7 +29,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         if status.is_terminal() || m.text_field("graduated_to").is_some() {
             continue;
         }
-        sink.emit(m.path, Span::line(m.status_line()), "archive-state", format!("decision is {} but sits in `archive/`", status.name()))
+        sink.emit(m.path, status_span(m), "archive-state", format!("decision is {} but sits in `archive/`", status.name()))
             .help("keep open decisions at the top of the docket; archive a decision once it is archived, superseded or wontfix, or set `graduated_to`");
     }
     // Manifests the change sets to `archived` outside `archive/` (an illegal
@@ -43,13 +43,8 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         let m = &d.head;
         if m.status().is_some_and(|(s, _)| s == Status::Archived) {
             let to = crate::docs::decision::manifest_path(d.location.folder, d.location.stem, true);
-            sink.emit(
-                m.path,
-                Span::line(m.status_line()),
-                "archived-outside",
-                "decision is archived but sits outside `archive/`",
-            )
-            .help(format!("move the manifest to `{to}`"));
+            sink.emit(m.path, status_span(m), "archived-outside", "decision is archived but sits outside `archive/`")
+                .help(format!("move the manifest to `{to}`"));
         }
     }
 }

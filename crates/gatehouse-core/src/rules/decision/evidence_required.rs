@@ -1,5 +1,5 @@
-use super::DecisionView;
-use crate::model::{Sink, Span};
+use super::{DecisionView, key_span, status_span, value_span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/evidence-required",
@@ -24,7 +24,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             if item.as_str().is_some_and(|s| s.trim().is_empty()) {
                 sink.emit(
                     m.path,
-                    Span::line(item.line),
+                    value_span(m, item),
                     format!("empty[{i}]"),
                     format!("evidence entry {} is empty", i + 1),
                 )
@@ -32,19 +32,19 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             }
         }
         let Some((status, _)) = m.status().filter(|(s, _)| s.is_resolved()) else { continue };
-        let (line, what) = match (resolution, evidence) {
-            (None, _) => (m.status_line(), "has no `resolution`"),
-            (Some(r), None) if r.value.as_object().is_some() => (r.line, "has a `resolution` without `evidence`"),
+        let (span, what) = match (resolution, evidence) {
+            (None, _) => (status_span(m), "has no `resolution`"),
+            (Some(r), None) if r.value.as_object().is_some() => (key_span(r), "has a `resolution` without `evidence`"),
             (Some(_), Some(e)) => match e.value.as_array() {
                 Some(items) if !items.iter().any(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) => {
-                    (e.line, "has no evidence: `resolution.evidence` holds no citation")
+                    (value_span(m, &e.value), "has no evidence: `resolution.evidence` holds no citation")
                 }
                 _ => continue,
             },
             // A resolution that is not an object is decision/schema's finding.
             (Some(_), None) => continue,
         };
-        sink.emit(m.path, Span::line(line), "evidence", format!("decision is {} but {what}", status.name()))
+        sink.emit(m.path, span, "evidence", format!("decision is {} but {what}", status.name()))
             .help("cite at least one piece of evidence: `\"evidence\": [\"docs/benchmarks/retry.md\"]`");
     }
 }

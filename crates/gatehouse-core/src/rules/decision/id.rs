@@ -1,4 +1,4 @@
-use super::DecisionView;
+use super::{DecisionView, value_span};
 use crate::docs::decision::{is_valid_id, manifest_path};
 use crate::model::{Fix, Sink, Span};
 
@@ -21,34 +21,24 @@ fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.parsed() {
         let stem = d.location.stem;
         let node = d.head.get("decision_id");
-        let line = node.map_or(d.head.root_line(), |n| n.line);
+        let span = node.map_or(Span::line(d.head.root_line()), |n| value_span(&d.head, n));
         if !is_valid_id(stem) {
-            sink.emit(d.head.path, Span::line(line), "pattern", format!("the file name `{stem}.json` is not a decision id"))
+            sink.emit(d.head.path, span, "pattern", format!("the file name `{stem}.json` is not a decision id"))
                 .help("name the decision `<slug>-YYYY-MM-DD-<4 hex digits>.json`, lower-case, e.g. `queue-backend-2026-07-10-7d21.json`");
         }
         if let Some(id) = node.and_then(|n| n.as_str()).filter(|id| *id != stem) {
-            sink.emit(
-                d.head.path,
-                Span::line(line),
-                "mismatch",
-                format!("`decision_id` is `{id}` but the file is `{stem}.json`"),
-            )
-            .help("the id and the file name must be the same: rename the file or fix `decision_id`")
-            .fix(node.filter(|_| is_valid_id(stem)).and_then(|node| {
-                let range = crate::rules::fixes::scalar_range(d.head.text, node.line, node.col, false)?;
-                let quoted = serde_json::to_string(stem).ok()?;
-                Some(Fix::replace(format!("set `\"decision_id\": {quoted}`"), d.head.path, range, quoted))
-            }));
+            sink.emit(d.head.path, span, "mismatch", format!("`decision_id` is `{id}` but the file is `{stem}.json`"))
+                .help("the id and the file name must be the same: rename the file or fix `decision_id`")
+                .fix(node.filter(|_| is_valid_id(stem)).and_then(|node| {
+                    let range = crate::rules::fixes::scalar_range(d.head.text, node.line, node.col, false)?;
+                    let quoted = serde_json::to_string(stem).ok()?;
+                    Some(Fix::replace(format!("set `\"decision_id\": {quoted}`"), d.head.path, range, quoted))
+                }));
         }
         let other = manifest_path(d.location.folder, stem, !d.location.archived);
         if view.changes.head.contains_key(&other) {
-            sink.emit(
-                d.head.path,
-                Span::line(line),
-                "duplicate",
-                format!("decision `{stem}` also has a manifest at `{other}`"),
-            )
-            .help("keep one manifest per decision: remove the copy, or give the new decision its own id");
+            sink.emit(d.head.path, span, "duplicate", format!("decision `{stem}` also has a manifest at `{other}`"))
+                .help("keep one manifest per decision: remove the copy, or give the new decision its own id");
         }
     }
 }

@@ -22,7 +22,8 @@ use super::Rule;
 use crate::config::PathFilter;
 use crate::docs::decision::lifecycle::{self, Status};
 use crate::docs::decision::{Location, Manifest, locate, manifest_path};
-use crate::model::ChangeSet;
+use crate::docs::json::{Json, Member};
+use crate::model::{ChangeSet, Span};
 
 fn rules<'a>() -> Vec<Rule<DecisionView<'a>>> {
     vec![
@@ -212,3 +213,23 @@ impl<'a> DecisionView<'a> {
 
 #[cfg(test)]
 mod tests;
+
+/// The span of a value of the manifest as written (its first line when it
+/// spans several).
+pub fn value_span(m: &Manifest, node: &Json) -> Span {
+    let bom = if m.text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    super::spans::range_span(m.text, bom + node.bytes.start..bom + node.bytes.end, node.line, node.col)
+}
+
+/// The span of a member's key, quotes included.
+pub fn key_span(member: &Member) -> Span {
+    Span::at(member.line, member.col, member.key.chars().count() as u32 + 2)
+}
+
+/// The span of the `status` value, else of the top-level value.
+pub fn status_span(m: &Manifest) -> Span {
+    match (m.get("status"), &m.root) {
+        (Some(node), _) | (None, Ok(node)) => value_span(m, node),
+        (None, Err(_)) => Span::line(1),
+    }
+}

@@ -1,5 +1,5 @@
-use super::DecisionView;
-use crate::model::{Sink, Span};
+use super::{DecisionView, status_span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/review-required",
@@ -22,7 +22,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         if m.get("review").is_some_and(|r| !r.is_null()) {
             continue;
         }
-        sink.emit(m.path, Span::line(m.status_line()), "review", format!("decision is {} but has no `review`", status.name()))
+        sink.emit(m.path, status_span(m), "review", format!("decision is {} but has no `review`", status.name()))
             .help("add `\"review\": { \"verdict\": \"ratified\", \"reviewed_at\": \"…\" }`, or keep the status at `resolved`/`enacted` until it is reviewed");
     }
 }

@@ -1,8 +1,8 @@
-use super::DecisionView;
+use super::{DecisionView, key_span, value_span};
 use crate::docs::decision::Manifest;
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::json::{Json, JsonKind, Member};
-use crate::model::{Sink, Span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/schema",
@@ -57,7 +57,7 @@ struct Schema<'m, 'a, 's> {
 
 impl Schema<'_, '_, '_> {
     fn wrong(&mut self, node: &Json, anchor: &str, message: String, help: &str) {
-        self.sink.emit(self.m.path, Span::line(node.line), anchor, message).help(help);
+        self.sink.emit(self.m.path, value_span(self.m, node), anchor, message).help(help);
     }
 
     fn manifest(&mut self) {
@@ -95,7 +95,7 @@ impl Schema<'_, '_, '_> {
                 self.sink
                     .emit(
                         self.m.path,
-                        Span::line(m.line),
+                        key_span(m),
                         format!("duplicate:{name}"),
                         format!("`{name}` is written twice (first at line {first})"),
                     )

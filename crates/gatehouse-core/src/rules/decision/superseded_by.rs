@@ -1,6 +1,6 @@
-use super::DecisionView;
+use super::{DecisionView, status_span, value_span};
 use crate::docs::decision::lifecycle::Status;
-use crate::model::{Sink, Span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/superseded-by",
@@ -19,25 +19,20 @@ fn check(view: &DecisionView, sink: &mut Sink) {
     for d in view.parsed() {
         let m = &d.head;
         let node = m.get("superseded_by").filter(|n| !n.is_null());
-        match node.and_then(|n| n.as_str().map(|s| (s.trim(), n.line))) {
+        match node.and_then(|n| n.as_str().map(|s| (s.trim(), value_span(m, n)))) {
             Some(("", _)) | None if m.status().is_some_and(|(s, _)| s == Status::Superseded) => {
-                let line = node.map_or(m.status_line(), |n| n.line);
-                sink.emit(
-                    m.path,
-                    Span::line(line),
-                    "missing",
-                    "decision is superseded but `superseded_by` names no decision",
-                )
-                .help("set `superseded_by` to the id of the decision that replaces this one");
+                let span = node.map_or(status_span(m), |n| value_span(m, n));
+                sink.emit(m.path, span, "missing", "decision is superseded but `superseded_by` names no decision")
+                    .help("set `superseded_by` to the id of the decision that replaces this one");
             }
-            Some((id, line)) if id == d.location.stem => {
-                sink.emit(m.path, Span::line(line), "self", "`superseded_by` names this decision itself")
+            Some((id, span)) if id == d.location.stem => {
+                sink.emit(m.path, span, "self", "`superseded_by` names this decision itself")
                     .help("name the decision that replaces this one");
             }
-            Some((id, line)) if !id.is_empty() && !view.exists(d.location.folder, id) => {
+            Some((id, span)) if !id.is_empty() && !view.exists(d.location.folder, id) => {
                 sink.emit(
                     m.path,
-                    Span::line(line),
+                    span,
                     "unknown",
                     format!("`superseded_by` names `{id}`, which has no manifest in `{}`", d.location.folder),
                 )

@@ -1,6 +1,7 @@
-use super::{Decision, DecisionView};
+use super::{Decision, DecisionView, status_span};
 use crate::docs::decision::first_changed_line;
-use crate::model::{Sink, Span};
+use crate::model::Sink;
+use crate::rules::spans::line_span;
 
 declare_rule! {
     id: "decision/terminal-readonly",
@@ -32,7 +33,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         let line = first_changed_line(base.text, d.head.text);
         sink.emit(
             d.head.path,
-            Span::line(line),
+            line_span(d.head.text, line),
             "edited",
             format!(
                 "decision `{}` is {}, a terminal status, and the change edits its manifest",
@@ -53,7 +54,7 @@ fn unarchived(d: &Decision, sink: &mut Sink) {
     let Some((status, _)) = base.status().filter(|(s, _)| s.is_terminal()) else { return };
     sink.emit(
         d.head.path,
-        Span::line(d.head.status_line()),
+        status_span(&d.head),
         "unarchived",
         format!(
             "decision `{}` is {}, a terminal status, and the change moves it out of `archive/`",

@@ -1,7 +1,8 @@
-use super::{Decision, DecisionView};
+use super::{Decision, DecisionView, value_span};
+use crate::docs::decision::Manifest;
 use crate::docs::json::Json;
 use crate::docs::timestamp::{self, Timestamp};
-use crate::model::{Fix, Sink, Span};
+use crate::model::{Fix, Sink};
 use crate::rules::fixes::scalar_range;
 
 declare_rule! {
@@ -41,7 +42,7 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             if parsed[i].is_none() {
                 sink.emit(
                     m.path,
-                    Span::line(node.line),
+                    value_span(m, node),
                     *name,
                     format!("`{name}` is {text:?}, not an RFC 3339 date-time"),
                 )
@@ -55,16 +56,16 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         for (i, (name, node)) in fields.iter().enumerate().skip(1) {
             let Some(node) = node else { continue };
             if earlier(i, filed) {
-                before(sink, m.path, node, name, "filed_at");
+                before(sink, m, node, name, "filed_at");
             } else if i == 3 && earlier(i, resolved) {
-                before(sink, m.path, node, name, "resolution.resolved_at");
+                before(sink, m, node, name, "resolution.resolved_at");
             }
         }
     }
 }
 
-fn before(sink: &mut Sink, path: &str, node: &Json, name: &str, bound: &str) {
-    sink.emit(path, Span::line(node.line), format!("order:{name}"), format!("`{name}` is earlier than `{bound}`"))
+fn before(sink: &mut Sink, m: &Manifest, node: &Json, name: &str, bound: &str) {
+    sink.emit(m.path, value_span(m, node), format!("order:{name}"), format!("`{name}` is earlier than `{bound}`"))
         .help(format!("a decision's clock runs forward: `{name}` is at or after `{bound}`"));
 }
 
@@ -75,7 +76,7 @@ fn refiled(d: &Decision, sink: &mut Sink) {
     if let Some(before) = before.filter(|b| *b != text) {
         sink.emit(
             d.head.path,
-            Span::line(node.line),
+            value_span(&d.head, node),
             "refiled",
             format!("`filed_at` changed from {before:?} to {text:?}"),
         )

@@ -1,6 +1,6 @@
-use super::DecisionView;
+use super::{DecisionView, status_span};
 use crate::docs::decision::lifecycle::{self, Status};
-use crate::model::{Sink, Span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/transition",
@@ -42,6 +42,6 @@ fn check(view: &DecisionView, sink: &mut Sink) {
                 format!("from `{}` a decision moves to {}", from.name(), next.join(", ")),
             )
         };
-        sink.emit(d.head.path, Span::line(d.head.status_line()), "status", message).help(help);
+        sink.emit(d.head.path, status_span(&d.head), "status", message).help(help);
     }
 }

@@ -1,6 +1,6 @@
-use super::DecisionView;
+use super::{DecisionView, status_span, value_span};
 use crate::docs::decision::lifecycle::Status;
-use crate::model::{Sink, Span};
+use crate::model::Sink;
 
 declare_rule! {
     id: "decision/wontfix-reason",
@@ -26,13 +26,8 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         if node.is_some_and(|n| n.as_str().is_none()) {
             continue;
         }
-        let line = node.map_or(m.status_line(), |n| n.line);
-        sink.emit(
-            m.path,
-            Span::line(line),
-            "wontfix_reason",
-            "decision is wontfix but `wontfix_reason` is missing or empty",
-        )
-        .help("say why the question is closed: `\"wontfix_reason\": \"…\"`");
+        let span = node.map_or(status_span(m), |n| value_span(m, n));
+        sink.emit(m.path, span, "wontfix_reason", "decision is wontfix but `wontfix_reason` is missing or empty")
+            .help("say why the question is closed: `\"wontfix_reason\": \"…\"`");
     }
 }

@@ -28,7 +28,13 @@ fn check(view: &SpecView, sink: &mut Sink) {
             let state = respelled(text)?;
             Some(Fix::replace(format!("write `{state}`"), &path, 0..text.len(), format!("{state}\n")))
         });
-        sink.emit(&path, Span::at(e.line, e.col, 1), "grammar", e.message.clone())
+        // The part at fault: from the column to the next `:` or space.
+        let width =
+            spec.text("current-state.txt").and_then(|text| text.lines().nth(e.line as usize - 1)).map_or(1, |line| {
+                line.chars().skip(e.col.max(1) as usize - 1).take_while(|c| *c != ':' && !c.is_whitespace()).count()
+                    as u32
+            });
+        sink.emit(&path, Span::at(e.line, e.col, width), "grammar", e.message.clone())
             .help(
                 "write exactly one state and a newline, e.g. `pre-plan:Review`, `implementation:03:Draft`, \
 `audit:tests:Review`, `handover` or `done`",

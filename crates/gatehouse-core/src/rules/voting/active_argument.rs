@@ -32,7 +32,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 let ids = super::listed(block.arguments().map(|a| a.name()));
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     key,
                     format!("active_argument `{id}` is not an argument of section `{}` (it has {})", block.name(), ids),
                 )
@@ -45,7 +45,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 let top = tally.leaders.join(" or ");
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     key,
                     format!(
                         "active_argument is `{id}` ({}) but `{top}` has the highest weighted total ({})",

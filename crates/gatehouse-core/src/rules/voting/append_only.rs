@@ -4,6 +4,7 @@ use super::{Published, VotingView, at};
 use crate::docs::tree::Node;
 use crate::docs::voting::{Argument, Block, VotingDoc, same_value, show};
 use crate::model::{Sink, Span};
+use crate::rules::spans::{entry_span, line_span};
 
 declare_rule! {
     id: "voting/append-only",
@@ -36,17 +37,17 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let count = published.arguments().count();
             // Under the same heading, the block is still there with another id.
             let renamed = doc.blocks().find(|(s, _)| s.heading == section.heading).map(|(_, b)| b);
-            let (line, message) = match renamed {
+            let (span, message) = match renamed {
                 Some(block) => (
-                    block.root().key("section").map_or(block.fence_line, |k| k.line),
+                    block.root().get("section").map_or(Span::line(block.fence_line), |n| at(doc.text, n)),
                     format!(
                         "the `section` id of published section `{id}` ({count} argument(s)) is changed to `{}`",
                         block.name()
                     ),
                 ),
-                None => (1, format!("section `{id}` and its {count} published argument(s) are removed")),
+                None => (Span::line(1), format!("section `{id}` and its {count} published argument(s) are removed")),
             };
-            sink.emit(doc.path, Span::line(line), format!("{id}/removed"), message).help(HELP);
+            sink.emit(doc.path, span, format!("{id}/removed"), message).help(HELP);
         }
     }
 }
@@ -60,7 +61,7 @@ fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Bl
         let Some(new) = head.get(position) else {
             sink.emit(
                 doc.path,
-                Span::line(list_line),
+                line_span(doc.text, list_line),
                 format!("{}/{}/removed", block.name(), old.name()),
                 format!("published argument `{}` of section `{}` is removed", old.name(), block.name()),
             )
@@ -85,7 +86,8 @@ fn compare_block(sink: &mut Sink, doc: &VotingDoc, published: &Block, block: &Bl
                     new.name()
                 ),
             };
-            sink.emit(doc.path, at(new.node), format!("{}/{}/removed", block.name(), old.name()), message).help(HELP);
+            sink.emit(doc.path, at(doc.text, new.node), format!("{}/{}/removed", block.name(), old.name()), message)
+                .help(HELP);
             continue;
         }
         compare_fields(sink, doc, block, &old, new);
@@ -102,7 +104,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
             None => {
                 sink.emit(
                     doc.path,
-                    at(new.node),
+                    at(doc.text, new.node),
                     key(name.name),
                     format!(
                         "field `{}` of published argument `{}` is removed (it was {})",
@@ -115,16 +117,16 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
             }
             Some(now) if !same_value(value, now) => {
                 // A mapping (the example) names the keys that changed, at the first of them.
-                let (line, what) = match (value.as_map(), now.as_map()) {
+                let (span, what) = match (value.as_map(), now.as_map()) {
                     (Some(_), Some(_)) => {
-                        let (line, changes) = differences(value, now);
-                        (line, changes.join(", "))
+                        let (span, changes) = differences(doc.text, value, now);
+                        (span, changes.join(", "))
                     }
-                    _ => (now.line(), change(value, now)),
+                    _ => (at(doc.text, now), change(value, now)),
                 };
                 sink.emit(
                     doc.path,
-                    Span::line(line),
+                    span,
                     key(name.name),
                     format!("field `{}` of published argument `{}` is edited: {what}", name.name, new.name()),
                 )
@@ -136,7 +138,7 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
     for (name, value) in after.iter().filter(|(k, _)| k.name != "vote_ledger" && old.field(k.name).is_none()) {
         sink.emit(
             doc.path,
-            Span::line(name.line),
+            entry_span(doc.text, name),
             key(name.name),
             format!("field `{}` is added to published argument `{}` ({})", name.name, new.name(), show(value)),
         )
@@ -149,13 +151,13 @@ fn compare_fields(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argumen
 /// shift, so one finding per ledger says what happened there.
 fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argument, new: &Argument) {
     let head: Vec<_> = new.votes().collect();
-    let ledger_line = new.node.key("vote_ledger").map_or(new.node.line(), |k| k.line);
+    let ledger = new.node.key("vote_ledger").map_or(at(doc.text, new.node), |k| entry_span(doc.text, k));
     let key = |index: usize| format!("{}/{}/vote{}", block.name(), new.name(), index + 1);
     for vote in old.votes() {
         let Some(now) = head.get(vote.index) else {
             sink.emit(
                 doc.path,
-                Span::line(ledger_line),
+                ledger,
                 key(vote.index),
                 format!("published {} on argument `{}` is removed", vote.name(), new.name()),
             )
@@ -166,10 +168,10 @@ fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argume
             continue;
         }
         if identity(vote.node) == identity(now.node) {
-            let (line, changes) = differences(vote.node, now.node);
+            let (span, changes) = differences(doc.text, vote.node, now.node);
             sink.emit(
                 doc.path,
-                Span::line(line),
+                span,
                 key(vote.index),
                 format!("published {} on argument `{}` is edited: {}", vote.name(), new.name(), changes.join(", ")),
             )
@@ -192,7 +194,7 @@ fn compare_ledgers(sink: &mut Sink, doc: &VotingDoc, block: &Block, old: &Argume
                 now.name()
             ),
         };
-        sink.emit(doc.path, at(now.node), key(vote.index), message).help(HELP);
+        sink.emit(doc.path, at(doc.text, now.node), key(vote.index), message).help(HELP);
         return;
     }
 }
@@ -203,25 +205,26 @@ fn identity(vote: Node<'_>) -> (Option<&str>, Option<&str>) {
     (text("voter"), text("ts"))
 }
 
-/// The first changed line and what changed, field by field.
-fn differences(old: Node, new: Node) -> (u32, Vec<String>) {
-    let mut line = None;
+/// Where the first change is in `text` (the doc's text) and what changed,
+/// field by field.
+fn differences(text: &str, old: Node, new: Node) -> (Span, Vec<String>) {
+    let mut span = None;
     let mut changes = Vec::new();
     for (name, value) in old.entries().iter() {
         match new.get(name.name) {
             Some(now) if same_value(value, now) => {}
             Some(now) => {
-                line = line.or(Some(now.line()));
+                span = span.or(Some(at(text, now)));
                 changes.push(format!("`{}` {}", name.name, change(value, now)));
             }
             None => changes.push(format!("`{}` {} removed", name.name, show(value))),
         }
     }
     for (name, value) in new.entries().iter().filter(|(k, _)| old.get(k.name).is_none()) {
-        line = line.or(Some(name.line));
+        span = span.or(Some(entry_span(text, name)));
         changes.push(format!("`{}` {} added", name.name, show(value)));
     }
-    (line.unwrap_or(new.line()), changes)
+    (span.unwrap_or(at(text, new)), changes)
 }
 
 /// How a value changed: `old → new`. Long texts are shown from a little

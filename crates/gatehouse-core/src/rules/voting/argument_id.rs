@@ -27,14 +27,19 @@ fn check(view: &VotingView, sink: &mut Sink) {
             // Built only for a finding.
             let key = || anchor(block, &argument, "id");
             if id.is_empty() || !id.bytes().all(|b| b.is_ascii_uppercase()) {
-                sink.emit(doc.path, at(node), key(), format!("argument id `{id}` is not capital letters (A, B, C, …)"))
-                    .help("ADR-140: ids are A/B/C/…, in submission order");
+                sink.emit(
+                    doc.path,
+                    at(doc.text, node),
+                    key(),
+                    format!("argument id `{id}` is not capital letters (A, B, C, …)"),
+                )
+                .help("ADR-140: ids are A/B/C/…, in submission order");
                 continue;
             }
             if let Some(first) = seen.get(id) {
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     format!("{}:duplicate", key()),
                     format!("argument id `{id}` is already used in section `{}` on line {first}", block.name()),
                 )
@@ -44,7 +49,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if let Some(before) = previous.filter(|b| *b > id) {
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     format!("{}:order", key()),
                     format!(
                         "argument `{id}` comes after `{before}` but sorts before it; ADR-140 makes lexicographic \

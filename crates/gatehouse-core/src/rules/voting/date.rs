@@ -30,7 +30,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if !is_date(date) {
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     key(),
                     format!(
                         "`proposed_at` of argument `{}` is {}, not a `YYYY-MM-DD` date",
@@ -49,7 +49,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 Some((before, by)) if *before > date => {
                     sink.emit(
                         doc.path,
-                        at(node),
+                        at(doc.text, node),
                         format!("{}:order", key()),
                         format!(
                             "argument `{}` is dated {date}, before argument `{by}` above it ({before}); arguments are \

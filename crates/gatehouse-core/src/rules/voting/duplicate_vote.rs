@@ -34,7 +34,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     let node = vote.field("voter").unwrap_or(vote.node);
                     sink.emit(
                         doc.path,
-                        at(node),
+                        at(doc.text, node),
                         format!("{}/{}/vote{}/duplicate", block.name(), argument.name(), vote.index + 1),
                         format!(
                             "{voter} already voted on argument `{}` (vote {}); this is vote {}",

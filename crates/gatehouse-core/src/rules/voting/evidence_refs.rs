@@ -24,7 +24,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if !item.as_str().is_some_and(is_issue_ref) {
                 sink.emit(
                     doc.path,
-                    at(item),
+                    at(doc.text, item),
                     anchor(block, &argument, &format!("evidence_pr_refs[{index}]")),
                     format!("evidence ref {} of argument `{}` is not `owner/repo#N`", show(item), argument.name()),
                 )
@@ -36,7 +36,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         {
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 anchor(block, &argument, "evidence_pr_refs"),
                 format!("argument `{}` is a {kind} and cites no evidence", argument.name()),
             )

@@ -36,7 +36,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                 Some(node) if node.as_str().is_none_or(|s| s.trim().is_empty()) => {
                     sink.emit(
                         doc.path,
-                        at(node),
+                        at(doc.text, node),
                         key(),
                         format!(
                             "`example.{field}` of argument `{}` must be a non-empty string, found {}",
@@ -54,7 +54,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         {
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 anchor(block, &argument, "example.diff_snapshot_ref"),
                 format!(
                     "`diff_snapshot_ref` `{reference}` of argument `{}` is not a PR, commit or path",
@@ -93,13 +93,18 @@ fn check_artefact(
     let path = match classify(artefact, &[]) {
         SpanKind::Path(path) => path,
         SpanKind::NotAPath => {
-            sink.emit(doc.path, at(node), key(), format!("artefact {} of argument `{}` is not a repository path", show(node), name()))
+            sink.emit(doc.path, at(doc.text, node), key(), format!("artefact {} of argument `{}` is not a repository path", show(node), name()))
                 .help("name one concrete file or folder, e.g. `tests/e2e/login.spec.ts` or `owner/repo:tests/e2e/login.spec.ts` (no patterns)");
             return;
         }
         SpanKind::Unsafe { reason } => {
-            sink.emit(doc.path, at(node), key(), format!("artefact `{artefact}` of argument `{}` {reason}", name()))
-                .help("name the path from the repository root");
+            sink.emit(
+                doc.path,
+                at(doc.text, node),
+                key(),
+                format!("artefact `{artefact}` of argument `{}` {reason}", name()),
+            )
+            .help("name the path from the repository root");
             return;
         }
     };
@@ -110,7 +115,7 @@ fn check_artefact(
         return;
     }
     if let Some((repo, _)) = found.iter().find(|(_, l)| *l == PathLookup::Unknown) {
-        sink.emit(doc.path, at(node), key(), format!("artefact `{}` of argument `{}` cannot be verified: {} cannot be read here", path.path, name(), place(repo)))
+        sink.emit(doc.path, at(doc.text, node), key(), format!("artefact `{}` of argument `{}` cannot be verified: {} cannot be read here", path.path, name(), place(repo)))
             .help("run the check where that repository is readable (the App reads it), or bind an artefact in this repository")
             .severity(Severity::Notice);
         return;
@@ -118,7 +123,7 @@ fn check_artefact(
     let places: Vec<String> = found.iter().map(|(repo, _)| place(repo)).collect();
     sink.emit(
         doc.path,
-        at(node),
+        at(doc.text, node),
         key(),
         format!("artefact `{}` of argument `{}` does not exist in {}", path.path, name(), places.join(" or ")),
     )

@@ -1,6 +1,7 @@
 use super::{VotingView, anchor, at};
 use crate::docs::tree::Node;
-use crate::model::{Sink, Span};
+use crate::model::Sink;
+use crate::rules::spans::key_span;
 
 declare_rule! {
     id: "voting/field-type",
@@ -28,7 +29,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             if let Some(node) = block.root().get(field).filter(|n| n.as_str().is_none_or(|s| s.trim().is_empty())) {
                 sink.emit(
                     doc.path,
-                    at(node),
+                    at(doc.text, node),
                     format!("{}/{field}", block.name()),
                     format!("`{field}` must be a non-empty string, found {}", node.type_name()),
                 )
@@ -38,7 +39,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(arguments) = block.root().get("arguments") else { continue };
         let Some(items) = arguments.as_seq() else {
             // At the key: a mapping or list value starts on the line below it.
-            let key = block.root().key("arguments").map_or(at(arguments), |k| Span::at(k.line, k.col, 1));
+            let key = block.root().key("arguments").map_or(at(doc.text, arguments), key_span);
             sink.emit(
                 doc.path,
                 key,
@@ -51,7 +52,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         for (index, item) in items.iter().enumerate().filter(|(_, i)| i.as_map().is_none()) {
             sink.emit(
                 doc.path,
-                at(item),
+                at(doc.text, item),
                 format!("{}/arguments[{index}]", block.name()),
                 format!(
                     "argument {} of section `{}` must be a mapping of fields, found {}",
@@ -67,7 +68,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let mut wrong = |field: &str, node: Node, expected: &str| {
             // A list or mapping value starts below its key: point at the key.
             let key = argument.node.key(field).filter(|k| k.line != node.line());
-            let key = key.map_or(at(node), |k| Span::at(k.line, k.col, 1));
+            let key = key.map_or(at(doc.text, node), key_span);
             sink.emit(
                 doc.path,
                 key,

@@ -159,7 +159,7 @@ fn field<'s>(
     message: String,
     help: &str,
 ) -> &'s mut Diagnostic {
-    sink.emit(doc.path, Span::at(node.line(), node.col(), 1), name, message).help(help)
+    sink.emit(doc.path, super::at(doc.text, node), name, message).help(help)
 }
 
 /// Sets the scalar field `name` (written at `node`) to `value`.

@@ -74,7 +74,7 @@ fn new_version(view: &VotingView, sink: &mut Sink, doc: &VotingDoc) {
     let Ok(name) = doc.file_name() else { return };
     let published = view.published.get(name.doc);
     let highest = published.and_then(|v| v.last()).copied().unwrap_or(0);
-    let span = doc.field("version").map_or(Span::line(1), |n| Span::at(n.line(), n.col(), 1));
+    let span = doc.field("version").map_or(Span::line(1), |n| super::at(doc.text, n));
     let anchor = format!("version:{}", name.version);
     let claimed_by = view.head_versions.get(name.doc).and_then(|v| v.get(&name.version)).map_or(&[][..], Vec::as_slice);
     let first = claimed_by.first().filter(|first| **first != doc.path);

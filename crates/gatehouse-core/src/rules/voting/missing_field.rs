@@ -32,7 +32,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         for field in ARGUMENT_FIELDS.iter().filter(|f| argument.field(f).is_none()) {
             sink.emit(
                 doc.path,
-                at(argument.node),
+                at(doc.text, argument.node),
                 anchor(block, &argument, field),
                 format!("argument `{}` in section `{}` has no `{field}`", argument.name(), block.name()),
             )

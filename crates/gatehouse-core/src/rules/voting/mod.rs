@@ -214,9 +214,9 @@ pub enum Published<'a> {
     Changed(Box<VotingDoc<'a>>),
 }
 
-/// A one-character span at a node.
-pub fn at(node: Node) -> Span {
-    Span::at(node.line(), node.col(), 1)
+/// The span of a node's value as written in `text`, the doc's text.
+pub fn at(text: &str, node: Node) -> Span {
+    super::spans::node_span(text, node)
 }
 
 /// The stable anchor of an argument's field: `section/A/field`.

@@ -24,7 +24,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(node) = argument.field("modification_kind") else { continue };
         let Some(kind) = node.as_str() else { continue };
         if !KINDS.contains(&kind) {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "modification_kind"), format!("`modification_kind` of argument `{}` is `{kind}`, not one of {}", argument.name(), KINDS.join(", ")))
+            sink.emit(doc.path, at(doc.text, node), anchor(block, &argument, "modification_kind"), format!("`modification_kind` of argument `{}` is `{kind}`, not one of {}", argument.name(), KINDS.join(", ")))
                 .help("original: the rule as first stated; example-patch: swap the example; counter-example: another way to apply it; counter-argument: the rule is wrong")
                 .fix(respelled(kind).and_then(|kind| {
                     let range = scalar_range(doc.text, node.line(), node.col(), false)?;

@@ -19,7 +19,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(node) = argument.field("proposer") else { continue };
         let Some(proposer) = node.as_str() else { continue };
         if !is_persona_pin(proposer) {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "proposer"), format!("proposer `{proposer}` of argument `{}` is not `<persona>/<model_pin>`", argument.name()))
+            sink.emit(doc.path, at(doc.text, node), anchor(block, &argument, "proposer"), format!("proposer `{proposer}` of argument `{}` is not `<persona>/<model_pin>`", argument.name()))
                 .help("write the persona and the model pin joined by one `/`, e.g. `lin/opus-4.7` or `jon-laptop/operator-seed`");
         }
     }

@@ -24,7 +24,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         let Some(node) = argument.field("proposition") else { continue };
         let Some(text) = node.as_str() else { continue };
         if let Some(problem) = problem(text) {
-            sink.emit(doc.path, at(node), anchor(block, &argument, "proposition"), format!("the proposition of argument `{}` {problem}", argument.name()))
+            sink.emit(doc.path, at(doc.text, node), anchor(block, &argument, "proposition"), format!("the proposition of argument `{}` {problem}", argument.name()))
                 .help("state the rule as one present-tense sentence ending in `.`, e.g. `Smoke specs live under tests/e2e/.`; put the why in `rationale`");
         }
     }

@@ -21,7 +21,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
         if let Some(length) = short_rationale(text) {
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 anchor(block, &argument, "rationale"),
                 format!(
                     "the rationale of argument `{}` has {length} characters; ADR-140 asks for at least {MIN_RATIONALE}",

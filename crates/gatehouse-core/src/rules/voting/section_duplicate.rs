@@ -24,7 +24,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let Some(id) = node.as_str() else { continue };
             match seen.get(id) {
                 Some(first) => {
-                    sink.emit(doc.path, at(node), format!("section:{id}:duplicate"), format!("section id `{id}` is already used on line {first}"))
+                    sink.emit(doc.path, at(doc.text, node), format!("section:{id}:duplicate"), format!("section id `{id}` is already used on line {first}"))
                         .help("give each section its own id; if both blocks argue the same rule, merge their arguments into one section");
                 }
                 None => {

@@ -21,7 +21,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let node = vote.field("voter").unwrap_or(vote.node);
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 format!("{}/{}/vote{}/self", block.name(), argument.name(), vote.index + 1),
                 format!("{proposer} proposed argument `{}` and votes on it (vote {})", argument.name(), vote.index + 1),
             )

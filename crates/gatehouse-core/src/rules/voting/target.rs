@@ -52,7 +52,7 @@ fn check_argument(
         if let Some(node) = target {
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 key(),
                 format!("argument `{}` is an original, so it has no `target`", name()),
             )
@@ -62,13 +62,18 @@ fn check_argument(
     }
     let Some(node) = target else {
         let line_node = argument.field("modification_kind").unwrap_or(argument.node);
-        sink.emit(doc.path, at(line_node), key(), format!("argument `{}` is a {kind} but names no `target`", name()))
-            .help("add `target: <id>` naming the original argument this one modifies, e.g. `target: A`");
+        sink.emit(
+            doc.path,
+            at(doc.text, line_node),
+            key(),
+            format!("argument `{}` is a {kind} but names no `target`", name()),
+        )
+        .help("add `target: <id>` naming the original argument this one modifies, e.g. `target: A`");
         return;
     };
     let Some(id) = node.scalar_text() else { return };
     if Some(id) == argument.id() {
-        sink.emit(doc.path, at(node), key(), format!("argument `{}` targets itself", name()))
+        sink.emit(doc.path, at(doc.text, node), key(), format!("argument `{}` targets itself", name()))
             .help("name the original argument this one modifies");
         return;
     }
@@ -77,7 +82,7 @@ fn check_argument(
             let ids = ids.get_or_init(|| super::listed(block.arguments().map(|a| a.name())));
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 key(),
                 format!(
                     "target `{id}` of argument `{}` is not an argument of section `{}` (it has {})",
@@ -91,7 +96,7 @@ fn check_argument(
         Some(kind) if *kind != Some("original") => {
             sink.emit(
                 doc.path,
-                at(node),
+                at(doc.text, node),
                 key(),
                 format!(
                     "target `{id}` of argument `{}` is a {}, not an original",

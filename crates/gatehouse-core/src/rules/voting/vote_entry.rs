@@ -22,7 +22,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
             let what = format!("{} on argument `{}`", vote.name(), argument.name());
             for problem in vote.problems() {
                 let key = format!("{}/{}/vote{}/{}", block.name(), argument.name(), vote.index + 1, problem.field);
-                sink.emit(doc.path, at(problem.node), key, problem.message(&what)).help(problem.help);
+                sink.emit(doc.path, at(doc.text, problem.node), key, problem.message(&what)).help(problem.help);
             }
         }
     }

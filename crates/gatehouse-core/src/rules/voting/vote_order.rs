@@ -25,7 +25,7 @@ fn check(view: &VotingView, sink: &mut Sink) {
                     let node = vote.field("ts").unwrap_or(vote.node);
                     sink.emit(
                         doc.path,
-                        at(node),
+                        at(doc.text, node),
                         format!("{}/{}/vote{}/ts", block.name(), argument.name(), vote.index + 1),
                         format!(
                             "{} on argument `{}` at {} is earlier than {} at {}",
