@@ -1,12 +1,21 @@
 //! Group commit for SQLite: deliveries arriving together are stored in one
 //! transaction (SQLite has one writer; a commit per delivery would make the
 //! receiver wait in line). Each caller is answered after the commit.
+//!
+//! The committer is a thread of its own with a connection of its own,
+//! opened with rusqlite, which runs statements on the calling thread. Through
+//! sqlx each statement of a commit (begin, two inserts, commit) is a round
+//! trip to the connection's worker thread and back to an async task, two
+//! thread wake-ups each; on two cores with `loadgen --only http` at 8
+//! connections, every round trip taken out of a commit raised the
+//! acknowledgements per second by about a tenth.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
-use sqlx::{AssertSqlSafe, SqlitePool};
+use anyhow::{Context, Result, anyhow};
+use rusqlite::{Connection, params_from_iter, types::Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::writer::WriteLock;
@@ -31,54 +40,36 @@ type Reply = oneshot::Sender<Result<Accepted, String>>;
 #[derive(Clone, Debug)]
 pub(crate) struct Batcher {
     queue: mpsc::Sender<(Delivery, Reply)>,
-    /// The connection deliveries are committed on.
-    pool: SqlitePool,
+    /// SQLite's `synchronous` level on the committing connection (2: FULL).
+    synchronous: i64,
 }
 
 impl Batcher {
-    pub(crate) fn start(pool: SqlitePool, writer: WriteLock) -> Batcher {
-        let (queue, mut incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
-        let committer = pool.clone();
-        tokio::spawn(async move {
-            let pool = committer;
-            let mut batch = Vec::with_capacity(MAX_BATCH);
-            while incoming.recv_many(&mut batch, MAX_BATCH).await > 0 {
-                let outcome = {
-                    let _guard = writer.ack().await;
-                    // Deliveries that arrived while the lock was held by a
-                    // worker join this commit instead of waiting for the next.
-                    while batch.len() < MAX_BATCH {
-                        match incoming.try_recv() {
-                            Ok(item) => batch.push(item),
-                            Err(_) => break,
-                        }
-                    }
-                    let started = Instant::now();
-                    let outcome = commit(&pool, &batch).await;
-                    writer.stats.ack_commit(batch.len(), started.elapsed());
-                    outcome
-                };
-                match outcome {
-                    Ok(results) => {
-                        for ((_, reply), result) in batch.drain(..).zip(results) {
-                            let _ = reply.send(Ok(result));
-                        }
-                    }
-                    Err(err) => {
-                        let message = format!("{err:#}");
-                        for (_, reply) in batch.drain(..) {
-                            let _ = reply.send(Err(message.clone()));
-                        }
-                    }
-                }
-            }
-        });
-        Batcher { queue, pool }
+    /// Opens the committing connection on the database file at `path` (in
+    /// WAL mode, `synchronous=FULL`: the WAL is fsynced at every commit) and
+    /// starts its thread.
+    pub(crate) fn start(path: &Path, busy_timeout: Duration, writer: WriteLock) -> Result<Batcher> {
+        let connection = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        connection.busy_timeout(busy_timeout)?;
+        let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(anyhow!("{} cannot be put in WAL mode (it stays in {mode} mode)", path.display()));
+        }
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        let synchronous = connection.query_row("PRAGMA synchronous", [], |row| row.get(0))?;
+        // One statement per batch size seen, of each of the two inserts.
+        connection.set_prepared_statement_cache_capacity(2 * 64);
+        let (queue, incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
+        std::thread::Builder::new()
+            .name("gatehouse-commit".into())
+            .spawn(move || run(connection, &writer, incoming))
+            .context("cannot start the committing thread")?;
+        Ok(Batcher { queue, synchronous })
     }
 
     /// SQLite's `synchronous` level on the committing connection (2: FULL).
-    pub(crate) async fn synchronous(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("PRAGMA synchronous").fetch_one(&self.pool).await?)
+    pub(crate) fn synchronous(&self) -> i64 {
+        self.synchronous
     }
 
     pub(crate) async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
@@ -88,20 +79,64 @@ impl Batcher {
     }
 }
 
-/// Stores a batch with two statements: one multi-row insert of the
-/// deliveries (a seen id inserts nothing) and one of the new deliveries' jobs.
-async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
+/// Commits what arrives until every sender is gone.
+fn run(mut connection: Connection, writer: &WriteLock, mut incoming: mpsc::Receiver<(Delivery, Reply)>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = incoming.blocking_recv() {
+        batch.push(first);
+        let outcome = {
+            let _guard = writer.ack();
+            // Deliveries that arrived meanwhile (while the lock was held by
+            // a worker, say) join this commit instead of waiting for the next.
+            while batch.len() < MAX_BATCH {
+                match incoming.try_recv() {
+                    Ok(item) => batch.push(item),
+                    Err(_) => break,
+                }
+            }
+            let started = Instant::now();
+            let outcome = commit(&mut connection, &batch);
+            writer.stats.ack_commit(batch.len(), started.elapsed());
+            outcome
+        };
+        match outcome {
+            Ok(results) => {
+                for ((_, reply), result) in batch.drain(..).zip(results) {
+                    let _ = reply.send(Ok(result));
+                }
+            }
+            Err(err) => {
+                let message = format!("{err:#}");
+                for (_, reply) in batch.drain(..) {
+                    let _ = reply.send(Err(message.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Stores a batch in one transaction with two statements: one multi-row
+/// insert of the deliveries (a seen id or body inserts nothing) and one of
+/// the new deliveries' jobs.
+fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
     let now = now_ms();
-    let mut tx = pool.begin().await?;
+    let tx = connection.transaction()?;
     let rows = vec!["(?, ?, ?, ?)"; batch.len()].join(", ");
     let sql = format!(
         "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
     );
-    let mut insert = sqlx::query_scalar::<_, String>(AssertSqlSafe(sql));
-    for (delivery, _) in batch {
-        insert = insert.bind(&delivery.id).bind(&delivery.event).bind(now).bind(delivery.digest.as_deref());
-    }
-    let mut inserted: HashSet<String> = insert.fetch_all(&mut *tx).await?.into_iter().collect();
+    let values = batch.iter().flat_map(|(d, _)| {
+        [
+            Value::Text(d.id.clone()),
+            Value::Text(d.event.clone()),
+            Value::Integer(now),
+            d.digest.clone().map_or(Value::Null, Value::Text),
+        ]
+    });
+    let mut inserted: HashSet<String> = {
+        let mut insert = tx.prepare_cached(&sql)?;
+        insert.query_map(params_from_iter(values), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?
+    };
     // A delivery id (or body) twice in one batch: the first is new, the second a replay.
     let results: Vec<Accepted> = batch
         .iter()
@@ -122,25 +157,25 @@ async fn commit(pool: &SqlitePool, batch: &[(Delivery, Reply)]) -> Result<Vec<Ac
             "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) VALUES {rows}",
             super::job::NEW_JOB_COLUMNS
         );
-        let mut insert = sqlx::query(AssertSqlSafe(sql));
-        for (delivery, job) in chunk {
+        let values = chunk.iter().flat_map(|(delivery, job)| {
             let (target, target_pr, target_sha) = job.target_columns();
-            insert = insert
-                .bind(&delivery.id)
-                .bind(job.key())
-                .bind(&job.repo)
-                .bind(job.installation as i64)
-                .bind(target)
-                .bind(target_pr)
-                .bind(target_sha)
-                .bind(job.scope_column())
-                .bind(job.once_per_head)
-                .bind(&job.reason)
-                .bind(now)
-                .bind(now);
-        }
-        insert.execute(&mut *tx).await?;
+            [
+                Value::Text(delivery.id.clone()),
+                Value::Text(job.key()),
+                Value::Text(job.repo.clone()),
+                Value::Integer(job.installation as i64),
+                Value::Text(target.into()),
+                target_pr.map_or(Value::Null, Value::Integer),
+                target_sha.map_or(Value::Null, |sha| Value::Text(sha.into())),
+                Value::Text(job.scope_column().into()),
+                Value::Integer(job.once_per_head.into()),
+                Value::Text(job.reason.clone()),
+                Value::Integer(now),
+                Value::Integer(now),
+            ]
+        });
+        tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
     }
-    tx.commit().await?;
+    tx.commit()?;
     Ok(results)
 }

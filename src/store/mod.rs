@@ -74,6 +74,9 @@ pub use stats::{StoreStats, Timing};
 pub use transient::is_transient;
 use writer::WriteLock;
 
+/// How long a SQLite connection waits for another process's lock on the file.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What became of a delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accepted {
@@ -198,7 +201,7 @@ impl Store {
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(Duration::from_secs(10));
+                .busy_timeout(BUSY_TIMEOUT);
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
                 .connect_with(options.clone())
@@ -209,13 +212,9 @@ impl Store {
             // fsynced at commit; NORMAL could lose the last commits on an OS
             // crash or power loss). Group commit shares that fsync among the
             // deliveries that arrive together.
-            let durable = SqlitePoolOptions::new()
-                .max_connections(1)
-                .connect_with(options.synchronous(SqliteSynchronous::Full))
-                .await
-                .with_context(|| format!("cannot open {shown}"))?;
             let writer = WriteLock::new();
-            let batcher = batch::Batcher::start(durable, writer.clone());
+            let batcher = batch::Batcher::start(file, BUSY_TIMEOUT, writer.clone())
+                .with_context(|| format!("cannot open {shown}"))?;
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut options =
@@ -253,7 +252,7 @@ impl Store {
     /// commits are durable when they return.
     pub async fn accept_synchronous(&self) -> Result<Option<i64>> {
         match &self.engine {
-            Engine::Sqlite { batcher, .. } => Ok(Some(batcher.synchronous().await?)),
+            Engine::Sqlite { batcher, .. } => Ok(Some(batcher.synchronous())),
             Engine::Postgres(_) => Ok(None),
         }
     }

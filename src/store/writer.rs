@@ -43,10 +43,11 @@ impl WriteLock {
         }
     }
 
-    /// The lock for a group commit of accepted deliveries.
-    pub(crate) async fn ack(&self) -> MutexGuard<'_, ()> {
+    /// The lock for a group commit of accepted deliveries, taken by the
+    /// committing thread (it blocks: never call it on the runtime).
+    pub(crate) fn ack(&self) -> MutexGuard<'_, ()> {
         let asked = Instant::now();
-        let guard = self.lock.lock().await;
+        let guard = self.lock.blocking_lock();
         self.stats.ack_lock_wait(asked.elapsed());
         guard
     }
