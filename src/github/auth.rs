@@ -4,6 +4,7 @@
 //! installation and refreshed before they expire.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
@@ -93,6 +94,9 @@ pub(crate) type TokenKey = (u64, Option<String>);
 #[derive(Debug, Default)]
 pub(crate) struct TokenCache {
     tokens: tokio::sync::Mutex<HashMap<TokenKey, (Token, u64)>>,
+    /// Held while a token is minted for a key, so that callers asking at
+    /// once wait for that one token instead of each minting their own.
+    minting: std::sync::Mutex<HashMap<TokenKey, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// When a token minted at `now` and expiring at `expires_at` is refreshed:
@@ -108,6 +112,16 @@ impl TokenCache {
         let tokens = self.tokens.lock().await;
         let (token, refresh) = tokens.get(key)?;
         (*refresh > unix_now()).then(|| token.clone())
+    }
+
+    /// The right to mint the token for `key`: one caller at a time, and each
+    /// asks [`TokenCache::get`] again once it holds it.
+    pub(crate) async fn minting(&self, key: &TokenKey) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = {
+            let mut minting = self.minting.lock().unwrap_or_else(|e| e.into_inner());
+            minting.entry(key.clone()).or_default().clone()
+        };
+        lock.lock_owned().await
     }
 
     /// Caches a token just minted.

@@ -235,6 +235,10 @@ impl GitHub {
         if let Some(token) = self.tokens.get(&key).await {
             return Ok(token);
         }
+        let _minting = self.tokens.minting(&key).await;
+        if let Some(token) = self.tokens.get(&key).await {
+            return Ok(token);
+        }
         let jwt = self.creds.jwt().map_err(|e| ApiError::Auth(e.to_string()))?;
         let url = format!("{}/app/installations/{installation}/access_tokens", self.base);
         let mut scope = serde_json::Map::new();

@@ -62,8 +62,8 @@ pub(crate) fn render(check: &CheckReport) -> CheckOutput {
         Conclusion::Success => {
             let what = match check.check {
                 Check::Config => format!(
-                    "`{CONFIG_PATH}` is valid.** This pull request changes it; its pull requests are evaluated by the \
-                     base branch's config, so the change applies once it is merged"
+                    "`{CONFIG_PATH}` is valid.** This pull request changes it; pull requests are evaluated by the \
+                     base branch's config, so the change applies once it is merged."
                 ),
                 _ => format!("{}.**", passing(check)),
             };
