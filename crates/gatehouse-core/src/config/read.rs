@@ -171,6 +171,12 @@ impl Reader<'_> {
         self.errors.push(ConfigError { line: node.line(), col: node.col(), width: width(node), message, help });
     }
 
+    /// An error about a key itself: the caret covers its name.
+    fn key_error(&mut self, key: &Key, message: String, help: String) {
+        let width = key.name.chars().count().max(1) as u32;
+        self.errors.push(ConfigError { line: key.line, col: key.col, width, message, help });
+    }
+
     /// The entries of section `name` (`ROOT` for the file's top level).
     fn map<'y>(&mut self, node: Node<'y>, name: &str, keys: &[&str]) -> Option<Map<'y>> {
         let entries = node.as_map();
@@ -192,13 +198,7 @@ impl Reader<'_> {
             Some(suggestion) => format!("{suggestion} The keys of {section} are {listed}."),
             None => format!("the keys of {section} are {listed}; `gatehouse schema config` describes each"),
         };
-        self.errors.push(ConfigError {
-            line: key.line,
-            col: key.col,
-            width: key.name.chars().count().max(1) as u32,
-            message: format!("unknown key `{}` in {section}", key.name),
-            help,
-        });
+        self.key_error(key, format!("unknown key `{}` in {section}", key.name), help);
     }
 
     /// Reads a mapping section whose keys are `keys`; `field` returns false
@@ -330,13 +330,7 @@ impl Reader<'_> {
             if !self.rule_ids.contains(&key.name) {
                 let help = did_you_mean(&nearest(key.name, self.rule_ids.iter().copied()))
                     .unwrap_or_else(|| "`gatehouse rules` lists every rule id".to_string());
-                self.errors.push(ConfigError {
-                    line: key.line,
-                    col: key.col,
-                    width: key.name.chars().count().max(1) as u32,
-                    message: format!("unknown rule `{}`", key.name),
-                    help,
-                });
+                self.key_error(&key, format!("unknown rule `{}`", key.name), help);
                 continue;
             }
             let level = match value.scalar_text() {
