@@ -250,10 +250,10 @@ impl Store {
     /// SQLite's `synchronous` level on the connection that commits accepted
     /// deliveries (2: FULL, fsynced at commit); `None` on PostgreSQL, whose
     /// commits are durable when they return.
-    pub async fn accept_synchronous(&self) -> Result<Option<i64>> {
+    pub fn accept_synchronous(&self) -> Option<i64> {
         match &self.engine {
-            Engine::Sqlite { batcher, .. } => Ok(Some(batcher.synchronous())),
-            Engine::Postgres(_) => Ok(None),
+            Engine::Sqlite { batcher, .. } => Some(batcher.synchronous()),
+            Engine::Postgres(_) => None,
         }
     }
 
