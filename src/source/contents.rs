@@ -143,7 +143,7 @@ pub(crate) async fn documents(
 
 /// Listings by (repo, commit), contents by (blob id, size limit) and merge
 /// bases by (repo, base, head), shared by the jobs of one process, the
-/// contents also kept in `store` when given. Neither a commit's tree, a
+/// contents and merge bases also kept in `store` when given. Neither a commit's tree, a
 /// blob's content nor two commits' merge base ever changes, so entries never
 /// go stale.
 #[derive(Debug, Default)]
@@ -220,17 +220,41 @@ impl ReadCache {
         ReadCache { store: Some(store), ..ReadCache::default() }
     }
 
-    pub(crate) fn merge_base(&self, repo: &str, base: &str, head: &str) -> Option<String> {
-        let kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
-        kept.get(&(repo.to_string(), base.to_string(), head.to_string())).cloned()
+    /// The merge base of `base` and `head` in `repo` when this process or
+    /// (through the store) any other found it before.
+    pub(crate) async fn merge_base(&self, repo: &str, base: &str, head: &str) -> Option<String> {
+        let key = (repo.to_string(), base.to_string(), head.to_string());
+        if let Some(known) = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Some(known.clone());
+        }
+        let found = match self.store.as_ref()?.merge_base(repo, base, head).await {
+            Ok(found) => found?,
+            Err(err) => {
+                tracing::warn!(error = %format!("{err:#}"), "cannot read the kept merge base; asking GitHub");
+                return None;
+            }
+        };
+        self.remember_merge_base(key, found.clone());
+        Some(found)
     }
 
-    pub(crate) fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
+    /// Keeps the merge base found for `base` and `head` in `repo`, in the
+    /// store too when there is one.
+    pub(crate) async fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
+        if let Some(store) = &self.store
+            && let Err(err) = store.put_merge_base(repo, base, head, &merge_base).await
+        {
+            tracing::warn!(error = %format!("{err:#}"), "cannot keep the merge base found");
+        }
+        self.remember_merge_base((repo.to_string(), base.to_string(), head.to_string()), merge_base);
+    }
+
+    fn remember_merge_base(&self, key: (String, String, String), merge_base: String) {
         let mut kept = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner());
         if kept.len() >= MERGE_BASES {
             kept.clear();
         }
-        kept.insert((repo.to_string(), base.to_string(), head.to_string()), merge_base);
+        kept.insert(key, merge_base);
     }
 
     pub(crate) fn tree(&self, repo: &str, sha: &str) -> Option<Arc<Listing>> {

@@ -341,15 +341,15 @@ pub(crate) async fn objects(repo: &RepoClient, expressions: &[String]) -> Result
 
 /// Where `head` branched from `base`: the compare API's `merge_base_commit`
 /// (one commit asked for: the commits are not read, the files come with the
-/// first page regardless), from the cache when asked before.
+/// first page regardless), from the cache or its store when asked before.
 async fn merge_base(repo: &RepoClient, base: &str, head: &str, cache: &ReadCache) -> Result<String, ApiError> {
     let key = repo.repo.full().to_ascii_lowercase();
-    if let Some(known) = cache.merge_base(&key, base, head) {
+    if let Some(known) = cache.merge_base(&key, base, head).await {
         return Ok(known);
     }
     let comparison: answers::Comparison = repo.get(&format!("/compare/{base}...{head}?per_page=1")).await?;
     let found = comparison.merge_base_commit.sha;
-    cache.put_merge_base(&key, base, head, found.clone());
+    cache.put_merge_base(&key, base, head, found.clone()).await;
     Ok(found)
 }
 

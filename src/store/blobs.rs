@@ -2,9 +2,10 @@
 //! or another replica reads from the database what any of them read before
 //! (a blob's content never changes). Each blob is kept per size limit (a
 //! limit decides whether it is read as too large) with its agent id; reads
-//! made by path at a commit keep which blob was there. The table is held
-//! under [`BLOB_STORE_BYTES`]: past it, the blobs stored longest ago go
-//! first, and with them the paths recorded before them.
+//! made by path at a commit keep which blob was there, and the compare API's
+//! merge base of a pull request's two commits is kept beside them. The table
+//! is held under [`BLOB_STORE_BYTES`]: past it, the blobs stored longest ago
+//! go first, and with them the paths and merge bases recorded before them.
 
 use anyhow::Result;
 use sqlx::{AssertSqlSafe, FromRow};
@@ -91,6 +92,32 @@ impl Store {
         Ok(out)
     }
 
+    /// The merge base of `base` and `head` in `repo`, when kept.
+    pub(crate) async fn merge_base(&self, repo: &str, base: &str, head: &str) -> Result<Option<String>> {
+        let sql = "SELECT merge_base FROM gh_merge_bases WHERE repo = $1 AND base_sha = $2 AND head_sha = $3";
+        Ok(on_pool!(self, |pool| sqlx::query_scalar(sql).bind(repo).bind(base).bind(head).fetch_optional(pool).await?))
+    }
+
+    /// Keeps the merge base of `base` and `head` in `repo` (a row kept
+    /// already stays: the merge base of two commits never changes).
+    pub(crate) async fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: &str) -> Result<()> {
+        let sql = "INSERT INTO gh_merge_bases (repo, base_sha, head_sha, merge_base, stored_at) \
+                   VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING";
+        let now = now_ms();
+        on_writer!(self, |pool| {
+            sqlx::query(sql)
+                .bind(repo)
+                .bind(base)
+                .bind(head)
+                .bind(merge_base)
+                .bind(now)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(())
+    }
+
     /// Keeps blobs read under `limit` and what was at the paths read by
     /// commit (a row kept already stays), then evicts past the bound.
     pub(crate) async fn put_blobs(&self, limit: u64, blobs: &[StoredBlob], paths: &[StoredPath]) -> Result<()> {
@@ -141,7 +168,7 @@ impl Store {
 
     /// Drops the blobs stored longest ago until at most `bound` bytes are
     /// kept (down to nine tenths of it, so eviction is not run every time),
-    /// and the paths recorded before the oldest blob left.
+    /// and the paths and merge bases recorded before the oldest blob left.
     pub async fn evict_blobs(&self, bound: i64) -> Result<()> {
         let sql = "SELECT CAST(COALESCE(SUM(stored), 0) AS BIGINT) AS bytes, COUNT(*) AS blobs FROM gh_blobs";
         let BlobTotals { bytes, blobs: rows } = on_pool!(self, |pool| sqlx::query_as(sql).fetch_one(pool).await?);
@@ -155,6 +182,8 @@ impl Store {
         on_writer!(self, |pool| sqlx::query(blobs).bind(drop).execute(pool).await?.rows_affected());
         let paths = "DELETE FROM gh_blob_paths WHERE stored_at < (SELECT COALESCE(MIN(stored_at), $1) FROM gh_blobs)";
         on_writer!(self, |pool| sqlx::query(paths).bind(i64::MAX).execute(pool).await?.rows_affected());
+        let bases = "DELETE FROM gh_merge_bases WHERE stored_at < (SELECT COALESCE(MIN(stored_at), $1) FROM gh_blobs)";
+        on_writer!(self, |pool| sqlx::query(bases).bind(i64::MAX).execute(pool).await?.rows_affected());
         Ok(())
     }
 }
