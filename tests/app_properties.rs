@@ -35,7 +35,7 @@ proptest! {
     #[test]
     fn signature_headers_never_panic(header in proptest::collection::vec(any::<u8>(), 0..100), body in ".{0,64}") {
         let secrets = Secrets::parse("a,b");
-        prop_assert!(!secrets.verify(Some(&header), body.as_bytes()) || header.starts_with(b"sha256="));
+        prop_assert!(secrets.verify(Some(&header), body.as_bytes()).is_none() || header.starts_with(b"sha256="));
     }
 
     #[test]

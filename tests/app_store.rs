@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::Db;
 use gatehouse::github::HeadSha;
-use gatehouse::store::{Accepted, Job, NewJob, PrNumber, Scope, Store, Target, family_check};
+use gatehouse::store::{Accepted, Job, NewJob, PrNumber, Scope, Signed, Store, Target, family_check};
 
 fn job(pr: u64, sha: &str) -> NewJob {
     NewJob {
@@ -163,18 +163,22 @@ async fn superseded_runs_are_handed_on(store: Store) {
 
 /// A captured body resent under new delivery ids is one delivery.
 async fn replayed_bodies(store: Store) {
-    let body = br#"{"action":"opened","number":1}"#;
+    let body: &[u8] = br#"{"action":"opened","number":1}"#;
+    let mac = common::mac_of(body);
+    let signed = Signed { body, mac: &mac };
     assert_eq!(
-        store.accept_signed("d-1", "pull_request", body, &[job(1, "a")]).await.unwrap(),
+        store.accept_signed("d-1", "pull_request", signed, &[job(1, "a")]).await.unwrap(),
         Accepted::New { jobs: 1 }
     );
     for n in 2..=10 {
-        let again = store.accept_signed(&format!("d-{n}"), "pull_request", body, &[job(1, "a")]).await.unwrap();
+        let again = store.accept_signed(&format!("d-{n}"), "pull_request", signed, &[job(1, "a")]).await.unwrap();
         assert_eq!(again, Accepted::Duplicate, "resend {n}");
     }
-    let other = store.accept_signed("d-11", "pull_request", br#"{"action":"opened","number":2}"#, &[]).await.unwrap();
-    assert_eq!(other, Accepted::New { jobs: 0 });
-    assert_eq!(store.accept_signed("d-12", "check_suite", body, &[]).await.unwrap(), Accepted::New { jobs: 0 });
+    let other_body: &[u8] = br#"{"action":"opened","number":2}"#;
+    let other_mac = common::mac_of(other_body);
+    let other = Signed { body: other_body, mac: &other_mac };
+    assert_eq!(store.accept_signed("d-11", "pull_request", other, &[]).await.unwrap(), Accepted::New { jobs: 0 });
+    assert_eq!(store.accept_signed("d-12", "check_suite", signed, &[]).await.unwrap(), Accepted::New { jobs: 0 });
     assert_eq!((store.deliveries().await.unwrap(), store.jobs().await.unwrap().len()), (3, 1));
 }
 

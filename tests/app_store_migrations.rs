@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse::github::HeadSha;
-use gatehouse::store::{Accepted, NewJob, PrNumber, Scope, Store, Target};
+use gatehouse::store::{Accepted, NewJob, PrNumber, Scope, Signed, Store, Target};
 use sqlx::FromRow;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqlitePool;
@@ -98,8 +98,16 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
     assert_eq!(store.jobs().await.unwrap(), vec![(1, "done".to_string(), 1), (2, "queued".to_string(), 0)]);
     let replay = store.accept("release-0.1-delivery-1", "pull_request", &[job(12)]).await.unwrap();
     assert_eq!(replay, Accepted::Duplicate, "a delivery accepted by 0.1 is a duplicate");
-    let resent = store.accept_signed("resent", "pull_request", b"{\"action\":\"opened\"}", &[job(12)]).await.unwrap();
+    let body: &[u8] = b"{\"action\":\"opened\"}";
+    let mac = common::mac_of(body);
+    let resent = store.accept_signed("resent", "pull_request", Signed { body, mac: &mac }, &[job(12)]).await.unwrap();
     assert_eq!(resent, Accepted::Duplicate, "a body accepted by 0.1 is recognised by its digest");
+    // A body accepted since is known by its signature's digest, and a resend of it is one delivery.
+    let body: &[u8] = b"{\"action\":\"closed\"}";
+    let mac = common::mac_of(body);
+    let signed = Signed { body, mac: &mac };
+    assert_eq!(store.accept_signed("new", "pull_request", signed, &[]).await.unwrap(), Accepted::New { jobs: 0 });
+    assert_eq!(store.accept_signed("new-again", "pull_request", signed, &[]).await.unwrap(), Accepted::Duplicate);
     let waiting = store.claim("w", Duration::from_secs(30)).await.unwrap().expect("0.1's queued job");
     assert_eq!(
         (waiting.target, waiting.scope),
@@ -122,8 +130,11 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
     drop(store);
 
     let again = Store::connect(&sqlite_url(&path)).await.expect("an adopted database opens again");
-    assert_eq!(again.deliveries().await.unwrap(), 2);
+    assert_eq!(again.deliveries().await.unwrap(), 3);
     let pool = sqlite_pool(&path).await;
+    let digest: String =
+        sqlx::query_scalar("SELECT digest FROM gh_deliveries WHERE id = 'new'").fetch_one(&pool).await.unwrap();
+    assert!(digest.starts_with("sig:") && digest.len() == 68, "a digest of the signature: {digest}");
     let recorded: Vec<(i64, bool)> = sqlx::query_as("SELECT version, success FROM _sqlx_migrations ORDER BY version")
         .fetch_all(&pool)
         .await
@@ -192,16 +203,22 @@ async fn postgres_pool(url: &str, schema: &str) -> PgPool {
     PgPoolOptions::new().max_connections(2).connect_with(options.options([("search_path", schema)])).await.unwrap()
 }
 
-/// `schema` brought to gatehouse 0.1's shape by its 20 steps, with one
-/// delivery as 0.1 stored it.
+/// `schema` brought to gatehouse 0.1's shape by its 20 steps, with two
+/// deliveries as 0.1 stored them: one unsigned, one signed, known by the
+/// digest of its event name and body.
 async fn release_0_1_postgres(url: &str, schema: &str) {
     let pool = postgres_pool(url, schema).await;
     let steps = std::fs::read_to_string(fixture("release-0.1-postgres.sql")).unwrap();
     sqlx::raw_sql(sqlx::AssertSqlSafe(steps)).execute(&pool).await.unwrap();
-    sqlx::query("INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES ('legacy-1', 'ping', 1, NULL)")
-        .execute(&pool)
-        .await
-        .unwrap();
+    let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"pull_request\0{\"action\":\"opened\"}"));
+    sqlx::query(
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES ('legacy-1', 'ping', 1, NULL), \
+         ('legacy-2', 'pull_request', 2, $1)",
+    )
+    .bind(digest)
+    .execute(&pool)
+    .await
+    .unwrap();
     pool.close().await;
 }
 
@@ -251,8 +268,12 @@ async fn release_0_1_postgres_schema_is_adopted_with_its_data() {
     let (legacy, fresh) = (common::unique_schema(), common::unique_schema());
     release_0_1_postgres(&url, &legacy).await;
     let store = Store::connect_in_schema(&url, Some(&legacy)).await.expect("the 0.1 schema opens");
-    assert_eq!(store.deliveries().await.unwrap(), 1);
+    assert_eq!(store.deliveries().await.unwrap(), 2);
     assert_eq!(store.accept("legacy-1", "ping", &[]).await.unwrap(), Accepted::Duplicate);
+    let body: &[u8] = b"{\"action\":\"opened\"}";
+    let mac = common::mac_of(body);
+    let resent = store.accept_signed("resent", "pull_request", Signed { body, mac: &mac }, &[job(3)]).await.unwrap();
+    assert_eq!(resent, Accepted::Duplicate, "a body accepted by 0.1 is recognised by its digest");
     assert_eq!(store.accept("d-2", "pull_request", &[job(3)]).await.unwrap(), Accepted::New { jobs: 1 });
     assert_eq!(store.claim("w", Duration::from_secs(30)).await.unwrap().expect("a job").pr(), Some(PrNumber(3)));
     Store::connect_in_schema(&url, Some(&legacy)).await.expect("an adopted schema opens again");

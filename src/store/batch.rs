@@ -34,6 +34,9 @@ pub(crate) struct Delivery {
     pub event: String,
     /// Of the signed body, when there was one: a body seen before is a replay.
     pub digest: Option<String>,
+    /// Of the body itself, when the database holds digests of that form: a
+    /// body one of them names is a replay too.
+    pub body_digest: Option<String>,
     pub jobs: Vec<NewJob>,
 }
 
@@ -120,26 +123,19 @@ fn run(mut connection: Connection, writer: &WriteLock, mut incoming: mpsc::Recei
 
 /// Stores a batch in one transaction with two statements: one multi-row
 /// insert of the deliveries (a seen id or body inserts nothing) and one of
-/// the new deliveries' jobs.
+/// the new deliveries' jobs. Before them, the bodies known by a digest of
+/// the body itself are looked up, and those seen are left out.
 fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
     let now = now_ms();
     let tx = connection.transaction()?;
-    let rows = vec!["(?, ?, ?, ?)"; batch.len()].join(", ");
-    let sql = format!(
-        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
-    );
-    let values = batch.iter().flat_map(|(d, _)| {
-        [
-            Value::Text(d.id.clone()),
-            Value::Text(d.event.clone()),
-            Value::Integer(now),
-            d.digest.clone().map_or(Value::Null, Value::Text),
-        ]
-    });
-    let mut inserted: HashSet<String> = {
-        let mut insert = tx.prepare_cached(&sql)?;
-        insert.query_map(params_from_iter(values), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?
-    };
+    let seen = seen_bodies(&tx, batch)?;
+    let fresh: Vec<&Delivery> = batch
+        .iter()
+        .map(|(d, _)| d)
+        .filter(|d| d.body_digest.as_ref().is_none_or(|digest| !seen.contains(digest)))
+        .collect();
+    let mut inserted: HashSet<String> =
+        if fresh.is_empty() { HashSet::new() } else { insert_deliveries(&tx, &fresh, now)? };
     // A delivery id (or body) twice in one batch: the first is new, the second a replay.
     let results: Vec<Accepted> = batch
         .iter()
@@ -181,4 +177,33 @@ fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Ve
     }
     tx.commit()?;
     Ok(results)
+}
+
+/// The digests of bodies in `batch` that deliveries stored before hold.
+fn seen_bodies(tx: &rusqlite::Transaction<'_>, batch: &[(Delivery, Reply)]) -> Result<HashSet<String>> {
+    let digests: Vec<Value> = batch.iter().filter_map(|(d, _)| d.body_digest.clone().map(Value::Text)).collect();
+    if digests.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let sql = format!("SELECT digest FROM gh_deliveries WHERE digest IN ({})", vec!["?"; digests.len()].join(", "));
+    let mut select = tx.prepare_cached(&sql)?;
+    Ok(select.query_map(params_from_iter(digests), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Inserts `deliveries` (a seen id or body inserts nothing): the ids inserted.
+fn insert_deliveries(tx: &rusqlite::Transaction<'_>, deliveries: &[&Delivery], now: i64) -> Result<HashSet<String>> {
+    let rows = vec!["(?, ?, ?, ?)"; deliveries.len()].join(", ");
+    let sql = format!(
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
+    );
+    let values = deliveries.iter().flat_map(|d| {
+        [
+            Value::Text(d.id.clone()),
+            Value::Text(d.event.clone()),
+            Value::Integer(now),
+            d.digest.clone().map_or(Value::Null, Value::Text),
+        ]
+    });
+    let mut insert = tx.prepare_cached(&sql)?;
+    Ok(insert.query_map(params_from_iter(values), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?)
 }

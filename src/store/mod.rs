@@ -100,6 +100,13 @@ pub struct JobCounts {
 /// Inserts one delivery and its jobs in an open PostgreSQL transaction; a
 /// delivery id seen before inserts nothing.
 async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Delivery, now: i64) -> Result<Accepted> {
+    if let Some(body_digest) = &item.body_digest {
+        let sql = "SELECT COUNT(*) FROM gh_deliveries WHERE digest = $1";
+        let seen: i64 = sqlx::query_scalar(sql).bind(body_digest).fetch_one(&mut **tx).await?;
+        if seen > 0 {
+            return Ok(Accepted::Duplicate);
+        }
+    }
     let inserted = sqlx::query(
         "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
     )
@@ -152,6 +159,20 @@ enum Engine {
 #[derive(Clone)]
 pub struct Store {
     engine: Engine,
+    /// Whether deliveries hold digests of the body itself (written by
+    /// gatehouse 0.1), which a resent body is looked up by too.
+    body_digests: bool,
+}
+
+/// How a digest of a body's verified HMAC begins; a digest of the body
+/// itself is 64 hex digits.
+const SIGNED_DIGEST: &str = "sig:";
+
+/// A delivery's body and the HMAC its signature was verified as.
+#[derive(Clone, Copy, Debug)]
+pub struct Signed<'b> {
+    pub body: &'b [u8],
+    pub mac: &'b [u8],
 }
 
 impl std::fmt::Debug for Store {
@@ -242,8 +263,9 @@ impl Store {
         } else {
             bail!("unsupported database URL {shown}: use sqlite://PATH or postgres://…");
         };
-        let store = Store { engine };
+        let mut store = Store { engine, body_digests: false };
         store.migrate(&shown).await?;
+        store.body_digests = store.holds_body_digests().await?;
         Ok(store)
     }
 
@@ -283,6 +305,15 @@ impl Store {
         }
     }
 
+    /// Whether any delivery's digest is of its body (64 hex digits, which
+    /// sort before every `sig:` digest): the smallest digest is read from
+    /// the digest index.
+    async fn holds_body_digests(&self) -> Result<bool> {
+        let sql = "SELECT MIN(digest) FROM gh_deliveries";
+        let least: Option<String> = on_pool!(self, |pool| sqlx::query_scalar(sql).fetch_one(pool).await?);
+        Ok(least.is_some_and(|digest| !digest.starts_with(SIGNED_DIGEST)))
+    }
+
     /// Is the database reachable? (`/readyz`)
     pub async fn ping(&self) -> bool {
         on_pool!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.is_ok())
@@ -292,20 +323,31 @@ impl Store {
     /// delivery id was seen before. On SQLite, concurrent deliveries share one
     /// commit (group commit); each is answered only once it is durable.
     pub async fn accept(&self, delivery: &str, event: &str, jobs: &[NewJob]) -> Result<Accepted> {
-        self.store_delivery(delivery, event, None, jobs).await
+        self.store_delivery(delivery, event, None, None, jobs).await
     }
 
     /// Like [`Store::accept`], also recognising the signed body: a body
-    /// accepted before (by a SHA-256 digest of the event name and the signed
-    /// bytes) is a duplicate whatever its delivery id, so a captured delivery
-    /// resent with new ids makes no second job.
-    pub async fn accept_signed(&self, delivery: &str, event: &str, body: &[u8], jobs: &[NewJob]) -> Result<Accepted> {
-        let mut hasher = Sha256::new();
-        hasher.update(event.as_bytes());
-        hasher.update([0]);
-        hasher.update(body);
-        let digest = hex::encode(hasher.finalize());
-        self.store_delivery(delivery, event, Some(digest), jobs).await
+    /// accepted before is a duplicate whatever its delivery id, so a captured
+    /// delivery resent with new ids makes no second job. The body is known by
+    /// a digest of the event name and the body's verified HMAC (`sig:` and
+    /// 64 hex digits); where the database holds digests of the body itself
+    /// (gatehouse 0.1 wrote them), the body is hashed too and looked up.
+    pub async fn accept_signed(
+        &self,
+        delivery: &str,
+        event: &str,
+        signed: Signed<'_>,
+        jobs: &[NewJob],
+    ) -> Result<Accepted> {
+        let digest = |prefix: &str, bytes: &[u8]| {
+            let mut hasher = Sha256::new();
+            hasher.update(event.as_bytes());
+            hasher.update([0]);
+            hasher.update(bytes);
+            format!("{prefix}{}", hex::encode(hasher.finalize()))
+        };
+        let body_digest = self.body_digests.then(|| digest("", signed.body));
+        self.store_delivery(delivery, event, Some(digest(SIGNED_DIGEST, signed.mac)), body_digest, jobs).await
     }
 
     async fn store_delivery(
@@ -313,9 +355,16 @@ impl Store {
         delivery: &str,
         event: &str,
         digest: Option<String>,
+        body_digest: Option<String>,
         jobs: &[NewJob],
     ) -> Result<Accepted> {
-        let item = batch::Delivery { id: delivery.to_string(), event: event.to_string(), digest, jobs: jobs.to_vec() };
+        let item = batch::Delivery {
+            id: delivery.to_string(),
+            event: event.to_string(),
+            digest,
+            body_digest,
+            jobs: jobs.to_vec(),
+        };
         // SQLite has one writer: deliveries arriving together share a commit
         // (multi-row inserts, one fsync). PostgreSQL commits concurrently, so
         // each delivery has its own transaction and no wait for others.

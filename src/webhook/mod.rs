@@ -18,7 +18,7 @@ use axum::routing::{get, post};
 use tokio::sync::Notify;
 
 use crate::metrics::Metrics;
-use crate::store::{Accepted, Store};
+use crate::store::{Accepted, Signed, Store};
 pub use body::Floor;
 use body::Unverified;
 pub(crate) use body::{BodyLimits, BodyWatch, JUDGED_AFTER};
@@ -108,10 +108,10 @@ async fn deliver(State(r): State<Receiver>, request: axum::extract::Request) -> 
 
 async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unverified) -> (StatusCode, &'static str) {
     let signature = headers.get("x-hub-signature-256").map(|v| v.as_bytes());
-    if !r.secrets.verify(signature, &unverified.bytes) {
+    let Some(mac) = r.secrets.verify(signature, &unverified.bytes) else {
         r.metrics.delivery(event, "unauthorized");
         return (StatusCode::UNAUTHORIZED, "signature missing or invalid\n");
-    }
+    };
     let body = unverified.verified();
     let Some(delivery) = header_str(headers, "x-github-delivery").filter(|d| !d.is_empty() && d.len() <= 100) else {
         r.metrics.delivery(event, "bad_request");
@@ -142,7 +142,7 @@ async fn accept(r: &Receiver, headers: &HeaderMap, event: &str, unverified: Unve
         r.metrics.delivery(event, "error");
         return (StatusCode::SERVICE_UNAVAILABLE, "cannot store the delivery\n");
     }
-    let accepted = r.store.accept_signed(delivery, event, &body, &work.jobs).await;
+    let accepted = r.store.accept_signed(delivery, event, Signed { body: &body, mac: &mac.0 }, &work.jobs).await;
     match accepted {
         Ok(Accepted::Duplicate) => {
             r.metrics.delivery(event, "duplicate");

@@ -1,7 +1,7 @@
 //! `X-Hub-Signature-256` verification: HMAC-SHA256 over the raw body, compared
 //! in constant time, against every configured secret (rotation).
 
-use hmac::{KeyInit, Mac};
+use hmac::{KeyInit, Mac as _};
 use sha2::Sha256;
 
 type HmacSha256 = hmac::Hmac<Sha256>;
@@ -22,6 +22,13 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// A body's HMAC-SHA256 under the secret it was signed with, verified. It
+/// names the body as well as a digest of it would (the same body signed
+/// with the same secret has the same HMAC; no other body has), without a
+/// second pass over the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mac(pub [u8; 32]);
+
 /// The secrets a delivery may be signed with: the current one and, during a
 /// rotation, the previous ones.
 #[derive(Clone, Debug, Default)]
@@ -37,18 +44,19 @@ impl Secrets {
         self.0.is_empty()
     }
 
-    /// True when `header` (`sha256=<hex>`) is a valid signature of `body`
-    /// under any secret. Malformed headers are simply invalid.
-    pub fn verify(&self, header: Option<&[u8]>, body: &[u8]) -> bool {
-        let Some(header) = header else { return false };
-        let Some(hex_sig) = header.strip_prefix(b"sha256=") else { return false };
-        let Ok(expected) = hex::decode(hex_sig) else { return false };
+    /// The HMAC of `body` when `header` (`sha256=<hex>`) is a valid
+    /// signature of it under any secret; `None` otherwise (malformed headers
+    /// are simply invalid).
+    pub fn verify(&self, header: Option<&[u8]>, body: &[u8]) -> Option<Mac> {
+        let hex_sig = header?.strip_prefix(b"sha256=")?;
+        let expected: [u8; 32] = hex::decode(hex_sig).ok()?.try_into().ok()?;
         // Every secret is tried (no early exit) so timing does not reveal which matched.
-        self.0.iter().fold(false, |ok, secret| {
+        let valid = self.0.iter().fold(false, |ok, secret| {
             let mut mac = HmacSha256::new_from_slice(&secret.0).expect("HMAC takes keys of any length");
             mac.update(body);
             mac.verify_slice(&expected).is_ok() | ok
-        })
+        });
+        valid.then_some(Mac(expected))
     }
 }
 
@@ -68,13 +76,15 @@ mod tests {
         let secrets = Secrets::parse("new-secret, old-secret");
         let body = br#"{"zen":"Design for failure."}"#;
         let old = sign(b"old-secret", body);
-        assert!(secrets.verify(Some(old.as_bytes()), body));
-        assert!(secrets.verify(Some(sign(b"new-secret", body).as_bytes()), body));
-        assert!(!secrets.verify(Some(sign(b"other", body).as_bytes()), body));
-        assert!(!secrets.verify(Some(old.as_bytes()), b"{}"));
-        assert!(!secrets.verify(None, body));
-        assert!(!secrets.verify(Some(b"sha256=zz"), body));
-        assert!(!secrets.verify(Some(b"sha1=00"), body));
+        let mac = secrets.verify(Some(old.as_bytes()), body).expect("signed with a rotated secret");
+        assert_eq!(format!("sha256={}", hex::encode(mac.0)), old);
+        assert!(secrets.verify(Some(sign(b"new-secret", body).as_bytes()), body).is_some());
+        assert!(secrets.verify(Some(sign(b"other", body).as_bytes()), body).is_none());
+        assert!(secrets.verify(Some(old.as_bytes()), b"{}").is_none());
+        assert!(secrets.verify(None, body).is_none());
+        assert!(secrets.verify(Some(b"sha256=zz"), body).is_none());
+        assert!(secrets.verify(Some(b"sha256=00"), body).is_none());
+        assert!(secrets.verify(Some(b"sha1=00"), body).is_none());
         assert_eq!(format!("{secrets:?}"), "Secrets([Secret(***), Secret(***)])");
     }
 }

@@ -18,6 +18,13 @@ pub const APP_ID: u64 = 4242;
 pub const INSTALLATION: u64 = 77;
 pub const SECRET: &str = "test-webhook-secret";
 
+/// The HMAC of `body` under [`SECRET`], as the receiver hands it to the
+/// store once the signature verifies.
+pub fn mac_of(body: &[u8]) -> [u8; 32] {
+    let header = gatehouse::webhook::signature::sign(SECRET.as_bytes(), body);
+    Secrets::parse(SECRET).verify(Some(header.as_bytes()), body).expect("signed with the secret").0
+}
+
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
