@@ -137,11 +137,11 @@ fn site(c: &mut Criterion) {
 /// untestable criterion) grow linearly; `tests/brief_growth.rs` checks
 /// the growth by counting allocations. Issue 26's budget: `check --all` on
 /// the 1,000 under 60 ms. The release binary on the folder
-/// `examples/brief_corpus.rs` writes takes 487 M instructions and 53 ms of
-/// CPU time (`valgrind --tool=callgrind` and `perf stat -r 30` on
+/// `examples/brief_corpus.rs` writes takes 485 M instructions and 43.1–44.8
+/// ms (`valgrind --tool=callgrind` and three series of `perf stat -r 30` on
 /// `target/release/gatehouse check --all --repo /tmp/briefs-1k --repo-name
-/// gyrum-labs/platform`, two shared cores at load 7); the work timed here is
-/// 464 M of it (`examples/briefs_once.rs` under callgrind).
+/// gyrum-labs/platform`, two shared cores at load 1.5); the work timed here
+/// is 464 M of it (`examples/briefs_once.rs` under callgrind), 25.7 ms.
 fn brief_growth(c: &mut Criterion) {
     let mut group = c.benchmark_group("brief-growth");
     group.sample_size(10);
