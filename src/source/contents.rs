@@ -143,9 +143,9 @@ pub(crate) async fn documents(
 
 /// Listings by (repo, commit), contents by (blob id, size limit) and merge
 /// bases by (repo, base, head), shared by the jobs of one process, the
-/// contents and merge bases also kept in `store` when given. Neither a commit's tree, a
-/// blob's content nor two commits' merge base ever changes, so entries never
-/// go stale.
+/// contents and merge bases also kept in `store` when given. Neither a
+/// commit's tree, a blob's content nor two commits' merge base ever
+/// changes, so entries never go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     trees: Mutex<TreeCache>,
