@@ -146,6 +146,30 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
     );
 }
 
+/// Deliveries accepted together on a database 0.1 wrote (they share a
+/// commit as they arrive): the body 0.1 accepted is a duplicate, and the
+/// others are stored with their jobs.
+#[tokio::test]
+async fn a_body_0_1_accepted_sent_with_new_ones_is_the_only_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&sqlite_url(&release_0_1_sqlite(&dir))).await.unwrap();
+    let bodies: Vec<Vec<u8>> = std::iter::once(b"{\"action\":\"opened\"}".to_vec())
+        .chain((1..=3).map(|n| format!("{{\"action\":\"opened\",\"number\":{n}}}").into_bytes()))
+        .collect();
+    let macs: Vec<[u8; 32]> = bodies.iter().map(|b| common::mac_of(b)).collect();
+    let accept = |n: usize| {
+        let store = store.clone();
+        let signed = Signed { body: &bodies[n], mac: &macs[n] };
+        async move { store.accept_signed(&format!("batch-{n}"), "pull_request", signed, &[job(20 + n as u64)]).await }
+    };
+    let (resent, one, two, three) = tokio::join!(accept(0), accept(1), accept(2), accept(3));
+    assert_eq!(resent.unwrap(), Accepted::Duplicate, "a body accepted by 0.1 is recognised by its digest");
+    for new in [one, two, three] {
+        assert_eq!(new.unwrap(), Accepted::New { jobs: 1 });
+    }
+    assert_eq!(store.deliveries().await.unwrap(), 5);
+}
+
 #[tokio::test]
 async fn sqlite_baseline_makes_the_schema_release_0_1_made() {
     let dir = tempfile::tempdir().unwrap();
