@@ -34,7 +34,7 @@ fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
             let event = sim.pull_request_event(&repo, number, "opened");
             let body = super::payload::github_sized(event, &repo, n);
             let signature = signature::sign(SECRET.as_bytes(), &body);
-            Ok(Delivery { id: format!("http-{n}"), body: body.into(), signature })
+            Ok(Delivery { id: super::delivery_id(n), body: body.into(), signature })
         })
         .collect()
 }

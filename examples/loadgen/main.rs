@@ -156,8 +156,27 @@ fn one_brief_pr(n: usize) -> (Tree, Tree) {
     (base, head)
 }
 
+/// The `n`th delivery's `X-GitHub-Delivery`: a GUID as GitHub makes them, a
+/// time-based (version 1) UUID (the example in GitHub's REST description of
+/// a hook delivery, `58474f00-b361-11eb-836d-0e4f3503ccbe`, reads as the
+/// 100-nanosecond count of its `delivered_at`), here for deliveries 100 µs
+/// apart from 2026-12-01T00:00:00Z, so that runs repeat. Their first field
+/// is the count's low 32 bits, so ids made close together sort close
+/// together in the store's delivery-id index, as GitHub's do.
+fn delivery_id(n: usize) -> String {
+    // 100-ns intervals from 1582-10-15 (the UUID epoch) to 2026-12-01.
+    const START: u64 = 0x1f1_ed1a_26bc_4000;
+    let ticks = START + n as u64 * 1_000;
+    format!(
+        "{:08x}-{:04x}-1{:03x}-9b1e-5f0c2a7d4e81",
+        ticks & 0xffff_ffff,
+        (ticks >> 32) & 0xffff,
+        (ticks >> 48) & 0x0fff
+    )
+}
+
 /// Opens `count` PRs on the simulated GitHub and signs a `pull_request.opened`
-/// delivery for each, with delivery ids starting at `first`.
+/// delivery for each, the `first`th delivery's id first.
 fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
     (first..first + count)
         .map(|n| {
@@ -167,7 +186,7 @@ fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
             sim.open_pr(&repo, number, base, head, "One brief.");
             let body = serde_json::to_vec(&sim.pull_request_event(&repo, number, "opened"))?;
             let signature = signature::sign(SECRET.as_bytes(), &body);
-            Ok(Delivery { id: format!("load-{n}"), body: body.into(), signature })
+            Ok(Delivery { id: delivery_id(n), body: body.into(), signature })
         })
         .collect()
 }
