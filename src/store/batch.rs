@@ -63,8 +63,9 @@ impl Batcher {
         }
         connection.pragma_update(None, "synchronous", "FULL")?;
         let synchronous = connection.query_row("PRAGMA synchronous", [], |row| row.get(0))?;
-        // One statement per batch size seen, of each of the two inserts.
-        connection.set_prepared_statement_cache_capacity(2 * 64);
+        // One statement per batch size seen, of each of the two inserts and
+        // of the lookup of bodies by a digest of their bytes.
+        connection.set_prepared_statement_cache_capacity(3 * 64);
         let (queue, incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
         std::thread::Builder::new()
             .name("gatehouse-commit".into())

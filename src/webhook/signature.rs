@@ -24,8 +24,8 @@ impl std::fmt::Debug for Secret {
 
 /// A body's HMAC-SHA256 under the secret it was signed with, verified. It
 /// names the body as well as a digest of it would (the same body signed
-/// with the same secret has the same HMAC; no other body has), without a
-/// second pass over the bytes.
+/// with the same secret has the same HMAC; another body with it would take
+/// a SHA-256 collision), without a second pass over the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mac(pub [u8; 32]);
 
