@@ -11,8 +11,9 @@ use anyhow::{Result, bail};
 use gatehouse::webhook::signature;
 use gatehouse_sim::Sim;
 
+use super::client::send;
 use super::served::Served;
-use super::{Args, Delivery, INSTALLATION, PUBLIC_KEY, REPOS, SECRET, WARM_UP, ms, one_brief_pr, percentile, send};
+use super::{Args, Delivery, INSTALLATION, PUBLIC_KEY, REPOS, SECRET, WARM_UP, ms, one_brief_pr, percentile};
 
 /// Where the load goes.
 pub enum Target {

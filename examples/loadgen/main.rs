@@ -28,12 +28,12 @@
 //! can be), `--target URL`, `--serve-bin PATH` (default
 //! target/release/gatehouse), `--flood N`, `--flood-secs N` (default 20).
 
+mod client;
 mod flood;
 mod http;
 mod payload;
 mod served;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -191,46 +191,6 @@ fn deliveries(sim: &Sim, first: usize, count: usize) -> Result<Vec<Delivery>> {
         .collect()
 }
 
-/// Sends every delivery over `concurrency` connections, each sending its
-/// share one after another; returns each one's latency and how many were
-/// not answered 202.
-async fn send(url: &str, concurrency: usize, all: Vec<Delivery>) -> Result<(Vec<Duration>, usize)> {
-    let client = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build()?;
-    let all = Arc::new(all);
-    let mut tasks = Vec::new();
-    for task in 0..concurrency {
-        let (client, url, all) = (client.clone(), url.to_string(), all.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::with_capacity(all.len() / concurrency + 1);
-            let mut failed = 0usize;
-            for delivery in all.iter().skip(task).step_by(concurrency) {
-                let sent = Instant::now();
-                let response = client
-                    .post(&url)
-                    .header("x-github-event", "pull_request")
-                    .header("x-github-delivery", &delivery.id)
-                    .header("x-hub-signature-256", &delivery.signature)
-                    .body(delivery.body.clone())
-                    .send()
-                    .await;
-                latencies.push(sent.elapsed());
-                if !response.is_ok_and(|r| r.status().as_u16() == 202) {
-                    failed += 1;
-                }
-            }
-            (latencies, failed)
-        }));
-    }
-    let mut latencies = Vec::with_capacity(all.len());
-    let mut failed = 0;
-    for task in tasks {
-        let (l, f) = task.await?;
-        latencies.extend(l);
-        failed += f;
-    }
-    Ok((latencies, failed))
-}
-
 /// One concurrency's figures.
 struct AckRun {
     concurrency: usize,
@@ -271,13 +231,13 @@ fn ack(client: &tokio::runtime::Runtime, args: &Args, concurrency: usize) -> Res
     config.workers = args.workers;
     let running = server.block_on(app::start(config))?;
     let url = format!("http://{}/webhook", running.addr);
-    let (_, warm_up_failed) = client.block_on(send(&url, concurrency, warm_up))?;
+    let (_, warm_up_failed) = client.block_on(client::send(&url, concurrency, warm_up))?;
     if warm_up_failed > 0 {
         bail!("{warm_up_failed} warm-up deliveries were not acknowledged");
     }
     running.store.take_stats();
     let started = Instant::now();
-    let (mut latencies, not_202) = client.block_on(send(&url, concurrency, measured))?;
+    let (mut latencies, not_202) = client.block_on(client::send(&url, concurrency, measured))?;
     let elapsed = started.elapsed();
     let store = running.store.clone();
     let (stored, jobs, store) = server.block_on(async move {
