@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use anyhow::Result;
+// `begin` on the SQLite arm's connection (`on_writer!`).
+use sqlx::Connection as _;
 
 use super::job::{JOB_ROW, Job, JobRow, PrNumber, Scope, Target};
 use super::{Engine, Store, now_ms};

@@ -29,12 +29,17 @@ macro_rules! on_pool {
 }
 
 /// Like [`on_pool!`], for a statement that writes: on SQLite it runs under
-/// the in-process write lock, which the group commit of deliveries shares.
+/// the in-process write lock, which the group commit of deliveries shares,
+/// on a connection taken from the pool before the lock (`$pool` is that
+/// connection there), so the lock is held for the statements alone.
 macro_rules! on_writer {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.engine {
-            $crate::store::Engine::Sqlite { pool: $pool, writer, .. } => {
-                let _guard = writer.worker().await;
+            $crate::store::Engine::Sqlite { pool, writer, .. } => {
+                let turn = writer.turn().await;
+                let mut connection = pool.acquire().await?;
+                let _guard = writer.worker(turn).await;
+                let $pool = &mut *connection;
                 $body
             }
             $crate::store::Engine::Postgres($pool) => $body,
@@ -298,7 +303,7 @@ impl Store {
     async fn migrate(&self, shown: &str) -> Result<()> {
         match &self.engine {
             Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker().await;
+                let _guard = writer.worker(writer.turn().await).await;
                 migrate::sqlite(pool, shown).await
             }
             Engine::Postgres(pool) => migrate::postgres(pool, shown).await,

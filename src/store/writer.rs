@@ -20,6 +20,13 @@ pub(crate) struct WriteLock {
     pub stats: Arc<Stats>,
 }
 
+/// A worker's place in line for the write lock: at most one worker holds
+/// its turn at a time, and only that one waits on the lock itself.
+pub(crate) struct Turn<'a> {
+    guard: MutexGuard<'a, ()>,
+    asked: Instant,
+}
+
 /// A worker's hold on the write lock; its length is counted when dropped.
 pub(crate) struct WorkerWrite<'a> {
     _guard: MutexGuard<'a, ()>,
@@ -52,12 +59,20 @@ impl WriteLock {
         guard
     }
 
-    /// The lock for a worker's write (a claim, a lease, a result) or a migration.
-    pub(crate) async fn worker(&self) -> WorkerWrite<'_> {
+    /// A worker's turn to write (a claim, a lease, a result) or a
+    /// migration's: the lock follows with [`WriteLock::worker`]. A writer
+    /// takes its database connection between the two, so a wait for a
+    /// pooled connection is never spent holding the lock that the group
+    /// commit waits on.
+    pub(crate) async fn turn(&self) -> Turn<'_> {
         let asked = Instant::now();
-        let turn = self.workers.lock().await;
+        Turn { guard: self.workers.lock().await, asked }
+    }
+
+    /// The lock for the write whose turn it is.
+    pub(crate) async fn worker<'a>(&'a self, turn: Turn<'a>) -> WorkerWrite<'a> {
         let guard = self.lock.lock().await;
-        self.stats.worker_lock_wait(asked.elapsed());
-        WorkerWrite { _guard: guard, _turn: turn, since: Instant::now(), stats: &self.stats }
+        self.stats.worker_lock_wait(turn.asked.elapsed());
+        WorkerWrite { _guard: guard, _turn: turn.guard, since: Instant::now(), stats: &self.stats }
     }
 }
