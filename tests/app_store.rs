@@ -274,3 +274,26 @@ async fn bad_urls_are_refused_without_their_password() {
     assert!(err.contains("unsupported"), "{err}");
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+/// The group committer checkpoints the WAL (SQLite's automatic checkpoint
+/// is off on its connection): one delivery at a time, 2,000 commits of a
+/// few pages each would leave a WAL of tens of MB without one. The WAL
+/// file keeps the largest size it reached, so its size shows how far it
+/// grew.
+#[tokio::test]
+async fn sqlite_wal_is_checkpointed_by_the_committer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Db::sqlite(&dir).store().await;
+    store.take_stats();
+    for n in 0..2_000u64 {
+        let accepted = store.accept(&format!("d-{n}"), "pull_request", &[job(n, "a")]).await.unwrap();
+        assert_eq!(accepted, Accepted::New { jobs: 1 });
+    }
+    let wal = std::fs::metadata(dir.path().join("gatehouse.db-wal")).unwrap().len();
+    // 1,000 frames of a 4 KiB page and a 24-byte header, and a commit's more.
+    assert!(wal < 1_100 * 4_120, "the WAL grew to {wal} bytes");
+    let stats = store.take_stats();
+    assert_eq!(stats.ack_commits.count, 2_000);
+    assert!(stats.checkpoints.count >= 1, "{stats:?}");
+    assert_eq!(store.deliveries().await.unwrap(), 2_000);
+}

@@ -286,6 +286,7 @@ fn print_ack(args: &Args, runs: &[AckRun]) {
         let per_commit = s.ack_deliveries as f64 / s.ack_commits.count.max(1) as f64;
         println!("store at {} connections (measured deliveries only):", run.concurrency);
         println!("  group commits, 1 WAL fsync each  {}  ({per_commit:.1} deliveries per commit)", s.ack_commits);
+        println!("  WAL checkpoints after answering  {}", s.checkpoints);
         println!("  commits waiting for the lock     {}", s.ack_lock_waits);
         println!("  worker writes waiting            {}", s.worker_lock_waits);
         println!("  worker writes holding the lock   {}", s.worker_lock_holds);

@@ -227,7 +227,13 @@ impl Store {
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(BUSY_TIMEOUT);
+                .busy_timeout(BUSY_TIMEOUT)
+                // The group committer checkpoints the WAL at 1,000 frames
+                // (see `batch`); a worker's write checkpoints only if the
+                // WAL grew four times past that without deliveries, so a
+                // checkpoint rarely runs under the write lock a group
+                // commit waits on.
+                .pragma("wal_autocheckpoint", "4000");
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
                 .connect_with(options.clone())

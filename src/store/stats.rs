@@ -1,8 +1,8 @@
 //! Where the SQLite store spends the acknowledgement path's time: group
-//! commits (each one fsync of the WAL, `synchronous=FULL`), waits for the
-//! in-process write lock, and the workers' time holding it. SQLite's
-//! automatic WAL checkpoints run inside the commit that crosses 1,000 WAL
-//! pages and show in its time. Read by the loadgen to explain its latency
+//! commits (each one fsync of the WAL, `synchronous=FULL`), the WAL
+//! checkpoints the committer runs after answering a commit that left 1,000
+//! frames or more in the WAL, waits for the in-process write lock, and the
+//! workers' time holding it. Read by the loadgen to explain its latency
 //! tail.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +44,7 @@ impl Timer {
 pub(crate) struct Stats {
     ack_commit: Timer,
     ack_deliveries: AtomicU64,
+    ack_checkpoint: Timer,
     ack_lock_wait: Timer,
     worker_lock_wait: Timer,
     worker_lock_held: Timer,
@@ -55,6 +56,11 @@ impl Stats {
     pub(crate) fn ack_commit(&self, deliveries: usize, took: Duration) {
         self.ack_commit.record(took);
         self.ack_deliveries.fetch_add(deliveries as u64, Ordering::Relaxed);
+    }
+
+    /// A checkpoint of the WAL by the group committer took `took`.
+    pub(crate) fn ack_checkpoint(&self, took: Duration) {
+        self.ack_checkpoint.record(took);
     }
 
     /// The group committer waited `took` for the write lock.
@@ -77,6 +83,7 @@ impl Stats {
         StoreStats {
             ack_commits: self.ack_commit.take(),
             ack_deliveries: self.ack_deliveries.swap(0, Ordering::Relaxed),
+            checkpoints: self.ack_checkpoint.take(),
             ack_lock_waits: self.ack_lock_wait.take(),
             worker_lock_waits: self.worker_lock_wait.take(),
             worker_lock_holds: self.worker_lock_held.take(),
@@ -122,6 +129,9 @@ pub struct StoreStats {
     /// Group commits of accepted deliveries: one WAL fsync each.
     pub ack_commits: Timing,
     pub ack_deliveries: u64,
+    /// The group committer's checkpoints of the WAL, each after it answered
+    /// the commit that left 1,000 frames or more in it.
+    pub checkpoints: Timing,
     /// The group committer's waits for the write lock.
     pub ack_lock_waits: Timing,
     /// The workers' waits for the write lock, and how long they held it.
