@@ -7,6 +7,8 @@
 //! is held under [`BLOB_STORE_BYTES`]: past it, the blobs stored longest ago
 //! go first, and with them the paths and merge bases recorded before them.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use anyhow::Result;
 use sqlx::{AssertSqlSafe, FromRow};
 
@@ -14,6 +16,35 @@ use super::{Store, now_ms};
 
 /// Bytes of blob content (and ids) kept at most.
 pub(crate) const BLOB_STORE_BYTES: i64 = 512 << 20;
+
+/// Bytes of blobs a process stores between two looks at the table's total,
+/// which is a sum over every row: on a table of 120,000 blobs of 3 KB
+/// (365 MB of content; the query run three times through Python's sqlite3,
+/// SQLite 3.40) 150–173 ms, too much to pay after every evaluation that
+/// read a document not read before. The table goes past its bound by
+/// at most this much per process before the look that evicts.
+const EVICTION_CHECK_BYTES: i64 = BLOB_STORE_BYTES / 64;
+
+/// How much this process stored since it last looked at the total.
+#[derive(Debug)]
+pub(crate) struct EvictionCheck(AtomicI64);
+
+impl EvictionCheck {
+    /// Due at once: a process's first store looks at the total, which
+    /// another process may have left past the bound.
+    pub(crate) fn new() -> EvictionCheck {
+        EvictionCheck(AtomicI64::new(EVICTION_CHECK_BYTES))
+    }
+
+    /// Counts `bytes` stored; true when the total is due a look, for one
+    /// caller only, and the count starts again.
+    fn stored(&self, bytes: i64) -> bool {
+        if self.0.fetch_add(bytes, Ordering::Relaxed) + bytes < EVICTION_CHECK_BYTES {
+            return false;
+        }
+        self.0.swap(0, Ordering::Relaxed) >= EVICTION_CHECK_BYTES
+    }
+}
 
 /// Rows per statement: well under either engine's limit on parameters.
 const CHUNK: usize = 200;
@@ -44,6 +75,11 @@ pub struct StoredPath {
 struct BlobTotals {
     bytes: i64,
     blobs: i64,
+}
+
+/// What a blob counts for against the bound: its content and id.
+fn stored_bytes(blob: &StoredBlob) -> i64 {
+    (blob.oid.len() + blob.content.as_ref().map_or(0, String::len)) as i64
 }
 
 /// `$from, $from+1, …` for `n` values.
@@ -132,7 +168,7 @@ impl Store {
             on_writer!(self, |pool| {
                 let mut insert = sqlx::query(AssertSqlSafe(sql)).bind(limit as i64);
                 for b in chunk {
-                    let stored = (b.oid.len() + b.content.as_ref().map_or(0, String::len)) as i64;
+                    let stored = stored_bytes(b);
                     insert = insert
                         .bind(&b.oid)
                         .bind(&b.kind)
@@ -160,7 +196,7 @@ impl Store {
                 insert.execute(pool).await?.rows_affected()
             });
         }
-        if !blobs.is_empty() {
+        if !blobs.is_empty() && self.eviction.stored(blobs.iter().map(stored_bytes).sum()) {
             self.evict_blobs(BLOB_STORE_BYTES).await?;
         }
         Ok(())
@@ -185,5 +221,30 @@ impl Store {
         let bases = "DELETE FROM gh_merge_bases WHERE stored_at < (SELECT COALESCE(MIN(stored_at), $1) FROM gh_blobs)";
         on_writer!(self, |pool| sqlx::query(bases).bind(i64::MAX).execute(pool).await?.rows_affected());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_total_is_looked_at_first_and_then_once_per_check_bytes_stored() {
+        let check = EvictionCheck::new();
+        assert!(check.stored(10), "a process's first store looks");
+        assert!(!check.stored(EVICTION_CHECK_BYTES - 11));
+        assert!(!check.stored(10));
+        assert!(check.stored(1), "the check's bytes stored since the last look");
+        assert!(!check.stored(1));
+        // Two stores past the mark at once: one of them looks.
+        let check = EvictionCheck::new();
+        check.0.store(EVICTION_CHECK_BYTES - 1, Ordering::Relaxed);
+        let first = check.0.fetch_add(5, Ordering::Relaxed) + 5 >= EVICTION_CHECK_BYTES;
+        assert!(first);
+        assert!(check.stored(5), "the second store past the mark swaps first");
+        assert!(
+            check.0.swap(0, Ordering::Relaxed) < EVICTION_CHECK_BYTES,
+            "and the first finds the count started again"
+        );
     }
 }

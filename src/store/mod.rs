@@ -61,6 +61,7 @@ mod transient;
 mod writer;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -167,6 +168,8 @@ pub struct Store {
     /// Whether deliveries hold digests of the body itself (written by
     /// gatehouse 0.1), which a resent body is looked up by too.
     body_digests: bool,
+    /// When this process next looks at the blob table's total.
+    eviction: Arc<blobs::EvictionCheck>,
 }
 
 /// How a digest of a body's verified HMAC begins; a digest of the body
@@ -274,7 +277,7 @@ impl Store {
         } else {
             bail!("unsupported database URL {shown}: use sqlite://PATH or postgres://…");
         };
-        let mut store = Store { engine, body_digests: false };
+        let mut store = Store { engine, body_digests: false, eviction: Arc::new(blobs::EvictionCheck::new()) };
         store.migrate(&shown).await?;
         store.body_digests = store.holds_body_digests().await?;
         Ok(store)
