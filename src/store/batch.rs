@@ -36,7 +36,7 @@ const MAX_BATCH: usize = 256;
 
 /// The committer checkpoints once a commit leaves this many frames in the
 /// WAL (SQLite's own threshold for its automatic checkpoint).
-const CHECKPOINT_FRAMES: i32 = 1000;
+pub(super) const CHECKPOINT_FRAMES: i32 = 1000;
 
 /// When the committer checkpoints next: once a commit leaves
 /// [`CHECKPOINT_FRAMES`] frames in the WAL, then every [`CHECKPOINT_FRAMES`]

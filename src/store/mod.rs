@@ -231,12 +231,12 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(BUSY_TIMEOUT)
-                // The group committer checkpoints the WAL at 1,000 frames
-                // (see `batch`); a worker's write checkpoints only if the
-                // WAL grew four times past that without deliveries, so a
+                // The group committer checkpoints the WAL (see `batch`); a
+                // worker's write checkpoints only if the WAL grew four times
+                // past the committer's threshold without deliveries, so a
                 // checkpoint rarely runs under the write lock a group
                 // commit waits on.
-                .pragma("wal_autocheckpoint", "4000");
+                .pragma("wal_autocheckpoint", (4 * batch::CHECKPOINT_FRAMES).to_string());
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
                 .connect_with(options.clone())
