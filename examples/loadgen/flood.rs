@@ -78,7 +78,7 @@ async fn delivery(addr: SocketAddr, n: usize, body: &[u8]) -> Result<(Duration, 
 
 pub async fn main(binary: &Path, connections: usize, secs: u64) -> Result<()> {
     let sim = Sim::start(super::APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
-    let served = Served::start(binary, &sim.url(), 4, &[])?;
+    let served = Served::start(binary, tempfile::tempdir()?, &sim.url(), 4, &[])?;
     let idle_rss = served.memory("VmRSS")?;
     let until = tokio::time::Instant::now() + Duration::from_secs(secs);
     let pause = |n: usize| Duration::from_millis(500 + (n % 11) as u64 * 100);

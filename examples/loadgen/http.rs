@@ -59,7 +59,13 @@ async fn run(args: &Args, target: &Target, concurrency: usize) -> Result<Run> {
     let measured = deliveries(&sim, WARM_UP, args.deliveries)?;
     let body_bytes = measured.iter().map(|d| d.body.len()).sum::<usize>() / measured.len().max(1);
     let served = match target {
-        Target::Serve(binary) => Some(Served::start(binary, &sim.url(), args.workers, &[])?),
+        Target::Serve(binary) => {
+            let dir = tempfile::tempdir()?;
+            if args.history > 0 {
+                super::history::fill(&super::served::database(dir.path()), args.history).await?;
+            }
+            Some(Served::start(binary, dir, &sim.url(), args.workers, &[])?)
+        }
         Target::Url(_) => None,
     };
     let url = match (&served, target) {
@@ -86,10 +92,14 @@ pub fn main(client: &tokio::runtime::Runtime, args: &Args, target: &Target) -> R
     }
     let to = match target {
         Target::Serve(binary) => format!(
-            "{} serve (SQLite, synchronous=FULL group commit, {} workers against the simulated GitHub answering in {} ms)",
+            "{} serve (SQLite, synchronous=FULL group commit, {} workers against the simulated GitHub answering in {} ms{})",
             binary.display(),
             args.workers,
-            args.github_latency.as_millis()
+            args.github_latency.as_millis(),
+            match args.history {
+                0 => String::new(),
+                n => format!("; the database holding {n} earlier deliveries, their jobs done"),
+            }
         ),
         Target::Url(url) => url.clone(),
     };

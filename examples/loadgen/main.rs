@@ -26,10 +26,12 @@
 //! `--only ack|e2e|http`, `--github-latency-ms N` (how slowly the simulated
 //! GitHub answers the workers; default 0: the workers are as busy as they
 //! can be), `--target URL`, `--serve-bin PATH` (default
-//! target/release/gatehouse), `--flood N`, `--flood-secs N` (default 20).
+//! target/release/gatehouse), `--history N` (see [`history`]), `--flood N`,
+//! `--flood-secs N` (default 20).
 
 mod client;
 mod flood;
+mod history;
 mod http;
 mod payload;
 mod served;
@@ -67,6 +69,8 @@ struct Args {
     serve_bin: std::path::PathBuf,
     flood: Option<usize>,
     flood_secs: u64,
+    /// Earlier deliveries the http mode's database holds when it starts.
+    history: usize,
 }
 
 fn args() -> Result<Args> {
@@ -80,6 +84,7 @@ fn args() -> Result<Args> {
         serve_bin: served::default_binary(),
         flood: None,
         flood_secs: 20,
+        history: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -92,6 +97,7 @@ fn args() -> Result<Args> {
             "--serve-bin" => args.serve_bin = it.next().context("--serve-bin PATH")?.into(),
             "--flood" => args.flood = Some(it.next().context("--flood N")?.parse()?),
             "--flood-secs" => args.flood_secs = it.next().context("--flood-secs N")?.parse()?,
+            "--history" => args.history = it.next().context("--history N")?.parse()?,
             "--github-latency-ms" => {
                 args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?)
             }
@@ -100,6 +106,9 @@ fn args() -> Result<Args> {
     }
     if args.concurrency.is_empty() {
         args.concurrency = vec![8, 64];
+    }
+    if args.history > 0 && (args.only.as_deref() != Some("http") || args.target.is_some()) {
+        bail!("--history N fills the database of the http mode's gatehouse serve: use it with --only http");
     }
     if args.concurrency.contains(&0) || args.workers == 0 {
         bail!("--concurrency and --workers must be at least 1");
@@ -164,9 +173,14 @@ fn one_brief_pr(n: usize) -> (Tree, Tree) {
 /// is the count's low 32 bits, so ids made close together sort close
 /// together in the store's delivery-id index, as GitHub's do.
 fn delivery_id(n: usize) -> String {
-    // 100-ns intervals from 1582-10-15 (the UUID epoch) to 2026-12-01.
-    const START: u64 = 0x1f1_ed1a_26bc_4000;
-    let ticks = START + n as u64 * 1_000;
+    guid(FIRST_TICKS + n as u64 * 1_000)
+}
+
+/// 100-ns intervals from 1582-10-15 (the UUID epoch) to 2026-12-01.
+const FIRST_TICKS: u64 = 0x1f1_ed1a_26bc_4000;
+
+/// A time-based GUID at `ticks` 100-ns intervals from the UUID epoch.
+fn guid(ticks: u64) -> String {
     format!(
         "{:08x}-{:04x}-1{:03x}-9b1e-5f0c2a7d4e81",
         ticks & 0xffff_ffff,

@@ -16,6 +16,11 @@ pub fn default_binary() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/gatehouse")
 }
 
+/// The SQLite database a server started in `dir` opens.
+pub fn database(dir: &Path) -> PathBuf {
+    dir.join("gatehouse.db")
+}
+
 pub struct Served {
     child: Child,
     pub addr: SocketAddr,
@@ -23,13 +28,18 @@ pub struct Served {
 }
 
 impl Served {
-    /// Starts `binary serve` with `github` as its GitHub and waits until it
-    /// listens.
-    pub fn start(binary: &Path, github: &str, workers: usize, env: &[(&str, String)]) -> Result<Served> {
+    /// Starts `binary serve` with `github` as its GitHub and its database
+    /// in `dir` (see [`database`]), and waits until it listens.
+    pub fn start(
+        binary: &Path,
+        dir: tempfile::TempDir,
+        github: &str,
+        workers: usize,
+        env: &[(&str, String)],
+    ) -> Result<Served> {
         if !binary.exists() {
             bail!("{} is missing: build it first (cargo build --release)", binary.display());
         }
-        let dir = tempfile::tempdir()?;
         let key = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/app/test-app-key.pem");
         let mut command = Command::new(binary);
         command
@@ -37,7 +47,7 @@ impl Served {
             .env("GATEHOUSE_APP_ID", APP_ID.to_string())
             .env("GATEHOUSE_PRIVATE_KEY_PATH", key)
             .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
-            .env("GATEHOUSE_DATABASE_URL", format!("sqlite://{}", dir.path().join("gatehouse.db").display()))
+            .env("GATEHOUSE_DATABASE_URL", format!("sqlite://{}", database(dir.path()).display()))
             .env("GATEHOUSE_BIND", "127.0.0.1:0")
             .env("GATEHOUSE_GITHUB_API_URL", github)
             .env("GATEHOUSE_WORKERS", workers.to_string())
