@@ -31,8 +31,9 @@ fn history_id(i: usize, count: usize) -> String {
 }
 
 /// Stores `count` deliveries through the store's own accepting path, each
-/// with a signature of its own and a job for one pull request, then marks
-/// every job done: a job queued in the database would be run by the server.
+/// with a signature of its own and a job for one pull request, closes the
+/// store as a stopping server does, then marks every job done: a job
+/// queued in the database would be run by the server.
 pub async fn fill(database: &Path, count: usize) -> Result<()> {
     let url = format!("sqlite://{}", database.display());
     let store = Store::connect(&url).await?;
@@ -62,7 +63,7 @@ pub async fn fill(database: &Path, count: usize) -> Result<()> {
             accepted??;
         }
     }
-    drop(store);
+    store.close().await?;
     // The one write here not made through the store: no API finishes a job
     // without running it.
     let connection = rusqlite::Connection::open(database)?;

@@ -130,7 +130,8 @@ pub struct Running {
 }
 
 impl Running {
-    /// Stops taking deliveries, lets workers finish their current job.
+    /// Stops taking deliveries, lets workers finish their current job,
+    /// then closes the store.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
         let _ = self.server.await;
@@ -138,6 +139,9 @@ impl Running {
             let _ = worker.await;
         }
         let _ = self.sweeper.await;
+        if let Err(err) = self.store.close().await {
+            tracing::warn!(error = %format!("{err:#}"), "cannot close the store");
+        }
     }
 
     /// Stops everything at once, mid-job: what a crash looks like.

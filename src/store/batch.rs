@@ -13,6 +13,10 @@
 //! 8,508–8,972/s against 4,719–6,081/s, and 13,374–13,826/s against
 //! 10,443–12,068/s at 64 connections.
 //!
+//! The replay digests of the deliveries are indexed in the same
+//! transaction, in a file of their own that is not fsynced at commit (see
+//! `digests`).
+//!
 //! The committer also checkpoints the WAL, after it has answered the
 //! deliveries of the commit that took the WAL past [`CHECKPOINT_FRAMES`]:
 //! SQLite's automatic checkpoint runs inside that commit, so the
@@ -28,8 +32,9 @@ use anyhow::{Context, Result, anyhow};
 use rusqlite::{Connection, hooks::Wal, params_from_iter, types::Value};
 use tokio::sync::{mpsc, oneshot};
 
+use super::digests;
 use super::writer::WriteLock;
-use super::{Accepted, NewJob, now_ms};
+use super::{Accepted, NewJob, SIGNED_DIGEST, now_ms};
 
 /// Deliveries per transaction at most.
 const MAX_BATCH: usize = 256;
@@ -73,7 +78,7 @@ impl CheckpointDue {
 
 thread_local! {
     /// The frames in the WAL after the committing thread's last commit, as
-    /// SQLite's WAL hook reports them.
+    /// SQLite's WAL hook reports them (the replay digests' file has no WAL).
     static WAL_FRAMES: Cell<i32> = const { Cell::new(0) };
 }
 
@@ -100,18 +105,30 @@ pub(crate) struct Delivery {
 
 type Reply = oneshot::Sender<Result<Accepted, String>>;
 
+/// What the committing thread is asked.
+#[derive(Debug)]
+enum Request {
+    Store(Delivery, Reply),
+    /// Mark the replay digests' file closed and stop.
+    Close(oneshot::Sender<Result<(), String>>),
+}
+
 /// The handle callers send deliveries through.
 #[derive(Clone, Debug)]
 pub(crate) struct Batcher {
-    queue: mpsc::Sender<(Delivery, Reply)>,
+    queue: mpsc::Sender<Request>,
     /// SQLite's `synchronous` level on the committing connection (2: FULL).
     synchronous: i64,
+    /// Whether digests of bodies themselves are indexed (see `Store`).
+    body_digests: bool,
 }
 
 impl Batcher {
     /// Opens the committing connection on the database file at `path` (in
-    /// WAL mode, `synchronous=FULL`: the WAL is fsynced at every commit) and
-    /// starts its thread.
+    /// WAL mode, `synchronous=FULL`: the WAL is fsynced at every commit),
+    /// opens the replay digests' file (see `digests`) and starts its
+    /// thread. Run it once the database is migrated, off the runtime: the
+    /// digests of deliveries the file lacks are indexed first.
     pub(crate) fn start(path: &Path, busy_timeout: Duration, writer: WriteLock) -> Result<Batcher> {
         let connection = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         connection.busy_timeout(busy_timeout)?;
@@ -128,18 +145,35 @@ impl Batcher {
         // 64 connections: 5,575–6,391 deliveries/s on a file, 7,180–7,644
         // in memory (p99 18.7–24.1 ms against 17.3–19.0).
         connection.pragma_update(None, "temp_store", "MEMORY")?;
-        // One statement per batch size seen, of each of the two inserts and
-        // of the lookup of bodies by a digest of their bytes.
-        connection.set_prepared_statement_cache_capacity(3 * 64);
-        let (queue, incoming) = mpsc::channel::<(Delivery, Reply)>(4 * MAX_BATCH);
+        // One statement per batch size seen, of each of the three inserts and
+        // of the lookup of digests, and the note of the last one indexed.
+        connection.set_prepared_statement_cache_capacity(4 * 64 + 1);
+        // Another store holding the file is waited for this long (a store
+        // of this process dropped a moment ago lets it go within it).
+        connection.busy_timeout(Duration::from_secs(1))?;
+        let refusal = match digests::open(&connection, path) {
+            Ok(()) => None,
+            Err(err) if digests::is_busy(&err) => {
+                tracing::warn!(error = %format!("{err:#}"), "this store refuses deliveries");
+                Some(format!("{err:#}"))
+            }
+            Err(err) => return Err(err),
+        };
+        connection.busy_timeout(busy_timeout)?;
+        let body_digests = refusal.is_none() && digests::holds_body_digests(&connection, SIGNED_DIGEST)?;
+        let (queue, incoming) = mpsc::channel::<Request>(4 * MAX_BATCH);
+        let database = path.to_owned();
         std::thread::Builder::new()
             .name("gatehouse-commit".into())
             .spawn(move || {
                 connection.wal_hook(Some(note_wal_frames));
-                run(connection, &writer, incoming)
+                match refusal {
+                    None => run(connection, &database, &writer, incoming),
+                    Some(refusal) => refuse(&refusal, incoming),
+                }
             })
             .context("cannot start the committing thread")?;
-        Ok(Batcher { queue, synchronous })
+        Ok(Batcher { queue, synchronous, body_digests })
     }
 
     /// SQLite's `synchronous` level on the committing connection (2: FULL).
@@ -147,33 +181,58 @@ impl Batcher {
         self.synchronous
     }
 
+    /// Whether digests of bodies themselves are indexed.
+    pub(crate) fn body_digests(&self) -> bool {
+        self.body_digests
+    }
+
     pub(crate) async fn accept(&self, delivery: Delivery) -> Result<Accepted> {
         let (reply, answer) = oneshot::channel();
-        self.queue.send((delivery, reply)).await.map_err(|_| anyhow!("the store is shutting down"))?;
-        answer.await.map_err(|_| anyhow!("the store is shutting down"))?.map_err(|e| anyhow!(e))
+        self.queue.send(Request::Store(delivery, reply)).await.map_err(|_| anyhow!("the store is closed"))?;
+        answer.await.map_err(|_| anyhow!("the store is closed"))?.map_err(|e| anyhow!(e))
+    }
+
+    /// Stops the committing thread once the deliveries sent before are
+    /// stored, and marks the replay digests' file closed (the next start
+    /// trusts it); deliveries sent after are refused.
+    pub(crate) async fn close(&self) -> Result<()> {
+        let (reply, answer) = oneshot::channel();
+        if self.queue.send(Request::Close(reply)).await.is_err() {
+            return Ok(());
+        }
+        answer.await.map_err(|_| anyhow!("the store is closed"))?.map_err(|e| anyhow!(e))
     }
 }
 
-/// Commits what arrives until every sender is gone.
-fn run(mut connection: Connection, writer: &WriteLock, mut incoming: mpsc::Receiver<(Delivery, Reply)>) {
+/// Commits what arrives until asked to close or every sender is gone.
+fn run(mut connection: Connection, database: &Path, writer: &WriteLock, mut incoming: mpsc::Receiver<Request>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut due = CheckpointDue::new();
+    let mut closing = None;
     while let Some(first) = incoming.blocking_recv() {
-        batch.push(first);
+        match first {
+            Request::Store(delivery, reply) => batch.push((delivery, reply)),
+            Request::Close(reply) => closing = Some(reply),
+        }
         let outcome = {
             let _guard = writer.ack();
             // Deliveries that arrived meanwhile (while the lock was held by
             // a worker, say) join this commit instead of waiting for the next.
-            while batch.len() < MAX_BATCH {
+            while closing.is_none() && batch.len() < MAX_BATCH {
                 match incoming.try_recv() {
-                    Ok(item) => batch.push(item),
+                    Ok(Request::Store(delivery, reply)) => batch.push((delivery, reply)),
+                    Ok(Request::Close(reply)) => closing = Some(reply),
                     Err(_) => break,
                 }
             }
-            let started = Instant::now();
-            let outcome = commit(&mut connection, &batch);
-            writer.stats.ack_commit(batch.len(), started.elapsed());
-            outcome
+            if batch.is_empty() {
+                Ok(Vec::new())
+            } else {
+                let started = Instant::now();
+                let outcome = commit(&mut connection, &batch);
+                writer.stats.ack_commit(batch.len(), started.elapsed());
+                outcome
+            }
         };
         match outcome {
             Ok(results) => {
@@ -181,16 +240,43 @@ fn run(mut connection: Connection, writer: &WriteLock, mut incoming: mpsc::Recei
                     let _ = reply.send(Ok(result));
                 }
             }
-            Err(err) => {
-                let message = format!("{err:#}");
+            Err(failure) => {
+                let message = failure.to_string();
                 for (_, reply) in batch.drain(..) {
                     let _ = reply.send(Err(message.clone()));
                 }
+                if failure.may_leave_the_digests_behind() {
+                    let _guard = writer.ack();
+                    if let Err(err) = digests::reopen_after_failure(&connection, database) {
+                        tracing::error!(error = %format!("{err:#}"), "cannot make the replay-digest index again");
+                    }
+                }
             }
+        }
+        if let Some(reply) = closing {
+            let _guard = writer.ack();
+            let _ = reply.send(digests::close(&connection).map_err(|err| format!("{err:#}")));
+            return;
         }
         if due.after_commit(WAL_FRAMES.get()) {
             checkpoint(&connection, writer);
             due.checkpointed();
+        }
+    }
+}
+
+/// Answers every delivery with `refusal`, until asked to close or every
+/// sender is gone: the replay digests' file is another store's.
+fn refuse(refusal: &str, mut incoming: mpsc::Receiver<Request>) {
+    while let Some(request) = incoming.blocking_recv() {
+        match request {
+            Request::Store(_, reply) => {
+                let _ = reply.send(Err(refusal.to_string()));
+            }
+            Request::Close(reply) => {
+                let _ = reply.send(Ok(()));
+                return;
+            }
         }
     }
 }
@@ -201,42 +287,49 @@ fn run(mut connection: Connection, writer: &WriteLock, mut incoming: mpsc::Recei
 /// the next one. A failure is logged: the WAL only grows until then.
 fn checkpoint(connection: &Connection, writer: &WriteLock) {
     let started = Instant::now();
-    let checkpointed = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    let checkpointed = connection.query_row("PRAGMA main.wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     writer.stats.ack_checkpoint(started.elapsed());
     if let Err(err) = checkpointed {
         tracing::warn!(error = %err, "cannot checkpoint the WAL");
     }
 }
 
-/// Stores a batch in one transaction with two statements: one multi-row
-/// insert of the deliveries (a seen id or body inserts nothing) and one of
-/// the new deliveries' jobs. Before them, the bodies known by a digest of
-/// the body itself are looked up, and those seen are left out.
-fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>> {
+/// Stores a batch in one transaction: the digests of its bodies are looked
+/// up first and a body seen before (or earlier in the batch) is left out;
+/// then one multi-row insert of the deliveries (a seen id inserts nothing),
+/// one of the new deliveries' digests (into the replay digests' file, see
+/// `digests`) and one of their jobs.
+fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Vec<Accepted>, Failure> {
     let now = now_ms();
     let tx = connection.transaction()?;
-    let seen = seen_bodies(&tx, batch)?;
+    let seen = seen_digests(&tx, batch)?;
+    let mut in_batch = HashSet::new();
     let fresh: Vec<&Delivery> = batch
         .iter()
         .map(|(d, _)| d)
-        .filter(|d| d.body_digest.as_ref().is_none_or(|digest| !seen.contains(digest)))
+        .filter(|d| {
+            let replayed = [&d.digest, &d.body_digest].into_iter().flatten().any(|digest| seen.contains(digest));
+            let again = d.digest.as_deref().is_some_and(|digest| !in_batch.insert(digest));
+            !replayed && !again
+        })
         .collect();
-    let mut inserted: HashSet<String> =
-        if fresh.is_empty() { HashSet::new() } else { insert_deliveries(&tx, &fresh, now)? };
-    // A delivery id (or body) twice in one batch: the first is new, the second a replay.
+    let inserted = if fresh.is_empty() { Vec::new() } else { insert_deliveries(&tx, &fresh, now)? };
+    let mut new: HashSet<&str> = inserted.iter().map(|(id, _)| id.as_str()).collect();
+    // A delivery id twice in one batch: the first is new, the second a replay.
     let results: Vec<Accepted> = batch
         .iter()
-        .map(|(d, _)| match inserted.remove(&d.id) {
+        .map(|(d, _)| match new.remove(d.id.as_str()) {
             true => Accepted::New { jobs: d.jobs.len() },
             false => Accepted::Duplicate,
         })
         .collect();
-    let jobs: Vec<(&Delivery, &NewJob)> = batch
-        .iter()
-        .zip(&results)
-        .filter(|(_, r)| matches!(r, Accepted::New { .. }))
-        .flat_map(|((d, _), _)| d.jobs.iter().map(move |j| (d, j)))
-        .collect();
+    let stored: Vec<&Delivery> =
+        batch.iter().zip(&results).filter(|(_, r)| matches!(r, Accepted::New { .. })).map(|((d, _), _)| d).collect();
+    index_digests(&tx, &stored)?;
+    if let Some((id, rowid)) = inserted.iter().max_by_key(|(_, rowid)| *rowid) {
+        digests::note_indexed(&tx, *rowid, id)?;
+    }
+    let jobs: Vec<(&Delivery, &NewJob)> = stored.iter().flat_map(|d| d.jobs.iter().map(move |j| (*d, j))).collect();
     for chunk in jobs.chunks(MAX_BATCH) {
         let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
@@ -262,26 +355,70 @@ fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Ve
         });
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
     }
-    tx.commit()?;
+    tx.commit().map_err(Failure::Commit)?;
     Ok(results)
 }
 
-/// The digests of bodies in `batch` that deliveries stored before hold.
-fn seen_bodies(tx: &rusqlite::Transaction<'_>, batch: &[(Delivery, Reply)]) -> Result<HashSet<String>> {
-    let digests: Vec<Value> = batch.iter().filter_map(|(d, _)| d.body_digest.clone().map(Value::Text)).collect();
+/// Why a batch was not stored.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    /// A statement before the commit failed: nothing was kept.
+    #[error("{0:#}")]
+    Statements(#[from] anyhow::Error),
+    /// The commit failed: the database's part of it may have been kept
+    /// and the replay digests' not (each file commits on its own).
+    #[error("{0}")]
+    Commit(rusqlite::Error),
+}
+
+impl Failure {
+    /// Whether the replay digests' file may now lack digests of deliveries
+    /// the database holds, or cannot be read: then it is made again.
+    fn may_leave_the_digests_behind(&self) -> bool {
+        match self {
+            Failure::Commit(_) => true,
+            Failure::Statements(err) => {
+                err.downcast_ref::<rusqlite::Error>().and_then(|e| e.sqlite_error_code()).is_some_and(|code| {
+                    matches!(code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+                })
+            }
+        }
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(err: rusqlite::Error) -> Failure {
+        Failure::Statements(err.into())
+    }
+}
+
+/// The digests of bodies in `batch` (of their signature, or of the body
+/// itself) that deliveries stored before hold.
+fn seen_digests(tx: &rusqlite::Transaction<'_>, batch: &[(Delivery, Reply)]) -> Result<HashSet<String>> {
+    let digests: Vec<Value> = batch
+        .iter()
+        .flat_map(|(d, _)| [&d.digest, &d.body_digest])
+        .flatten()
+        .map(|digest| Value::Text(digest.clone()))
+        .collect();
     if digests.is_empty() {
         return Ok(HashSet::new());
     }
-    let sql = format!("SELECT digest FROM gh_deliveries WHERE digest IN ({})", vec!["?"; digests.len()].join(", "));
+    let sql = format!(
+        "SELECT digest FROM {}.replay_digests WHERE digest IN ({})",
+        digests::SCHEMA,
+        vec!["?"; digests.len()].join(", ")
+    );
     let mut select = tx.prepare_cached(&sql)?;
     Ok(select.query_map(params_from_iter(digests), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Inserts `deliveries` (a seen id or body inserts nothing): the ids inserted.
-fn insert_deliveries(tx: &rusqlite::Transaction<'_>, deliveries: &[&Delivery], now: i64) -> Result<HashSet<String>> {
+/// Inserts `deliveries` (a seen id inserts nothing): the ids and row ids inserted.
+fn insert_deliveries(tx: &rusqlite::Transaction<'_>, deliveries: &[&Delivery], now: i64) -> Result<Vec<(String, i64)>> {
     let rows = vec!["(?, ?, ?, ?)"; deliveries.len()].join(", ");
     let sql = format!(
-        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING RETURNING id"
+        "INSERT INTO gh_deliveries (id, event, received_at, digest) VALUES {rows} ON CONFLICT DO NOTHING \
+         RETURNING id, rowid"
     );
     let values = deliveries.iter().flat_map(|d| {
         [
@@ -292,7 +429,24 @@ fn insert_deliveries(tx: &rusqlite::Transaction<'_>, deliveries: &[&Delivery], n
         ]
     });
     let mut insert = tx.prepare_cached(&sql)?;
-    Ok(insert.query_map(params_from_iter(values), |row| row.get(0))?.collect::<rusqlite::Result<_>>()?)
+    Ok(insert
+        .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Indexes the digests of the deliveries stored.
+fn index_digests(tx: &rusqlite::Transaction<'_>, stored: &[&Delivery]) -> Result<()> {
+    let digests: Vec<Value> = stored.iter().filter_map(|d| d.digest.clone().map(Value::Text)).collect();
+    if digests.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT OR IGNORE INTO {}.replay_digests (digest) VALUES {}",
+        digests::SCHEMA,
+        vec!["(?)"; digests.len()].join(", ")
+    );
+    tx.prepare_cached(&sql)?.execute(params_from_iter(digests))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -15,8 +15,10 @@
 //! bounds at every function; `sqlx::Any` would convert every argument and
 //! row at run time and support only the types both drivers share. Code
 //! keeps one arm per engine only where the engines work differently: how a
-//! delivery is accepted (SQLite's group commit, see `batch`), how a
-//! database is opened and migrated, and how jobs are claimed (`jobs`).
+//! delivery is accepted (SQLite's group commit, see `batch`) and where its
+//! replay digest is indexed (in a file of its own on SQLite, see
+//! `digests`), how a database is opened and migrated, and how jobs are
+//! claimed (`jobs`).
 
 /// Runs `$body` with `$pool` bound to the store's pool, once per engine.
 macro_rules! on_pool {
@@ -50,6 +52,7 @@ macro_rules! on_writer {
 pub(crate) mod batch;
 mod blobs;
 mod dependencies;
+mod digests;
 mod job;
 mod jobs;
 mod merge_groups;
@@ -242,14 +245,21 @@ impl Store {
                 .connect_with(options.clone())
                 .await
                 .with_context(|| format!("cannot open {shown}"))?;
+            let writer = WriteLock::new();
+            {
+                let _guard = writer.worker(writer.turn().await).await;
+                migrate::sqlite(&pool, &shown).await?;
+            }
             // The 202 promises the delivery is on disk: the accepting commit
             // runs on its own connection with synchronous=FULL (the WAL is
             // fsynced at commit; NORMAL could lose the last commits on an OS
             // crash or power loss). Group commit shares that fsync among the
             // deliveries that arrive together.
-            let writer = WriteLock::new();
-            let batcher = batch::Batcher::start(file, BUSY_TIMEOUT, writer.clone())
-                .with_context(|| format!("cannot open {shown}"))?;
+            let (file, committer_lock) = (file.to_owned(), writer.clone());
+            let batcher =
+                tokio::task::spawn_blocking(move || batch::Batcher::start(&file, BUSY_TIMEOUT, committer_lock))
+                    .await?
+                    .with_context(|| format!("cannot open {shown}"))?;
             Engine::Sqlite { pool, writer, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut options =
@@ -273,12 +283,12 @@ impl Store {
                 .connect_with(options)
                 .await
                 .with_context(|| format!("cannot connect to {shown}"))?;
+            migrate::postgres(&pool, &shown).await?;
             Engine::Postgres(pool)
         } else {
             bail!("unsupported database URL {shown}: use sqlite://PATH or postgres://…");
         };
         let mut store = Store { engine, body_digests: false, eviction: Arc::new(blobs::EvictionCheck::new()) };
-        store.migrate(&shown).await?;
         store.body_digests = store.holds_body_digests().await?;
         Ok(store)
     }
@@ -290,6 +300,24 @@ impl Store {
         match &self.engine {
             Engine::Sqlite { batcher, .. } => Some(batcher.synchronous()),
             Engine::Postgres(_) => None,
+        }
+    }
+
+    /// Stores what was sent before and closes the store's connections: on
+    /// SQLite the replay digests' file is marked closed, so the next start
+    /// trusts it instead of making it again (a process that stops without
+    /// closing leaves it to be made again). Everything after is refused.
+    pub async fn close(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Sqlite { pool, batcher, .. } => {
+                let closed = batcher.close().await;
+                pool.close().await;
+                closed
+            }
+            Engine::Postgres(pool) => {
+                pool.close().await;
+                Ok(())
+            }
         }
     }
 
@@ -309,23 +337,19 @@ impl Store {
         }
     }
 
-    async fn migrate(&self, shown: &str) -> Result<()> {
-        match &self.engine {
-            Engine::Sqlite { pool, writer, .. } => {
-                let _guard = writer.worker(writer.turn().await).await;
-                migrate::sqlite(pool, shown).await
-            }
-            Engine::Postgres(pool) => migrate::postgres(pool, shown).await,
-        }
-    }
-
     /// Whether any delivery's digest is of its body (64 hex digits, which
     /// sort before every `sig:` digest): the smallest digest is read from
-    /// the digest index.
+    /// the digest index (on SQLite, by the committer when it opened the
+    /// replay digests' file).
     async fn holds_body_digests(&self) -> Result<bool> {
-        let sql = "SELECT MIN(digest) FROM gh_deliveries";
-        let least: Option<String> = on_pool!(self, |pool| sqlx::query_scalar(sql).fetch_one(pool).await?);
-        Ok(least.is_some_and(|digest| !digest.starts_with(SIGNED_DIGEST)))
+        match &self.engine {
+            Engine::Sqlite { batcher, .. } => Ok(batcher.body_digests()),
+            Engine::Postgres(pool) => {
+                let sql = "SELECT MIN(digest) FROM gh_deliveries";
+                let least: Option<String> = sqlx::query_scalar(sql).fetch_one(pool).await?;
+                Ok(least.is_some_and(|digest| !digest.starts_with(SIGNED_DIGEST)))
+            }
+        }
     }
 
     /// Is the database reachable? (`/readyz`)
