@@ -141,7 +141,7 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
         .unwrap();
     assert_eq!(
         recorded,
-        vec![(1, true), (2, true), (3, true)],
+        vec![(1, true), (2, true), (3, true), (4, true)],
         "the baseline is recorded once, then the later migrations run"
     );
 }

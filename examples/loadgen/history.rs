@@ -1,7 +1,7 @@
 //! `--history N`: the database `gatehouse serve` starts on holds N earlier
 //! deliveries, each with its job finished, as a store that has served for
 //! months does. The replay-digest index (keyed by a digest, so a random
-//! place for each delivery) then spans many pages, and a commit writes one
+//! place for each delivery) then spans many pages, and a commit changes one
 //! of them for almost every delivery it stores; on a fresh database the
 //! deliveries of a commit share its few pages.
 
