@@ -377,11 +377,10 @@ impl Failure {
     fn may_leave_the_digests_behind(&self) -> bool {
         match self {
             Failure::Commit(_) => true,
-            Failure::Statements(err) => {
-                err.downcast_ref::<rusqlite::Error>().and_then(|e| e.sqlite_error_code()).is_some_and(|code| {
-                    matches!(code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
-                })
-            }
+            Failure::Statements(err) => matches!(
+                digests::sqlite_code(err),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+            ),
         }
     }
 }

@@ -62,29 +62,30 @@ pub(super) fn open(connection: &Connection, database: &Path) -> Result<()> {
             let _ = connection.execute_batch(&format!("DETACH DATABASE {SCHEMA}"));
             remove(&file)?;
             attach(connection, &file).with_context(|| format!("cannot make {}", file.display()))?;
-            Err(damaged)
+            Trust::Not(damaged)
         }
     };
     mark(connection, true)?;
     match trust {
-        Ok(upto) => index_from(connection, upto),
-        Err(reason) => {
-            if reason.to_string() != NEW {
-                tracing::warn!(file = %file.display(), reason = %format!("{reason:#}"), "making the replay-digest index again");
-            }
+        Trust::Upto(upto) => index_from(connection, upto),
+        Trust::New => index_from(connection, 0),
+        Trust::Not(reason) => {
+            tracing::warn!(file = %file.display(), reason = %format!("{reason:#}"), "making the replay-digest index again");
             connection.execute(&format!("DELETE FROM {SCHEMA}.replay_digests"), [])?;
             index_from(connection, 0)
         }
     }
 }
 
+/// The SQLite result code of the first SQLite error in `err`'s chain.
+pub(super) fn sqlite_code(err: &anyhow::Error) -> Option<rusqlite::ErrorCode> {
+    err.chain().filter_map(|e| e.downcast_ref::<rusqlite::Error>()).find_map(|e| e.sqlite_error_code())
+}
+
 /// Whether the file could not be read because another connection (another
 /// process's store, or another store of this one) holds its lock.
 pub(super) fn is_busy(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|e| e.downcast_ref::<rusqlite::Error>())
-        .filter_map(|e| e.sqlite_error_code())
-        .any(|code| matches!(code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+    matches!(sqlite_code(err), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 /// Makes the file again from the deliveries, after a commit failed: the
@@ -151,8 +152,15 @@ fn attach(connection: &Connection, file: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Why a file with no history is made: not worth a warning.
-const NEW: &str = "it is new";
+/// What the file can be trusted for.
+enum Trust {
+    /// The digests of the deliveries through this row.
+    Upto(i64),
+    /// Nothing: it was just made.
+    New,
+    /// Nothing, and why.
+    Not(anyhow::Error),
+}
 
 /// What the file says of itself.
 struct State {
@@ -173,25 +181,25 @@ fn state(connection: &Connection) -> Result<State> {
 impl State {
     /// The last delivery whose digest the file holds, when the file can
     /// be trusted; why not, when it cannot.
-    fn trust(self, connection: &Connection) -> Result<Result<i64>> {
+    fn trust(self, connection: &Connection) -> Result<Trust> {
         if self.marks < 0 {
-            return Ok(Err(anyhow::anyhow!(NEW)));
+            return Ok(Trust::New);
         }
         if self.open {
-            return Ok(Err(anyhow::anyhow!("the process that had it open stopped without closing it")));
+            return Ok(Trust::Not(anyhow::anyhow!("the process that had it open stopped without closing it")));
         }
         if let Some(delivery) = self.delivery {
             let held: Option<String> = connection
                 .query_row("SELECT id FROM main.gh_deliveries WHERE rowid = ?1", [self.upto], |row| row.get(0))
                 .optional()?;
             if held.as_deref() != Some(delivery.as_str()) {
-                return Ok(Err(anyhow::anyhow!(
+                return Ok(Trust::Not(anyhow::anyhow!(
                     "its last delivery, {delivery} (row {}), is not in the database",
                     self.upto
                 )));
             }
         }
-        Ok(Ok(self.upto))
+        Ok(Trust::Upto(self.upto))
     }
 }
 
