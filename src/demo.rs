@@ -59,6 +59,7 @@ pub(crate) async fn run_async() -> Result<()> {
     crate::cli::emit(&format!("  pull request      {REPO}#1, head {}\n\n", &pr.head_sha[..7]))?;
 
     let payload = serde_json::to_vec(&sim.pull_request_event(REPO, 1, "opened"))?;
+    let mut requests = sim.watch();
     let started = Instant::now();
     let status = reqwest::Client::new()
         .post(format!("http://{}/webhook", running.addr))
@@ -70,9 +71,22 @@ pub(crate) async fn run_async() -> Result<()> {
         .await?
         .status();
     crate::cli::emit(&format!("delivered pull_request.opened: HTTP {status}\n"))?;
+    crate::cli::emit("the App's requests to GitHub, as they are answered:\n")?;
+    let mut writes = 0;
 
     let expected = crate::publish::check_names().len();
     loop {
+        while let Ok(request) = requests.try_recv() {
+            // REST writes of the installation (the demo's GraphQL requests are queries).
+            writes += usize::from(request.method != "GET" && request.path.starts_with("/repos/"));
+            crate::cli::emit(&format!(
+                "  {:>6} ms  {:<5} {} → {}\n",
+                started.elapsed().as_millis(),
+                request.method,
+                request.path,
+                request.status
+            ))?;
+        }
         let runs = sim.check_runs(REPO, &pr.head_sha);
         let counts = running.store.job_counts().await?;
         if runs.len() == expected && runs.iter().all(|r| r.status == "completed") && counts.queued + counts.running == 0
@@ -84,7 +98,10 @@ pub(crate) async fn run_async() -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    crate::cli::emit(&format!("evaluated in {} ms\n\n", started.elapsed().as_millis()))?;
+    crate::cli::emit(&format!(
+        "evaluated in {} ms, with {writes} writes to GitHub\n\n",
+        started.elapsed().as_millis()
+    ))?;
 
     for run in sim.check_runs(REPO, &pr.head_sha) {
         let conclusion = run.conclusion.as_deref().unwrap_or("?");
@@ -94,7 +111,8 @@ pub(crate) async fn run_async() -> Result<()> {
             _ => "○",
         };
         crate::cli::emit(&format!("{mark} {} — {conclusion}: {}\n", run.name, run.title))?;
-        for line in run.summary.lines() {
+        // The digest mark that ends a summary is an HTML comment GitHub does not show.
+        for line in run.summary.lines().filter(|l| !l.starts_with("<!--")) {
             crate::cli::emit(&format!("    {line}\n"))?;
         }
         crate::cli::emit("\n")?;

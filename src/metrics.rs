@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::github::{Budget, Urgency};
 
 /// Job latency buckets, seconds.
 const BUCKETS: [f64; 8] = [0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
@@ -39,6 +42,20 @@ pub struct Metrics {
     redelivery_found: AtomicU64,
     redelivery_requested: AtomicU64,
     redelivery_failed: AtomicU64,
+    /// The write budget's limits (-1: none), set once at start.
+    budget_limits: Mutex<Vec<(&'static str, i64)>>,
+    /// Writes sent, writes that waited for the budget, and the time they
+    /// waited, by urgency (person, background).
+    writes: [AtomicU64; 2],
+    writes_delayed: [AtomicU64; 2],
+    write_wait_micros: [AtomicU64; 2],
+}
+
+fn urgency_index(urgency: Urgency) -> usize {
+    match urgency {
+        Urgency::Person => 0,
+        Urgency::Background => 1,
+    }
 }
 
 impl Metrics {
@@ -109,6 +126,27 @@ impl Metrics {
     pub(crate) fn redelivery_requested(&self, ok: bool) {
         let counter = if ok { &self.redelivery_requested } else { &self.redelivery_failed };
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The write budget the GitHub client keeps to.
+    pub(crate) fn write_budget(&self, budget: &Budget) {
+        let limit = |l: Option<u32>| l.map_or(-1, i64::from);
+        *self.budget_limits.lock().unwrap_or_else(|e| e.into_inner()) = vec![
+            ("content_per_minute", limit(budget.content_per_minute)),
+            ("content_per_hour", limit(budget.content_per_hour)),
+            ("endpoint_points_per_minute", limit(budget.endpoint_points_per_minute)),
+            ("reserve_percent", i64::from(budget.reserve_percent)),
+        ];
+    }
+
+    /// One write let through by the budget after waiting `waited`.
+    pub(crate) fn write_spent(&self, urgency: Urgency, waited: Duration) {
+        let i = urgency_index(urgency);
+        self.writes[i].fetch_add(1, Ordering::Relaxed);
+        if !waited.is_zero() {
+            self.writes_delayed[i].fetch_add(1, Ordering::Relaxed);
+            self.write_wait_micros[i].fetch_add(waited.as_micros() as u64, Ordering::Relaxed);
+        }
     }
 
     pub fn render(&self) -> String {
@@ -189,7 +227,37 @@ impl Metrics {
                 counter.load(Ordering::Relaxed)
             );
         }
+        self.render_budget(&mut out);
         out
+    }
+
+    fn render_budget(&self, out: &mut String) {
+        out.push_str("# HELP gatehouse_github_write_budget_limit The write budget per installation (-1: no limit).\n");
+        out.push_str("# TYPE gatehouse_github_write_budget_limit gauge\n");
+        for (limit, n) in self.budget_limits.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(out, "gatehouse_github_write_budget_limit{{limit=\"{limit}\"}} {n}");
+        }
+        let series = [
+            ("gatehouse_github_writes_total", "Writes sent to GitHub, by who waits for them.", &self.writes),
+            (
+                "gatehouse_github_writes_delayed_total",
+                "Writes that waited for the installation's write budget.",
+                &self.writes_delayed,
+            ),
+        ];
+        for (name, help, counters) in series {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            for urgency in [Urgency::Person, Urgency::Background] {
+                let n = counters[urgency_index(urgency)].load(Ordering::Relaxed);
+                let _ = writeln!(out, "{name}{{urgency=\"{}\"}} {n}", urgency.label());
+            }
+        }
+        let name = "gatehouse_github_write_budget_wait_seconds_total";
+        let _ = writeln!(out, "# HELP {name} Time writes waited for the write budget.\n# TYPE {name} counter");
+        for urgency in [Urgency::Person, Urgency::Background] {
+            let micros = self.write_wait_micros[urgency_index(urgency)].load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}{{urgency=\"{}\"}} {}", urgency.label(), micros as f64 / 1e6);
+        }
     }
 }
 

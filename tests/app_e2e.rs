@@ -70,13 +70,18 @@ async fn a_pr_gets_check_runs_and_inline_comments() {
     assert_eq!((comment.path.as_str(), comment.line), (BRIEF, 4));
     assert!(comment.body.contains("<!-- gatehouse:fingerprint="));
 
-    // The same head again (a re-run): no second review, no comment twice.
+    // The same head again (a re-run): GitHub shows what the evaluation
+    // decides already, so nothing is written: no run, no review, no comment.
+    sim.clear_requests();
     let payload = sim.pull_request_event(REPO, 1, "reopened");
     assert_eq!(deliver(app.addr, "pull_request", "e2e-2", &payload).await, 202);
-    wait_for("the second job", || sim.check_runs(REPO, &head).len() == 2 * names.len()).await;
-    all_completed(&sim, &head, 2 * names.len()).await;
     jobs_idle(&app.store).await;
+    assert_eq!(sim.check_runs(REPO, &head).len(), names.len(), "no run written again");
     assert_eq!(sim.reviews(REPO, 1).len(), 1, "one review per head");
+    let writes: Vec<_> =
+        sim.requests().into_iter().filter(|r| r.method != "GET" && r.path.starts_with("/repos/")).collect();
+    assert!(writes.is_empty(), "the same head delivered again writes nothing: {writes:#?}");
+    assert!(sim.requests().iter().any(|r| r.path.ends_with("/check-runs")), "it was evaluated again");
 
     // Fixing the brief resolves its thread.
     let fixed = sim.push(REPO, 1, head_fixed());

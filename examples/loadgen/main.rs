@@ -21,6 +21,10 @@
 //!   other receiver with the same bodies instead.
 //! - **flood** (`--flood N`): see [`flood`].
 //!
+//! And one more in this process, when asked:
+//! - **feedback** (`--only feedback`): see [`feedback`]; `--prs N`,
+//!   `--github-latency-ms N` (default 100 here).
+//!
 //! `--deliveries N` (per concurrency, after 1,000 unmeasured),
 //! `--concurrency N` (repeatable; default 8 and 64), `--workers N`,
 //! `--only ack|e2e|http`, `--github-latency-ms N` (how slowly the simulated
@@ -30,6 +34,7 @@
 //! `--flood-secs N` (default 20).
 
 mod client;
+mod feedback;
 mod flood;
 mod history;
 mod http;
@@ -71,6 +76,10 @@ struct Args {
     flood_secs: u64,
     /// Earlier deliveries the http mode's database holds when it starts.
     history: usize,
+    /// Pull requests per scenario of the feedback mode.
+    prs: u64,
+    /// Whether `--github-latency-ms` was given.
+    latency_given: bool,
 }
 
 fn args() -> Result<Args> {
@@ -85,6 +94,8 @@ fn args() -> Result<Args> {
         flood: None,
         flood_secs: 20,
         history: 0,
+        prs: 10,
+        latency_given: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -92,14 +103,16 @@ fn args() -> Result<Args> {
             "--deliveries" => args.deliveries = it.next().context("--deliveries N")?.parse()?,
             "--concurrency" => args.concurrency.push(it.next().context("--concurrency N")?.parse()?),
             "--workers" => args.workers = it.next().context("--workers N")?.parse()?,
-            "--only" => args.only = Some(it.next().context("--only ack|e2e|http")?),
+            "--only" => args.only = Some(it.next().context("--only ack|e2e|http|feedback")?),
             "--target" => args.target = Some(it.next().context("--target URL")?),
             "--serve-bin" => args.serve_bin = it.next().context("--serve-bin PATH")?.into(),
             "--flood" => args.flood = Some(it.next().context("--flood N")?.parse()?),
             "--flood-secs" => args.flood_secs = it.next().context("--flood-secs N")?.parse()?,
             "--history" => args.history = it.next().context("--history N")?.parse()?,
+            "--prs" => args.prs = it.next().context("--prs N")?.parse()?,
             "--github-latency-ms" => {
-                args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?)
+                args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?);
+                args.latency_given = true;
             }
             other => bail!("unknown argument {other}"),
         }
@@ -123,6 +136,10 @@ fn main() -> Result<()> {
     let client = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if let Some(connections) = args.flood {
         return client.block_on(flood::main(&args.serve_bin, connections, args.flood_secs));
+    }
+    if args.only.as_deref() == Some("feedback") {
+        let latency = if args.latency_given { args.github_latency } else { Duration::from_millis(100) };
+        return client.block_on(feedback::main(latency, args.prs.max(1), args.workers));
     }
     if args.only.as_deref() == Some("http") || args.target.is_some() {
         let target = match &args.target {
@@ -219,16 +236,16 @@ struct AckRun {
 }
 
 /// The App as `gatehouse serve` configures it, on SQLite at `db`, with the
-/// simulated GitHub as its GitHub. Its writes are not spaced: the App spaces
-/// them a second apart for GitHub's secondary rate limits ("Best practices
-/// for using the REST API"), which the simulated GitHub does not impose, and
-/// spaced writes would measure the pause instead of the App.
+/// simulated GitHub as its GitHub, both as an instance without secondary
+/// limits (GitHub Enterprise Server's default): a flood of one installation
+/// would otherwise measure the write budget instead of the App.
 fn in_process(sim: &Sim, db: &std::path::Path) -> Result<AppConfig> {
     let mut config = AppConfig::new(APP_ID, Token::new(PRIVATE_KEY), Secrets::parse(SECRET));
     config.database_url = format!("sqlite://{}", db.display());
     config.bind = "127.0.0.1:0".parse()?;
     config.api_url = sim.url();
-    config.retry.write_interval = Duration::ZERO;
+    config.budget = gatehouse::github::Budget::UNLIMITED;
+    sim.set_secondary_limits(gatehouse_sim::SecondaryLimits::NONE);
     Ok(config)
 }
 

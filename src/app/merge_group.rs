@@ -6,13 +6,14 @@
 
 use anyhow::{Context, Result};
 
-use super::worker::{Ctx, Progress, check_names, fail_closed};
+use super::worker::{Ctx, HeadRuns, Progress, check_names};
 use crate::github::{HeadSha, RepoClient};
+use crate::model::Report;
 use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
 use crate::publish::{self, checks, summary};
 use crate::source::merge_group::{self as group_source, COMPARE_FILES};
 use crate::source::pull_request::{self as source, PullRequest, Read};
-use crate::store::Job;
+use crate::store::{Job, MergeGroupRecord};
 
 /// Evaluates the merge group whose head is `head`.
 pub(super) async fn evaluate(
@@ -30,27 +31,53 @@ pub(super) async fn evaluate(
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let names = check_names(job.scope);
-    let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
-    if runs.ids.is_empty() {
+    let mut runs = HeadRuns::read(repo, job, &head, check_names(job.scope), progress).await?;
+    if runs.evaluated_already() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());
     }
-    progress.runs.push((repo.repo.clone(), runs.ids.clone()));
-    let change = group_source::compare(repo, &group.base_sha, &head).await?;
     let too_many = format!(
         "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
          so gatehouse cannot see the whole change. Queue fewer pull requests together."
     );
+    let decided = runs.while_slow(ctx, job, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
+    let (report, gates) = match decided {
+        Ok(decided) => decided,
+        Err((reason, error)) => {
+            runs.fail_closed(repo, job, &reason).await?;
+            return error.map_or(Ok(()), Err);
+        }
+    };
+    for (output, findings) in publish::outputs(&report, review_gate(&gates)) {
+        runs.publish(repo, job, output, &findings, None).await?;
+    }
+    let prs: Vec<u64> = gates.iter().map(|g| g.number).collect();
+    tracing::info!(job = job.id, %head, ?prs, "merge group evaluated");
+    Ok(())
+}
+
+/// The group's report and the review gates of its pull requests, or why
+/// every check fails closed (and the job's own error, when it has one).
+type GroupDecision = std::result::Result<(Report, Vec<PullGate>), (String, Option<anyhow::Error>)>;
+
+/// Reads the merge group and evaluates it.
+async fn decide(
+    ctx: &Ctx,
+    repo: &RepoClient,
+    group: &MergeGroupRecord,
+    head: &str,
+    too_many: &str,
+) -> Result<GroupDecision> {
+    let change = group_source::compare(repo, &group.base_sha, head).await?;
     if change.files.len() >= COMPARE_FILES {
-        return fail_closed(repo, &runs, &names, &too_many).await;
+        return Ok(Err((too_many.to_string(), None)));
     }
     let pulls = group_source::group_pulls(repo, &change.commits, &group.head_ref).await?;
     let described = PullRequest {
         number: 0,
         base_sha: HeadSha(group.base_sha.clone()),
         merge_base: Some(HeadSha(change.merge_base.clone())),
-        head_sha: HeadSha(head.clone()),
+        head_sha: HeadSha(head.to_string()),
         body: None,
         changed_files: change.files.len() as u64,
         draft: false,
@@ -59,13 +86,9 @@ pub(super) async fn evaluate(
     let read = source::read_changes(repo, described, async { Ok(files) }, &ctx.reads).await;
     let snapshot = match read {
         Ok(Read::Snapshot(snapshot)) => snapshot,
-        Ok(Read::TooManyFiles { .. }) => return fail_closed(repo, &runs, &names, &too_many).await,
+        Ok(Read::TooManyFiles { .. }) => return Ok(Err((too_many.to_string(), None))),
         Err(err) if err.is_transient() => return Err(err.into()),
-        Err(err) => {
-            let reason = format!("Reading the merge group failed: {err}");
-            fail_closed(repo, &runs, &names, &reason).await?;
-            return Err(err.into());
-        }
+        Err(err) => return Ok(Err((format!("Reading the merge group failed: {err}"), Some(err.into())))),
     };
     let changes = snapshot.changes;
     let report =
@@ -76,14 +99,7 @@ pub(super) async fn evaluate(
         let last = runs.into_iter().filter(|r| r.name == summary::REVIEW_CHECK).max_by_key(|r| r.id);
         gates.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
     }
-    for (output, findings) in publish::outputs(&report, review_gate(&gates)) {
-        let Some(id) = runs.ids.get(&output.name) else { continue };
-        let delivered = runs.completed.get(&output.name).copied();
-        checks::finish(repo, *id, &output, &findings, delivered).await?;
-    }
-    let prs: Vec<u64> = gates.iter().map(|g| g.number).collect();
-    tracing::info!(job = job.id, %head, ?prs, "merge group evaluated");
-    Ok(())
+    Ok(Ok((report, gates)))
 }
 
 /// Ends the group's runs still in progress: nothing will finish them.

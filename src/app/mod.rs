@@ -22,7 +22,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use tokio::sync::{Notify, watch};
 
-use crate::github::{AppCredentials, GitHub, RetryPolicy, Token};
+use crate::github::{AppCredentials, Budget, GitHub, RetryPolicy, Token};
 use crate::metrics::Metrics;
 use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
@@ -54,6 +54,11 @@ pub struct AppConfig {
     pub log_format: LogFormat,
     /// The sweep that has GitHub redeliver failed deliveries.
     pub redeliver: RedeliverPolicy,
+    /// The secondary limits each installation's writes keep to.
+    pub budget: Budget,
+    /// How long an evaluation may take before its check runs are shown in
+    /// progress; a quicker one posts each run with its conclusion at once.
+    pub progress_after: Duration,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -69,6 +74,7 @@ impl std::fmt::Debug for AppConfig {
             .field("limits", &self.limits)
             .field("log_format", &self.log_format)
             .field("redeliver", &self.redeliver)
+            .field("budget", &self.budget)
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +100,8 @@ impl AppConfig {
             limits: ServerLimits::default(),
             log_format: LogFormat::Text,
             redeliver: RedeliverPolicy::default(),
+            budget: Budget::default(),
+            progress_after: Duration::from_secs(2),
         }
     }
 }
@@ -159,7 +167,8 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
     let metrics = Arc::new(Metrics::new(&crate::webhook::envelope::KNOWN_EVENTS));
     let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
-    let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?;
+    let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?
+        .with_budget(config.budget, Arc::new(store.clone()));
     let wake = Arc::new(Notify::new());
     let (stop, stopped) = watch::channel(false);
     let ctx = Arc::new(worker::Ctx {
@@ -170,6 +179,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,
+        progress_after: config.progress_after,
     });
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))

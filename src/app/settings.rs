@@ -53,6 +53,38 @@ pub(crate) struct Settings {
     /// App refused or missed (default 300; the first runs at start; 0: none).
     #[arg(long, value_name = "SECS", env = "GATEHOUSE_REDELIVER_INTERVAL_SECS", hide_env_values = true)]
     pub redeliver_interval_secs: Option<u64>,
+    /// Content-generating requests (writes) an installation may make a
+    /// minute; `none` lifts the limit (default 80, GitHub.com's secondary
+    /// limit; GitHub Enterprise Server sets none unless its administrator
+    /// does).
+    #[arg(long, value_name = "N|none", env = "GATEHOUSE_GITHUB_WRITES_PER_MINUTE", hide_env_values = true)]
+    pub github_writes_per_minute: Option<Limit>,
+    /// Writes an installation may make an hour; `none` lifts the limit
+    /// (default 500, GitHub.com's).
+    #[arg(long, value_name = "N|none", env = "GATEHOUSE_GITHUB_WRITES_PER_HOUR", hide_env_values = true)]
+    pub github_writes_per_hour: Option<Limit>,
+    /// Points a minute an installation may spend on one endpoint, a write
+    /// costing 5; `none` lifts the limit (default 900, GitHub.com's).
+    #[arg(long, value_name = "N|none", env = "GATEHOUSE_GITHUB_ENDPOINT_POINTS_PER_MINUTE", hide_env_values = true)]
+    pub github_endpoint_points_per_minute: Option<Limit>,
+}
+
+/// A limit of the write budget: a number, or `none`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limit(pub Option<u32>);
+
+impl std::str::FromStr for Limit {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Limit, String> {
+        if s.eq_ignore_ascii_case("none") {
+            return Ok(Limit(None));
+        }
+        match s.parse::<u32>() {
+            Ok(n) if n > 0 => Ok(Limit(Some(n))),
+            _ => Err(format!("{s:?} is not a limit: give a whole number above 0, or `none` for no limit")),
+        }
+    }
 }
 
 impl Settings {
@@ -94,6 +126,15 @@ impl Settings {
         }
         if let Some(secs) = self.redeliver_interval_secs {
             config.redeliver.interval = Duration::from_secs(secs);
+        }
+        if let Some(Limit(n)) = self.github_writes_per_minute {
+            config.budget.content_per_minute = n;
+        }
+        if let Some(Limit(n)) = self.github_writes_per_hour {
+            config.budget.content_per_hour = n;
+        }
+        if let Some(Limit(n)) = self.github_endpoint_points_per_minute {
+            config.budget.endpoint_points_per_minute = n;
         }
     }
 }

@@ -3,6 +3,7 @@
 //! with a delay (see [`Failure`] for what is transient); a crash lets the lease lapse and another worker takes over.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use tokio::sync::{Notify, watch};
 use super::failure::Failure;
 use crate::gate;
 use crate::github::RetryPolicy;
-use crate::github::{GitHub, RepoClient, RepoName};
+use crate::github::{GitHub, RepoClient, RepoName, Urgency};
 use crate::metrics::Metrics;
 use crate::publish::review_requests::{self, GateState};
 use crate::publish::{self, checks, review, summary};
@@ -31,6 +32,7 @@ pub(crate) struct Ctx {
     pub lease: Duration,
     pub wake: Arc<Notify>,
     pub retry: RetryPolicy,
+    pub progress_after: Duration,
 }
 
 pub(crate) fn worker_id(n: usize) -> String {
@@ -133,18 +135,19 @@ enum Outcome {
     Resolved,
 }
 
-/// The check runs a job started, so a job that fails for good can end them.
+/// The heads a job began to evaluate and their checks, so a job that fails
+/// for good can conclude them.
 #[derive(Default)]
 pub(super) struct Progress {
-    pub(super) runs: Vec<(RepoName, BTreeMap<String, u64>)>,
+    pub(super) heads: Vec<(RepoName, String, Vec<String>)>,
 }
 
-/// Gives every run the job started and did not complete a `failure` saying
+/// Gives every check the job began and did not complete a `failure` saying
 /// why: a required check never waits on a job that is gone.
 async fn conclude_runs(ctx: &Ctx, job: &Job, progress: &Progress, error: &str) {
-    for (repo, runs) in &progress.runs {
+    for (repo, head, names) in &progress.heads {
         let repo = RepoClient::new(ctx.github.clone(), job.installation, repo.clone());
-        match checks::conclude_failed(&repo, runs, error).await {
+        match checks::conclude_failed(&repo, head, job.id, names, error).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(job = job.id, runs = n, "check runs concluded as failed"),
             Err(err) => tracing::error!(job = job.id, error = %err, "cannot conclude the job's check runs"),
@@ -220,6 +223,92 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
     }
 }
 
+/// A job's check runs on one head: what GitHub showed when the job began,
+/// and the runs it showed in progress while it was slow.
+pub(super) struct HeadRuns {
+    pub head: String,
+    pub names: Vec<String>,
+    shown: checks::Shown,
+    started: checks::CheckRuns,
+    once_per_head: bool,
+    /// A person asked for a re-run: every check is written anew.
+    rerun: bool,
+}
+
+impl HeadRuns {
+    /// Reads our runs on `head`; the job evaluates the checks `names`.
+    pub(super) async fn read(
+        repo: &RepoClient,
+        job: &Job,
+        head: &str,
+        names: Vec<String>,
+        progress: &mut Progress,
+    ) -> Result<HeadRuns> {
+        let shown = checks::shown(repo, head).await?;
+        progress.heads.push((repo.repo.clone(), head.to_string(), names.clone()));
+        let (once_per_head, rerun) = (job.once_per_head, job.rerun_asked());
+        Ok(HeadRuns { head: head.to_string(), names, shown, started: Default::default(), once_per_head, rerun })
+    }
+
+    /// Every check this job evaluates was completed on this head by another
+    /// job, and a head is evaluated once.
+    pub(super) fn evaluated_already(&self) -> bool {
+        self.once_per_head && self.shown.all_completed(&self.names)
+    }
+
+    /// Runs `work`; if it takes longer than `ctx.progress_after`, the checks
+    /// are shown in progress meanwhile (a quick one posts none).
+    pub(super) async fn while_slow<T>(
+        &mut self,
+        ctx: &Ctx,
+        job: &Job,
+        repo: &RepoClient,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        tokio::pin!(work);
+        tokio::select! {
+            done = &mut work => done,
+            _ = tokio::time::sleep(ctx.progress_after) => {
+                self.started = checks::start(repo, &self.head, job.id, &self.names, &self.shown).await?;
+                work.await
+            }
+        }
+    }
+
+    /// Writes one check's output where it differs from what GitHub shows;
+    /// `note` (what changed on the base) is added to a summary written
+    /// anyway.
+    pub(super) async fn publish(
+        &self,
+        repo: &RepoClient,
+        job: &Job,
+        mut output: summary::CheckOutput,
+        findings: &[&crate::model::Finding],
+        note: Option<&str>,
+    ) -> Result<()> {
+        if !self.names.contains(&output.name) {
+            return Ok(());
+        }
+        let digest = checks::digest(&output, findings);
+        let unchanged_skips = (!self.rerun).then_some(digest.as_str());
+        let planned =
+            checks::plan(&self.shown, &self.started, job.id, &output.name, unchanged_skips, self.once_per_head);
+        if let Some(note) = note {
+            output.summary = summary::fit(format!("{}\n\n{note}\n", output.summary.trim_end()));
+        }
+        checks::publish(repo, &self.head, job.id, planned, &output, findings, &digest).await?;
+        Ok(())
+    }
+
+    /// Fails every check closed, saying why.
+    pub(super) async fn fail_closed(&self, repo: &RepoClient, job: &Job, reason: &str) -> Result<()> {
+        for name in &self.names {
+            self.publish(repo, job, summary::fail_closed(name, reason), &[], None).await?;
+        }
+        Ok(())
+    }
+}
+
 async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
     let pr = source::describe(repo, number).await?;
     let head = pr.head_sha.0.clone();
@@ -233,18 +322,68 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         }
     }
     let review_only = job.scope == Scope::ReviewGate;
-    let names = check_names(job.scope);
-    let runs = checks::start(repo, &head, job.id, &names, job.once_per_head).await?;
-    if runs.ids.is_empty() {
+    let mut runs = HeadRuns::read(repo, job, &head, check_names(job.scope), progress).await?;
+    if runs.evaluated_already() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());
     }
-    progress.runs.push((repo.repo.clone(), runs.ids.clone()));
     if job.started_sha.as_deref() != Some(head.as_str()) {
         ctx.store.started(job, &head).await?;
     }
-    let read = source::read(repo, pr.clone(), &ctx.reads).await;
-    let snapshot = match read {
+    let decided = runs.while_slow(ctx, job, repo, decide(ctx, repo, &pr)).await?;
+    let decided = match decided {
+        Decided::Evaluated(decided) => decided,
+        Decided::FailClosed { reason, error } => {
+            runs.fail_closed(repo, job, &reason).await?;
+            return error.map_or(Ok(()), Err);
+        }
+    };
+    let Evaluation { report, review_gate, base_note, index_entry, files, suggestions } = *decided;
+    for (output, findings) in publish::outputs(&report, review_gate) {
+        runs.publish(repo, job, output, &findings, base_note.as_deref()).await?;
+    }
+    ctx.store.record_dependencies(&repo.repo.full(), &index_entry).await?;
+    if review_only {
+        tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
+        return Ok(());
+    }
+    if ctx.store.superseded(job, &head).await? {
+        tracing::info!(job = job.id, "a newer head is queued: no review for this one");
+        return Ok(());
+    }
+    let findings: Vec<_> = report.findings().collect();
+    let published = review::publish(repo, number, &head, &findings, &files, &suggestions).await?;
+    tracing::info!(job = job.id, pr = number, head = %short(&pr), ?published, "evaluated");
+    Ok(())
+}
+
+/// What a pull request's evaluation decided.
+enum Decided {
+    Evaluated(Box<Evaluation>),
+    /// Every check fails closed for `reason`; `error` is the job's own
+    /// failure, when it has one.
+    FailClosed {
+        reason: String,
+        error: Option<anyhow::Error>,
+    },
+}
+
+struct Evaluation {
+    report: crate::model::Report,
+    review_gate: summary::CheckOutput,
+    /// What changed on the base since the last evaluation.
+    base_note: Option<String>,
+    index_entry: crate::store::Dependencies,
+    files: Vec<crate::source::pull_request::PrFile>,
+    suggestions: BTreeMap<String, crate::model::LineChange>,
+}
+
+/// Reads the pull request and decides each check's output, asking for the
+/// reviews the gate needs.
+async fn decide(ctx: &Ctx, repo: &RepoClient, pr: &PullRequest) -> Result<Decided> {
+    let number = pr.number;
+    let head = pr.head_sha.0.clone();
+    let snapshot = match source::read(repo, pr.clone(), &ctx.reads).await {
         Ok(Read::Snapshot(snapshot)) => snapshot,
         Ok(Read::TooManyFiles { pr }) => {
             let reason = format!(
@@ -252,14 +391,13 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
                  change. Split it into smaller pull requests.",
                 pr.changed_files
             );
-            return fail_closed(repo, &runs, &names, &reason).await;
+            return Ok(Decided::FailClosed { reason, error: None });
         }
         Err(err) if err.is_transient() => return Err(err.into()),
         Err(err) => {
             let reason =
                 format!("Reading the pull request failed: {err}\n\nPress **Re-run** on this check to try again.");
-            fail_closed(repo, &runs, &names, &reason).await?;
-            return Err(err.into());
+            return Ok(Decided::FailClosed { reason, error: Some(err.into()) });
         }
     };
     let repo_name = repo.repo.full();
@@ -293,7 +431,9 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
                 reviews: &reviews,
                 hold: pr.draft || unreadable_authors,
             };
-            requests = review_requests::ask(repo, &ctx.store, &state).await?;
+            // A review request can wait for the checks a person waits for.
+            let background = repo.with_urgency(Urgency::Background);
+            requests = review_requests::ask(&background, &ctx.store, &state).await?;
             Some(outcome)
         }
         _ => None,
@@ -312,44 +452,10 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     } else if let Some(note) = requests {
         review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
     }
-    for (mut output, findings) in publish::outputs(&report, review_gate) {
-        let Some(id) = runs.ids.get(&output.name) else { continue };
-        if let Some(note) = &base_note {
-            output.summary = summary::fit(format!("{}\n\n{note}\n", output.summary.trim_end()));
-        }
-        let delivered = runs.completed.get(&output.name).copied();
-        checks::finish(repo, *id, &output, &findings, delivered).await?;
-    }
-    ctx.store.record_dependencies(&repo_name, &index_entry).await?;
-    if review_only {
-        tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
-        return Ok(());
-    }
-    if ctx.store.superseded(job, &head).await? {
-        tracing::info!(job = job.id, "a newer head is queued: no review for this one");
-        return Ok(());
-    }
-    let findings: Vec<_> = report.findings().collect();
-    let published = review::publish(repo, number, &head, &findings, &snapshot.files, &suggestions).await?;
-    tracing::info!(job = job.id, pr = number, head = %short(&pr), ?published, "evaluated");
-    Ok(())
+    let files = snapshot.files;
+    Ok(Decided::Evaluated(Box::new(Evaluation { report, review_gate, base_note, index_entry, files, suggestions })))
 }
 
 fn short(pr: &PullRequest) -> &str {
     &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
-}
-
-pub(super) async fn fail_closed(
-    repo: &RepoClient,
-    runs: &checks::CheckRuns,
-    names: &[String],
-    reason: &str,
-) -> Result<()> {
-    for name in names {
-        if let Some(id) = runs.ids.get(name) {
-            let delivered = runs.completed.get(name).copied();
-            checks::finish(repo, *id, &summary::fail_closed(name, reason), &[], delivered).await?;
-        }
-    }
-    Ok(())
 }

@@ -126,6 +126,9 @@ pub(crate) struct CheckRun {
 #[derive(Debug, Deserialize)]
 pub(crate) struct CheckRunOutput {
     pub annotations_count: u64,
+    /// Nullable in GitHub's schema.
+    #[serde(default)]
+    pub summary: Option<String>,
 }
 
 /// `GET /repos/{o}/{r}/commits/{sha}/check-runs`.

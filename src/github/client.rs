@@ -6,7 +6,8 @@
 //! with `x-ratelimit-remaining: 0`, or GraphQL's HTTP 200 with an error of
 //! type `RATE_LIMITED`) waits for `x-ratelimit-reset`, a secondary one (403,
 //! 429 or GraphQL's 200) for `retry-after`, else a minute; meanwhile nothing
-//! is sent for that installation (`limits`), and its writes are paced.
+//! is sent for that installation (`limits`), and its writes go one at a
+//! time and within the installation's write budget (`budget`).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
 use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
+use super::budget::{self, Budget, Ledger, MemoryLedger, Ticket, Urgency};
 use super::limits::Limits;
 use super::outage::Outage;
 use crate::metrics::Metrics;
@@ -44,10 +46,6 @@ pub struct RetryPolicy {
     /// Attempts of a job that GitHub answers 401 (a token refused, or not
     /// minted: clock skew, a key being rotated) before it is given up on.
     pub unauthorized_attempts: i64,
-    /// The pause between one installation's writes ("Best practices for
-    /// using the REST API": at least a second between POST, PATCH, PUT and
-    /// DELETE requests).
-    pub write_interval: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -63,7 +61,6 @@ impl Default for RetryPolicy {
             probe_interval: Duration::from_secs(10),
             probe_interval_max: Duration::from_secs(120),
             unauthorized_attempts: 8,
-            write_interval: Duration::from_secs(1),
         }
     }
 }
@@ -167,6 +164,10 @@ pub struct GitHub {
     metrics: Arc<Metrics>,
     outage: Arc<Outage>,
     limits: Arc<Limits>,
+    /// The secondary limits each installation's writes keep to, and where
+    /// its writes are counted (the store, shared by every replica).
+    budget: Budget,
+    ledger: Arc<dyn Ledger>,
     /// The App's permissions (`default_permissions` of its manifest), asked
     /// of every installation token.
     permissions: Option<Value>,
@@ -200,6 +201,7 @@ impl GitHub {
             .user_agent(concat!("gatehouse/", env!("CARGO_PKG_VERSION")))
             .timeout(policy.timeout)
             .build()?;
+        metrics.write_budget(&Budget::default());
         Ok(GitHub {
             http,
             base,
@@ -209,11 +211,22 @@ impl GitHub {
             policy,
             outage: Arc::new(Outage::new(policy.probe_interval, policy.probe_interval_max)),
             limits: Arc::new(Limits::default()),
+            budget: Budget::default(),
+            ledger: Arc::new(MemoryLedger::default()),
             permissions: crate::register::manifest::Manifest::bundled()
                 .ok()
                 .and_then(|m| serde_json::to_value(m.default_permissions).ok()),
             metrics,
         })
+    }
+
+    /// The same client, keeping every installation's writes to `budget`
+    /// as counted in `ledger`.
+    pub fn with_budget(mut self, budget: Budget, ledger: Arc<dyn Ledger>) -> GitHub {
+        self.budget = budget;
+        self.ledger = ledger;
+        self.metrics.write_budget(&budget);
+        self
     }
 
     pub(crate) fn app_id(&self) -> u64 {
@@ -283,6 +296,7 @@ impl GitHub {
     pub(crate) async fn rest(
         &self,
         installation: u64,
+        urgency: Urgency,
         method: Method,
         path: &str,
         body: Option<&Value>,
@@ -304,7 +318,7 @@ impl GitHub {
         let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
         let repo = repo_of(url.strip_prefix(&self.base).unwrap_or(&url));
         let token = self.token(installation, repo).await?;
-        let held = Some(Held { installation, write: method != Method::GET });
+        let held = Some(Held { installation, write: method != Method::GET, urgency });
         match self.send(method.clone(), &url, body, &token, call, &what, held).await {
             Err(ApiError::Status { status: 401, .. }) => {
                 // The token was revoked or expired early: mint another once.
@@ -328,12 +342,13 @@ impl GitHub {
     pub(crate) async fn graphql<T: DeserializeOwned>(
         &self,
         installation: u64,
+        urgency: Urgency,
         query: &str,
         variables: Value,
     ) -> Result<T, ApiError> {
         let token = self.token(installation, variables.get("name").and_then(Value::as_str)).await?;
         let body = serde_json::json!({ "query": query, "variables": variables });
-        let held = Some(Held { installation, write: query.trim_start().starts_with("mutation") });
+        let held = Some(Held { installation, write: query.trim_start().starts_with("mutation"), urgency });
         let response =
             self.send(Method::POST, &self.graphql, Some(&body), &token, Call::Idempotent, "GraphQL", held).await?;
         let answer: GraphQlAnswer<T> =
@@ -365,11 +380,13 @@ impl GitHub {
                 }
                 tokio::time::sleep(left).await;
             }
-            let slot = match held {
-                Some(Held { installation, write: true }) => {
-                    Some(self.limits.write_slot(installation, self.policy.write_interval).await)
+            let (slot, ticket) = match held {
+                Some(held @ Held { write: true, .. }) => {
+                    let slot = self.limits.write_slot(held.installation).await;
+                    let endpoint = budget::endpoint(method.as_str(), url.strip_prefix(&self.base).unwrap_or(url));
+                    (Some(slot), Some(self.spend(held, &endpoint, what).await?))
                 }
-                _ => None,
+                _ => (None, None),
             };
             let mut request = self
                 .http
@@ -381,6 +398,13 @@ impl GitHub {
                 request = request.json(body);
             }
             let outcome = self.outcome(request.send().await, what).await;
+            if let (Some(ticket), Some(held)) = (ticket, held)
+                && let Err(err) = self.ledger.release(held.installation, ticket).await
+            {
+                // Left in flight, the write holds the installation's next
+                // one until `IN_FLIGHT_MS` passes.
+                tracing::warn!(error = %err, "cannot record a write's answer in the write budget");
+            }
             drop(slot);
             if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
                 self.limits.block(held.installation, *wait);
@@ -411,6 +435,35 @@ impl GitHub {
             }
             tracing::debug!(what, attempt, wait_ms = wait.as_millis() as u64, reason, "retrying a GitHub call");
             tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Waits until the installation's write budget lets one more write to
+    /// `endpoint` through, and records it. A wait longer than a call may
+    /// sleep is a rate limit: the job runs again when it is over.
+    async fn spend(&self, held: Held, endpoint: &str, what: &str) -> Result<Ticket, ApiError> {
+        let mut waited = Duration::ZERO;
+        loop {
+            match self.ledger.spend(held.installation, endpoint, held.urgency, &self.budget).await {
+                Ok(Ok(ticket)) => {
+                    self.metrics.write_spent(held.urgency, waited);
+                    return Ok(ticket);
+                }
+                Ok(Err(wait)) => {
+                    if waited + wait > self.policy.max_wait {
+                        self.metrics.write_spent(held.urgency, waited);
+                        return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(wait) });
+                    }
+                    tokio::time::sleep(wait).await;
+                    waited += wait;
+                }
+                Err(err) => {
+                    return Err(ApiError::Transport {
+                        what: what.into(),
+                        reason: format!("the write budget could not be read: {err:#}"),
+                    });
+                }
+            }
         }
     }
 
@@ -482,6 +535,7 @@ fn repo_of(path: &str) -> Option<&str> {
 pub(super) struct Held {
     installation: u64,
     write: bool,
+    urgency: Urgency,
 }
 
 /// The rate-limit headers of an answer.

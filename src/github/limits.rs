@@ -4,7 +4,8 @@
 //! `retry-after`, or `x-ratelimit-reset` with nothing remaining), no request
 //! for that installation goes out before then, as requests during a limit can
 //! get an integration banned; writes (POST, PATCH, PUT, DELETE and GraphQL
-//! mutations) go out one at a time, at least `write_interval` apart.
+//! mutations) go out one at a time (the budget of how many may go out is
+//! `budget`'s).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,18 +17,13 @@ use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 pub(super) struct Limits {
     /// Installation → when GitHub lets its requests through again.
     blocked: Mutex<HashMap<u64, Instant>>,
-    /// Installation → when its last write was answered (held while a write
-    /// is in flight).
-    writes: Mutex<HashMap<u64, Arc<AsyncMutex<Option<Instant>>>>>,
+    /// Installation → its write turn (held while a write is in flight).
+    writes: Mutex<HashMap<u64, Arc<AsyncMutex<()>>>>,
 }
 
 /// The right to send one write: held until its answer came.
-pub(super) struct WriteSlot(OwnedMutexGuard<Option<Instant>>);
-
-impl Drop for WriteSlot {
-    fn drop(&mut self) {
-        *self.0 = Some(Instant::now());
-    }
+pub(super) struct WriteSlot {
+    _turn: OwnedMutexGuard<()>,
 }
 
 impl Limits {
@@ -47,22 +43,14 @@ impl Limits {
         *entry = (*entry).max(until);
     }
 
-    /// Waits for the installation's other writes and the pause after the
-    /// last one, then hands out the slot for this one.
-    pub(super) async fn write_slot(&self, installation: u64, interval: Duration) -> WriteSlot {
+    /// Waits for the installation's other writes in this process, then
+    /// hands out the slot for this one.
+    pub(super) async fn write_slot(&self, installation: u64) -> WriteSlot {
         let lock = {
             let mut writes = self.writes.lock().unwrap_or_else(|e| e.into_inner());
             writes.entry(installation).or_default().clone()
         };
-        let guard = lock.lock_owned().await;
-        if let Some(last) = *guard {
-            let due = last + interval;
-            let now = Instant::now();
-            if due > now {
-                tokio::time::sleep(due - now).await;
-            }
-        }
-        WriteSlot(guard)
+        WriteSlot { _turn: lock.lock_owned().await }
     }
 }
 
@@ -81,23 +69,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn writes_are_one_at_a_time_and_spaced() {
+    async fn writes_are_one_at_a_time() {
         let limits = Arc::new(Limits::default());
-        let interval = Duration::from_millis(50);
-        let first = limits.write_slot(1, interval).await;
+        let first = limits.write_slot(1).await;
         let waiting = tokio::spawn({
             let limits = limits.clone();
             async move {
-                let _slot = limits.write_slot(1, interval).await;
+                let _slot = limits.write_slot(1).await;
                 Instant::now()
             }
         });
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(!waiting.is_finished(), "a second write waits for the first");
-        let _other = limits.write_slot(2, interval).await;
+        let _other = limits.write_slot(2).await;
         let released = Instant::now();
         drop(first);
         let started = waiting.await.unwrap();
-        assert!(started >= released + interval, "and then for the pause after it");
+        assert!(started >= released, "and goes once it is answered");
     }
 }

@@ -5,6 +5,7 @@
 
 pub(crate) mod answers;
 pub(crate) mod auth;
+pub mod budget;
 mod client;
 pub(crate) mod deliveries;
 mod limits;
@@ -13,6 +14,7 @@ mod repo;
 pub(crate) mod reviews;
 
 pub use auth::{AppCredentials, Token};
+pub use budget::{Budget, Urgency};
 pub use client::{ApiError, GitHub, RetryPolicy};
 pub(crate) use client::{Call, Response};
 pub(crate) use deliveries::HookDelivery;

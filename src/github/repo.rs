@@ -5,7 +5,7 @@ use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ApiError, Call, GitHub, RepoName, Response};
+use super::{ApiError, Call, GitHub, RepoName, Response, Urgency};
 
 /// The client, the installation and the repository every call of a job uses.
 #[derive(Clone, Debug)]
@@ -13,6 +13,9 @@ pub struct RepoClient {
     pub client: GitHub,
     pub installation: u64,
     pub repo: RepoName,
+    /// Who waits for this job's writes (the write budget serves a person
+    /// first).
+    pub urgency: Urgency,
 }
 
 /// `what` of a call: its method and path without the query.
@@ -27,7 +30,12 @@ fn typed<T: DeserializeOwned>(response: &Response, what: impl Into<String>) -> R
 
 impl RepoClient {
     pub fn new(client: GitHub, installation: u64, repo: RepoName) -> RepoClient {
-        RepoClient { client, installation, repo }
+        RepoClient { client, installation, repo, urgency: Urgency::Person }
+    }
+
+    /// The same repository, for writes of `urgency`.
+    pub fn with_urgency(&self, urgency: Urgency) -> RepoClient {
+        RepoClient { urgency, ..self.clone() }
     }
 
     /// `/repos/{owner}/{name}{rest}`.
@@ -39,7 +47,8 @@ impl RepoClient {
     /// the next page's URL.
     pub(crate) async fn page<T: DeserializeOwned>(&self, url: &str) -> Result<(T, Option<String>), ApiError> {
         let full = if url.starts_with("http") { url.to_string() } else { self.path(url) };
-        let response = self.client.rest(self.installation, Method::GET, &full, None, Call::Idempotent).await?;
+        let response =
+            self.client.rest(self.installation, self.urgency, Method::GET, &full, None, Call::Idempotent).await?;
         Ok((typed(&response, what(&Method::GET, &full))?, response.next))
     }
 
@@ -74,13 +83,13 @@ impl RepoClient {
     ) -> Result<T, ApiError> {
         let path = self.path(rest);
         let what = what(&method, &path);
-        let response = self.client.rest(self.installation, method, &path, Some(body), call).await?;
+        let response = self.client.rest(self.installation, self.urgency, method, &path, Some(body), call).await?;
         typed(&response, what)
     }
 
     /// A GraphQL operation, its `data` read as `T`.
     pub(crate) async fn graphql<T: DeserializeOwned>(&self, query: &str, variables: Value) -> Result<T, ApiError> {
-        self.client.graphql(self.installation, query, variables).await
+        self.client.graphql(self.installation, self.urgency, query, variables).await
     }
 
     /// The App's id (check runs are listed for it alone).

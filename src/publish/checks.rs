@@ -1,14 +1,19 @@
-//! Check runs: created `in_progress` when a job starts, completed with the
-//! summary and every annotation (50 per request) when it ends. A check run's
-//! `external_id` names its job, so a create that may have succeeded (timeout,
-//! 5xx) is looked up before it is repeated, and a job run again after a crash
-//! reuses its runs instead of adding more.
+//! Check runs. A job reads what GitHub shows on its head ([`Shown`]),
+//! decides, and writes only the difference: a check whose conclusion, title,
+//! summary and annotations are what the newest run of that name already
+//! shows is not written again (the run's summary ends with a digest of
+//! them, [`digest`]); a new run is created with its conclusion in one
+//! request. A run is shown in progress only when the evaluation is slow
+//! ([`start`]). A check run's `external_id` names its job, so a create that
+//! may have succeeded (timeout, 5xx) is looked up before it is repeated, and
+//! a job run again after a crash reuses its runs instead of adding more.
 
 use std::collections::BTreeMap;
 
 use reqwest::Method;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use super::limits;
 use super::summary::CheckOutput;
@@ -23,6 +28,10 @@ pub(crate) const RERUN_ACTION: &str = "rerun";
 pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 /// More annotations than this are dropped, with a note in the summary.
 pub(crate) const MAX_ANNOTATIONS: usize = 1000;
+
+/// How the digest of a run's output is marked at the end of its summary (an
+/// HTML comment: GitHub does not show it).
+const DIGEST_MARK: &str = "<!-- gatehouse:output ";
 
 /// The check runs of one job on one head, by name.
 #[derive(Debug, Default)]
@@ -42,20 +51,58 @@ fn check_name(external_id: &str) -> Option<&str> {
     external_id.strip_prefix("gatehouse:")?.split_once(':').map(|(_, name)| name)
 }
 
-/// A check run as listed: id, status, annotations delivered.
-type Listed = (u64, String, usize);
+/// One of our runs as GitHub lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub id: u64,
+    pub status: String,
+    pub annotations: usize,
+    /// The digest its summary ends with (none: an older version's run).
+    pub digest: Option<String>,
+}
 
-/// Our check runs on `sha`, by external id.
-async fn existing(repo: &RepoClient, sha: &str) -> Result<BTreeMap<String, Listed>, ApiError> {
+/// What GitHub shows of this App's runs on one head, by external id.
+#[derive(Debug, Default)]
+pub(crate) struct Shown {
+    pub runs: BTreeMap<String, Listed>,
+}
+
+impl Shown {
+    /// The newest of our runs named `name` (the one GitHub shows for it).
+    fn newest(&self, name: &str) -> Option<&Listed> {
+        self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).max_by_key(|l| l.id)
+    }
+
+    /// Whether every check of `names` has a completed run.
+    pub(crate) fn all_completed(&self, names: &[String]) -> bool {
+        names.iter().all(|name| self.newest(name).is_some_and(|l| l.status == "completed"))
+    }
+}
+
+fn digest_in(summary: &str) -> Option<String> {
+    let at = summary.rfind(DIGEST_MARK)?;
+    let rest = &summary[at + DIGEST_MARK.len()..];
+    rest.find(" -->").map(|end| rest[..end].to_string())
+}
+
+/// Our check runs on `sha`.
+pub(crate) async fn shown(repo: &RepoClient, sha: &str) -> Result<Shown, ApiError> {
     // `filter=all`: by default GitHub lists only the latest run of each
     // name, which would hide an earlier job's runs of the same name.
     let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
-    let mut out = BTreeMap::new();
+    let mut out = Shown::default();
     for _ in 0..10 {
         let (list, next) = repo.page::<CheckRunList>(&url).await?;
         for run in list.check_runs {
             if let Some(ext) = run.external_id.filter(|ext| ext.starts_with("gatehouse:")) {
-                out.insert(ext, (run.id, run.status, run.output.annotations_count as usize));
+                let digest = run.output.summary.as_deref().and_then(digest_in);
+                let listed = Listed {
+                    id: run.id,
+                    status: run.status,
+                    annotations: run.output.annotations_count as usize,
+                    digest,
+                };
+                out.runs.insert(ext, listed);
             }
         }
         match next {
@@ -66,63 +113,170 @@ async fn existing(repo: &RepoClient, sha: &str) -> Result<BTreeMap<String, Liste
     Ok(out)
 }
 
-/// Creates (or finds) the job's check runs on `sha`, in progress. A run of
-/// this job (it ran before and crashed) is reused; so is another job's run
-/// of the same check still in progress on this head (that job was
-/// superseded or gave up: one PR is evaluated by one worker at a time).
-/// With `once_per_head`, a check another job already completed on this head
-/// gets no new run: a push makes several events (`pull_request.synchronize`,
-/// `check_suite.requested`) and the head is evaluated once.
+/// Shows the job's checks in progress on `sha` (an evaluation taking long
+/// enough for a person to see it): a run of this job (it ran before and
+/// crashed) is reused; so is another job's run of the same check still in
+/// progress on this head (that job was superseded or gave up: one PR is
+/// evaluated by one worker at a time).
 pub(crate) async fn start(
     repo: &RepoClient,
     sha: &str,
     job: i64,
     names: &[String],
-    once_per_head: bool,
+    shown: &Shown,
 ) -> Result<CheckRuns, ApiError> {
-    let mut known = existing(repo, sha).await?;
-    let own = format!("gatehouse:{job}:");
     let mut runs = CheckRuns::default();
     for name in names {
+        if let Planned::Complete { id, delivered } = plan(shown, &CheckRuns::default(), job, name, None, false) {
+            runs.ids.insert(name.clone(), id);
+            if let Some(n) = delivered {
+                runs.completed.insert(name.clone(), n);
+            }
+            continue;
+        }
         let ext = external_id(job, name);
-        if let Some((id, status, annotations)) = known.get(&ext) {
-            runs.ids.insert(name.clone(), *id);
-            if status == "completed" {
-                runs.completed.insert(name.clone(), *annotations);
-            }
-            continue;
-        }
-        let others: Vec<&Listed> = known
-            .iter()
-            .filter(|(k, _)| !k.starts_with(&own) && check_name(k) == Some(name.as_str()))
-            .map(|(_, listed)| listed)
-            .collect();
-        if let Some((id, _, _)) = others.iter().find(|(_, status, _)| status != "completed") {
-            runs.ids.insert(name.clone(), *id);
-            continue;
-        }
-        if once_per_head && !others.is_empty() {
-            continue;
-        }
         let body = json!({ "name": name, "head_sha": sha, "external_id": ext, "status": "in_progress" });
-        let mut tries = 0;
-        let id = loop {
-            tries += 1;
-            match repo.send::<CheckRun>(Method::POST, "/check-runs", &body, Call::Create).await {
-                Ok(run) => break run.id,
-                Err(ApiError::Uncertain { .. }) if tries < 3 => {
-                    // It may exist: look before creating again.
-                    known = existing(repo, sha).await?;
-                    if let Some((id, _, _)) = known.get(&ext) {
-                        break *id;
-                    }
-                }
-                Err(err) => return Err(err),
-            }
-        };
+        let id = create(repo, sha, &ext, &body).await?.0;
         runs.ids.insert(name.clone(), id);
     }
     Ok(runs)
+}
+
+/// What to write for one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Planned {
+    /// GitHub shows it already.
+    Skip,
+    /// Complete run `id`; `delivered`: it is completed already with that
+    /// many annotations (this job ran again), so only the rest are sent.
+    Complete { id: u64, delivered: Option<usize> },
+    /// Create a run with its conclusion.
+    Create,
+}
+
+/// Decides what to write for check `name` of `job`, whose output digests to
+/// `digest` (`None`: any run will do), given what GitHub shows and the runs
+/// the job started. With `once_per_head`, a check already completed on this
+/// head is not evaluated again (a push makes several events).
+pub(crate) fn plan(
+    shown: &Shown,
+    started: &CheckRuns,
+    job: i64,
+    name: &str,
+    digest: Option<&str>,
+    once_per_head: bool,
+) -> Planned {
+    if let Some(id) = started.ids.get(name) {
+        return Planned::Complete { id: *id, delivered: started.completed.get(name).copied() };
+    }
+    if let Some(own) = shown.runs.get(&external_id(job, name)) {
+        let delivered = (own.status == "completed").then_some(own.annotations);
+        return Planned::Complete { id: own.id, delivered };
+    }
+    let of_name: Vec<&Listed> =
+        shown.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).collect();
+    if let Some(open) = of_name.iter().find(|l| l.status != "completed") {
+        return Planned::Complete { id: open.id, delivered: None };
+    }
+    let newest = of_name.iter().max_by_key(|l| l.id);
+    match newest {
+        Some(_) if once_per_head => Planned::Skip,
+        Some(l) if digest.is_some() && l.digest.as_deref() == digest => Planned::Skip,
+        _ => Planned::Create,
+    }
+}
+
+/// The digest of what a run shows: conclusion, title, summary and
+/// annotations, before any note on the base branch is added.
+pub(crate) fn digest(output: &CheckOutput, findings: &[&Finding]) -> String {
+    let mut hash = Sha256::new();
+    for part in [output.conclusion, &output.title, &output.summary] {
+        hash.update(part.as_bytes());
+        hash.update([0]);
+    }
+    for f in findings.iter().take(MAX_ANNOTATIONS) {
+        hash.update(annotation(f).to_string().as_bytes());
+        hash.update([0]);
+    }
+    hex::encode(&hash.finalize()[..12])
+}
+
+/// Writes check `output` as planned.
+pub(crate) async fn publish(
+    repo: &RepoClient,
+    sha: &str,
+    job: i64,
+    planned: Planned,
+    output: &CheckOutput,
+    findings: &[&Finding],
+    digest: &str,
+) -> Result<(), ApiError> {
+    match planned {
+        Planned::Skip => Ok(()),
+        Planned::Complete { id, delivered } => finish(repo, id, output, findings, delivered, digest).await,
+        Planned::Create => {
+            let (title, summary, annotations) = parts(output, findings, digest);
+            let mut body = completed_body(output.conclusion, &title, &summary, &annotations);
+            let ext = external_id(job, &output.name);
+            body["name"] = json!(output.name);
+            body["head_sha"] = json!(sha);
+            body["external_id"] = json!(ext);
+            let (id, annotations) = create(repo, sha, &ext, &body).await?;
+            if findings.len().min(MAX_ANNOTATIONS) > annotations {
+                finish(repo, id, output, findings, Some(annotations), digest).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Creates a run (`body` names it and its head); when GitHub's answer is
+/// lost, looks for it before creating again. Returns its id and the
+/// annotations it carries.
+async fn create(repo: &RepoClient, sha: &str, ext: &str, body: &Value) -> Result<(u64, usize), ApiError> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match repo.send::<CheckRun>(Method::POST, "/check-runs", body, Call::Create).await {
+            Ok(run) => return Ok((run.id, run.output.annotations_count as usize)),
+            Err(ApiError::Uncertain { .. }) if tries < 3 => {
+                // It may exist: look before creating again.
+                if let Some(run) = shown(repo, sha).await?.runs.get(ext) {
+                    return Ok((run.id, run.annotations));
+                }
+            }
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// A run's completed output: the summary with the dropped-annotations note
+/// and the digest mark, and the first request's annotations.
+fn completed_body(conclusion: &str, title: &str, summary: &str, annotations: &[Value]) -> Value {
+    let batch = &annotations[..annotations.len().min(ANNOTATIONS_PER_REQUEST)];
+    json!({
+        "status": "completed",
+        "conclusion": conclusion,
+        "output": { "title": title, "summary": summary, "annotations": batch },
+        "actions": [rerun_action()],
+    })
+}
+
+fn parts(output: &CheckOutput, findings: &[&Finding], digest: &str) -> (String, String, Vec<Value>) {
+    let mut summary = output.summary.clone();
+    if findings.len() > MAX_ANNOTATIONS {
+        summary = super::summary::fit(format!(
+            "{summary}\n\n**{} annotations were dropped**: only the first {MAX_ANNOTATIONS} are shown. \
+             Run `gatehouse check` locally for the full list.\n",
+            findings.len() - MAX_ANNOTATIONS
+        ));
+    }
+    let mark = format!("\n{DIGEST_MARK}{digest} -->\n");
+    let mut summary = limits::chars(&summary, limits::OUTPUT_CHARS - mark.len()).into_owned();
+    summary.push_str(&mark);
+    let title = limits::chars(&output.title, limits::CHECK_TITLE_CHARS).into_owned();
+    let annotations = findings.iter().take(MAX_ANNOTATIONS).map(|f| annotation(f)).collect();
+    (title, summary, annotations)
 }
 
 /// Completes `job`'s runs still in progress on `sha` (a head the PR has
@@ -130,7 +284,7 @@ pub(crate) async fn start(
 pub(crate) async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize, ApiError> {
     let own = format!("gatehouse:{job}:");
     let mut closed = 0;
-    for (ext, (id, status, _)) in existing(repo, sha).await? {
+    for (ext, Listed { id, status, .. }) in shown(repo, sha).await?.runs {
         if !ext.starts_with(&own) || status == "completed" {
             continue;
         }
@@ -148,21 +302,32 @@ pub(crate) async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Resul
     Ok(closed)
 }
 
-/// Ends runs a job leaves behind when it fails for good: each run not yet
-/// completed gets `failure` with what went wrong and how to retry, so a
-/// required check never waits forever.
+/// Ends what a job leaves behind on `sha` when it fails for good: each
+/// check of `names` that GitHub shows in progress, or not at all, gets
+/// `failure` with what went wrong and how to retry, so a required check
+/// never waits forever. Returns how many runs were written.
 pub(crate) async fn conclude_failed(
     repo: &RepoClient,
-    runs: &BTreeMap<String, u64>,
+    sha: &str,
+    job: i64,
+    names: &[String],
     error: &str,
 ) -> Result<usize, ApiError> {
+    let shown = shown(repo, sha).await?;
     let mut concluded = 0;
-    for (name, id) in runs {
-        let run: CheckRun = repo.get(&format!("/check-runs/{id}")).await?;
-        if run.status == "completed" {
-            continue;
+    for name in names {
+        let output = super::summary::job_failed(name, error);
+        let own = shown.runs.get(&external_id(job, name));
+        let open = shown.runs.iter().find(|(ext, l)| check_name(ext) == Some(name.as_str()) && l.status != "completed");
+        match (own, open) {
+            (Some(l), _) if l.status == "completed" => continue,
+            (Some(l), _) | (None, Some((_, l))) => complete_plain(repo, l.id, &output).await?,
+            (None, None) if shown.newest(name).is_some() => continue,
+            (None, None) => {
+                let digest = digest(&output, &[]);
+                publish(repo, sha, job, Planned::Create, &output, &[], &digest).await?;
+            }
         }
-        complete_plain(repo, *id, &super::summary::job_failed(name, error)).await?;
         concluded += 1;
     }
     Ok(concluded)
@@ -226,34 +391,19 @@ pub(crate) async fn finish(
     output: &CheckOutput,
     findings: &[&Finding],
     delivered: Option<usize>,
+    digest: &str,
 ) -> Result<(), ApiError> {
     let path = format!("/check-runs/{id}");
-    let mut summary = output.summary.clone();
-    if findings.len() > MAX_ANNOTATIONS {
-        summary = super::summary::fit(format!(
-            "{summary}\n\n**{} annotations were dropped**: only the first {MAX_ANNOTATIONS} are shown. \
-             Run `gatehouse check` locally for the full list.\n",
-            findings.len() - MAX_ANNOTATIONS
-        ));
-    }
-    let summary = limits::chars(&summary, limits::OUTPUT_CHARS).into_owned();
-    let title = limits::chars(&output.title, limits::CHECK_TITLE_CHARS);
-    let annotations: Vec<Value> = findings.iter().take(MAX_ANNOTATIONS).map(|f| annotation(f)).collect();
+    let (title, summary, annotations) = parts(output, findings, digest);
     // `None` until the run is completed; then how many annotations it carries.
     let mut sent = delivered.map(|n| n.min(annotations.len()));
     let mut uncertain = 0;
     loop {
         let (body, count) = match sent {
-            None => {
-                let first = &annotations[..annotations.len().min(ANNOTATIONS_PER_REQUEST)];
-                let body = json!({
-                    "status": "completed",
-                    "conclusion": output.conclusion,
-                    "output": { "title": title, "summary": summary, "annotations": first },
-                    "actions": [rerun_action()],
-                });
-                (body, first.len())
-            }
+            None => (
+                completed_body(output.conclusion, &title, &summary, &annotations),
+                annotations.len().min(ANNOTATIONS_PER_REQUEST),
+            ),
             Some(done) if done < annotations.len() => {
                 let batch = &annotations[done..(done + ANNOTATIONS_PER_REQUEST).min(annotations.len())];
                 (json!({ "output": { "title": title, "summary": summary, "annotations": batch } }), batch.len())

@@ -176,6 +176,17 @@ pub struct Job {
     pub stale: Vec<(i64, String)>,
 }
 
+impl Job {
+    /// A person asked for this evaluation again (GitHub's Re-run, or the
+    /// run's own button): it is shown anew even where nothing changed.
+    pub fn rerun_asked(&self) -> bool {
+        matches!(
+            self.reason.as_str(),
+            "check_run.rerequested" | "check_run.requested_action" | "check_suite.rerequested"
+        )
+    }
+}
+
 /// A `gh_jobs` row as claimed.
 #[derive(sqlx::FromRow)]
 pub(super) struct JobRow {

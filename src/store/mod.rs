@@ -51,6 +51,7 @@ macro_rules! on_writer {
 
 pub(crate) mod batch;
 mod blobs;
+mod budget;
 mod dependencies;
 mod digests;
 mod job;

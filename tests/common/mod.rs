@@ -146,12 +146,19 @@ pub fn config(db: &Db, api_url: &str) -> AppConfig {
         probe_interval: Duration::from_millis(200),
         probe_interval_max: Duration::from_secs(1),
         unauthorized_attempts: 8,
-        write_interval: Duration::ZERO,
     };
     // These suites deliver by hand, not through the simulated GitHub's
     // history; tests/app_redelivery.rs runs the sweep.
     config.redeliver.interval = Duration::ZERO;
     config
+}
+
+/// The App and the simulated GitHub as an instance without secondary
+/// limits (GitHub Enterprise Server's default), for suites that send one
+/// installation more writes than GitHub.com allows in an hour.
+pub fn without_secondary_limits(sim: &Sim, config: &mut AppConfig) {
+    sim.set_secondary_limits(gatehouse_sim::SecondaryLimits::NONE);
+    config.budget = gatehouse::github::Budget::UNLIMITED;
 }
 
 pub async fn sim() -> Sim {

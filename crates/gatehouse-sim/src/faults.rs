@@ -39,9 +39,25 @@ fn reset_at(state: &Shared, secs: u64) -> u64 {
     s.limited_until_ms.div_ceil(1000).max(now() + 1)
 }
 
+/// Whether a GraphQL request's query is a mutation; the request is rebuilt
+/// around the body read.
+async fn graphql_mutation(request: Request) -> (Request, bool) {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let mutation = serde_json::from_slice::<Value>(&bytes).ok().is_some_and(|v| {
+        v.get("query").and_then(Value::as_str).is_some_and(|q| q.trim_start().starts_with("mutation"))
+    });
+    (Request::from_parts(parts, axum::body::Body::from(bytes)), mutation)
+}
+
 pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let latency = lock(&state).latency;
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
+    let (request, mutation) = if path == "/graphql" { graphql_mutation(request).await } else { (request, false) };
     let target = format!("{method} {path}");
     enum Fault {
         Fail,
@@ -55,6 +71,7 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
     // The App's own routes (`/app` and `/app/...`, JWT-authenticated) are
     // outside an installation's limits.
     let installation_call = path != "/app" && !path.starts_with("/app/");
+    let content = installation_call && ((method != "GET" && path.starts_with("/repos/")) || mutation);
     let fault = {
         let mut s = lock(&state);
         let held = installation_call && s.limited_until_ms > now_ms();
@@ -92,6 +109,19 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
             None
         }
     };
+    // A write GitHub acts on (no fault, or one that still applies it) counts
+    // against the content limits, and is in flight until it is answered.
+    let applied = matches!(fault, None | Some(Fault::Slow(_) | Fault::Omit(_)));
+    let mut _in_flight = None;
+    let mut fault = fault;
+    if content && applied {
+        let mut s = lock(&state);
+        let limits = s.secondary;
+        match s.content.admit(&limits, std::time::Instant::now()) {
+            Ok(()) => _in_flight = Some(InFlight(state.clone())),
+            Err(after) => fault = Some(Fault::RateLimit(after, 403)),
+        }
+    }
     let response = match fault {
         Some(Fault::Fail) => error(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"),
         Some(Fault::Status(status)) => {
@@ -161,6 +191,18 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
     log(&state, method, path, response)
 }
 
+/// A write admitted to the content log, in flight until this is dropped:
+/// when it is answered, or when the client gave up on it and its handler
+/// was dropped.
+struct InFlight(Shared);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut s = lock(&self.0);
+        s.content.in_flight = s.content.in_flight.saturating_sub(1);
+    }
+}
+
 /// The answer without `field` wherever it appears in its JSON.
 async fn omit(response: Response, field: &str) -> Response {
     fn strip(value: &mut Value, field: &str) {
@@ -190,6 +232,11 @@ async fn omit(response: Response, field: &str) -> Response {
 }
 
 fn log(state: &Shared, method: String, path: String, response: Response) -> Response {
-    lock(state).log.push(Logged { method, path, status: response.status().as_u16() });
+    let logged = Logged { method, path, status: response.status().as_u16() };
+    let mut s = lock(state);
+    if let Some(watch) = &s.watch {
+        let _ = watch.send(logged.clone());
+    }
+    s.log.push(logged);
     response
 }

@@ -22,6 +22,7 @@ mod manifests;
 mod push;
 mod queue;
 mod routes;
+mod secondary;
 mod tree;
 
 use std::collections::{BTreeMap, HashMap};
@@ -35,6 +36,7 @@ use serde_json::{Value, json};
 pub use deliveries::{HISTORY_S, HookDelivery};
 pub use manifests::{CODE_LIFE_S, ManifestApp};
 pub use queue::MergeGroupRefs;
+pub use secondary::SecondaryLimits;
 pub use tree::{Tree, blob_sha, commit_sha, tree_from_dir};
 
 /// A check run as the simulated GitHub stores it.
@@ -246,6 +248,13 @@ pub(crate) struct State {
     pub write_spans: Vec<(std::time::Instant, std::time::Instant)>,
     /// The App's webhook and every delivery made to it.
     pub hooks: deliveries::Hooks,
+    /// The secondary limits enforced, and the writes they count.
+    pub secondary: SecondaryLimits,
+    pub content: secondary::ContentLog,
+    /// How long every request waits before it is answered.
+    pub latency: Duration,
+    /// Every request as it is answered, for a watcher (`gatehouse demo`).
+    pub watch: Option<tokio::sync::mpsc::UnboundedSender<Logged>>,
 }
 
 /// A plain comment on a PR's conversation.
@@ -322,6 +331,10 @@ impl Sim {
             sent_while_limited: 0,
             write_spans: Vec::new(),
             hooks: deliveries::Hooks::default(),
+            secondary: SecondaryLimits::default(),
+            content: secondary::ContentLog::default(),
+            latency: Duration::ZERO,
+            watch: None,
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {
@@ -513,6 +526,38 @@ impl Sim {
 
     pub fn set_faults(&self, faults: Faults) {
         self.lock().faults = faults;
+    }
+
+    /// Enforces `limits` from now on (GitHub.com's by default), counting
+    /// writes from now on.
+    pub fn set_secondary_limits(&self, limits: SecondaryLimits) {
+        let mut s = self.lock();
+        s.secondary = limits;
+        s.content.restart();
+    }
+
+    /// Writes answered with a secondary limit of content (per minute, per
+    /// hour, or one at a time).
+    pub fn secondary_limit_answers(&self) -> u32 {
+        self.lock().content.limited
+    }
+
+    /// Content-generating requests (REST writes and GraphQL mutations)
+    /// accepted since the limits were last set.
+    pub fn content_writes(&self) -> u64 {
+        self.lock().content.accepted_total
+    }
+
+    /// Every request waits `latency` before it is answered.
+    pub fn set_latency(&self, latency: Duration) {
+        self.lock().latency = latency;
+    }
+
+    /// Each request from now on, as it is answered.
+    pub fn watch(&self) -> tokio::sync::mpsc::UnboundedReceiver<Logged> {
+        let (send, receive) = tokio::sync::mpsc::unbounded_channel();
+        self.lock().watch = Some(send);
+        receive
     }
 
     /// Requests that arrived while a rate limit it answered still held.
