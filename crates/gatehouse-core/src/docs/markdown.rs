@@ -57,7 +57,9 @@ impl Fence {
 pub struct Blockquote {
     pub line: u32,
     pub end_line: u32,
-    /// The quoted text, `>` markers removed, lines joined with `\n`.
+    /// The quoted text, `>` markers removed, lines joined with `\n`. A
+    /// GitHub alert's marker line (`> [!NOTE]`) is the alert's kind, which
+    /// GitHub renders as a title, not quoted text: it is left out.
     pub text: String,
 }
 
@@ -125,12 +127,17 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     } else {
         text
     };
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    // GFM's alerts (`> [!NOTE]`) are read as GitHub renders them.
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_GFM;
     let mut md = Markdown::default();
     let mut at = Cursor { text: source, offset: 0, line: first_line };
     let mut quotes = 0u32;
     let mut quote_start = 0;
+    let mut alert = false;
     let mut items = 0u32;
     let mut in_code = false;
     // Open links and images: the destination when written inline, and where
@@ -144,16 +151,17 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
             *text_end = (*text_end).max(range.end);
         }
         match event {
-            Event::Start(Tag::BlockQuote(_)) => {
+            Event::Start(Tag::BlockQuote(kind)) => {
                 if quotes == 0 {
                     quote_start = range.start;
+                    alert = kind.is_some();
                 }
                 quotes += 1;
             }
             Event::End(TagEnd::BlockQuote(_)) => {
                 quotes = quotes.saturating_sub(1);
                 if quotes == 0 {
-                    md.blockquotes.push(blockquote(source, quote_start..range.end, &mut at));
+                    md.blockquotes.push(blockquote(source, quote_start..range.end, alert, &mut at));
                 }
             }
             Event::Start(Tag::Item) => items += 1,
@@ -298,11 +306,12 @@ fn fence(source: &str, range: Range<usize>, info: &str, at: &mut Cursor) -> Fenc
     }
 }
 
-fn blockquote(source: &str, range: Range<usize>, at: &mut Cursor) -> Blockquote {
+fn blockquote(source: &str, range: Range<usize>, alert: bool, at: &mut Cursor) -> Blockquote {
     let range = without_line_end(source, range);
     let line = at.line(range.start);
     let end_line = at.line(range.end.saturating_sub(1).max(range.start));
     let text = super::lines::lines(&source[range])
+        .skip(usize::from(alert))
         .map(|raw| {
             let trimmed = raw.trim_start_matches([' ', '\t']);
             match trimmed.strip_prefix('>') {
@@ -464,6 +473,14 @@ mod tests {
         );
         let spans: Vec<(u32, u32)> = md.code_spans.iter().map(|s| (s.line, s.col)).collect();
         assert_eq!(spans, vec![(3, 5), (7, 4)]);
+    }
+
+    #[test]
+    fn an_alerts_marker_is_not_quoted_text() {
+        let md = parse("> [!IMPORTANT]\n> Backups are taken nightly.\n\n> [!NOTE] not an alert\n", 1);
+        assert_eq!(md.blockquotes[0].text, "Backups are taken nightly.");
+        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (1, 2));
+        assert_eq!(md.blockquotes[1].text, "[!NOTE] not an alert");
     }
 
     #[test]

@@ -26,13 +26,14 @@ rationale needs the author's words",
 fn check(view: &BriefView, sink: &mut Sink) {
     let mut reported: Vec<(usize, u32)> = Vec::new();
     for path in &view.paths {
-        let Some(rationale) = path.flag else { continue };
-        if rationale.chars().count() >= MIN_RATIONALE || reported.contains(&(path.brief, path.span.line)) {
+        let Some(flag) = path.flag else { continue };
+        let rationale = flag.rationale;
+        if rationale.chars().count() >= MIN_RATIONALE || reported.contains(&(path.brief, flag.line)) {
             continue;
         }
-        reported.push((path.brief, path.span.line));
+        reported.push((path.brief, flag.line));
         let brief = &view.briefs[path.brief];
-        let line = brief.line_text(path.span.line);
+        let line = brief.line_text(flag.line);
         let col = line[..line.find("to-be-created").unwrap_or(0)].chars().count() as u32 + 1;
         let message = if rationale.is_empty() {
             "`to-be-created` is not followed by `: <rationale>` (or `— <rationale>`)".to_string()
@@ -41,12 +42,12 @@ fn check(view: &BriefView, sink: &mut Sink) {
         };
         sink.emit(
             brief.path,
-            Span::at(path.span.line, col, "to-be-created".len() as u32),
+            Span::at(flag.line, col, "to-be-created".len() as u32),
             format!("flag:{}", path.text),
             message,
         )
         .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`")
-        .fix(if rationale.is_empty() { colon(brief.text, brief.path, path.span.line) } else { None });
+        .fix(if rationale.is_empty() { colon(brief.text, brief.path, flag.line) } else { None });
     }
 }
 
@@ -57,8 +58,21 @@ fn check(view: &BriefView, sink: &mut Sink) {
 pub(super) fn rationale(after_flag: &str) -> &str {
     let rest = after_flag.trim_start_matches(['*', '_', '`', '"', '\'', '\u{201d}', '\u{2019}']).trim_start();
     let Some(rest) = rest.strip_prefix([':', '\u{2014}', '\u{2013}', '-']) else { return "" };
-    let rest = rest.trim_start_matches(['-', '*', '_']);
+    rationale_text(rest)
+}
+
+/// The rationale in the text after a flag's separator.
+pub(super) fn rationale_text(rest: &str) -> &str {
+    let rest = rest.trim_start().trim_start_matches(['-', '*', '_']);
     rest.trim().trim_end_matches([')', '.', ']', ';']).trim_end()
+}
+
+/// Whether what follows a flag on its line is its separator alone (the
+/// rationale wrapped onto the next line).
+pub(super) fn separator_only(after_flag: &str) -> bool {
+    let rest = after_flag.trim_start_matches(['*', '_', '`', '"', '\'', '\u{201d}', '\u{2019}']).trim_start();
+    rest.strip_prefix([':', '\u{2014}', '\u{2013}', '-'])
+        .is_some_and(|rest| rest.trim_matches(['-', '*', '_', ' ', '\t', '\r']).is_empty())
 }
 
 /// Adds the `:` a flag on `line` lacks, when what follows it on the line
