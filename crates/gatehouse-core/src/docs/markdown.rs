@@ -55,7 +55,10 @@ impl Fence {
 /// A blockquote (the outermost of nested ones).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blockquote {
+    /// The line of the quoted text's start (after an alert's marker line).
     pub line: u32,
+    /// A GitHub alert: its marker is on the line before `line`.
+    pub alert: bool,
     pub end_line: u32,
     /// The quoted text, `>` markers removed, lines joined with `\n`. A
     /// GitHub alert's marker line (`> [!NOTE]`) is the alert's kind, which
@@ -308,7 +311,13 @@ fn fence(source: &str, range: Range<usize>, info: &str, at: &mut Cursor) -> Fenc
 
 fn blockquote(source: &str, range: Range<usize>, alert: bool, at: &mut Cursor) -> Blockquote {
     let range = without_line_end(source, range);
-    let line = at.line(range.start);
+    // An alert's quoted text starts on the line after its marker.
+    let text_start = match source[range.clone()].find('\n') {
+        Some(n) if alert => range.start + n + 1,
+        _ => range.start,
+    };
+    let quote_start = range.start;
+    let line = at.line(text_start);
     let end_line = at.line(range.end.saturating_sub(1).max(range.start));
     let text = super::lines::lines(&source[range])
         .skip(usize::from(alert))
@@ -321,7 +330,7 @@ fn blockquote(source: &str, range: Range<usize>, alert: bool, at: &mut Cursor) -
         })
         .collect::<Vec<_>>()
         .join("\n");
-    Blockquote { line, end_line, text }
+    Blockquote { line, alert: alert && text_start > quote_start, end_line, text }
 }
 
 fn code_span(source: &str, range: Range<usize>, text: String, at: &mut Cursor) -> CodeSpan {
@@ -479,7 +488,7 @@ mod tests {
     fn an_alerts_marker_is_not_quoted_text() {
         let md = parse("> [!IMPORTANT]\n> Backups are taken nightly.\n\n> [!NOTE] not an alert\n", 1);
         assert_eq!(md.blockquotes[0].text, "Backups are taken nightly.");
-        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (1, 2));
+        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (2, 2));
         assert_eq!(md.blockquotes[1].text, "[!NOTE] not an alert");
     }
 

@@ -63,7 +63,7 @@ pub fn parse_landed(text: &str) -> (Vec<Landed>, Vec<Problem>) {
 
 fn landed_line(raw: &str) -> Result<(u8, LandedEvent, &str), String> {
     const SHAPES: &str = "`attempt-<NN> implementation starts at <sha>`, `attempt-<NN> phase-<NN> closed at <sha>` or `attempt-<NN> audit-<part> closed at <sha>`";
-    let words: Vec<&str> = raw.split(' ').collect();
+    let words: Vec<&str> = raw.trim_end().split(' ').collect();
     let attempt = words.first().and_then(|w| w.strip_prefix("attempt-")).and_then(parse_nn);
     let Some(attempt) = attempt else {
         return Err(format!("`{raw}` does not start with `attempt-<NN>`; a line is {SHAPES}"));
@@ -374,6 +374,10 @@ pub const BRIEF_SECTIONS: [&str; 3] = ["Goal", "Context", "Open questions"];
 
 pub fn parse_brief(text: &str) -> Brief {
     let mut brief = Brief::default();
+    // Headings as CommonMark reads them: `#`/`##` lines or text underlined
+    // by `=`/`-` (§4.3); a setext heading's underline is part of it.
+    let headings = crate::docs::markdown::parse(text, 1).headings;
+    let mut underline = false;
     let mut seen_content = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i as u32 + 1;
@@ -382,12 +386,21 @@ pub fn parse_brief(text: &str) -> Brief {
         if t.is_empty() {
             continue;
         }
-        if !seen_content && raw.starts_with("# ") {
-            brief.title = Some(line);
-        } else if let Some(rest) = t.strip_prefix("Amended ") {
+        if let Some(heading) = headings.iter().find(|h| h.line == line) {
+            match heading.level {
+                1 if !seen_content => brief.title = Some(line),
+                2 => brief.sections.push((heading.text.clone(), line)),
+                _ => {}
+            }
+            underline = !t.starts_with('#');
+            seen_content = true;
+            continue;
+        }
+        if std::mem::take(&mut underline) && t.chars().all(|c| c == '=' || c == '-') {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("Amended ") {
             brief.amendments.push(Amendment { line, date: amendment_date(rest) });
-        } else if let Some(name) = raw.strip_prefix("## ") {
-            brief.sections.push((name.trim().to_string(), line));
         } else if t.starts_with("Mode:") && brief.sections.is_empty() {
             brief.mode = Some(line);
         }

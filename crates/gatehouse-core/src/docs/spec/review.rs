@@ -222,7 +222,7 @@ pub fn parse(text: &str) -> ReviewFile {
             if let Some(f) = doc.findings.last_mut() {
                 f.proposed_solution = true;
             }
-        } else if let Some(rest) = trimmed.strip_prefix("- ") {
+        } else if let Some(rest) = trimmed.strip_prefix(['-', '*', '+']).filter(|rest| rest.starts_with(' ')) {
             bullet(rest.trim(), line, &mut doc);
         }
     }
@@ -273,9 +273,9 @@ fn ids_of(text: &str) -> Vec<u32> {
 const MOVED: &str = "accepted, moved to audit/findings.md#";
 
 fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
-    if let Some(field) = rest.strip_prefix("**") {
-        if let Some((name, value)) = field.split_once(":**") {
-            doc.fields.push(Field { name: name.trim().to_string(), value: value.trim().to_string(), line });
+    if rest.starts_with(['*', '_']) {
+        if let Some((name, value)) = crate::docs::label::label(rest) {
+            doc.fields.push(Field { name: name.to_string(), value: value.to_string(), line });
         }
         return;
     }

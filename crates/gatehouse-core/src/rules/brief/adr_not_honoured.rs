@@ -131,13 +131,32 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
     let skipped = |line: u32| {
         brief.markdown.fences.iter().any(|f| (f.line..=f.end_line).contains(&line))
-            || brief.markdown.blockquotes.iter().any(|q| (q.line..=q.end_line).contains(&line))
+            || brief.markdown.blockquotes.iter().any(|q| (q.line - u32::from(q.alert)..=q.end_line).contains(&line))
     };
+    // A setext heading (CommonMark §4.3: text underlined by `=` or `-`) is
+    // the `#` heading of its level.
+    let setext: Vec<(u32, u8, &str)> = brief
+        .markdown
+        .headings
+        .iter()
+        .filter(|h| !brief.line_text(h.line).trim_start().starts_with('#'))
+        .map(|h| (h.line, h.level, h.text.as_str()))
+        .collect();
+    let mut in_setext = false;
     let mut blocks: Vec<(u32, String)> = Vec::new();
     let mut open = false;
     for (i, raw) in brief.body.lines().enumerate() {
         let line = brief.body_line + i as u32;
         let trimmed = raw.trim_start();
+        if let Some(&(_, level, text)) = setext.iter().find(|(at, ..)| *at == line) {
+            blocks.push((line, format!("{} {text}", "#".repeat(level as usize))));
+            (open, in_setext) = (false, true);
+            continue;
+        }
+        if in_setext {
+            in_setext = !trimmed.trim_end().chars().all(|c| c == '=' || c == '-');
+            continue;
+        }
         if skipped(line) || trimmed.is_empty() {
             open = false;
             continue;

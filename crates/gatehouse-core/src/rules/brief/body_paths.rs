@@ -172,24 +172,25 @@ const OPENING: &[char] = &['(', '[', '"', '\'', '“', '‘', '«', '*', '_'];
 const CLOSING: &[char] =
     &[')', ']', '"', '\'', '”', '’', '»', ',', '.', ';', ':', '!', '?', '*', '_', '。', '、', '，'];
 
-/// A `to-be-created` flag: the line it is on and its rationale (see
+/// A `to-be-created` flag: where it is and its rationale (see
 /// [`super::to_be_created_rationale::rationale`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flag<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flag {
     pub line: u32,
-    pub rationale: &'a str,
+    /// 1-based character column of the flag.
+    pub col: u32,
+    pub rationale: String,
 }
 
 const FLAG: &str = "to-be-created";
 
-/// Which path each `to-be-created` flag covers: the last path before it on
-/// its line, else the first after it. A hard-wrapped paragraph reads as one
-/// line (CommonMark §6.7: a soft line break renders as a space), so a flag
-/// that opens a line continuing a paragraph covers the last path of the line
-/// before, unless a sentence ends between them; and a flag whose rationale
-/// wraps onto the next line takes it from there. Each flag covers one path.
-/// Returns for each candidate (by index) the flag that covers it.
-pub(super) fn flags<'a>(brief: &Brief<'a>, candidates: &[Candidate<'a>]) -> Vec<Option<Flag<'a>>> {
+/// Which path each `to-be-created` flag covers: the last path before it in
+/// its sentence, else the first after it in its sentence; each flag covers
+/// one path. A hard-wrapped paragraph reads as one line (CommonMark §6.7: a
+/// soft line break renders as a space), so the sentence may run over the
+/// paragraph's lines, and so may the rationale. Returns for each candidate
+/// (by index) the flag that covers it.
+pub(super) fn flags(brief: &Brief, candidates: &[Candidate]) -> Vec<Option<Flag>> {
     let mut out = vec![None; candidates.len()];
     let body = brief.body;
     let mut line = brief.body_line;
@@ -198,49 +199,80 @@ pub(super) fn flags<'a>(brief: &Brief<'a>, candidates: &[Candidate<'a>]) -> Vec<
         line += memchr::memchr_iter(b'\n', &body.as_bytes()[counted..at]).count() as u32;
         counted = at;
         let line_start = body[..at].rfind('\n').map_or(0, |n| n + 1);
-        let text = lines_of(body, line_start).0;
         let col = body[line_start..at].chars().count() as u32 + 1;
-        let here = on_line(candidates, line);
-        let before = here.clone().rev().find(|&i| candidates[i].span.col < col);
-        let opens_line = body[line_start..at].trim_start_matches([' ', '\t', '(', '*', '_', '[']).is_empty();
-        let wrapped = || {
-            let previous = brief.line_text(line.checked_sub(1)?);
-            if !opens_line || !continues(previous, text) {
-                return None;
-            }
-            let last = on_line(candidates, line - 1).last()?;
-            let end = candidates[last].span.end_col.saturating_sub(1) as usize;
-            let after = previous.char_indices().nth(end).map_or("", |(byte, _)| &previous[byte..]);
-            (!ends_sentence(after)).then_some(last)
+        let paragraph = Paragraph::around(brief, line);
+        let flag_at = paragraph.offset(line, col);
+        let here = on_lines(candidates, paragraph.first, paragraph.last);
+        let before =
+            here.clone().rev().find(|&i| paragraph.offset(candidates[i].span.line, candidates[i].span.col) < flag_at);
+        let before = before.filter(|&i| {
+            let end = paragraph.offset(candidates[i].span.line, candidates[i].span.end_col);
+            !ends_sentence(paragraph.text.get(end..flag_at).unwrap_or(""))
+        });
+        let after = || {
+            let first =
+                here.clone().find(|&i| paragraph.offset(candidates[i].span.line, candidates[i].span.col) > flag_at)?;
+            let start = paragraph.offset(candidates[first].span.line, candidates[first].span.col);
+            (!ends_sentence(paragraph.text.get(flag_at + FLAG.len()..start).unwrap_or(""))).then_some(first)
         };
-        let owner = before.or_else(wrapped).or_else(|| here.clone().find(|&i| candidates[i].span.col > col));
-        let Some(owner) = owner.filter(|&i| out[i].is_none()) else { continue };
-        let after = &body[at + FLAG.len()..line_start + text.len()];
-        let mut rationale = super::to_be_created_rationale::rationale(after);
-        if rationale.is_empty() && super::to_be_created_rationale::separator_only(after) {
-            let next = lines_of(body, line_start + text.len()).1;
-            if continues(text, next) {
-                rationale = super::to_be_created_rationale::rationale_text(next);
-            }
-        }
-        out[owner] = Some(Flag { line, rationale });
+        let Some(owner) = before.or_else(after).filter(|&i| out[i].is_none()) else { continue };
+        let rest = paragraph.text.get(flag_at + FLAG.len()..).unwrap_or("");
+        let rationale = super::to_be_created_rationale::rationale(rest).to_string();
+        out[owner] = Some(Flag { line, col, rationale });
     }
     out
 }
 
-/// The indexes of the candidates on `line` (they are in line order).
-fn on_line(candidates: &[Candidate], line: u32) -> std::ops::Range<usize> {
-    let start = candidates.partition_point(|c| c.span.line < line);
-    start..start + candidates[start..].iter().take_while(|c| c.span.line == line).count()
+/// The paragraph around a line, its lines joined by spaces as CommonMark
+/// renders a soft line break, with where each line starts in the text.
+struct Paragraph {
+    first: u32,
+    last: u32,
+    text: String,
+    /// For each line from `first`, its byte offset in `text`.
+    starts: Vec<usize>,
+    lines: Vec<String>,
 }
 
-/// The line of `text` that starts at `start` (without its line end), and
-/// the line after it.
-fn lines_of(text: &str, start: usize) -> (&str, &str) {
-    let mut lines = crate::docs::lines::lines(text.get(start..).unwrap_or(""));
-    let first = lines.next().unwrap_or("");
-    let second = lines.next().unwrap_or("");
-    (first, second)
+impl Paragraph {
+    fn around(brief: &Brief, line: u32) -> Paragraph {
+        let mut first = line;
+        while first > brief.body_line && continues(brief.line_text(first - 1), brief.line_text(first)) {
+            first -= 1;
+        }
+        let mut last = line;
+        while continues(brief.line_text(last), brief.line_text(last + 1)) {
+            last += 1;
+        }
+        let lines: Vec<String> = (first..=last).map(|l| brief.line_text(l).to_string()).collect();
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for l in &lines {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            starts.push(text.len());
+            text.push_str(l);
+        }
+        Paragraph { first, last, text, starts, lines }
+    }
+
+    /// The byte offset in `text` of a 1-based character column of a line.
+    fn offset(&self, line: u32, col: u32) -> usize {
+        let Some(k) = line.checked_sub(self.first).map(|k| k as usize).filter(|k| *k < self.lines.len()) else {
+            return 0;
+        };
+        let l = &self.lines[k];
+        let byte = l.char_indices().nth(col.saturating_sub(1) as usize).map_or(l.len(), |(b, _)| b);
+        self.starts[k] + byte
+    }
+}
+
+/// The indexes of the candidates on lines `first..=last` (they are in line
+/// order).
+fn on_lines(candidates: &[Candidate], first: u32, last: u32) -> std::ops::Range<usize> {
+    let start = candidates.partition_point(|c| c.span.line < first);
+    start..start + candidates[start..].iter().take_while(|c| c.span.line <= last).count()
 }
 
 /// Whether `line` continues the paragraph of `previous`: both hold text and
@@ -278,7 +310,7 @@ mod tests {
             .iter()
             .zip(flags)
             .map(|(c, f)| {
-                let f = f.map(|f| f.rationale.to_string());
+                let f = f.map(|f| f.rationale);
                 (c.span.line, c.span.col, c.span.end_col - c.span.col, c.text.to_string(), f)
             })
             .collect()

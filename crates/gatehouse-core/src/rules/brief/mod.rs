@@ -119,7 +119,7 @@ pub struct BodyPath<'a> {
     pub kind: SpanKind,
     /// The `to-be-created:` flag that covers this path (see
     /// [`body_paths::flags`]), when flagged.
-    pub flag: Option<body_paths::Flag<'a>>,
+    pub flag: Option<body_paths::Flag>,
     /// Where it was looked up and what was found; empty for unsafe paths.
     pub lookups: Vec<(String, PathLookup)>,
 }

@@ -32,7 +32,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
         }
         let mut at = 0;
         for name in BRIEF_SECTIONS {
-            match brief.sections.iter().position(|(s, _)| s == name) {
+            match brief.sections.iter().position(|(s, _)| crate::docs::label::names_section(s, name)) {
                 None => {
                     sink.emit(
                         &path,

@@ -36,7 +36,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
 
 /// Whether `name` (a heading or a bold line) names the Existing code section.
 fn is_existing_code(name: &str) -> bool {
-    name.trim().trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace()).eq_ignore_ascii_case("existing code")
+    crate::docs::label::names_section(name, "existing code")
 }
 
 /// The first section's line and what is wrong with it, if anything.
