@@ -104,10 +104,12 @@ fn findings(changes: &ChangeSet) -> Vec<Found> {
 /// severity, on a line the old line's text went to.
 fn same(expected: &[(&Found, (u32, u32))], found: &[Found]) -> bool {
     let mut left: Vec<&Found> = found.iter().collect();
+    // The narrowest ranges first, so a wide one takes no line a narrow one needs.
+    let mut expected = expected.to_vec();
+    expected.sort_by_key(|(_, (lo, hi))| hi - lo);
     for ((rule, path, _, severity), (lo, hi)) in expected {
-        let Some(at) = left
-            .iter()
-            .position(|(r, p, line, s)| r == rule && p == path && s == severity && (*lo..=*hi).contains(line))
+        let Some(at) =
+            left.iter().position(|(r, p, line, s)| r == rule && p == path && s == severity && (lo..=hi).contains(line))
         else {
             return false;
         };
@@ -120,6 +122,7 @@ fn same(expected: &[(&Found, (u32, u32))], found: &[Found]) -> bool {
 fn equivalent_documents_get_equal_answers() {
     let started = std::time::Instant::now();
     let mut pairs = 0;
+    let mut by_rewrite: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     let mut failures = Vec::new();
     for (name, changes) in cases() {
         let before = findings(&changes);
@@ -147,6 +150,7 @@ fn equivalent_documents_get_equal_answers() {
                 continue;
             }
             pairs += 1;
+            *by_rewrite.entry(rewrite.name).or_default() += 1;
             let expected: Vec<(&Found, (u32, u32))> = before
                 .iter()
                 .map(|found| {
@@ -178,7 +182,7 @@ fn equivalent_documents_get_equal_answers() {
             }
         }
     }
-    println!("{pairs} (case × rewrite) pairs compared in {:.1?}", started.elapsed());
+    println!("{pairs} (case × rewrite) pairs compared in {:.1?}: {by_rewrite:?}", started.elapsed());
     assert!(pairs >= 1_000, "only {pairs} pairs changed a document");
     assert!(failures.is_empty(), "{} of {pairs} pairs differ:\n{}", failures.len(), failures.join("\n"));
 }

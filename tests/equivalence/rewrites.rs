@@ -369,30 +369,46 @@ impl Doc {
         self.insert_before(&starts, |_| "> [!NOTE]".to_string())
     }
 
+    /// Inline links as full reference links, their definitions at the end.
+    /// A finding on a link's destination moves with it to its definition:
+    /// a line with a rewritten link maps to itself through the last line.
     fn reference_links(mut self) -> Option<(String, LineMap)> {
         let mut definitions = Vec::new();
+        let mut rewritten = Vec::new();
         for i in 0..self.lines.len() {
-            if self.zones[i] != Zone::Md || self.lines[i].contains('`') {
+            if self.zones[i] != Zone::Md {
                 continue;
             }
             let mut line = self.lines[i].clone();
-            while let Some(at) = line.find("](http") {
+            let mut from = 0;
+            while let Some(at) = line[from..].find("](").map(|a| from + a) {
+                from = at + 2;
                 let Some(close) = line[at..].find(')').map(|c| at + c) else { break };
+                let Some(open) = line[..at].rfind('[') else { continue };
                 let dest = line[at + 2..close].to_string();
-                if dest.contains([' ', '(']) || line[..at].rfind('[').is_none_or(|o| line[..o].ends_with('!')) {
-                    break;
+                let whole = &line[open..=close];
+                if dest.is_empty()
+                    || dest.contains([' ', '(', '<'])
+                    || whole.contains('`')
+                    || line[..open].ends_with('!')
+                {
+                    continue;
                 }
                 let label = format!("ref-{}", definitions.len() + 1);
                 definitions.push(format!("[{label}]: {dest}"));
-                line.replace_range(at..close + 1, &format!("][{label}]"));
+                line.replace_range(at..=close, &format!("][{label}]"));
+                rewritten.push(i);
             }
             self.lines[i] = line;
         }
         if definitions.is_empty() {
             return None;
         }
+        let old = self.lines.len();
         self.append(&definitions);
-        self.done(None)
+        let last = self.lines.len() as u32;
+        let map = (0..old).map(|i| (i as u32 + 1, if rewritten.contains(&i) { last } else { i as u32 + 1 })).collect();
+        self.done_spread(map)
     }
 
     fn autolinks(self) -> Option<(String, LineMap)> {

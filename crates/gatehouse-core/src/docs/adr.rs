@@ -51,12 +51,15 @@ impl Adr {
         let mut superseded_by = status.as_ref().and_then(|s| s.successor);
         let mut supersedes = Vec::new();
         let md = markdown::parse(split.body, split.body_line);
+        // `Superseded by [6. Title][6]` names its successor as the inline
+        // link does.
+        let body = markdown::with_inline_references(split.body);
         let in_fence = |line: u32| md.fences.iter().any(|f| (f.line..=f.end_line).contains(&line));
         let mut status_section = false;
         // Whether the status was read from a `## Status` section, whose
         // later dated entries replace it.
         let mut section_status = false;
-        for (line, raw) in (split.body_line..).zip(split.body.lines()) {
+        for (line, raw) in (split.body_line..).zip(body.lines()) {
             if in_fence(line) {
                 continue;
             }

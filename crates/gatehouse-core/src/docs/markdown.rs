@@ -218,6 +218,40 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     md
 }
 
+/// `text` with each full reference link `[text][label]` written as the
+/// inline link it stands for, `[text](destination)` (CommonMark §6.3: the
+/// same link), so a reader of link text and destinations reads both forms
+/// alike. Lines stay where they are; borrowed when nothing changes.
+pub fn with_inline_references(text: &str) -> std::borrow::Cow<'_, str> {
+    if memchr::memmem::find(text.as_bytes(), b"]:").is_none() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let parser = Parser::new_ext(text, Options::empty());
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for (label, def) in parser.reference_definitions().iter() {
+        let dest = def.dest.to_string();
+        if dest.contains(char::is_whitespace) || dest.contains('\n') {
+            continue;
+        }
+        let key = format!("][{}]", label.to_lowercase());
+        let mut from = 0;
+        while let Some(at) = out[from..].to_lowercase().find(&key).map(|n| from + n) {
+            let replacement = format!("]({dest})");
+            out.to_mut().replace_range(at..at + key.len(), &replacement);
+            from = at + replacement.len();
+        }
+    }
+    out
+}
+
+/// Whether a line is a link reference definition's first line (`[label]:
+/// destination`, CommonMark §4.7).
+pub fn is_definition_line(line: &str) -> bool {
+    let t = line.trim_start();
+    line.len() - t.len() < 4
+        && t.strip_prefix('[').and_then(|rest| rest.split_once("]:")).is_some_and(|(label, _)| !label.trim().is_empty())
+}
+
 /// Line and column of byte offsets, counted from the last offset asked
 /// about: the parser's events come nearly in source order, so a long code
 /// block's lines are counted once.
@@ -482,6 +516,16 @@ mod tests {
         );
         let spans: Vec<(u32, u32)> = md.code_spans.iter().map(|s| (s.line, s.col)).collect();
         assert_eq!(spans, vec![(3, 5), (7, 4)]);
+    }
+
+    #[test]
+    fn reference_links_read_as_inline_ones() {
+        let text = "See [the record][R1] and [x][none].\n\n[r1]: ../adr/ADR-095.md\n";
+        assert_eq!(
+            with_inline_references(text),
+            "See [the record](../adr/ADR-095.md) and [x][none].\n\n[r1]: ../adr/ADR-095.md\n"
+        );
+        assert!(is_definition_line("[r1]: ../adr/ADR-095.md") && !is_definition_line("[r1] is a note: x"));
     }
 
     #[test]

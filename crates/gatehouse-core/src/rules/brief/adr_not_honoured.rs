@@ -4,6 +4,7 @@ use super::BriefView;
 use super::adr_misquoted::{attributed_adr, inline_quotes};
 use crate::docs::adr::{mentions, parse_id};
 use crate::docs::brief::Brief;
+use crate::docs::markdown;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -145,7 +146,10 @@ pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
     let mut in_setext = false;
     let mut blocks: Vec<(u32, String)> = Vec::new();
     let mut open = false;
-    for (i, raw) in brief.body.lines().enumerate() {
+    // A reference link reads as the inline link it stands for; its
+    // definition is no prose.
+    let body = markdown::with_inline_references(brief.body);
+    for (i, raw) in body.lines().enumerate() {
         let line = brief.body_line + i as u32;
         let trimmed = raw.trim_start();
         if let Some(&(_, level, text)) = setext.iter().find(|(at, ..)| *at == line) {
@@ -157,7 +161,7 @@ pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
             in_setext = !trimmed.trim_end().chars().all(|c| c == '=' || c == '-');
             continue;
         }
-        if skipped(line) || trimmed.is_empty() {
+        if skipped(line) || trimmed.is_empty() || markdown::is_definition_line(raw) {
             open = false;
             continue;
         }
