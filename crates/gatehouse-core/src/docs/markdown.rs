@@ -16,6 +16,8 @@ pub struct Heading {
     /// The heading's source text, markers and closing `#`s removed.
     pub text: String,
     pub line: u32,
+    /// Written as text underlined by `=` or `-` (CommonMark §4.3), not `#`.
+    pub setext: bool,
 }
 
 /// A fenced code block outside blockquotes.
@@ -223,7 +225,8 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
 /// same link), so a reader of link text and destinations reads both forms
 /// alike. Lines stay where they are; borrowed when nothing changes.
 pub fn with_inline_references(text: &str) -> std::borrow::Cow<'_, str> {
-    if memchr::memmem::find(text.as_bytes(), b"]:").is_none() {
+    let bytes = text.as_bytes();
+    if !memchr::memchr_iter(b']', bytes).any(|at| bytes.get(at + 1) == Some(&b':')) {
         return std::borrow::Cow::Borrowed(text);
     }
     let parser = Parser::new_ext(text, Options::empty());
@@ -309,12 +312,13 @@ fn without_line_end(text: &str, range: Range<usize>) -> Range<usize> {
 fn heading(source: &str, range: Range<usize>, level: u8, at: &mut Cursor) -> Heading {
     let line = at.line(range.start);
     let raw = &source[without_line_end(source, range)];
-    let text = match raw.rsplit_once('\n') {
+    let underlined = raw.rsplit_once('\n');
+    let text = match underlined {
         // Underlined: the text is the lines above the underline.
         Some((above, _)) => above.lines().map(str::trim).collect::<Vec<_>>().join(" "),
         None => raw.trim_start().trim_start_matches('#').trim().trim_end_matches('#').trim_end().to_string(),
     };
-    Heading { level, text, line }
+    Heading { level, text, line, setext: underlined.is_some() }
 }
 
 fn fence(source: &str, range: Range<usize>, info: &str, at: &mut Cursor) -> Fence {
@@ -453,7 +457,7 @@ mod tests {
     fn finds_structure_with_lines() {
         let text = "# Title\n\nSee `src/a.rs` and ``b`c``.\n\n> quoted\n> more\n\n```voting\nsection: x\n```\n## Next ##\n`not closed\n";
         let md = parse(text, 5);
-        assert_eq!(md.headings[0], Heading { level: 1, text: "Title".into(), line: 5 });
+        assert_eq!(md.headings[0], Heading { level: 1, text: "Title".into(), line: 5, setext: false });
         assert_eq!(md.headings[1].text, "Next");
         assert_eq!(md.headings[1].line, 15);
         assert_eq!(md.code_spans.len(), 2);
@@ -512,7 +516,10 @@ mod tests {
         let md = parse(text, 1);
         assert_eq!(
             md.headings,
-            vec![Heading { level: 1, text: "One".into(), line: 1 }, Heading { level: 2, text: "Two".into(), line: 5 },]
+            vec![
+                Heading { level: 1, text: "One".into(), line: 1, setext: false },
+                Heading { level: 2, text: "Two".into(), line: 5, setext: true },
+            ]
         );
         let spans: Vec<(u32, u32)> = md.code_spans.iter().map(|s| (s.line, s.col)).collect();
         assert_eq!(spans, vec![(3, 5), (7, 4)]);

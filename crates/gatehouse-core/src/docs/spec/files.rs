@@ -392,7 +392,7 @@ pub fn parse_brief(text: &str) -> Brief {
                 2 => brief.sections.push((heading.text.clone(), line)),
                 _ => {}
             }
-            underline = !t.starts_with('#');
+            underline = heading.setext;
             seen_content = true;
             continue;
         }

@@ -136,13 +136,8 @@ pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
     };
     // A setext heading (CommonMark §4.3: text underlined by `=` or `-`) is
     // the `#` heading of its level.
-    let setext: Vec<(u32, u8, &str)> = brief
-        .markdown
-        .headings
-        .iter()
-        .filter(|h| !brief.line_text(h.line).trim_start().starts_with('#'))
-        .map(|h| (h.line, h.level, h.text.as_str()))
-        .collect();
+    let setext: Vec<(u32, u8, &str)> =
+        brief.markdown.headings.iter().filter(|h| h.setext).map(|h| (h.line, h.level, h.text.as_str())).collect();
     let mut in_setext = false;
     let mut blocks: Vec<(u32, String)> = Vec::new();
     let mut open = false;

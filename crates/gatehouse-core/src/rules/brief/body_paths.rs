@@ -195,12 +195,15 @@ pub(super) fn flags(brief: &Brief, candidates: &[Candidate]) -> Vec<Option<Flag>
     let body = brief.body;
     let mut line = brief.body_line;
     let mut counted = 0;
-    for at in memchr::memmem::find_iter(body.as_bytes(), FLAG.as_bytes()) {
+    // One searcher for every brief: building it is most of a search's cost.
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(FLAG));
+    for at in FINDER.find_iter(body.as_bytes()) {
         line += memchr::memchr_iter(b'\n', &body.as_bytes()[counted..at]).count() as u32;
         counted = at;
         let line_start = body[..at].rfind('\n').map_or(0, |n| n + 1);
         let col = body[line_start..at].chars().count() as u32 + 1;
-        let paragraph = Paragraph::around(brief, line);
+        let paragraph = Paragraph::around(body, line_start, line);
         let flag_at = paragraph.offset(line, col);
         let here = on_lines(candidates, paragraph.first, paragraph.last);
         let before =
@@ -235,16 +238,31 @@ struct Paragraph {
 }
 
 impl Paragraph {
-    fn around(brief: &Brief, line: u32) -> Paragraph {
-        let mut first = line;
-        while first > brief.body_line && continues(brief.line_text(first - 1), brief.line_text(first)) {
-            first -= 1;
+    /// The paragraph of the body line starting at byte `line_start`, file
+    /// line `line`: read from the body around it, never from its start.
+    fn around(body: &str, line_start: usize, line: u32) -> Paragraph {
+        let line_at = |start: usize| {
+            let end = memchr::memchr(b'\n', &body.as_bytes()[start..]).map_or(body.len(), |n| start + n);
+            body[start..end].trim_end_matches('\r')
+        };
+        let (mut first_start, mut first) = (line_start, line);
+        while first_start > 0 {
+            let previous = memchr::memrchr(b'\n', &body.as_bytes()[..first_start - 1]).map_or(0, |n| n + 1);
+            if !continues(line_at(previous), line_at(first_start)) {
+                break;
+            }
+            (first_start, first) = (previous, first - 1);
         }
-        let mut last = line;
-        while continues(brief.line_text(last), brief.line_text(last + 1)) {
-            last += 1;
+        let mut lines = vec![line_at(first_start).to_string()];
+        let mut start = first_start;
+        loop {
+            let Some(next) = memchr::memchr(b'\n', &body.as_bytes()[start..]).map(|n| start + n + 1) else { break };
+            if next >= body.len() || !continues(line_at(start), line_at(next)) {
+                break;
+            }
+            lines.push(line_at(next).to_string());
+            start = next;
         }
-        let lines: Vec<String> = (first..=last).map(|l| brief.line_text(l).to_string()).collect();
         let mut text = String::new();
         let mut starts = Vec::new();
         for l in &lines {
@@ -254,7 +272,7 @@ impl Paragraph {
             starts.push(text.len());
             text.push_str(l);
         }
-        Paragraph { first, last, text, starts, lines }
+        Paragraph { first, last: first + lines.len() as u32 - 1, text, starts, lines }
     }
 
     /// The byte offset in `text` of a 1-based character column of a line.
