@@ -120,6 +120,11 @@ pub const REWRITES: &[Rewrite] = &[
     Rewrite { name: "bullets *", applies: markdown, apply: |p, t| Doc::of(p, t).bullets('*') },
     Rewrite { name: "bullets +", applies: markdown, apply: |p, t| Doc::of(p, t).bullets('+') },
     Rewrite { name: "bullets -", applies: markdown, apply: |p, t| Doc::of(p, t).bullets('-') },
+    // CM §5.2 and §5.3: an ordered list item holds its blocks as a bullet
+    // item does; the items, their text and their lines are the same. Only
+    // lists of one-line items change (a marker of another width would move
+    // a continuation line's indentation).
+    Rewrite { name: "bullets 1.", applies: markdown, apply: |p, t| Doc::of(p, t).ordered() },
     // CM §6.2: `__` delimits strong emphasis as `**` does.
     Rewrite {
         name: "__label:__",
@@ -273,6 +278,36 @@ impl Doc {
             if rest[1..].starts_with(' ') && !thematic && !(first == '*' && rest[1..].trim_start().starts_with('*')) {
                 self.lines[i] = format!("{}{marker}{}", &line[..indent], &rest[1..]);
             }
+        }
+        self.done(None)
+    }
+
+    fn ordered(mut self) -> Option<(String, LineMap)> {
+        let item =
+            |line: &str| line.starts_with(['-', '*', '+']) && line[1..].starts_with(' ') && line.trim().len() > 2;
+        let mut items = Vec::new();
+        for i in 0..self.lines.len() {
+            if self.zones[i] != Zone::Md {
+                continue;
+            }
+            let line = &self.lines[i];
+            let t = line.trim_start();
+            if t.starts_with(['-', '*', '+']) && t[1..].starts_with(' ') && line.len() != t.len() {
+                return None;
+            }
+            if item(line) {
+                let next = self.lines.get(i + 1).map_or("", String::as_str);
+                if !next.trim().is_empty() && !item(next) {
+                    return None;
+                }
+                items.push(i);
+            }
+        }
+        if items.is_empty() {
+            return None;
+        }
+        for i in items {
+            self.lines[i] = format!("1.{}", &self.lines[i][1..]);
         }
         self.done(None)
     }

@@ -64,7 +64,8 @@ impl Adr {
                 continue;
             }
             let plain = strip_emphasis(raw);
-            let item = plain.trim_start().trim_start_matches(['*', '-', '+']).trim_start();
+            let plain = plain.trim_start();
+            let item = super::label::list_item(plain).unwrap_or(plain).trim_start();
             if item.starts_with('#') {
                 status_section = item.trim_start_matches('#').trim().eq_ignore_ascii_case("status");
                 section_status = false;

@@ -38,6 +38,18 @@ pub fn any_label(line: &str) -> Option<(&str, &str)> {
     plain.then(|| (name.trim(), rest.trim()))
 }
 
+/// A list item's text: after a bullet (`-`, `*`, `+`) or an ordered marker
+/// (`1.`, `1)`) and a space (CommonMark §5.2), else `None`.
+pub fn list_item(line: &str) -> Option<&str> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if (1..=9).contains(&digits) {
+        line[digits..].strip_prefix(['.', ')'])?
+    } else {
+        line.strip_prefix(['-', '*', '+'])?
+    };
+    rest.starts_with([' ', '\t']).then_some(rest)
+}
+
 /// Whether a heading's or label's text names the section `name`: the name
 /// first (any case, any emphasis), then nothing, or a break before the
 /// words that follow it (`Landed work (from landed.md)`, `Earlier attempts:
@@ -73,6 +85,8 @@ mod tests {
             assert_eq!(label(none), None, "{none}");
         }
         assert_eq!(any_label("See `a: b`"), None);
+        assert_eq!((list_item("- a"), list_item("12) a"), list_item("3. a")), (Some(" a"), Some(" a"), Some(" a")));
+        assert_eq!((list_item("-a"), list_item("2024-02-01 x"), list_item("**a**")), (None, None, None));
         for text in ["Landed work", "landed work:", "**Landed work** (from landed.md)", "Landed work - kept"] {
             assert!(names_section(text, "Landed work"), "{text}");
         }

@@ -222,7 +222,7 @@ pub fn parse(text: &str) -> ReviewFile {
             if let Some(f) = doc.findings.last_mut() {
                 f.proposed_solution = true;
             }
-        } else if let Some(rest) = trimmed.strip_prefix(['-', '*', '+']).filter(|rest| rest.starts_with(' ')) {
+        } else if let Some(rest) = crate::docs::label::list_item(trimmed) {
             bullet(rest.trim(), line, &mut doc);
         }
     }
