@@ -1,5 +1,6 @@
 //! Equivalent documents get equal answers. Every case of the rule fixtures
-//! (`fixtures/rules/<id>/{pass,fail}/`) and of the real-world corpus
+//! (`fixtures/rules/<id>/{pass,fail}/`), the demo and starter repositories,
+//! the ADR conventions' folders and the real-world corpus
 //! (`fixtures/real-world/<family>/<case>/`) is rewritten in ways its format's
 //! standard says mean the same document (each rewrite names its clause), and
 //! evaluated again: the errors and warnings must be the same findings (rule,
@@ -39,6 +40,14 @@ fn cases() -> Vec<(String, ChangeSet)> {
                 }
             }
         }
+    }
+    // Whole repositories, every document new: the demo, the starter and
+    // each ADR convention's folder.
+    let mut repos = vec![root().join("demo-repo"), root().join("starter-repo")];
+    repos.extend(sorted_dirs(&root().join("adr-conventions")));
+    for repo in repos {
+        let changes = gatehouse::source::fs::changeset(&repo, None, None, &[]).unwrap();
+        out.push((repo.display().to_string(), changes));
     }
     let corpus = root().join("real-world");
     for family in sorted_dirs(&corpus) {
