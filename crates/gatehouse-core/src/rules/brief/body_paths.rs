@@ -255,8 +255,7 @@ impl Paragraph {
         }
         let mut lines = vec![line_at(first_start).to_string()];
         let mut start = first_start;
-        loop {
-            let Some(next) = memchr::memchr(b'\n', &body.as_bytes()[start..]).map(|n| start + n + 1) else { break };
+        while let Some(next) = memchr::memchr(b'\n', &body.as_bytes()[start..]).map(|n| start + n + 1) {
             if next >= body.len() || !continues(line_at(start), line_at(next)) {
                 break;
             }
