@@ -195,7 +195,7 @@ const NO_FOLDER: (&str, &str) = ("(none)", "");
 /// its own that a brief cites: `None` when the record is in force, else the
 /// `brief/adr-superseded` message. A spelling with front matter is the whole
 /// record; the others are its status lines under a `# 7. …` title.
-const STATUS_SPELLINGS: [(&str, &str, Option<&str>); 14] = [
+const STATUS_SPELLINGS: [(&str, &str, Option<&str>); 15] = [
     ("adr-tools, accepted", "## Status\n\nAccepted\n", None),
     (
         "adr-tools, its own spelling",
@@ -221,6 +221,12 @@ const STATUS_SPELLINGS: [(&str, &str, Option<&str>); 14] = [
     ("MADR 2, rejected", "* Status: rejected\n", Some("has status `rejected`")),
     ("log4brains, on hold", "- Status: on hold\n- Date: 2024-10-06\n", None),
     ("bold label", "**Status:** Superceded by ADR-9\n", Some("superseded by ADR-009")),
+    // A word no tool writes is said, not read as in force.
+    (
+        "a status gatehouse does not read",
+        "## Status\n\nWIP\n",
+        Some("has status `wip`, which gatehouse reads as neither"),
+    ),
     (
         "MADR 3 front matter",
         "---\nstatus: deprecated\ndate: 2024-01-02\n---\n# Keep the cache\n\n## Context and Problem Statement\n",
