@@ -156,3 +156,103 @@ fn log4brains_records_are_found_and_on_hold_is_in_force() {
     let findings = check(("log4brains", ""), &[], &[("SWARM-LB", clean)]);
     assert_eq!(errors(&findings), Vec::<&(String, String, String)>::new(), "{findings:?}");
 }
+
+#[test]
+fn npm_adr_status_logs_are_read_by_their_last_entry() {
+    let clean = brief(
+        "SWARM-NA",
+        &["ADR-1", "ADR-0003"],
+        &[
+            "Write the decision as a numbered record with the `adr` tool (ADR-1).",
+            "Invoice jobs are rows claimed with SKIP LOCKED, per ADR-0003.",
+        ],
+    );
+    let findings = check(("npm-adr", ""), &[], &[("SWARM-NA", clean)]);
+    assert_eq!(errors(&findings), Vec::<&(String, String, String)>::new(), "{findings:?}");
+
+    let retired = brief(
+        "SWARM-NB",
+        &["ADR-2", "ADR-004"],
+        &["Publish `invoice.requested` to RabbitMQ (ADR-2).", "Render each invoice to PDF, as ADR-004 decides."],
+    );
+    let findings = check(("npm-adr", ""), &[], &[("SWARM-NB", retired)]);
+    let superseded: Vec<&str> =
+        findings.iter().filter(|(rule, ..)| rule == "brief/adr-superseded").map(|(.., m)| m.as_str()).collect();
+    assert_eq!(
+        superseded,
+        vec![
+            "ADR-2 has status `superseded` (docs/adr/0002-queue-invoices-in-rabbitmq.md)",
+            "ADR-004 has status `rejected` (docs/adr/0004-render-invoices-as-pdf.md)"
+        ],
+        "{findings:?}"
+    );
+}
+
+/// No convention's folder: the repository holds only the files given.
+const NO_FOLDER: (&str, &str) = ("(none)", "");
+
+/// Every way the common tools write a record's status, each in a record of
+/// its own that a brief cites: `None` when the record is in force, else the
+/// `brief/adr-superseded` message. A spelling with front matter is the whole
+/// record; the others are its status lines under a `# 7. …` title.
+const STATUS_SPELLINGS: [(&str, &str, Option<&str>); 15] = [
+    ("adr-tools, accepted", "## Status\n\nAccepted\n", None),
+    (
+        "adr-tools, its own spelling",
+        "## Status\n\nSuperceded by [9. Next](0009-next.md)\n",
+        Some("superseded by ADR-009"),
+    ),
+    ("Nygard, superseded", "## Status\n\nSuperseded by [9. Next](0009-next.md)\n", Some("superseded by ADR-009")),
+    ("adr-tools, amended", "## Status\n\nAccepted\n\nAmended by [9. Next](0009-next.md)\n", None),
+    ("adr-tools, amends", "## Status\n\nAccepted\n\nAmends [8. Old](0008-old.md)\n", None),
+    ("adr-tools, deprecated", "## Status\n\nDeprecated\n", Some("has status `deprecated`")),
+    (
+        "npm adr, dated log",
+        "## Status\n\n2024-02-01 proposed\n\n2024-03-12 superseded\n",
+        Some("has status `superseded`"),
+    ),
+    ("npm adr, dated log accepted", "## Status\n\n2024-02-01 proposed\n2024-02-09 accepted\n", None),
+    (
+        "dated log with a colon",
+        "## Status\n\n2024-02-01: Proposed\n2024-02-09: Rejected\n",
+        Some("has status `rejected`"),
+    ),
+    ("MADR 2", "* Status: superseded by [ADR-0009](0009-next.md)\n", Some("superseded by ADR-009")),
+    ("MADR 2, rejected", "* Status: rejected\n", Some("has status `rejected`")),
+    ("log4brains, on hold", "- Status: on hold\n- Date: 2024-10-06\n", None),
+    ("bold label", "**Status:** Superceded by ADR-9\n", Some("superseded by ADR-009")),
+    // A word no tool writes is said, not read as in force.
+    (
+        "a status gatehouse does not read",
+        "## Status\n\nWIP\n",
+        Some("has status `wip`, which gatehouse reads as neither"),
+    ),
+    (
+        "MADR 3 front matter",
+        "---\nstatus: deprecated\ndate: 2024-01-02\n---\n# Keep the cache\n\n## Context and Problem Statement\n",
+        Some("has status `deprecated`"),
+    ),
+];
+
+#[test]
+fn every_status_spelling_of_the_common_tools_is_read() {
+    for (name, status, expected) in STATUS_SPELLINGS {
+        let record = if status.starts_with("---") {
+            status.to_string()
+        } else {
+            format!("# 7. Keep the cache\n\nDate: 2024-01-02\n\n{status}\n## Context\n\nThe cache stays warm.\n")
+        };
+        let cites = brief("SWARM-SP", &["ADR-007"], &["The cache stays warm across deploys (ADR-007)."]);
+        let findings = check(NO_FOLDER, &[("doc/adr/0007-keep-the-cache.md", &record)], &[("SWARM-SP", cites)]);
+        let superseded: Vec<&str> =
+            findings.iter().filter(|(rule, ..)| rule == "brief/adr-superseded").map(|(.., m)| m.as_str()).collect();
+        match expected {
+            None => assert_eq!(superseded, Vec::<&str>::new(), "{name}: {findings:?}"),
+            Some(said) => {
+                assert_eq!(superseded.len(), 1, "{name}: {findings:?}");
+                assert!(superseded[0].contains(said), "{name}: {superseded:?} should say {said}");
+            }
+        }
+        assert!(!findings.iter().any(|(rule, ..)| rule == "brief/adr-missing"), "{name}: {findings:?}");
+    }
+}

@@ -180,11 +180,26 @@ fn the_issue_and_adr_examples() {
         "the migration adds a `retention_days` column to the `backups` table",
         "the `backup_last_success_timestamp` metric is exported on `/metrics`",
         "endpoint returns 200 with the documented schema",
+        "Search results are ordered by relevance score, highest first",
     ] {
         assert_eq!(assess_criterion(testable).verdict(), Verdict::Testable, "{testable}");
     }
-    for vague in ["the feature works", "is robust", "handles errors gracefully", "Documentation updated"] {
+    for vague in [
+        "the feature works",
+        "is robust",
+        "handles errors gracefully",
+        "Documentation updated",
+        "Memory leaks are minimised",
+        "Marcus is comfortable with the design",
+        "The error messages are friendlier",
+        "The code is idiomatic",
+    ] {
         assert_eq!(assess_criterion(vague).verdict(), Verdict::Untestable, "{vague}");
+    }
+    // A number or a code span before a quality is no measure of it: the
+    // judgement is unsure (a warning), never that the criterion is testable.
+    for unsure in ["All 12 screens look polished", "The API is 10x better", "The 404 page looks nice"] {
+        assert_eq!(assess_criterion(unsure).verdict(), Verdict::Unsure, "{unsure}");
     }
     assert_eq!(assess_criterion("Die Dokumentation ist aktualisiert").verdict(), Verdict::Unread);
 }

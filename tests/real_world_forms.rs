@@ -59,6 +59,24 @@ const BRIEFS: &[Case] = &[
         ],
     },
     Case {
+        dir: "brief/unnamed-forms",
+        form: "a quote in a GitHub alert, a `to-be-created:` flag hard-wrapped onto the next line, a command in a \
+               `~~~bash` fence, links relative to the brief (`../`) and to the repository's root in a reference \
+               definition",
+        errors: &[],
+    },
+    Case {
+        dir: "brief/faulty-fence-and-relative-links",
+        form: "a link to the ADR's own file alone on a `Related:` line, a missing script in a ```` ```sh ```` \
+               fence, missing `./` and `/` link targets",
+        errors: &[
+            ("brief/adr-not-honoured", BRIEF, 4),
+            ("brief/path-missing", BRIEF, 16),
+            ("brief/path-missing", BRIEF, 19),
+            ("brief/path-missing", BRIEF, 19),
+        ],
+    },
+    Case {
         dir: "brief/faulty-field-type",
         form: "`lines_estimate` as a quoted string",
         errors: &[("brief/field-type", BRIEF, 9)],
@@ -75,6 +93,12 @@ const VOTINGS: &[Case] = &[
         dir: "voting/non-english-flow-comments",
         form: "propositions in Japanese (`。`) and Hindi (`।`), a full stop inside closing quotes, a comment in \
                the block, a vote written as a flow mapping with its keys reordered, a German rationale",
+        errors: &[],
+    },
+    Case {
+        dir: "voting/unicode-vendor-pins",
+        form: "a persona with a letter outside ASCII and vendors' pins (`@20240620`, `:70b`), a vote `ts` with a \
+               space before the time, GitHub pull request and commit addresses as `diff_snapshot_ref`",
         errors: &[],
     },
     Case {
@@ -105,6 +129,12 @@ const DECISIONS: &[Case] = &[
 const SPECS: &[Case] = &[
     Case { dir: "spec/state-crlf", form: "`current-state.txt` ended by \\r\\n", errors: &[] },
     Case { dir: "spec/state-bom", form: "`current-state.txt` after a byte-order mark", errors: &[] },
+    Case {
+        dir: "spec/unnamed-forms",
+        form: "a roster table without outer pipes and with alignment, labels emphasised with `__` and with the \
+               colon outside the bold, a bold `**Verdict:**`, **Existing code** with its content on the label's line",
+        errors: &[],
+    },
     Case {
         dir: "spec/faulty-state-junk",
         form: "a byte-order mark, a state with trailing words, \\r\\n",

@@ -224,11 +224,12 @@ fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
         assert_tally_shown(page(&format!("ledgers/{}.html", doc.replace('@', "-"))), &text, doc);
     }
     // The demo's `vote: 2` and its `ts` without a zone are counted on no
-    // surface: `gatehouse tally` and the ledger leave both out, at their lines.
+    // surface: `gatehouse tally` and the ledger leave both out, at the lines
+    // their `voting/vote-entry` errors point at.
     let tally = gatehouse(&["tally", demo.join("dark-factory/guidelines/api-errors@v1.md").to_str().unwrap()]);
     let sections = parse_tally(&String::from_utf8(tally.stdout).unwrap());
     assert_eq!(sections[0].left_out.as_deref(), Some("2"));
-    assert_eq!(sections[0].left_out_lines, ["31", "36"]);
+    assert_eq!(sections[0].left_out_lines, ["32", "39"]);
     assert_eq!(sections[0].weighted, "0.8");
     let ledger = page("ledgers/api-errors-v1.html");
     assert!(ledger.contains("<td>2026-05-07T10:15:00</td>"), "{ledger}");

@@ -3,7 +3,8 @@
 //! title), adr-tools/Nygard (`doc/adr/0005-use-sqlite.md`, `# 5. Use SQLite`,
 //! a `## Status` section, `Superseded by [6. Title](0006-title.md)`), MADR
 //! 2–4 (the number from the file name alone, `status:` in the front matter or
-//! a `* Status:` line) and log4brains (`- Status:` lines).
+//! a `* Status:` line), log4brains (`- Status:` lines) and the npm `adr`
+//! tool (a `## Status` section kept as a dated log, newest last).
 
 use std::collections::BTreeMap;
 
@@ -50,30 +51,44 @@ impl Adr {
         let mut superseded_by = status.as_ref().and_then(|s| s.successor);
         let mut supersedes = Vec::new();
         let md = markdown::parse(split.body, split.body_line);
+        // `Superseded by [6. Title][6]` names its successor as the inline
+        // link does.
+        let body = markdown::with_inline_references(split.body);
         let in_fence = |line: u32| md.fences.iter().any(|f| (f.line..=f.end_line).contains(&line));
         let mut status_section = false;
-        for (line, raw) in (split.body_line..).zip(split.body.lines()) {
+        // Whether the status was read from a `## Status` section, whose
+        // later dated entries replace it.
+        let mut section_status = false;
+        for (line, raw) in (split.body_line..).zip(body.lines()) {
             if in_fence(line) {
                 continue;
             }
             let plain = strip_emphasis(raw);
-            let item = plain.trim_start().trim_start_matches(['*', '-', '+']).trim_start();
+            let plain = plain.trim_start();
+            let item = super::label::list_item(plain).unwrap_or(plain).trim_start();
             if item.starts_with('#') {
                 status_section = item.trim_start_matches('#').trim().eq_ignore_ascii_case("status");
+                section_status = false;
                 continue;
             }
-            if status.is_none() {
-                let value =
-                    label_value(item, "status").or_else(|| (status_section && !item.trim().is_empty()).then_some(item));
-                status = value.and_then(read_status);
-                if let Some(next) = status.as_ref().and_then(|s| s.successor) {
-                    superseded_by.get_or_insert(next);
-                }
-                if status.is_some() {
+            // A `## Status` section may be a log, one dated entry a line,
+            // newest last (the npm `adr` tool's form): its last entry that
+            // names a status word is the status.
+            let logged = status_section.then(|| log_entry(item)).flatten();
+            if status.is_none() || logged.is_some() && section_status {
+                let value = label_value(item, "status")
+                    .or(logged)
+                    .or_else(|| (status_section && status.is_none() && !item.trim().is_empty()).then_some(item));
+                if let Some(read) = value.and_then(read_status) {
+                    if let Some(next) = read.successor {
+                        superseded_by = Some(next);
+                    }
+                    section_status = status_section;
+                    status = Some(read);
                     status_line = Some(line);
                 }
             }
-            let lower = item.to_ascii_lowercase();
+            let lower = spelled(item);
             if superseded_by.is_none() {
                 let at = lower.find("superseded by:").or_else(|| lower.starts_with("superseded by").then_some(0));
                 if let Some(at) = at {
@@ -149,7 +164,7 @@ struct Status {
 fn read_status(value: &str) -> Option<Status> {
     let value = strip_emphasis(value);
     let value = value.trim().trim_start_matches(['[', '{', '"', '\'', '(']).trim();
-    let lower = value.to_lowercase();
+    let lower = spelled(value);
     let word = if lower.starts_with("on hold") || lower.starts_with("on-hold") {
         "on hold".to_string()
     } else {
@@ -166,6 +181,28 @@ fn label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
     let head = line.get(..label.len())?;
     let rest = line[label.len()..].trim_start().strip_prefix(':')?;
     head.eq_ignore_ascii_case(label).then_some(rest)
+}
+
+/// `text` lower-cased, with adr-tools' spelling `supercede` (its own, in
+/// every record it supersedes: `Superceded by [3. …](…)`) read as
+/// `supersede`. ASCII lower-casing and the respelling keep every byte where
+/// it was, so an offset into the result is one into `text`.
+fn spelled(text: &str) -> String {
+    text.to_ascii_lowercase().replace("superced", "supersed")
+}
+
+/// The status words of a dated status log's entries.
+const LOGGED: [&str; 8] =
+    ["proposed", "accepted", "rejected", "deprecated", "superseded", "superceded", "draft", "on hold"];
+
+/// A dated entry of a status log (`2024-03-12 superseded`, `2024-03-12:
+/// Accepted`): the text after the date, when it starts with a status word.
+fn log_entry(item: &str) -> Option<&str> {
+    let item = item.trim();
+    let date = item.get(..10).filter(|d| super::voting::is_date(d))?;
+    let rest = item[date.len()..].trim_start_matches([':', ' ', '-', '\u{2013}', '\u{2014}', '\t']);
+    let lower = rest.to_lowercase();
+    LOGGED.iter().any(|word| lower.starts_with(word)).then_some(rest)
 }
 
 /// The text up to the next label on the same line (`Amends`, `Date:`, …).

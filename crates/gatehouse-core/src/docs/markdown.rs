@@ -16,6 +16,8 @@ pub struct Heading {
     /// The heading's source text, markers and closing `#`s removed.
     pub text: String,
     pub line: u32,
+    /// Written as text underlined by `=` or `-` (CommonMark §4.3), not `#`.
+    pub setext: bool,
 }
 
 /// A fenced code block outside blockquotes.
@@ -55,9 +57,14 @@ impl Fence {
 /// A blockquote (the outermost of nested ones).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blockquote {
+    /// The line of the quoted text's start (after an alert's marker line).
     pub line: u32,
+    /// A GitHub alert: its marker is on the line before `line`.
+    pub alert: bool,
     pub end_line: u32,
-    /// The quoted text, `>` markers removed, lines joined with `\n`.
+    /// The quoted text, `>` markers removed, lines joined with `\n`. A
+    /// GitHub alert's marker line (`> [!NOTE]`) is the alert's kind, which
+    /// GitHub renders as a title, not quoted text: it is left out.
     pub text: String,
 }
 
@@ -125,12 +132,17 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     } else {
         text
     };
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    // GFM's alerts (`> [!NOTE]`) are read as GitHub renders them.
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_GFM;
     let mut md = Markdown::default();
     let mut at = Cursor { text: source, offset: 0, line: first_line };
     let mut quotes = 0u32;
     let mut quote_start = 0;
+    let mut alert = false;
     let mut items = 0u32;
     let mut in_code = false;
     // Open links and images: the destination when written inline, and where
@@ -144,16 +156,17 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
             *text_end = (*text_end).max(range.end);
         }
         match event {
-            Event::Start(Tag::BlockQuote(_)) => {
+            Event::Start(Tag::BlockQuote(kind)) => {
                 if quotes == 0 {
                     quote_start = range.start;
+                    alert = kind.is_some();
                 }
                 quotes += 1;
             }
             Event::End(TagEnd::BlockQuote(_)) => {
                 quotes = quotes.saturating_sub(1);
                 if quotes == 0 {
-                    md.blockquotes.push(blockquote(source, quote_start..range.end, &mut at));
+                    md.blockquotes.push(blockquote(source, quote_start..range.end, alert, &mut at));
                 }
             }
             Event::Start(Tag::Item) => items += 1,
@@ -205,6 +218,41 @@ pub fn parse(text: &str, first_line: u32) -> Markdown {
     }
     md.links.sort_by_key(|link| (link.line, link.col));
     md
+}
+
+/// `text` with each full reference link `[text][label]` written as the
+/// inline link it stands for, `[text](destination)` (CommonMark §6.3: the
+/// same link), so a reader of link text and destinations reads both forms
+/// alike. Lines stay where they are; borrowed when nothing changes.
+pub fn with_inline_references(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    if !memchr::memchr_iter(b']', bytes).any(|at| bytes.get(at + 1) == Some(&b':')) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let parser = Parser::new_ext(text, Options::empty());
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for (label, def) in parser.reference_definitions().iter() {
+        let dest = def.dest.to_string();
+        if dest.contains(char::is_whitespace) || dest.contains('\n') {
+            continue;
+        }
+        let key = format!("][{}]", label.to_lowercase());
+        let mut from = 0;
+        while let Some(at) = out[from..].to_lowercase().find(&key).map(|n| from + n) {
+            let replacement = format!("]({dest})");
+            out.to_mut().replace_range(at..at + key.len(), &replacement);
+            from = at + replacement.len();
+        }
+    }
+    out
+}
+
+/// Whether a line is a link reference definition's first line (`[label]:
+/// destination`, CommonMark §4.7).
+pub fn is_definition_line(line: &str) -> bool {
+    let t = line.trim_start();
+    line.len() - t.len() < 4
+        && t.strip_prefix('[').and_then(|rest| rest.split_once("]:")).is_some_and(|(label, _)| !label.trim().is_empty())
 }
 
 /// Line and column of byte offsets, counted from the last offset asked
@@ -264,12 +312,13 @@ fn without_line_end(text: &str, range: Range<usize>) -> Range<usize> {
 fn heading(source: &str, range: Range<usize>, level: u8, at: &mut Cursor) -> Heading {
     let line = at.line(range.start);
     let raw = &source[without_line_end(source, range)];
-    let text = match raw.rsplit_once('\n') {
+    let underlined = raw.rsplit_once('\n');
+    let text = match underlined {
         // Underlined: the text is the lines above the underline.
         Some((above, _)) => above.lines().map(str::trim).collect::<Vec<_>>().join(" "),
         None => raw.trim_start().trim_start_matches('#').trim().trim_end_matches('#').trim_end().to_string(),
     };
-    Heading { level, text, line }
+    Heading { level, text, line, setext: underlined.is_some() }
 }
 
 fn fence(source: &str, range: Range<usize>, info: &str, at: &mut Cursor) -> Fence {
@@ -298,11 +347,18 @@ fn fence(source: &str, range: Range<usize>, info: &str, at: &mut Cursor) -> Fenc
     }
 }
 
-fn blockquote(source: &str, range: Range<usize>, at: &mut Cursor) -> Blockquote {
+fn blockquote(source: &str, range: Range<usize>, alert: bool, at: &mut Cursor) -> Blockquote {
     let range = without_line_end(source, range);
-    let line = at.line(range.start);
+    // An alert's quoted text starts on the line after its marker.
+    let text_start = match source[range.clone()].find('\n') {
+        Some(n) if alert => range.start + n + 1,
+        _ => range.start,
+    };
+    let quote_start = range.start;
+    let line = at.line(text_start);
     let end_line = at.line(range.end.saturating_sub(1).max(range.start));
     let text = super::lines::lines(&source[range])
+        .skip(usize::from(alert))
         .map(|raw| {
             let trimmed = raw.trim_start_matches([' ', '\t']);
             match trimmed.strip_prefix('>') {
@@ -312,7 +368,7 @@ fn blockquote(source: &str, range: Range<usize>, at: &mut Cursor) -> Blockquote 
         })
         .collect::<Vec<_>>()
         .join("\n");
-    Blockquote { line, end_line, text }
+    Blockquote { line, alert: alert && text_start > quote_start, end_line, text }
 }
 
 fn code_span(source: &str, range: Range<usize>, text: String, at: &mut Cursor) -> CodeSpan {
@@ -401,7 +457,7 @@ mod tests {
     fn finds_structure_with_lines() {
         let text = "# Title\n\nSee `src/a.rs` and ``b`c``.\n\n> quoted\n> more\n\n```voting\nsection: x\n```\n## Next ##\n`not closed\n";
         let md = parse(text, 5);
-        assert_eq!(md.headings[0], Heading { level: 1, text: "Title".into(), line: 5 });
+        assert_eq!(md.headings[0], Heading { level: 1, text: "Title".into(), line: 5, setext: false });
         assert_eq!(md.headings[1].text, "Next");
         assert_eq!(md.headings[1].line, 15);
         assert_eq!(md.code_spans.len(), 2);
@@ -460,10 +516,31 @@ mod tests {
         let md = parse(text, 1);
         assert_eq!(
             md.headings,
-            vec![Heading { level: 1, text: "One".into(), line: 1 }, Heading { level: 2, text: "Two".into(), line: 5 },]
+            vec![
+                Heading { level: 1, text: "One".into(), line: 1, setext: false },
+                Heading { level: 2, text: "Two".into(), line: 5, setext: true },
+            ]
         );
         let spans: Vec<(u32, u32)> = md.code_spans.iter().map(|s| (s.line, s.col)).collect();
         assert_eq!(spans, vec![(3, 5), (7, 4)]);
+    }
+
+    #[test]
+    fn reference_links_read_as_inline_ones() {
+        let text = "See [the record][R1] and [x][none].\n\n[r1]: ../adr/ADR-095.md\n";
+        assert_eq!(
+            with_inline_references(text),
+            "See [the record](../adr/ADR-095.md) and [x][none].\n\n[r1]: ../adr/ADR-095.md\n"
+        );
+        assert!(is_definition_line("[r1]: ../adr/ADR-095.md") && !is_definition_line("[r1] is a note: x"));
+    }
+
+    #[test]
+    fn an_alerts_marker_is_not_quoted_text() {
+        let md = parse("> [!IMPORTANT]\n> Backups are taken nightly.\n\n> [!NOTE] not an alert\n", 1);
+        assert_eq!(md.blockquotes[0].text, "Backups are taken nightly.");
+        assert_eq!((md.blockquotes[0].line, md.blockquotes[0].end_line), (2, 2));
+        assert_eq!(md.blockquotes[1].text, "[!NOTE] not an alert");
     }
 
     #[test]

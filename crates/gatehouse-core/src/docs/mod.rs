@@ -5,6 +5,7 @@ pub mod brief;
 pub mod decision;
 pub mod frontmatter;
 pub mod json;
+pub mod label;
 pub mod lines;
 pub mod markdown;
 pub mod pathref;
@@ -17,7 +18,7 @@ pub mod yaml_block;
 mod yaml_diagnose;
 
 /// ASCII letters and digits, `_`, `-` and `.`: the bytes of the plain YAML
-/// keys the fast reader takes, and of persona pins' parts.
+/// keys the fast reader takes.
 pub(crate) fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
 }

@@ -426,12 +426,34 @@ pub fn is_kebab(s: &str) -> bool {
         && s.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
-/// `<persona>/<model_pin>`: two non-empty parts of letters, digits, `.`,
-/// `_` and `-`, each starting with a letter or digit.
+/// `<persona>/<model_pin>`: ADR-140's validator "checks the slash-shape":
+/// exactly one `/` between two non-empty parts, neither with whitespace or
+/// control characters. Letters are any script's (`zoë/opus-4.7`), and a pin
+/// is written as its vendor publishes it (`claude-3-5-sonnet@20240620`,
+/// `llama3.1:70b`).
 pub fn is_persona_pin(s: &str) -> bool {
-    let part = |p: &[u8]| p.first().is_some_and(u8::is_ascii_alphanumeric) && p.iter().all(|&b| super::is_word_byte(b));
-    let bytes = s.as_bytes();
-    bytes.iter().position(|&b| b == b'/').is_some_and(|at| part(&bytes[..at]) && part(&bytes[at + 1..]))
+    persona_pin_problem(s).is_none()
+}
+
+/// What keeps `s` from being `<persona>/<model_pin>`, naming the offending
+/// character and its 1-based column.
+pub fn persona_pin_problem(s: &str) -> Option<String> {
+    if let Some((col, c)) = s.chars().enumerate().find(|(_, c)| c.is_whitespace() || c.is_control()) {
+        let name = match c {
+            ' ' => "a space".to_string(),
+            '\t' => "a tab".to_string(),
+            c => format!("the character U+{:04X}", c as u32),
+        };
+        return Some(format!("has {name} at column {}", col + 1));
+    }
+    let slashes: Vec<usize> = s.chars().enumerate().filter(|(_, c)| *c == '/').map(|(col, _)| col + 1).collect();
+    match slashes.as_slice() {
+        [] => Some("has no `/` between persona and model pin".to_string()),
+        [_] if s.starts_with('/') => Some("has no persona before the `/`".to_string()),
+        [_] if s.ends_with('/') => Some("has no model pin after the `/`".to_string()),
+        [_] => None,
+        [_, second, ..] => Some(format!("has a second `/` at column {second}; there is exactly one")),
+    }
 }
 
 /// A `YYYY-MM-DD` calendar date.
@@ -441,8 +463,17 @@ pub fn is_date(s: &str) -> bool {
 
 /// Parses an RFC 3339 timestamp (`2026-05-06T09:42:11Z`,
 /// `2026-05-06T11:42:11.5+02:00`) to microseconds since 1970 UTC; the error
-/// says what is wrong.
+/// says what is wrong. A space between date and time is the same instant:
+/// RFC 3339 §5.6's NOTE lets applications use one for readability, and YAML
+/// 1.2's timestamps (the 1.1 type the ledger's writers follow) allow it.
 pub fn parse_timestamp(s: &str) -> Result<i64, &'static str> {
+    let spaced;
+    let s = if s.as_bytes().get(10) == Some(&b' ') && s.is_char_boundary(11) {
+        spaced = format!("{}T{}", &s[..10], s[11..].trim_start());
+        spaced.as_str()
+    } else {
+        s
+    };
     if let Some(t) = timestamp::parse(s) {
         return Ok(t.seconds.saturating_mul(1_000_000).saturating_add(i64::from(t.nanos / 1_000)));
     }

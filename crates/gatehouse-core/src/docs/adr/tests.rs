@@ -46,6 +46,20 @@ fn reads_adr_tools_records() {
 }
 
 #[test]
+fn reads_adr_tools_own_spelling_and_dated_status_logs() {
+    let text = "# 2. Cron\n\n## Status\n\nSuperceded by [4. Timers](0004-timers.md)\n";
+    assert_eq!(read("doc/adr/0002-cron.md", text), (2, some("superseded"), Some(4), true));
+    let text = "# 3. Cache\n\nDate: 2024-02-01\n\n## Status\n\n2024-02-01 proposed\n\n2024-02-09 accepted\n\n\
+                2024-03-12 superseded by [7. No cache](0007-no-cache.md)\n\n## Context\n\n2024-04-01 rejected as noise\n";
+    let adr = Adr::parse("docs/adr/0003-cache.md", text).unwrap();
+    assert_eq!((adr.status.as_deref(), adr.superseded_by, adr.status_line), (Some("superseded"), Some(7), 11));
+    let text = "# 4. Queue\n\n## Status\n\n2024-02-01 proposed\n2024-02-03: Accepted\n";
+    assert_eq!(read("docs/adr/0004-queue.md", text), (4, some("accepted"), None, false));
+    let text = "# 5. Logs\n\n## Status\n\n2024-02-01 Accepted\n\nAmended by [6. Journald](0006-journald.md)\n";
+    assert_eq!(read("docs/adr/0005-logs.md", text), (5, some("accepted"), None, false));
+}
+
+#[test]
 fn reads_madr_and_log4brains_records() {
     let text = "---\n# optional metadata\nstatus: \"superseded by ADR-0123\"\ndate: 2024-01-02\n---\n\n# Use dashes in file names\n\n## Context and Problem Statement\n\nStatus: accepted is what we had.\n";
     assert_eq!(read("docs/decisions/0005-use-dashes-in-filenames.md", text), (5, some("superseded"), Some(123), true));

@@ -63,7 +63,7 @@ pub fn parse_landed(text: &str) -> (Vec<Landed>, Vec<Problem>) {
 
 fn landed_line(raw: &str) -> Result<(u8, LandedEvent, &str), String> {
     const SHAPES: &str = "`attempt-<NN> implementation starts at <sha>`, `attempt-<NN> phase-<NN> closed at <sha>` or `attempt-<NN> audit-<part> closed at <sha>`";
-    let words: Vec<&str> = raw.split(' ').collect();
+    let words: Vec<&str> = raw.trim_end().split(' ').collect();
     let attempt = words.first().and_then(|w| w.strip_prefix("attempt-")).and_then(parse_nn);
     let Some(attempt) = attempt else {
         return Err(format!("`{raw}` does not start with `attempt-<NN>`; a line is {SHAPES}"));
@@ -109,6 +109,9 @@ pub struct Roster {
     pub sessions: Option<(String, u32)>,
     /// The line of the `| Role | Agent | Model | Effort | Handle |` header.
     pub table: Option<u32>,
+    /// Without a table, the first line that has a table row's pipes but no
+    /// delimiter row (`|---|---|`) under a header, so GFM reads no table.
+    pub stray_row: Option<u32>,
     pub rows: Vec<RosterRow>,
     pub problems: Vec<Problem>,
 }
@@ -116,63 +119,139 @@ pub struct Roster {
 pub const EFFORTS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
 const ROSTER_HEADER: [&str; 5] = ["Role", "Agent", "Model", "Effort", "Handle"];
 
+/// The cells of a table line, as GitHub Flavored Markdown reads them (GFM
+/// 0.29 §4.10): split at each `|` not escaped as `\|`, the pipes at either
+/// end optional, each cell trimmed. `None` for a line without a `|`.
 fn cells(line: &str) -> Option<Vec<&str>> {
-    let inner = line.trim().strip_prefix('|')?.strip_suffix('|')?;
-    Some(inner.split('|').map(str::trim).collect())
+    let line = line.trim();
+    if !line.contains('|') {
+        return None;
+    }
+    let inner = line.strip_prefix('|').unwrap_or(line);
+    let inner = match inner.strip_suffix('|') {
+        Some(rest) if !rest.ends_with('\\') => rest,
+        _ => inner,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = inner.as_bytes();
+    for (at, &b) in bytes.iter().enumerate() {
+        if b == b'|' && (at == 0 || bytes[at - 1] != b'\\') {
+            out.push(inner[start..at].trim());
+            start = at + 1;
+        }
+    }
+    out.push(inner[start..].trim());
+    Some(out)
 }
 
+/// A delimiter row's cells: `---`, `:--`, `--:`, `:-:` (GFM §4.10).
 fn is_rule(cells: &[&str]) -> bool {
-    cells.iter().all(|c| !c.is_empty() && c.bytes().all(|b| b == b'-' || b == b':'))
+    cells.iter().all(|c| {
+        let dashes = c.strip_prefix(':').unwrap_or(c);
+        let dashes = dashes.strip_suffix(':').unwrap_or(dashes);
+        !dashes.is_empty() && dashes.bytes().all(|b| b == b'-')
+    })
+}
+
+/// One GFM table: the header's line (0-based) and cells, and its body rows.
+struct Table<'t> {
+    header_line: usize,
+    header: Vec<&'t str>,
+    rows: Vec<(usize, Vec<&'t str>)>,
+}
+
+/// The tables of a text, as GFM reads them (§4.10): a header row, then a
+/// delimiter row of as many cells, then rows up to the first blank line or
+/// line without a `|`. Lines inside fenced code blocks are none.
+fn tables(text: &str) -> Vec<Table<'_>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<Table> = Vec::new();
+    let mut fence: Option<&str> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let trimmed = lines[i].trim();
+        if let Some(marker) = fence {
+            if trimmed.starts_with(marker) {
+                fence = None;
+            }
+            i += 1;
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fence = Some(&trimmed[..3]);
+            i += 1;
+            continue;
+        }
+        let header = cells(lines[i]);
+        let delimiter = lines.get(i + 1).and_then(|l| cells(l));
+        match (header, delimiter) {
+            (Some(header), Some(delimiter)) if is_rule(&delimiter) && delimiter.len() == header.len() => {
+                let mut table = Table { header_line: i, header, rows: Vec::new() };
+                i += 2;
+                while let Some(row) = lines.get(i).filter(|l| !l.trim().is_empty()).and_then(|l| cells(l)) {
+                    table.rows.push((i, row));
+                    i += 1;
+                }
+                out.push(table);
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 /// `roster.md`: `# Roster`, `**Skill:** …`, `**Sessions:** fresh |
-/// continue`, and the table `| Role | Agent | Model | Effort | Handle |`.
+/// continue`, and the table `| Role | Agent | Model | Effort | Handle |`
+/// (its outer pipes optional, as in any GFM table).
 pub fn parse_roster(text: &str) -> Roster {
     let mut roster = Roster::default();
+    let found = tables(text);
+    let in_table = |i: usize| found.iter().any(|t| (t.header_line..t.header_line + 2 + t.rows.len()).contains(&i));
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
+        if in_table(i) {
+            continue;
+        }
         if line == "# Roster" {
             roster.title = true;
-        } else if line.starts_with("**Skill:**") {
-            roster.skill = Some(i as u32 + 1);
-        } else if let Some(v) = line.strip_prefix("**Sessions:**") {
-            roster.sessions = Some((v.trim().to_string(), i as u32 + 1));
-        } else if let Some(cells) = cells(line) {
-            if roster.table.is_none() {
-                if cells == ROSTER_HEADER {
-                    roster.table = Some(i as u32 + 1);
-                } else {
-                    roster.problems.push(problem(
-                        i,
-                        format!("the table header is `| {} |`, not `{line}`", ROSTER_HEADER.join(" | ")),
-                    ));
-                    roster.table = Some(i as u32 + 1);
-                }
-            } else if is_rule(&cells) {
-                continue;
-            } else if cells.len() != 5 {
-                roster.problems.push(problem(
-                    i,
-                    format!(
-                        "a roster row has 5 cells (Role, Agent, Model, Effort, Handle), this one has {}",
-                        cells.len()
-                    ),
-                ));
-            } else {
-                if cells.iter().any(|c| c.is_empty()) {
-                    roster.problems.push(problem(
-                        i,
-                        format!("the row of `{}` has an empty cell; an unset Handle is `-`", cells[0]),
-                    ));
-                }
-                roster.rows.push(RosterRow {
-                    line: i as u32 + 1,
-                    role: cells[0].to_string(),
-                    effort: cells[3].to_string(),
-                    handle: cells[4].to_string(),
-                });
+        } else if let Some((name, value)) = super::super::label::any_label(line) {
+            if name.eq_ignore_ascii_case("skill") {
+                roster.skill.get_or_insert(i as u32 + 1);
+            } else if name.eq_ignore_ascii_case("sessions") {
+                roster.sessions.get_or_insert((value.to_string(), i as u32 + 1));
             }
+        } else if roster.stray_row.is_none() && cells(line).is_some_and(|c| c.len() > 1) {
+            roster.stray_row = Some(i as u32 + 1);
         }
+    }
+    let Some(table) = found.into_iter().next() else { return roster };
+    roster.table = Some(table.header_line as u32 + 1);
+    if table.header != ROSTER_HEADER {
+        roster.problems.push(problem(
+            table.header_line,
+            format!("the table header is `| {} |`, not `| {} |`", ROSTER_HEADER.join(" | "), table.header.join(" | ")),
+        ));
+    }
+    for (i, cells) in table.rows {
+        if cells.len() != 5 {
+            roster.problems.push(problem(
+                i,
+                format!("a roster row has 5 cells (Role, Agent, Model, Effort, Handle), this one has {}", cells.len()),
+            ));
+            continue;
+        }
+        if cells.iter().any(|c| c.is_empty()) {
+            roster
+                .problems
+                .push(problem(i, format!("the row of `{}` has an empty cell; an unset Handle is `-`", cells[0])));
+        }
+        roster.rows.push(RosterRow {
+            line: i as u32 + 1,
+            role: cells[0].to_string(),
+            effort: cells[3].to_string(),
+            handle: cells[4].to_string(),
+        });
     }
     roster
 }
@@ -190,17 +269,13 @@ const STATS_HEADER: [&str; 8] = ["Date", "Role", "Model", "State", "Result", "Co
 /// `stats.md`: the table `| Date | Role | Model | State | Result | Counts |
 /// Tokens | Time |`, one row per reply.
 pub fn parse_stats(text: &str) -> Vec<StatsRow> {
-    let mut rows = Vec::new();
-    let mut header = false;
-    for (i, raw) in text.lines().enumerate() {
-        let Some(cells) = cells(raw) else { continue };
-        if !header {
-            header = cells == STATS_HEADER;
-        } else if cells.len() == STATS_HEADER.len() && !is_rule(&cells) {
-            rows.push(StatsRow { line: i as u32 + 1, state: cells[3].to_string(), result: cells[4].to_string() });
-        }
-    }
-    rows
+    tables(text)
+        .into_iter()
+        .filter(|t| t.header == STATS_HEADER)
+        .flat_map(|t| t.rows)
+        .filter(|(_, cells)| cells.len() == STATS_HEADER.len())
+        .map(|(i, cells)| StatsRow { line: i as u32 + 1, state: cells[3].to_string(), result: cells[4].to_string() })
+        .collect()
 }
 
 /// A ruling of `99-user.md`: `## <YYYY-MM-DD> <state>[ | settles <file>#<id>]`,
@@ -299,6 +374,10 @@ pub const BRIEF_SECTIONS: [&str; 3] = ["Goal", "Context", "Open questions"];
 
 pub fn parse_brief(text: &str) -> Brief {
     let mut brief = Brief::default();
+    // Headings as CommonMark reads them: `#`/`##` lines or text underlined
+    // by `=`/`-` (§4.3); a setext heading's underline is part of it.
+    let headings = crate::docs::markdown::parse(text, 1).headings;
+    let mut underline = false;
     let mut seen_content = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i as u32 + 1;
@@ -307,12 +386,21 @@ pub fn parse_brief(text: &str) -> Brief {
         if t.is_empty() {
             continue;
         }
-        if !seen_content && raw.starts_with("# ") {
-            brief.title = Some(line);
-        } else if let Some(rest) = t.strip_prefix("Amended ") {
+        if let Some(heading) = headings.iter().find(|h| h.line == line) {
+            match heading.level {
+                1 if !seen_content => brief.title = Some(line),
+                2 => brief.sections.push((heading.text.clone(), line)),
+                _ => {}
+            }
+            underline = heading.setext;
+            seen_content = true;
+            continue;
+        }
+        if std::mem::take(&mut underline) && t.chars().all(|c| c == '=' || c == '-') {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("Amended ") {
             brief.amendments.push(Amendment { line, date: amendment_date(rest) });
-        } else if let Some(name) = raw.strip_prefix("## ") {
-            brief.sections.push((name.trim().to_string(), line));
         } else if t.starts_with("Mode:") && brief.sections.is_empty() {
             brief.mode = Some(line);
         }
@@ -353,6 +441,19 @@ mod tests {
         assert_eq!(r.rows.len(), 2);
         assert_eq!((r.rows[0].handle.as_str(), r.rows[1].handle.as_str()), ("-", "-"));
         assert_eq!(r.problems.iter().map(|p| p.line).collect::<Vec<_>>(), [9]);
+    }
+
+    #[test]
+    fn roster_tables_are_read_as_gfm_reads_them() {
+        let r = parse_roster(
+            "# Roster\n\n__Skill:__ spec\n**Sessions**: continue\n\nRole | Agent | Model | Effort | Handle\n:--- | --- | --- | --- | ---:\nArchitect | claude | fable | high | -\n| Coder | claude | opus | max | s\\|1 |\n",
+        );
+        assert_eq!((r.skill, r.sessions, r.table), (Some(3), Some(("continue".into(), 4)), Some(6)));
+        assert_eq!(r.rows.iter().map(|row| row.role.as_str()).collect::<Vec<_>>(), ["Architect", "Coder"]);
+        assert_eq!(r.rows[1].handle, "s\\|1");
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        let r = parse_roster("# Roster\n\n| Role | Agent | Model | Effort | Handle |\n| Coder | c | o | max | - |\n");
+        assert_eq!((r.table, r.stray_row), (None, Some(3)));
     }
 
     #[test]

@@ -207,19 +207,22 @@ pub fn parse(text: &str) -> ReviewFile {
             fence = Some(&trimmed[..3]);
             continue;
         }
+        // A label reads the same however it is emphasised (`Verdict:`,
+        // `**Verdict:**`, `**Severity**:`).
+        let label = crate::docs::label::any_label(trimmed);
         if let Some(rest) = raw.strip_prefix("## ") {
             heading(rest.trim(), line, &mut doc);
-        } else if let Some(rest) = trimmed.strip_prefix("Verdict:") {
-            doc.verdicts.push(verdict(rest.trim(), line));
-        } else if let Some(rest) = trimmed.strip_prefix("**Severity:**") {
+        } else if let Some(("Verdict", rest)) = label {
+            doc.verdicts.push(verdict(rest, line));
+        } else if let Some(("Severity", rest)) = label {
             if let Some(f) = doc.findings.last_mut() {
-                f.severity.get_or_insert((rest.trim().to_string(), line));
+                f.severity.get_or_insert((rest.to_string(), line));
             }
-        } else if trimmed.starts_with("**Proposed solution:**") {
+        } else if let Some(("Proposed solution", _)) = label {
             if let Some(f) = doc.findings.last_mut() {
                 f.proposed_solution = true;
             }
-        } else if let Some(rest) = trimmed.strip_prefix("- ") {
+        } else if let Some(rest) = crate::docs::label::list_item(trimmed) {
             bullet(rest.trim(), line, &mut doc);
         }
     }
@@ -270,9 +273,9 @@ fn ids_of(text: &str) -> Vec<u32> {
 const MOVED: &str = "accepted, moved to audit/findings.md#";
 
 fn bullet(rest: &str, line: u32, doc: &mut ReviewFile) {
-    if let Some(field) = rest.strip_prefix("**") {
-        if let Some((name, value)) = field.split_once(":**") {
-            doc.fields.push(Field { name: name.trim().to_string(), value: value.trim().to_string(), line });
+    if rest.starts_with(['*', '_']) {
+        if let Some((name, value)) = crate::docs::label::label(rest) {
+            doc.fields.push(Field { name: name.to_string(), value: value.to_string(), line });
         }
         return;
     }
@@ -327,6 +330,18 @@ mod tests {
             (Some(VerdictKind::ApprovedWithFixes), 22, "pre-plan/03-draft.md", vec![1, 2])
         );
         assert_eq!(doc.last_line, 22);
+    }
+
+    #[test]
+    fn emphasised_labels_read_as_plain_ones() {
+        let plain = parse(REVIEW);
+        let emphasised = parse(
+            &REVIEW
+                .replace("**Severity:** Blocker", "**Severity**: Blocker")
+                .replace("**Proposed solution:**", "__Proposed solution:__")
+                .replace("Verdict: approved-with-fixes", "**Verdict:** approved-with-fixes"),
+        );
+        assert_eq!(plain, emphasised);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! one list that the `voting/vote-entry` rule reports and the tally gives as
 //! the reason a vote is left out, so the two never disagree.
 
-use super::{MAX_WEIGHT, MIN_RATIONALE, Vote, is_persona_pin, short_rationale, show};
+use super::{MAX_WEIGHT, MIN_RATIONALE, Vote, is_persona_pin, persona_pin_problem, short_rationale, show};
 use crate::docs::tree::Node;
 
 /// One problem of a vote entry.
@@ -78,7 +78,10 @@ impl<'y> Vote<'y> {
         if let Some(node) = self.field("voter")
             && !node.as_str().is_some_and(is_persona_pin)
         {
-            let message = format!("is {}, not `<persona>/<model_pin>`", show(node));
+            let message = match node.as_str().and_then(persona_pin_problem) {
+                Some(problem) => format!("is {} and {problem}: it is `<persona>/<model_pin>`", show(node)),
+                None => format!("is {}, not `<persona>/<model_pin>`", show(node)),
+            };
             wrong("voter", node, message, "write e.g. `voter: lin/opus-4.7`");
         }
         if let Some(node) = self.field("vote")

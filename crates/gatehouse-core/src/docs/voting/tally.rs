@@ -56,7 +56,8 @@ pub struct ArgumentTally {
 /// reports at its line.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LeftOut {
-    /// The entry's line.
+    /// The line of its first `voting/vote-entry` error, so the notice and
+    /// the error it explains point at one line.
     pub line: u32,
     pub argument: String,
     /// `vote 2 (lin/opus-4.7)`.
@@ -132,12 +133,15 @@ pub fn tally(section: &Section, block: &Block) -> SectionTally {
                     weighted += micros;
                     votes += 1;
                 }
-                _ => left_out.push(LeftOut {
-                    line: vote.node.line(),
-                    argument: argument.name(),
-                    vote: vote.name(),
-                    reasons: vote.problems().iter().map(|p| p.reason()).collect(),
-                }),
+                _ => {
+                    let problems = vote.problems();
+                    left_out.push(LeftOut {
+                        line: problems.first().map_or(vote.node.line(), |p| p.node.line()),
+                        argument: argument.name(),
+                        vote: vote.name(),
+                        reasons: problems.iter().map(|p| p.reason()).collect(),
+                    });
+                }
             }
         }
         totals.push(total);
@@ -531,7 +535,7 @@ mod tests {
     #[test]
     fn a_vote_with_a_vote_entry_error_is_left_out_with_its_line_and_reason() {
         // A's second vote has a `ts` without a zone: it is not counted, on
-        // every surface.
+        // every surface, at the line of the `ts` that the error points at.
         let text = doc(&[("A", &[(1, "8"), (1, "3")])]).replacen(
             &format!("weight: 3\n        ts: {TS}"),
             "weight: 3\n        ts: 2026-05-06T09:42:11",
@@ -545,14 +549,14 @@ mod tests {
         assert_eq!(
             t.left_out,
             vec![LeftOut {
-                line: 20,
+                line: 23,
                 argument: "A".into(),
                 vote: "vote 2 (p1/m)".into(),
                 reasons: vec![reason.into()]
             }]
         );
         assert_eq!(t.ignored_votes, 1);
-        let line = format!("line 20: vote 2 (p1/m) on argument `A`: {reason}");
+        let line = format!("line 23: vote 2 (p1/m) on argument `A`: {reason}");
         let text = render_text(&report);
         assert!(
             text.contains(&format!("  left out         1 vote with a voting/vote-entry error\n    {line}\n")),
@@ -562,12 +566,12 @@ mod tests {
         assert!(table.contains(&format!("- section `s`, {line}\n")), "{table}");
         assert!(table.contains("| s | **A** +8 | 8 (not met) | — | open |"), "{table}");
         assert!(
-            describe(t).ends_with("; open; 1 vote left out for a `voting/vote-entry` error (line 20)"),
+            describe(t).ends_with("; open; 1 vote left out for a `voting/vote-entry` error (line 23)"),
             "{}",
             describe(t)
         );
         let json = serde_json::to_value(&report).unwrap();
-        assert_eq!(json["sections"][0]["left_out"][0]["line"], 20);
+        assert_eq!(json["sections"][0]["left_out"][0]["line"], 23);
     }
 
     #[test]

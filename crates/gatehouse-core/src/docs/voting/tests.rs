@@ -98,9 +98,19 @@ fn file_names() {
 #[test]
 fn shapes() {
     assert!(is_persona_pin("lin/opus-4.7") && is_persona_pin("jon-laptop/operator-seed"));
-    for bad in ["lin", "lin/", "/opus", "lin/opus/4", "lin opus/4", "-x/y"] {
+    for good in ["zoë/opus-4.7", "lin/claude-3-5-sonnet@20240620", "jon/llama3.1:70b", "陈/qwen2.5"] {
+        assert!(is_persona_pin(good), "{good}");
+    }
+    for bad in ["lin", "lin/", "/opus", "lin/opus/4", "lin opus/4", "lin/\u{7}x"] {
         assert!(!is_persona_pin(bad), "{bad}");
     }
+    assert_eq!(persona_pin_problem("zoë opus/4.7").as_deref(), Some("has a space at column 4"));
+    assert_eq!(
+        persona_pin_problem("lin/opus/4").as_deref(),
+        Some("has a second `/` at column 9; there is exactly one")
+    );
+    assert_eq!(parse_timestamp("2026-05-06 09:42:11Z"), parse_timestamp("2026-05-06T09:42:11Z"));
+    assert!(parse_timestamp("2026-05-06 09:42:11Z").is_ok());
     assert_eq!(short_rationale(&"x".repeat(50)), None);
     assert_eq!(short_rationale(&format!("  {}  ", "x".repeat(49))), Some(49));
     assert_eq!(short_rationale(&"ü".repeat(30)), Some(30));
@@ -109,7 +119,7 @@ fn shapes() {
     assert_eq!(parse_timestamp("1970-01-01T00:00:01Z"), Ok(1_000_000));
     assert_eq!(parse_timestamp("1970-01-01T02:00:01.5+02:00"), Ok(1_500_000));
     assert!(parse_timestamp("2026-05-06T09:42:11").unwrap_err().contains("no time zone"));
-    assert!(parse_timestamp("2026-05-06 09:42:11Z").is_err());
+    assert!(parse_timestamp("2026-05-06 09:42:11").unwrap_err().contains("no time zone"));
     assert!(parse_timestamp("2026-05-06T25:42:11Z").is_err());
     assert!(parse_timestamp("2026-05-06T09:42:11+2").is_err());
     assert!(parse_timestamp("2026-05-0€T09:42:11Z").is_err());

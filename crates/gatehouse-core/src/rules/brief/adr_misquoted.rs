@@ -181,8 +181,8 @@ fn attributes(gap: &str) -> bool {
     words.len() <= 5 && words.iter().all(|w| ATTRIBUTING.contains(&w.as_str()))
 }
 
-/// The one ADR a blockquote names: in itself, else on the nearest non-blank
-/// line before it, else (when that line names none) on the one after it.
+/// The one ADR a blockquote names: in itself, else in the nearest paragraph
+/// before it, else (when that names none) in the one after it.
 pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
     let mut own: Vec<u32> = mentions(&quote.text).iter().map(|m| m.number).collect();
     own.dedup();
@@ -191,8 +191,16 @@ pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
         0 => {}
         _ => return None,
     }
+    // The nearest paragraph: its lines up to a blank one, as one text (a
+    // hard-wrapped attribution reads as one line, CommonMark §6.7).
     let nearest = |lines: &mut dyn Iterator<Item = u32>| {
-        lines.map(|l| brief.line_text(l)).find(|t| !t.trim().is_empty()).unwrap_or("")
+        let mut lines = lines.map(|l| brief.line_text(l)).skip_while(|t| t.trim().is_empty());
+        let mut text = String::new();
+        for line in lines.by_ref().take_while(|t| !t.trim().is_empty()) {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
     };
     let ids = |text: &str| {
         let mut ids: Vec<u32> = mentions(text).iter().map(|m| m.number).collect();
@@ -202,10 +210,11 @@ pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
     };
     // An attribution leads into its quote ("ADR-095 says:"), so the line
     // before decides when it names an ADR; the line after only when it names none.
-    let before = ids(nearest(&mut (brief.body_line..quote.line).rev()));
+    let first = quote.line - u32::from(quote.alert);
+    let before = ids(&nearest(&mut (brief.body_line..first).rev()));
     let near = if before.is_empty() {
         let last = brief.body_line + brief.body.lines().count() as u32;
-        ids(nearest(&mut (quote.end_line + 1..last)))
+        ids(&nearest(&mut (quote.end_line + 1..last)))
     } else {
         before
     };

@@ -4,6 +4,7 @@ use super::BriefView;
 use super::adr_misquoted::{attributed_adr, inline_quotes};
 use crate::docs::adr::{mentions, parse_id};
 use crate::docs::brief::Brief;
+use crate::docs::markdown;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -26,7 +27,9 @@ after the ids, and a link with no statement are name-drops. Honoured: \"Implemen
 \"Dumps are stored off-host and restored from the runbook (ADR-095).\", \"See ADR-095: the job runs on the host\", \
 \"Per ADR-090, the upload becomes a pipeline step\", \"ADR-095 says:\" followed by `> Backups are a host concern`, \
 `## ADR-095` followed by \"- dumps go to off-host storage\". Name-dropped: \"Related: ADR-095.\", \"See ADR-095.\", \
-\"- ADR-095\", \"[ADR-095](../adr/ADR-095-backups.md)\", \"Extend the script (see ADR-095).\".",
+\"- ADR-095\", \"[ADR-095](../adr/ADR-095-backups.md)\", a link to the ADR's file whatever its text \
+(\"Related: [Backups are a host concern](../adr/ADR-095-backups.md)\": the text is the record's title), \
+\"Extend the script (see ADR-095).\".",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -129,14 +132,31 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
     let skipped = |line: u32| {
         brief.markdown.fences.iter().any(|f| (f.line..=f.end_line).contains(&line))
-            || brief.markdown.blockquotes.iter().any(|q| (q.line..=q.end_line).contains(&line))
+            || brief.markdown.blockquotes.iter().any(|q| (q.line - u32::from(q.alert)..=q.end_line).contains(&line))
     };
+    // A setext heading (CommonMark §4.3: text underlined by `=` or `-`) is
+    // the `#` heading of its level.
+    let setext: Vec<(u32, u8, &str)> =
+        brief.markdown.headings.iter().filter(|h| h.setext).map(|h| (h.line, h.level, h.text.as_str())).collect();
+    let mut in_setext = false;
     let mut blocks: Vec<(u32, String)> = Vec::new();
     let mut open = false;
-    for (i, raw) in brief.body.lines().enumerate() {
+    // A reference link reads as the inline link it stands for; its
+    // definition is no prose.
+    let body = markdown::with_inline_references(brief.body);
+    for (i, raw) in body.lines().enumerate() {
         let line = brief.body_line + i as u32;
         let trimmed = raw.trim_start();
-        if skipped(line) || trimmed.is_empty() {
+        if let Some(&(_, level, text)) = setext.iter().find(|(at, ..)| *at == line) {
+            blocks.push((line, format!("{} {text}", "#".repeat(level as usize))));
+            (open, in_setext) = (false, true);
+            continue;
+        }
+        if in_setext {
+            in_setext = !trimmed.trim_end().chars().all(|c| c == '=' || c == '-');
+            continue;
+        }
+        if skipped(line) || trimmed.is_empty() || markdown::is_definition_line(raw) {
             open = false;
             continue;
         }
@@ -161,6 +181,8 @@ pub(super) fn prose_blocks(brief: &Brief) -> Vec<(u32, String)> {
 fn scope(text: &str, start: usize, end: usize) -> &str {
     let open = text[..start].rfind('(');
     let close_before = text[..start].rfind(')');
+    // A link's destination `](…)` is where the link points, no parenthesis.
+    let open = open.filter(|&o| !text[..o].ends_with(']'));
     if let Some(open) = open.filter(|o| close_before.is_none_or(|c| c < *o))
         && let Some(close) = text[end..].find(')')
     {
@@ -221,7 +243,11 @@ fn is_statement(scope: &str) -> bool {
     }
     let Some(last) = mentions(scope).last().copied() else { return false };
     let mut after = scope[last.offset + last.len..].trim_start();
-    if after.starts_with("](") {
+    let before = &scope[..last.offset];
+    let in_target = before.rfind("](").is_some_and(|open| before.rfind(')').is_none_or(|close| close < open));
+    if in_target {
+        after = after.find(')').map_or("", |close| &after[close + 1..]);
+    } else if after.starts_with("](") {
         after = after.find(')').map_or("", |close| &after[close + 1..]);
     }
     let after = after.trim_start_matches(['*', '_', ']', ' ']);
@@ -231,15 +257,19 @@ fn is_statement(scope: &str) -> bool {
     }
 }
 
+/// `scope` without its ADR ids and link targets. A link's target is where it
+/// points, not what it says; and a link to an ADR's own file is a pointer
+/// however its text reads (`[The backups record](../adr/ADR-095-backups.md)`):
+/// its text is the record's title, so it goes with the target.
 fn without_ids_and_targets(scope: &str) -> String {
     let mut text = scope.to_string();
-    for m in mentions(scope).iter().rev() {
-        text.replace_range(m.offset..m.offset + m.len, " ");
-    }
-    // A link's target is where it points, not what it says.
     while let Some(at) = text.find("](") {
         let end = text[at..].find(')').map_or(text.len(), |e| at + e + 1);
-        text.replace_range(at..end, " ");
+        let start = if mentions(&text[at..end]).is_empty() { at } else { text[..at].rfind('[').unwrap_or(at) };
+        text.replace_range(start..end, " ");
+    }
+    for m in mentions(&text.clone()).iter().rev() {
+        text.replace_range(m.offset..m.offset + m.len, " ");
     }
     text
 }
@@ -282,6 +312,7 @@ mod tests {
             "Show the backup age (ADR-095 puts the host in charge of this) on the status page.",
             "- ADR-095: backups are a host concern, never a playbook",
             "[ADR-095](../adr/ADR-095.md) requires a runbook restore, not a UI button.",
+            "[The backups record](../adr/ADR-095-backups.md) requires a runbook restore, not a UI button.",
             "ADR-095 is explicit:\n\n> Backups are a host concern.",
             "ADR-095 says:\n\n> Backups are a host concern.\n\nPer ADR-090, the upload is a pipeline step.",
             "> Backups are a host concern.\n\n(ADR-095)",
@@ -306,6 +337,8 @@ mod tests {
             ("Some context first.\n\nSee ADR-095.", 6),
             ("## References\n\n- ADR-095\n- ADR-090", 6),
             ("- [ADR-095](../adr/ADR-095-backups.md)", 4),
+            ("Related: [Backups are a host concern](../adr/ADR-095-backups.md)", 4),
+            ("- [The decision record on backups](../adr/ADR-095-backups.md)", 4),
             ("Extend the backup script (see ADR-095).", 4),
             ("Implements ADR-095.", 4),
             ("**Related:** ADR-090, ADR-095 and the backup runbook pages", 4),

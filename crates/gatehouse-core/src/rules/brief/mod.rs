@@ -117,9 +117,9 @@ pub struct BodyPath<'a> {
     /// The path as written (a code span's text, a word, a link's destination).
     pub text: &'a str,
     pub kind: SpanKind,
-    /// The rationale after the `to-be-created:` flag that covers this path
-    /// (see [`body_paths::flags`]), when flagged.
-    pub flag: Option<&'a str>,
+    /// The `to-be-created:` flag that covers this path (see
+    /// [`body_paths::flags`]), when flagged.
+    pub flag: Option<body_paths::Flag>,
     /// Where it was looked up and what was found; empty for unsafe paths.
     pub lookups: Vec<(String, PathLookup)>,
 }
@@ -215,9 +215,12 @@ impl<'a> BriefView<'a> {
             let repos = brief.repos();
             let candidates = body_paths::candidates(brief);
             let flags = body_paths::flags(brief, &candidates);
+            let own = self.changes.repo.as_deref();
+            let own_repo = [own.unwrap_or(crate::model::LOCAL_REPO)];
             for (candidate, flag) in candidates.into_iter().zip(flags) {
+                let places: &[&str] = if candidate.own_repo { &own_repo } else { &repos };
                 let lookups = match &candidate.kind {
-                    SpanKind::Path(path) => lookups(&self.changes.repos, self.changes.repo.as_deref(), &repos, path),
+                    SpanKind::Path(path) => lookups(&self.changes.repos, own, places, path),
                     _ => Vec::new(),
                 };
                 out.push(BodyPath {

@@ -1,5 +1,5 @@
 use super::BriefView;
-use crate::model::{PathLookup, Sink};
+use crate::model::{LOCAL_REPO, PathLookup, Sink};
 use crate::suggest::{did_you_mean, nearest};
 
 declare_rule! {
@@ -14,13 +14,17 @@ path when it has no spaces, is not a URL, an ADR id, `owner/repo#N` or a listed 
 characters (`*`, `<…>`, `{…}`) or placeholder words (`NNNN-title.md`, `YYYY-MM-DD`), and contains `/` or \
 ends in a known file extension; in a span with spaces (a command: `scripts/restore.sh --latest`) each \
 argument that names a file by its extension, ends in `/` or starts with `./` is one; a link's or image's \
-destination (`[runbook](runbooks/restore.md)`, without its `#fragment`) is one unless it is a URL or \
-relative to the brief's own folder (`../x.md`); a word of prose is one when it has a folder and a known \
+destination (`[runbook](runbooks/restore.md)`, `[r]: runbooks/restore.md`, without its `#fragment`) is one \
+unless it is a URL: one relative to the brief (`./x.md`, `../x.md`) or rooted at its repository \
+(`/docs/x.md`) is resolved as GitHub resolves it and must exist in the brief's own repository; the commands \
+of a shell fence (```` ```bash ````, `~~~console`, …) are read as a code span's are; a word of prose is one when it has a folder and a known \
 extension (`runbooks/restore.md`) or ends in `/`. Host paths in prose and commands (`/etc/hosts`) are not \
 checked. `owner/repo:path` and `owner/repo@ref:path` name the repo and commit; an unqualified path must \
 exist in at least one repo of `repos_touched`; a trailing `/` names a folder. A `to-be-created:` flag \
 covers the path it follows on its line (else the first after it), one path each: a second path on that \
-line is still checked.",
+line is still checked. A hard-wrapped paragraph reads as one line (CommonMark: a soft line break is a \
+space), so a flag that opens a wrapped line covers the last path of the line before, unless a sentence \
+ends between them.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -35,6 +39,7 @@ fn check(view: &BriefView, sink: &mut Sink) {
             .filter(|(_, l)| *l == PathLookup::Missing)
             .map(|(repo, _)| match &target.rev {
                 Some(rev) => format!("{repo}@{rev}"),
+                None if repo == LOCAL_REPO => "this repository".to_string(),
                 None => repo.clone(),
             })
             .collect();

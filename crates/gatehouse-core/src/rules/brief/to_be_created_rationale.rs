@@ -24,16 +24,16 @@ rationale needs the author's words",
 }
 
 fn check(view: &BriefView, sink: &mut Sink) {
-    let mut reported: Vec<(usize, u32)> = Vec::new();
+    let mut reported: Vec<(usize, u32, u32)> = Vec::new();
     for path in &view.paths {
-        let Some(rationale) = path.flag else { continue };
-        if rationale.chars().count() >= MIN_RATIONALE || reported.contains(&(path.brief, path.span.line)) {
+        let Some(flag) = &path.flag else { continue };
+        let rationale = flag.rationale.as_str();
+        if rationale.chars().count() >= MIN_RATIONALE || reported.contains(&(path.brief, flag.line, flag.col)) {
             continue;
         }
-        reported.push((path.brief, path.span.line));
+        reported.push((path.brief, flag.line, flag.col));
         let brief = &view.briefs[path.brief];
-        let line = brief.line_text(path.span.line);
-        let col = line[..line.find("to-be-created").unwrap_or(0)].chars().count() as u32 + 1;
+        let col = flag.col;
         let message = if rationale.is_empty() {
             "`to-be-created` is not followed by `: <rationale>` (or `— <rationale>`)".to_string()
         } else {
@@ -41,24 +41,42 @@ fn check(view: &BriefView, sink: &mut Sink) {
         };
         sink.emit(
             brief.path,
-            Span::at(path.span.line, col, "to-be-created".len() as u32),
+            Span::at(flag.line, col, "to-be-created".len() as u32),
             format!("flag:{}", path.text),
             message,
         )
         .help("say why the path will exist, e.g. `to-be-created: the restore runbook this brief asks for`")
-        .fix(if rationale.is_empty() { colon(brief.text, brief.path, path.span.line) } else { None });
+        .fix(if rationale.is_empty() { colon(brief.text, brief.path, flag.line) } else { None });
     }
 }
 
-/// The rationale in what follows a `to-be-created` flag on its line: after a
-/// `:`, `—`, `–` or `-` (the flag may be emphasised or quoted), to the end of
-/// the line, without the punctuation that closes a parenthesised flag; empty
-/// when no separator follows.
+/// The rationale in what follows a `to-be-created` flag in its paragraph:
+/// after a `:`, `—`, `–` or `-` (the flag may be emphasised or quoted), to
+/// the end of its sentence or of the parenthesis the flag is in; empty when
+/// no separator follows.
 pub(super) fn rationale(after_flag: &str) -> &str {
     let rest = after_flag.trim_start_matches(['*', '_', '`', '"', '\'', '\u{201d}', '\u{2019}']).trim_start();
     let Some(rest) = rest.strip_prefix([':', '\u{2014}', '\u{2013}', '-']) else { return "" };
     let rest = rest.trim_start_matches(['-', '*', '_']);
-    rest.trim().trim_end_matches([')', '.', ']', ';']).trim_end()
+    // It ends with its sentence, or with the parenthesis the flag is in.
+    let mut depth = 0usize;
+    let end = rest
+        .char_indices()
+        .find(|&(i, c)| match c {
+            '(' => {
+                depth += 1;
+                false
+            }
+            ')' if depth == 0 => true,
+            ')' => {
+                depth -= 1;
+                false
+            }
+            '.' | ';' | '!' | '?' => rest[i + 1..].starts_with(char::is_whitespace),
+            _ => false,
+        })
+        .map_or(rest.len(), |(i, _)| i);
+    rest[..end].trim().trim_end_matches([')', '.', ']', ';']).trim_end()
 }
 
 /// Adds the `:` a flag on `line` lacks, when what follows it on the line
@@ -96,6 +114,11 @@ mod tests {
             assert_eq!(rationale(after), "the drill runbook", "{after}");
         }
         assert_eq!(rationale(")"), "");
+        assert_eq!(
+            rationale(": the runbook (see `a.md`) it asks for) and `b/old.md`."),
+            "the runbook (see `a.md`) it asks for"
+        );
+        assert_eq!(rationale(": the drill runbook. Then `b/old.md`."), "the drill runbook");
         assert_eq!(rationale(" the drill runbook"), "");
     }
 }

@@ -29,8 +29,12 @@ compatible, accessible, \"within expected ranges\", or what people feel (\"users
 \"self-review done\", \"follows existing conventions\".\n\n\
 A word capitalised inside a lower-case sentence names a value or a control (\"every node reports Ready\", \
 \"the dialog closes when Done is clicked\") and is not read as a quality or a step.\n\n\
-A quality word or an aspiration is pinned down by a number, a quoted output, a code span after it, or a \
-testable explanation (\"the API is fast: p95 under 300 ms\"); a hedge by a particular observable or \
+A quality word or an aspiration is pinned down by a number, a quoted output or a code span after it (its \
+measure or baseline), or a testable explanation (\"the API is fast: p95 under 300 ms\"); a number before it \
+measures something else (\"All 12 screens look polished\", \"The API is 10x better\"), so the criterion gets a \
+warning, and a quality that names a measured quantity (\"relevance score\") is no quality word. A person's \
+feelings (\"Marcus is comfortable with the design\") and the team as the subject of a step (\"the team reviews \
+it\") are not assertions about the system. A hedge by a particular observable or \
 condition, unless it qualifies a verb that names no behaviour (\"behaves correctly for admins\", \"is \
 handled appropriately\"); a process step by a code span, a quoted string, a path or a file name (\"`docs/api.md` \
 documents the `--since` flag\").\n\n\

@@ -35,8 +35,11 @@ fn check(view: &DecisionView, sink: &mut Sink) {
         let (span, what) = match (resolution, evidence) {
             (None, _) => (status_span(m), "has no `resolution`"),
             (Some(r), None) if r.value.as_object().is_some() => (key_span(r), "has a `resolution` without `evidence`"),
+            // Entries that are not strings (`{"path": …}`) are entries all
+            // the same: decision/schema says how to write them, and saying
+            // "no evidence" beside them would be false.
             (Some(_), Some(e)) => match e.value.as_array() {
-                Some(items) if !items.iter().any(|i| i.as_str().is_some_and(|s| !s.trim().is_empty())) => {
+                Some(items) if items.iter().all(|i| i.as_str().is_some_and(|s| s.trim().is_empty())) => {
                     (value_span(m, &e.value), "has no evidence: `resolution.evidence` holds no citation")
                 }
                 _ => continue,

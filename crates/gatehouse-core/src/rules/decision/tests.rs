@@ -180,6 +180,16 @@ fn bad_input_is_a_finding_at_its_line() {
 }
 
 #[test]
+fn structured_evidence_entries_are_one_schema_finding_each_not_no_evidence() {
+    let resolved = manifest(ID, Status::Resolved, 0).replace(
+        "[\"docs/incidents/vendor.md\"]",
+        "[\n      {\"path\": \"docs/incidents/vendor.md\"},\n      {\"url\": \"https://example.com/sla\"}\n    ]",
+    );
+    let findings = evaluate(None, Some(text(&resolved)));
+    assert_eq!(fired(&findings), vec![("decision/schema", 13), ("decision/schema", 14)], "{findings:#?}");
+}
+
+#[test]
 fn archived_back_to_resolved_is_one_transition_finding() {
     let archived = manifest(ID, Status::Archived, 0);
     let resolved = archived.replace("\"status\": \"archived\"", "\"status\": \"resolved\"");

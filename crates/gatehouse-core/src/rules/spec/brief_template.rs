@@ -21,7 +21,7 @@ runs every stage\" — a warning, because its author may expect it to matter.",
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {
-    for spec in &view.specs {
+    for spec in view.current() {
         let Some(text) = spec.text("pre-plan/00-brief.md") else { continue };
         let path = spec.path("pre-plan/00-brief.md");
         let brief = parse_brief(text);
@@ -32,7 +32,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
         }
         let mut at = 0;
         for name in BRIEF_SECTIONS {
-            match brief.sections.iter().position(|(s, _)| s == name) {
+            match brief.sections.iter().position(|(s, _)| crate::docs::label::names_section(s, name)) {
                 None => {
                     sink.emit(
                         &path,

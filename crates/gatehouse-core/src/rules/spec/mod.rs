@@ -132,6 +132,16 @@ pub struct SpecView<'a> {
     pub has_kb: bool,
 }
 
+impl<'a> SpecView<'a> {
+    /// The specs that are current truth: at the head and not in
+    /// `archive/`, which the seed calls "history, never current truth". The
+    /// rules on what a live spec's files must hold read only these; an
+    /// archived spec is held to `spec/archive-state` and its history.
+    pub fn current(&self) -> impl Iterator<Item = &Spec<'a>> {
+        self.specs.iter().filter(|s| !s.deleted && !s.archived)
+    }
+}
+
 /// The knowledge base's index (seed 003, handover).
 pub const KB_INDEX: &str = "fondue/kb/index.md";
 

@@ -1,5 +1,6 @@
 use super::SpecView;
 use super::artifact_required::is_draft;
+use crate::docs::label::{label, names_section};
 use crate::docs::markdown;
 use crate::model::{Sink, Span};
 
@@ -16,7 +17,8 @@ including a phase or topic that never closed: keep, amend or revert, each with i
 `pre-plan`, \"a draft that rests on an assumption an earlier `reopen.md` shows broken or rules out is a \
 Blocker, and so is landed work the draft does not account for\": the two sections are where the reviewer \
 finds both. A spec is reopened when it has an `attempts/NN/` folder; each draft of its live attempt \
-(`pre-plan/NN-draft.md`, from `03`) has a heading for each section.",
+(`pre-plan/NN-draft.md`, from `03`) has each section: a heading that starts with its name (`## Landed work \
+(from landed.md)`), or a line that opens with the name as a bold label, as the seed writes it.",
     bad: "fondue/specs/retry-queue/pre-plan/03-draft.md",
     good: "fondue/specs/retry-queue/pre-plan/03-draft.md",
 }
@@ -24,14 +26,16 @@ finds both. A spec is reopened when it has an `attempts/NN/` folder; each draft 
 const SECTIONS: [&str; 2] = ["Earlier attempts", "Landed work"];
 
 fn check(view: &SpecView, sink: &mut Sink) {
-    for spec in view.specs.iter().filter(|s| !s.deleted && s.attempt > 1) {
+    for spec in view.current().filter(|s| s.attempt > 1) {
         for (rel, content) in spec.head.iter().filter(|(rel, _)| is_draft(rel)) {
             let Some(text) = content.text() else { continue };
             let headings = markdown::parse(text, 1).headings;
+            // A section is a heading that starts with its name, or a line
+            // that opens with it as a bold label, as the seed writes it
+            // (`**Earlier attempts** - for each one: …`).
             let has = |name: &str| {
-                headings
-                    .iter()
-                    .any(|h| h.level >= 2 && h.text.trim().trim_end_matches(':').trim().eq_ignore_ascii_case(name))
+                headings.iter().any(|h| h.level >= 2 && names_section(&h.text, name))
+                    || text.lines().any(|line| label(line).is_some_and(|(label, _)| names_section(label, name)))
             };
             for name in SECTIONS.into_iter().filter(|name| !has(name)) {
                 sink.emit(

@@ -1,4 +1,5 @@
 use super::SpecView;
+use crate::docs::label::label;
 use crate::docs::markdown;
 use crate::model::{Sink, Span};
 
@@ -21,7 +22,7 @@ approach), so the research's first section, under its title, is `## Existing cod
 const RESEARCH: &str = "pre-plan/01-research.md";
 
 fn check(view: &SpecView, sink: &mut Sink) {
-    for spec in view.specs.iter().filter(|s| !s.deleted) {
+    for spec in view.current() {
         let Some(text) = spec.text(RESEARCH) else { continue };
         if let Some((line, message)) = problem(text) {
             sink.emit(&spec.path(RESEARCH), Span::line(line), "existing-code", message).help(
@@ -35,7 +36,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
 
 /// Whether `name` (a heading or a bold line) names the Existing code section.
 fn is_existing_code(name: &str) -> bool {
-    name.trim().trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace()).eq_ignore_ascii_case("existing code")
+    crate::docs::label::names_section(name, "existing code")
 }
 
 /// The first section's line and what is wrong with it, if anything.
@@ -44,13 +45,22 @@ fn problem(text: &str) -> Option<(u32, String)> {
     let md = markdown::parse(text, 1);
     let first_section = md.headings.iter().find(|h| h.level >= 2);
     let bold = text.lines().enumerate().find_map(|(i, line)| {
-        let line = line.trim();
-        let name = line.strip_prefix("**")?.split("**").next()?;
+        let (name, rest) = label(line)?;
         let before_heading = first_section.is_none_or(|h| (i as u32) < h.line);
-        (before_heading && line.starts_with("**")).then_some((i as u32 + 1, name))
+        before_heading.then_some((i as u32 + 1, name, rest))
     });
     let (line, name, level) = match (bold, first_section) {
-        (Some((line, name)), _) => (line, name.to_string(), None),
+        (Some((line, name, rest)), _) => {
+            if !is_existing_code(name) {
+                return Some((line, format!("the research opens with `{}`, not **Existing code**", name.trim())));
+            }
+            // A label with its content on the same line
+            // (`**Existing code**: the bucket … - **reshape**.`) is not empty.
+            if !rest.trim_start_matches(['-', ':', '\u{2013}', '\u{2014}']).trim().is_empty() {
+                return None;
+            }
+            (line, name.to_string(), None)
+        }
         (None, Some(h)) => (h.line, h.text.clone(), Some(h.level)),
         (None, None) => return Some((1, "the research has no **Existing code** section".to_string())),
     };
@@ -77,6 +87,13 @@ mod tests {
         assert_eq!(problem("# Research\n\n## Existing code\n\n- FACT: `a.rs` does it; **reuses**.\n"), None);
         assert_eq!(problem("\u{feff}# Research\r\n\r\n## Existing code\r\n\r\n- FACT: x\r\n"), None);
         assert_eq!(problem("# Research\n\n**Existing code**\n\n- FACT: x\n\n## Libraries\n"), None);
+        assert_eq!(
+            problem(
+                "# Research\n\n**Existing code**: the bucket of attempt 01 (src/auth.rs:40) - **reshape**.\n\n## Libraries\n"
+            ),
+            None
+        );
+        assert_eq!(problem("# Research\n\n__Existing code:__ `src/a.rs` does it; **reuses**.\n"), None);
         assert_eq!(problem("# Research\n\nWhat the approach rests on.\n\n### existing code:\n- FACT: x\n"), None);
         assert_eq!(
             problem("# Research\n\n## Libraries\n\n## Existing code\n\n- x\n"),

@@ -55,7 +55,7 @@ fn rank(state: State) -> Option<u8> {
 }
 
 fn check(view: &SpecView, sink: &mut Sink) {
-    for spec in &view.specs {
+    for spec in view.current() {
         let Some(text) = spec.text("roster.md") else { continue };
         let path = spec.path("roster.md");
         let r = parse_roster(text);
@@ -85,13 +85,25 @@ fn check(view: &SpecView, sink: &mut Sink) {
             Some(_) => {}
         }
         let Some(table) = r.table else {
-            missing(
-                sink,
-                &path,
-                "table",
-                "the roster has no table `| Role | Agent | Model | Effort | Handle |`",
-                "add the roster table with a row per role",
-            );
+            match r.stray_row {
+                Some(line) => {
+                    sink.emit(
+                        &path,
+                        Span::line(line),
+                        "table",
+                        "this line has a table row's pipes, but no delimiter row (`|---|---|`) follows a header, so \
+                         GitHub Flavored Markdown reads no table",
+                    )
+                    .help("write the header `| Role | Agent | Model | Effort | Handle |`, then `|---|---|---|---|---|`, then a row per role");
+                }
+                None => missing(
+                    sink,
+                    &path,
+                    "table",
+                    "the roster has no table `| Role | Agent | Model | Effort | Handle |`",
+                    "add the roster table with a row per role",
+                ),
+            }
             continue;
         };
         for p in &r.problems {

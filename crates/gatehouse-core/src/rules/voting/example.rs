@@ -16,7 +16,9 @@ reviewers and voters can verify the argument lands somewhere real.\" The artefac
 (`tests/e2e/login.spec.ts`, `owner/repo:path`, `owner/repo@ref:path`) that must exist: an unqualified path is \
 looked up in the PR's own repository, a qualified one in its repository, the same way brief paths are (a \
 repository that cannot be read here gives a notice, not an error). `diff_snapshot_ref` is `owner/repo#N`, \
-`owner/repo@<sha>`, a commit sha or a repository path. Paths that climb out with `..` or are absolute are \
+`owner/repo@<sha>`, a commit sha, a repository path, or a GitHub pull request or commit address \
+(`https://github.com/owner/repo/pull/12`, `…/commit/<sha>`); another web address is a warning, since ADR-140 \
+names no form and gatehouse cannot tell what it points at. Paths that climb out with `..` or are absolute are \
 errors, never file reads.",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
     good: "dark-factory/guidelines/smoke-spec-path@v1.md",
@@ -52,16 +54,18 @@ fn check(view: &VotingView, sink: &mut Sink) {
         if let Some(node) = example.get("diff_snapshot_ref")
             && let Some(reference) = node.as_str().filter(|r| !r.trim().is_empty() && !is_snapshot_ref(r))
         {
-            sink.emit(
-                doc.path,
-                at(doc.text, node),
-                anchor(block, &argument, "example.diff_snapshot_ref"),
-                format!(
-                    "`diff_snapshot_ref` `{reference}` of argument `{}` is not a PR, commit or path",
-                    argument.name()
-                ),
-            )
-            .help("write `owner/repo#N`, `owner/repo@<sha>`, a commit sha, or a repository path");
+            let key = anchor(block, &argument, "example.diff_snapshot_ref");
+            let name = argument.name();
+            if reference.contains("://") {
+                // ADR-140 names no form for the reference: a web address
+                // other than GitHub's may well point at a snapshot.
+                sink.emit(doc.path, at(doc.text, node), key, format!("`diff_snapshot_ref` `{reference}` of argument `{name}` is a web address gatehouse cannot read as a pull request or commit"))
+                    .help("for a GitHub snapshot write `owner/repo#N`, `owner/repo@<sha>` or the pull request's or commit's github.com address")
+                    .severity(Severity::Warning);
+            } else {
+                sink.emit(doc.path, at(doc.text, node), key, format!("`diff_snapshot_ref` `{reference}` of argument `{name}` is not a PR, commit or path"))
+                    .help("write `owner/repo#N`, `owner/repo@<sha>`, a commit sha, a repository path or a GitHub pull request or commit address");
+            }
         }
         if let Some(node) = example.get("artefact")
             && let Some(artefact) = node.as_str().filter(|a| !a.trim().is_empty())
@@ -73,9 +77,32 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 fn is_snapshot_ref(reference: &str) -> bool {
     is_issue_ref(reference)
+        || is_github_snapshot_url(reference)
         || reference.split_once('@').is_some_and(|(repo, sha)| is_repo_name(repo) && is_sha(sha))
         || is_sha(reference)
         || matches!(classify(reference, &[]), SpanKind::Path(_))
+}
+
+/// `https://github.com/<owner>/<repo>/pull/<N>` (with any tab after it:
+/// `/files`, `/commits/<sha>`) or `…/commit/<sha>`.
+fn is_github_snapshot_url(reference: &str) -> bool {
+    let Some(rest) =
+        reference.strip_prefix("https://github.com/").or_else(|| reference.strip_prefix("http://github.com/"))
+    else {
+        return false;
+    };
+    let rest = rest.split(['#', '?']).next().unwrap_or(rest);
+    let mut parts = rest.split('/');
+    let (Some(owner), Some(repo), Some(kind), Some(id)) = (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    is_repo_name(&format!("{owner}/{repo}"))
+        && match kind {
+            "pull" => !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()),
+            "commit" => is_sha(id),
+            _ => false,
+        }
 }
 
 fn check_artefact(

@@ -140,10 +140,13 @@ pub fn assess(text: &str) -> Assessment {
         raw.sort_by_key(|(i, _)| *i);
     }
     let strong = (0..tokens.len()).position(|i| strong_at(&tokens, i));
-    let has_anchor = tokens.iter().any(is_anchor);
     let condition = has_condition(&tokens);
+    // A quality that names a measured quantity ("relevance score", "trust
+    // rating") is the quantity a test reads, not a vague word.
+    let measured = |at: usize| tokens.get(at + 1).is_some_and(|t| MEASURES.contains(&t.word.as_str()));
     let vague = raw
         .into_iter()
+        .filter(|(at, v)| !(matches!(v.kind, VagueKind::Quality) && measured(*at)))
         .filter(|(at, v)| match v.kind {
             VagueKind::Process => !pinning,
             VagueKind::Aspiration if PURE_ASPIRATIONS.contains(&tokens[*at].word.as_str()) => true,
@@ -152,7 +155,11 @@ pub fn assess(text: &str) -> Assessment {
                 (strong.is_none() && !condition || after_generic_verb(&tokens, *at)) && !explained(&tokens, *at)
             }
             VagueKind::Quality | VagueKind::Aspiration => {
-                !has_anchor && !tokens[*at..].iter().any(|t| t.kind == Kind::Code) && !explained(&tokens, *at)
+                // A number or a code span pins a quality only when it comes
+                // after it, as its measure or its baseline ("under 200 ms",
+                // "than `v1`"): the 12 of "All 12 screens look polished"
+                // counts screens, and "10x better" names nothing to compare.
+                !tokens[*at..].iter().any(|t| is_anchor(t) || t.kind == Kind::Code) && !explained(&tokens, *at)
             }
         })
         .map(|(_, v)| v)
@@ -385,6 +392,9 @@ fn predicative(tokens: &[Token], at: usize) -> bool {
 
 /// A number that measures: it starts with a digit (`200`, `2.5s`, `10k`,
 /// `50%`, `<=3`), or is a number word. `p99`, `v2` and `S3` name things.
+/// Nouns that make the quality before them a named quantity.
+const MEASURES: [&str; 8] = ["score", "scores", "rank", "ranking", "rating", "ratings", "index", "percentile"];
+
 fn is_anchor(t: &Token) -> bool {
     match t.kind {
         Kind::Quote => true,

@@ -107,6 +107,20 @@ static NORMS: WordList = WordList::new(&[
     "principles",
 ]);
 
+/// The people a process step is done by.
+static PEOPLE: WordList = WordList::new(&[
+    "team",
+    "we",
+    "reviewer",
+    "reviewers",
+    "maintainer",
+    "maintainers",
+    "someone",
+    "qa",
+    "developers",
+    "engineers",
+]);
+
 /// The stem of a word: common inflections and derivations removed, so that
 /// `updated`, `updates` and `updating` share `updat`.
 pub(super) fn stem(word: &str) -> &str {
@@ -156,6 +170,11 @@ pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
         // ticket`), not a step done.
         let attributive = k > 0 && matches!(words[k - 1].1, "a" | "an" | "the" | "any" | "each" | "every" | "its");
         if step_form(w, first) && (artefact || first) && !attributive {
+            return Some((i, raw(i)));
+        }
+        // The team as the subject of a step ("the team reviews it",
+        // "reviewers approve it"): what people do, not what the system does.
+        if is_step(w) && k > 0 && PEOPLE.contains(&words[k - 1].1) {
             return Some((i, raw(i)));
         }
         if CONFORM.iter().any(|c| stem(w).starts_with(c))

@@ -31,6 +31,9 @@ pub(super) fn phrases() -> &'static [(Vec<&'static str>, super::VagueKind)] {
 
 /// Quality words vague wherever they stand.
 pub(super) static QUALITY: WordList = WordList::new(&[
+    "idiomatic",
+    "friendlier",
+    "polish",
     "robust",
     "robustly",
     "gracefully",
@@ -216,6 +219,7 @@ pub(super) static PREDICATIVE: WordList = WordList::new(&[
     "happy",
     "satisfied",
     "pleased",
+    "comfortable",
     "complete",
     "completed",
     "done",
@@ -276,6 +280,10 @@ pub(super) static ASPIRATIONS: WordList = WordList::new(&[
     "minimise",
     "minimizes",
     "minimises",
+    "minimized",
+    "minimised",
+    "maximized",
+    "maximised",
     "maximize",
     "maximise",
     "maximizes",
