@@ -136,6 +136,7 @@ impl Metrics {
             ("content_per_hour", limit(budget.content_per_hour)),
             ("endpoint_points_per_minute", limit(budget.endpoint_points_per_minute)),
             ("reserve_percent", i64::from(budget.reserve_percent)),
+            ("one_at_a_time", i64::from(budget.one_at_a_time)),
         ];
     }
 

@@ -146,6 +146,63 @@ where
     Ok(row)
 }
 
+/// **burst** (`--only burst`): `prs` pull requests (default 2,000) of one
+/// installation, over 20 repositories, opened and delivered within 20 s,
+/// against a simulated GitHub answering after `latency` (default 20 ms),
+/// both as an instance without secondary limits; the time until every job
+/// is done, or what is left after 5 minutes.
+pub async fn burst(latency: Duration, prs: u64, workers: usize) -> Result<()> {
+    const REPOS: u64 = 20;
+    const SPREAD: Duration = Duration::from_secs(20);
+    const DEADLINE: Duration = Duration::from_secs(300);
+    let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    sim.set_latency(latency);
+    let dir = tempfile::tempdir()?;
+    let mut config = in_process(&sim, &dir.path().join("burst.db"))?;
+    config.workers = workers;
+    let running = app::start(config).await?;
+    let started = Instant::now();
+    for n in 0..prs {
+        let repo = format!("load/burst-{}", n % REPOS);
+        let number = n / REPOS + 1;
+        let mut tree = base();
+        tree.insert(format!("dark-factory/briefs/SWARM-F{n}-brief.md"), brief(n, true).replace(REPO, &repo).into_bytes());
+        sim.open_pr(&repo, number, base(), tree, "One brief.");
+        let mut event = sim.pull_request_event(&repo, number, "opened");
+        event["installation"]["id"] = INSTALLATION.into();
+        deliver(&running, "pull_request", &format!("burst-{n}"), &event).await?;
+        let due = SPREAD.mul_f64((n + 1) as f64 / prs as f64);
+        if let Some(wait) = due.checked_sub(started.elapsed()) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+    let delivered = started.elapsed();
+    let settled = loop {
+        let counts = running.store.job_counts().await?;
+        if counts.queued + counts.running == 0 {
+            break Some(started.elapsed());
+        }
+        if started.elapsed() > DEADLINE {
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let counts = running.store.job_counts().await?;
+    println!(
+        "burst: {prs} pull requests of one installation over {REPOS} repositories, delivered in {:.1} s, a simulated \
+         GitHub answering after {} ms, no secondary limits on either side ({workers} workers)",
+        delivered.as_secs_f64(),
+        latency.as_millis()
+    );
+    match settled {
+        Some(at) => println!("  settled after {:.1} s", at.as_secs_f64()),
+        None => println!("  not settled after {} s", DEADLINE.as_secs()),
+    }
+    println!("  jobs: {counts:?}; writes {}; requests {}", sim.content_writes(), sim.requests().len());
+    running.kill();
+    Ok(())
+}
+
 pub async fn main(latency: Duration, prs: u64, workers: usize) -> Result<()> {
     let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
     let dir = tempfile::tempdir()?;
@@ -163,6 +220,11 @@ pub async fn main(latency: Duration, prs: u64, workers: usize) -> Result<()> {
     }
     idle(&setup).await?;
     setup.shutdown().await;
+    // The setup's writes are forgotten by the App's write budget as by the
+    // simulated GitHub's count: the scenarios start on a fresh hour.
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await?;
+    sqlx::query("DELETE FROM gh_write_budget").execute(&pool).await?;
+    pool.close().await;
 
     // From here on, GitHub.com's limits on both sides, and GitHub's latency.
     sim.set_secondary_limits(SecondaryLimits::GITHUB_COM);

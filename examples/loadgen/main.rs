@@ -24,6 +24,8 @@
 //! And one more in this process, when asked:
 //! - **feedback** (`--only feedback`): see [`feedback`]; `--prs N`,
 //!   `--github-latency-ms N` (default 100 here).
+//! - **burst** (`--only burst`): see [`feedback::burst`]; `--prs N`
+//!   (default 2,000), `--github-latency-ms N` (default 20 here).
 //!
 //! `--deliveries N` (per concurrency, after 1,000 unmeasured),
 //! `--concurrency N` (repeatable; default 8 and 64), `--workers N`,
@@ -78,8 +80,9 @@ struct Args {
     history: usize,
     /// Pull requests per scenario of the feedback mode.
     prs: u64,
-    /// Whether `--github-latency-ms` was given.
+    /// Whether `--github-latency-ms` and `--prs` were given.
     latency_given: bool,
+    prs_given: bool,
 }
 
 fn args() -> Result<Args> {
@@ -96,6 +99,7 @@ fn args() -> Result<Args> {
         history: 0,
         prs: 10,
         latency_given: false,
+        prs_given: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -103,13 +107,16 @@ fn args() -> Result<Args> {
             "--deliveries" => args.deliveries = it.next().context("--deliveries N")?.parse()?,
             "--concurrency" => args.concurrency.push(it.next().context("--concurrency N")?.parse()?),
             "--workers" => args.workers = it.next().context("--workers N")?.parse()?,
-            "--only" => args.only = Some(it.next().context("--only ack|e2e|http|feedback")?),
+            "--only" => args.only = Some(it.next().context("--only ack|e2e|http|feedback|burst")?),
             "--target" => args.target = Some(it.next().context("--target URL")?),
             "--serve-bin" => args.serve_bin = it.next().context("--serve-bin PATH")?.into(),
             "--flood" => args.flood = Some(it.next().context("--flood N")?.parse()?),
             "--flood-secs" => args.flood_secs = it.next().context("--flood-secs N")?.parse()?,
             "--history" => args.history = it.next().context("--history N")?.parse()?,
-            "--prs" => args.prs = it.next().context("--prs N")?.parse()?,
+            "--prs" => {
+                args.prs = it.next().context("--prs N")?.parse()?;
+                args.prs_given = true;
+            }
             "--github-latency-ms" => {
                 args.github_latency = Duration::from_millis(it.next().context("--github-latency-ms N")?.parse()?);
                 args.latency_given = true;
@@ -136,6 +143,11 @@ fn main() -> Result<()> {
     let client = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if let Some(connections) = args.flood {
         return client.block_on(flood::main(&args.serve_bin, connections, args.flood_secs));
+    }
+    if args.only.as_deref() == Some("burst") {
+        let latency = if args.latency_given { args.github_latency } else { Duration::from_millis(20) };
+        let prs = if args.prs_given { args.prs } else { 2_000 };
+        return client.block_on(feedback::burst(latency, prs.max(1), args.workers));
     }
     if args.only.as_deref() == Some("feedback") {
         let latency = if args.latency_given { args.github_latency } else { Duration::from_millis(100) };

@@ -67,6 +67,11 @@ pub(crate) struct Settings {
     /// costing 5; `none` lifts the limit (default 900, GitHub.com's).
     #[arg(long, value_name = "N|none", env = "GATEHOUSE_GITHUB_ENDPOINT_POINTS_PER_MINUTE", hide_env_values = true)]
     pub github_endpoint_points_per_minute: Option<Limit>,
+    /// Whether an installation's writes may go out several at once (default
+    /// false: one at a time, as GitHub's "Best practices for using the REST
+    /// API" asks; an instance without limits may allow it).
+    #[arg(long, value_name = "BOOL", env = "GATEHOUSE_GITHUB_CONCURRENT_WRITES", hide_env_values = true)]
+    pub github_concurrent_writes: Option<bool>,
 }
 
 /// A limit of the write budget: a number, or `none`.
@@ -135,6 +140,9 @@ impl Settings {
         }
         if let Some(Limit(n)) = self.github_endpoint_points_per_minute {
             config.budget.endpoint_points_per_minute = n;
+        }
+        if let Some(concurrent) = self.github_concurrent_writes {
+            config.budget.one_at_a_time = !concurrent;
         }
     }
 }

@@ -381,10 +381,19 @@ impl GitHub {
                 tokio::time::sleep(left).await;
             }
             let (slot, ticket) = match held {
-                Some(held @ Held { write: true, .. }) => {
-                    let slot = self.limits.write_slot(held.installation).await;
+                Some(held @ Held { write: true, .. }) if self.budget.limits_anything() => {
+                    let slot = if self.budget.one_at_a_time {
+                        Some(self.limits.write_slot(held.installation).await)
+                    } else {
+                        None
+                    };
                     let endpoint = budget::endpoint(method.as_str(), url.strip_prefix(&self.base).unwrap_or(url));
-                    (Some(slot), Some(self.spend(held, &endpoint, what).await?))
+                    (slot, Some(self.spend(held, &endpoint, what).await?))
+                }
+                Some(held @ Held { write: true, .. }) => {
+                    // No limit to keep: counted for /metrics only.
+                    self.metrics.write_spent(held.urgency, Duration::ZERO);
+                    (None, None)
                 }
                 _ => (None, None),
             };
