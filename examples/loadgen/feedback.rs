@@ -166,10 +166,12 @@ pub async fn burst(latency: Duration, prs: u64, workers: usize) -> Result<()> {
         let repo = format!("load/burst-{}", n % REPOS);
         let number = n / REPOS + 1;
         let mut tree = base();
-        tree.insert(format!("dark-factory/briefs/SWARM-F{n}-brief.md"), brief(n, true).replace(REPO, &repo).into_bytes());
+        tree.insert(
+            format!("dark-factory/briefs/SWARM-F{n}-brief.md"),
+            brief(n, true).replace(REPO, &repo).into_bytes(),
+        );
         sim.open_pr(&repo, number, base(), tree, "One brief.");
-        let mut event = sim.pull_request_event(&repo, number, "opened");
-        event["installation"]["id"] = INSTALLATION.into();
+        let event = sim.pull_request_event(&repo, number, "opened");
         deliver(&running, "pull_request", &format!("burst-{n}"), &event).await?;
         let due = SPREAD.mul_f64((n + 1) as f64 / prs as f64);
         if let Some(wait) = due.checked_sub(started.elapsed()) {
