@@ -176,7 +176,7 @@ pub(super) fn check_names(scope: Scope) -> Vec<String> {
 /// a head, an install and a push are resolved into jobs of pull requests.
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
-    let client = RepoClient::new(ctx.github.clone(), job.installation, repo);
+    let client = RepoClient::new(ctx.github.clone(), job.installation, repo).with_urgency(job.urgency());
     match &job.target {
         Target::Pr { number, .. } => {
             evaluate_pr(ctx, job, &client, number.0, progress).await?;

@@ -177,6 +177,15 @@ pub struct Job {
 }
 
 impl Job {
+    /// Who waits for this job's writes: the re-checks a push to the base
+    /// branch makes can wait for the answers people wait for.
+    pub fn urgency(&self) -> crate::github::Urgency {
+        match self.reason.as_str() {
+            "push" => crate::github::Urgency::Background,
+            _ => crate::github::Urgency::Person,
+        }
+    }
+
     /// A person asked for this evaluation again (GitHub's Re-run, or the
     /// run's own button): it is shown anew even where nothing changed.
     pub fn rerun_asked(&self) -> bool {
