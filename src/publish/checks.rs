@@ -426,3 +426,71 @@ pub(crate) async fn finish(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOB: i64 = 7;
+    const BRIEFS: &str = "gatehouse/briefs";
+
+    fn listed(id: u64, status: &str, digest: Option<&str>) -> Listed {
+        Listed { id, status: status.into(), annotations: 3, digest: digest.map(str::to_string) }
+    }
+
+    fn shown(runs: &[(i64, u64, &str, Option<&str>)]) -> Shown {
+        let runs =
+            runs.iter().map(|(job, id, status, digest)| (external_id(*job, BRIEFS), listed(*id, status, *digest)));
+        Shown { runs: runs.collect() }
+    }
+
+    fn plan_of(shown: &Shown, digest: Option<&str>, once_per_head: bool) -> Planned {
+        plan(shown, &CheckRuns::default(), JOB, BRIEFS, digest, once_per_head)
+    }
+
+    #[test]
+    fn what_github_shows_already_is_not_written_again() {
+        let earlier = shown(&[(1, 10, "completed", Some("aaa"))]);
+        assert_eq!(plan_of(&earlier, Some("aaa"), false), Planned::Skip);
+        assert_eq!(plan_of(&earlier, Some("bbb"), false), Planned::Create, "a changed result is written");
+        assert_eq!(plan_of(&earlier, None, false), Planned::Create, "a re-run a person asked for is written");
+        assert_eq!(plan_of(&Shown::default(), Some("aaa"), false), Planned::Create);
+    }
+
+    #[test]
+    fn the_newest_run_of_a_name_is_what_github_shows() {
+        let runs = shown(&[(1, 10, "completed", Some("aaa")), (2, 20, "completed", Some("bbb"))]);
+        assert_eq!(plan_of(&runs, Some("bbb"), false), Planned::Skip);
+        assert_eq!(plan_of(&runs, Some("aaa"), false), Planned::Create, "an older run with that result is hidden");
+    }
+
+    #[test]
+    fn a_head_evaluated_once_is_not_written_again_whatever_the_result() {
+        let earlier = shown(&[(1, 10, "completed", Some("aaa"))]);
+        assert_eq!(plan_of(&earlier, Some("bbb"), true), Planned::Skip);
+    }
+
+    #[test]
+    fn runs_in_progress_and_the_jobs_own_are_completed_not_duplicated() {
+        let open = shown(&[(1, 10, "in_progress", None)]);
+        assert_eq!(plan_of(&open, Some("aaa"), true), Planned::Complete { id: 10, delivered: None });
+        let own = shown(&[(JOB, 11, "completed", Some("aaa"))]);
+        assert_eq!(plan_of(&own, Some("bbb"), false), Planned::Complete { id: 11, delivered: Some(3) });
+        let mut started = CheckRuns::default();
+        started.ids.insert(BRIEFS.into(), 12);
+        assert_eq!(
+            plan(&Shown::default(), &started, JOB, BRIEFS, None, false),
+            Planned::Complete { id: 12, delivered: None }
+        );
+    }
+
+    #[test]
+    fn the_digest_is_read_back_from_the_summary_written() {
+        let output = CheckOutput { name: BRIEFS.into(), conclusion: "success", title: "t".into(), summary: "s".into() };
+        let digest = digest(&output, &[]);
+        let (_, summary, _) = parts(&output, &[], &digest);
+        assert_eq!(digest_in(&summary).as_deref(), Some(digest.as_str()));
+        let other = CheckOutput { conclusion: "failure", ..output.clone() };
+        assert_ne!(super::digest(&other, &[]), digest, "the conclusion is part of it");
+    }
+}
