@@ -408,3 +408,24 @@ fn git_failures_end_with_gits_reason_and_what_to_do() {
     );
     assert!(stderr.trim_end().ends_with("help: pass --base REV"), "{stderr}");
 }
+
+#[test]
+fn serve_with_a_bad_key_says_so_and_creates_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gatehouse.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("GATEHOUSE_APP_ID", "1")
+        .env("GATEHOUSE_PRIVATE_KEY", "not a key")
+        .env_remove("GATEHOUSE_PRIVATE_KEY_PATH")
+        .env("GATEHOUSE_WEBHOOK_SECRET", "s")
+        .env("GATEHOUSE_DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("GATEHOUSE_BIND", "127.0.0.1:0")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.to_lowercase().contains("key"), "{stderr}");
+    assert!(!db.exists(), "no database is created before the key is checked");
+}

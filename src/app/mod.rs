@@ -164,9 +164,10 @@ impl Running {
 
 /// Starts the receiver and the workers; migrations run first.
 pub async fn start(config: AppConfig) -> Result<Running> {
+    // The key is checked before anything is created: a bad key leaves no database behind.
+    let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
     let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
     let metrics = Arc::new(Metrics::new(&crate::webhook::envelope::KNOWN_EVENTS));
-    let creds = AppCredentials::new(config.app_id, config.private_key.expose().as_bytes())?;
     let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?
         .with_budget(config.budget, Arc::new(store.clone()));
     let wake = Arc::new(Notify::new());
@@ -241,7 +242,14 @@ pub(crate) fn serve(config: AppConfig) -> Result<()> {
 /// `gatehouse=info`), unless the caller set up tracing.
 pub(crate) async fn serve_async(config: AppConfig) -> Result<()> {
     logs::init("gatehouse=info", config.log_format);
-    tracing::info!(config = ?config, "starting");
+    tracing::info!(
+        app_id = config.app_id,
+        listen = %config.bind,
+        database = %redact_url(&config.database_url),
+        github = %config.api_url,
+        workers = config.workers,
+        "starting"
+    );
     let running = start(config).await?;
     shutdown_signal().await;
     tracing::info!("shutting down: finishing the jobs in hand");

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
@@ -103,9 +103,9 @@ pub(super) fn run(args: ServeArgs) -> Result<ExitCode> {
 }
 
 /// The App configuration `serve` runs with: a key file named by one layer
-/// (flags, env file, environment) wins over a PEM given further down.
+/// (flags, env file, environment) wins over a PEM given further down. Every
+/// identity setting that is missing is named at once, with where to get them.
 pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
-    let app_id = args.app_id.context("GATEHOUSE_APP_ID is not set (the App's numeric id)")?;
     let pem = if args.key_path_flag {
         None
     } else if args.file.contains_key(PRIVATE_KEY_PATH) {
@@ -113,8 +113,30 @@ pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
     } else {
         in_file_or_env(&args.file, PRIVATE_KEY)
     };
+    let secret = in_file_or_env(&args.file, WEBHOOK_SECRET);
+    let mut missing = Vec::new();
+    if args.app_id.is_none() {
+        missing.push("GATEHOUSE_APP_ID (or --app-id): the App's numeric id");
+    }
+    if pem.is_none() && args.private_key_path.is_none() {
+        missing.push(
+            "GATEHOUSE_PRIVATE_KEY (the PEM itself) or GATEHOUSE_PRIVATE_KEY_PATH (or --private-key-path): the App's \
+             private key",
+        );
+    }
+    if secret.as_deref().is_none_or(|s| s.split(',').all(|p| p.trim().is_empty())) {
+        missing.push("GATEHOUSE_WEBHOOK_SECRET: the App's webhook secret (comma-separated to rotate)");
+    }
+    let Some(app_id) = args.app_id.filter(|_| missing.is_empty()) else {
+        anyhow::bail!(
+            "gatehouse serve needs the App's identity; not set:\n{}\n\n`gatehouse register` registers an App on GitHub \
+             and writes all three to gatehouse-credentials/gatehouse.env; then run `gatehouse serve --env-file \
+             gatehouse-credentials/gatehouse.env`. Each can also be given in the environment or an --env-file.",
+            missing.iter().map(|m| format!("  - {m}")).collect::<Vec<_>>().join("\n")
+        );
+    };
     let key = crate::app::private_key(pem, args.private_key_path)?;
-    let secrets = crate::app::webhook_secrets(in_file_or_env(&args.file, WEBHOOK_SECRET))?;
+    let secrets = crate::app::webhook_secrets(secret)?;
     let mut config = AppConfig::new(app_id, key, secrets);
     args.settings.apply(&mut config);
     Ok(config)
@@ -160,6 +182,26 @@ mod tests {
         let serve = serve_args(&["--env-file", path]);
         assert_eq!(serve.settings.workers, Some(5));
         assert!(!serve.key_path_flag);
+    }
+
+    #[test]
+    fn every_missing_identity_setting_is_named_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.env");
+        let blank =
+            "GATEHOUSE_APP_ID=\nGATEHOUSE_PRIVATE_KEY=\nGATEHOUSE_PRIVATE_KEY_PATH=\nGATEHOUSE_WEBHOOK_SECRET=\n";
+        std::fs::write(&path, blank).unwrap();
+        let error = config(serve_args(&["--env-file", path.to_str().unwrap()])).unwrap_err().to_string();
+        for setting in
+            ["GATEHOUSE_APP_ID", "GATEHOUSE_PRIVATE_KEY_PATH", "GATEHOUSE_WEBHOOK_SECRET", "gatehouse register"]
+        {
+            assert!(error.contains(setting), "{setting} named: {error}");
+        }
+        std::fs::write(&path, "GATEHOUSE_APP_ID=7\nGATEHOUSE_PRIVATE_KEY=\nGATEHOUSE_WEBHOOK_SECRET=s\n").unwrap();
+        let error = config(serve_args(&["--env-file", path.to_str().unwrap(), "--private-key-path", "k.pem"]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("k.pem") && !error.contains("GATEHOUSE_APP_ID"), "only the unreadable key: {error}");
     }
 
     #[test]
