@@ -262,9 +262,26 @@ fn web_url(flag: &str, url: &str) -> Result<String> {
     }
 }
 
-/// The webhook URL, with `/webhook` added when it names only a host.
+/// The webhook URL, with `/webhook` added when it names only a host. A
+/// loopback host is refused: GitHub delivers from its own servers, which
+/// never reach this machine's loopback.
 fn webhook_url(url: &str) -> Result<String> {
     let url = web_url("--webhook-url", url)?;
+    let authority = url.split_once("://").map_or("", |(_, rest)| rest).split('/').next().unwrap_or("");
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.rsplit_once(':').map_or(authority, |(host, _)| host),
+    };
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host.to_ascii_lowercase().ends_with(".localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback() || ip.is_unspecified());
+    if loopback {
+        bail!(
+            "--webhook-url {url} names this machine's loopback ({host}), which GitHub cannot reach: it delivers \
+             webhooks from its own servers. Give the public HTTPS address the App will be served at (a reverse \
+             proxy or a tunnel in front of `gatehouse serve`)"
+        );
+    }
     let host_only = !url.split_once("://").map_or("", |(_, rest)| rest).contains('/');
     Ok(if host_only { format!("{url}/webhook") } else { url })
 }
@@ -304,6 +321,13 @@ mod tests {
         assert_eq!(webhook_url("https://gh.example.com/").unwrap(), "https://gh.example.com/webhook");
         assert_eq!(webhook_url("https://gh.example.com/hooks/x").unwrap(), "https://gh.example.com/hooks/x");
         assert!(webhook_url("gh.example.com").is_err());
+        for loopback in
+            ["http://localhost:3000/webhook", "http://127.0.0.1:3000", "http://[::1]:3000/", "http://0.0.0.0"]
+        {
+            let error = webhook_url(loopback).unwrap_err().to_string();
+            assert!(error.contains("cannot reach"), "{loopback}: {error}");
+        }
+        assert!(webhook_url("http://10.0.0.5:3000").is_ok(), "a private address a GitHub Enterprise Server reaches");
         assert!(web_url("--github-url", "https://x\"><script>").is_err());
     }
 
