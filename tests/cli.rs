@@ -429,3 +429,16 @@ fn serve_with_a_bad_key_says_so_and_creates_no_database() {
     assert!(stderr.to_lowercase().contains("key"), "{stderr}");
     assert!(!db.exists(), "no database is created before the key is checked");
 }
+
+#[test]
+fn a_folder_with_nothing_to_check_says_where_gatehouse_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    let out = gatehouse(dir.path(), &["--all"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("No governed document was found"), "{stdout}");
+    assert!(stdout.contains("dark-factory/briefs/*.md") && stdout.contains("fondue/specs"), "{stdout}");
+    let json = gatehouse(dir.path(), &["--all", "--format", "json"]);
+    assert!(!String::from_utf8_lossy(&json.stdout).contains("No governed"), "JSON output stays JSON");
+}

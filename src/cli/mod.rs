@@ -395,6 +395,30 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// When no family found a document to check, says where gatehouse looked,
+/// so an empty report is not mistaken for a clean one.
+fn nothing_found(report: &crate::model::Report, changes: &crate::model::ChangeSet, all: bool) -> Option<String> {
+    use crate::model::Check;
+    let families = report.checks.iter().filter(|c| c.check != Check::Config);
+    if !families.clone().all(|c| c.evaluated && c.documents == 0 && c.cites == 0) {
+        return None;
+    }
+    let config = &changes.config;
+    let looked = [
+        (Check::Briefs.noun(), &config.briefs.paths),
+        (Check::Voting.noun(), &config.voting.paths),
+        (Check::Specs.noun(), &config.specs.paths),
+        (Check::Decisions.noun(), &config.decisions.paths),
+    ];
+    let lines: Vec<String> = looked.iter().map(|(noun, paths)| format!("  {noun:<20} {}", paths.join(", "))).collect();
+    let what = if all { "No governed document was found" } else { "The change touches no governed document" };
+    Some(format!(
+        "\n{what}. gatehouse looked at these paths (`.github/gatehouse.yml`'s, or its defaults where it sets \
+         none):\n{}\nDocuments kept elsewhere are found once the config's `paths` name them.\n",
+        lines.join("\n")
+    ))
+}
+
 fn check(args: CheckArgs) -> Result<ExitCode> {
     if let Some(name) = &args.repo_name
         && !crate::docs::pathref::is_repo_name(name)
@@ -433,7 +457,9 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         (changes, report)
     };
     let output = match args.format {
-        Format::Text => render::text(&report, &changes),
+        Format::Text => {
+            render::text(&report, &changes) + &nothing_found(&report, &changes, args.all).unwrap_or_default()
+        }
         Format::Json => render::json(&report) + "\n",
         Format::Sarif => render::sarif(&report) + "\n",
         Format::Github => render::github(&report),
