@@ -158,6 +158,10 @@ fn refusals_exit_1_with_findings_and_write_nothing() {
             findings.iter().any(|f| f["rule"] == rule && f["message"].as_str().unwrap().contains(message)),
             "{extra:?}: {findings:#?}"
         );
+        assert!(
+            findings.iter().all(|f| f["rule"] != "brief/adr-not-honoured"),
+            "{extra:?}: the scaffold does not fail its own quoting: {findings:#?}"
+        );
         let briefs = std::fs::read_dir(tmp.path().join("dark-factory/briefs")).unwrap();
         assert_eq!(briefs.count(), 3, "{extra:?} wrote a file");
     }
@@ -210,4 +214,21 @@ fn missing_fields_off_a_terminal_are_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--slug"));
+}
+
+/// Flags in error are named as flags, all at once, before anything is
+/// scaffolded: never as a file to rename.
+#[test]
+fn bad_flags_are_named_as_flags() {
+    let tmp = demo();
+    let out = new_brief(tmp.path(), &["--agent", "swarm-xv", "--slug", "My Slug", "--touches", REPO, "--lines=-3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for flag in ["--agent: `swarm-xv`", "--slug: `My Slug`", "--lines: `-3`"] {
+        assert!(stderr.contains(flag), "{flag}: {stderr}");
+    }
+    assert!(!stderr.contains("rename"), "{stderr}");
+    let out = new_brief(tmp.path(), &["--agent", "SWARM-XV", "--slug", "s", "--touches", REPO, "--lines", "-3"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--lines: `-3` is not a positive number"), "a negative value is read as one: {stderr}");
 }

@@ -35,7 +35,7 @@ pub(super) struct NewBriefArgs {
     #[arg(long = "adr", value_name = "ADR-NNN")]
     adrs: Vec<String>,
     /// The lines the agent will change.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     lines: Option<i64>,
     /// Another repository's checkout, as owner/name=DIR (repeatable).
     #[arg(long = "repo-root", value_name = "OWNER/NAME=DIR", value_parser = super::parse_repo_root)]
@@ -89,7 +89,7 @@ pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     if terminal {
         ask_missing(&mut args, &adrs, &mut Prompter::terminal())?;
     }
-    let fields = fields(&args)?;
+    let fields = fields(&args, &adrs)?;
     let folder = briefs_folder(&changes.config.briefs.paths)?;
     let path = format!("{folder}/{}-{}.md", fields.agent, fields.slug);
     let text = scaffold(&fields, &adrs);
@@ -160,6 +160,40 @@ pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An agent id as ADR-099 names them.
+fn agent_form(a: &str) -> std::result::Result<String, String> {
+    match is_agent_id(a) {
+        true => Ok(a.to_string()),
+        false => Err(format!("`{a}` is not an agent id: `SWARM-` and 1 to 6 of A-Z and 0-9, e.g. SWARM-AR")),
+    }
+}
+
+/// A kebab-case slug, as a brief's file name takes it.
+fn slug_form(a: &str) -> std::result::Result<String, String> {
+    match parse_file_name(&format!("SWARM-X-{a}.md")) {
+        Ok(_) => Ok(a.to_string()),
+        Err(_) => Err(format!("`{a}` is not kebab-case (lower-case words joined by `-`, e.g. pg-backup)")),
+    }
+}
+
+/// An ADR of this repository that is in force.
+fn adr_form(id: &str, adrs: &BTreeMap<u32, (Adr, String)>) -> std::result::Result<String, String> {
+    match parse_id(id).map(|n| adrs.get(&n)) {
+        None => Err(format!("`{id}` is not an ADR id like ADR-095")),
+        Some(None) => Err(format!("{id} is not among the repository's ADRs ({})", offered(adrs))),
+        Some(Some((adr, _))) if adr.is_retired() => match adr.superseded_by {
+            Some(next) => Err(format!("{id} is superseded by ADR-{next:03}; cite ADR-{next:03} instead")),
+            None => Err(format!("{id} is retired; cite what replaced it")),
+        },
+        Some(Some(_)) => Ok(id.to_string()),
+    }
+}
+
+/// A positive line count.
+fn lines_form(a: &str) -> std::result::Result<i64, String> {
+    a.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| format!("`{a}` is not a positive number"))
+}
+
 /// Asks for each field the flags left out, checking each answer as it is
 /// typed (on stderr: stdout carries only the result).
 fn ask_missing<R: std::io::BufRead, W: Write>(
@@ -168,18 +202,10 @@ fn ask_missing<R: std::io::BufRead, W: Write>(
     p: &mut Prompter<R, W>,
 ) -> Result<()> {
     if args.agent.is_none() {
-        args.agent = Some(p.ask("agent id", "e.g. SWARM-AR", |a| match is_agent_id(a) {
-            true => Ok(a.to_string()),
-            false => Err(format!("`{a}` is not an agent id: `SWARM-` and 1 to 6 of A-Z and 0-9")),
-        })?);
+        args.agent = Some(p.ask("agent id", "e.g. SWARM-AR", agent_form)?);
     }
     if args.slug.is_none() {
-        args.slug = Some(p.ask("slug", "kebab-case, e.g. pg-backup", |a| {
-            match parse_file_name(&format!("SWARM-X-{a}.md")) {
-                Ok(_) => Ok(a.to_string()),
-                Err(_) => Err(format!("`{a}` is not kebab-case (lower-case words joined by `-`)")),
-            }
-        })?);
+        args.slug = Some(p.ask("slug", "kebab-case, e.g. pg-backup", slug_form)?);
     }
     if args.repos.is_empty() {
         args.repos = p.ask("repositories the agent may change", "owner/name, space-separated, e.g. acme/api", |a| {
@@ -193,21 +219,11 @@ fn ask_missing<R: std::io::BufRead, W: Write>(
     if args.adrs.is_empty() {
         p.say(&format!("ADRs in this repository: {}", offered(adrs)))?;
         args.adrs = p.ask("ADRs to honour", "space-separated, e.g. ADR-095; Enter for none", |a| {
-            words(a)
-                .into_iter()
-                .map(|id| match parse_id(&id).map(|n| adrs.get(&n)) {
-                    None => Err(format!("`{id}` is not an ADR id like ADR-095")),
-                    Some(None) => Err(format!("{id} is not among the repository's ADRs")),
-                    Some(Some((adr, _))) if adr.is_retired() => Err(format!("{id} is retired; cite what replaced it")),
-                    Some(Some(_)) => Ok(id),
-                })
-                .collect()
+            words(a).into_iter().map(|id| adr_form(&id, adrs)).collect()
         })?;
     }
     if args.lines.is_none() {
-        args.lines = Some(p.ask("lines estimate", "the lines the agent will change, e.g. 40", |a| {
-            a.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| format!("`{a}` is not a positive number"))
-        })?);
+        args.lines = Some(p.ask("lines estimate", "the lines the agent will change, e.g. 40", lines_form)?);
     }
     Ok(())
 }
@@ -220,13 +236,32 @@ fn repo_form(answer: &str) -> std::result::Result<String, String> {
     }
 }
 
-/// The brief's fields, all given.
-fn fields(args: &NewBriefArgs) -> Result<Fields> {
+/// The brief's fields, all given, each flag checked as a prompt checks its
+/// answer: every flag in error is named at once.
+fn fields(args: &NewBriefArgs, adrs: &BTreeMap<u32, (Adr, String)>) -> Result<Fields> {
     let (Some(agent), Some(slug), Some(lines)) = (args.agent.clone(), args.slug.clone(), args.lines) else {
         bail!("--agent, --slug, --touches and --lines are required (or run on a terminal to be asked)");
     };
+    let mut wrong = Vec::new();
+    let mut check = |flag: &str, checked: std::result::Result<(), String>| {
+        if let Err(why) = checked {
+            wrong.push(format!("  --{flag}: {why}"));
+        }
+    };
+    check("agent", agent_form(&agent).map(drop));
+    check("slug", slug_form(&slug).map(drop));
     if args.repos.is_empty() {
-        bail!("--touches is required: name each repository the agent may change as owner/name");
+        check("touches", Err("name each repository the agent may change as owner/name".into()));
+    }
+    for repo in &args.repos {
+        check("touches", repo_form(repo).map(drop));
+    }
+    for id in args.adrs.iter().filter(|id| parse_id(id).is_none()) {
+        check("adr", adr_form(id, adrs).map(drop));
+    }
+    check("lines", lines_form(&lines.to_string()).map(drop));
+    if !wrong.is_empty() {
+        bail!("the brief cannot be written from these flags:\n{}", wrong.join("\n"));
     }
     Ok(Fields { agent, slug, repos: args.repos.clone(), adrs: args.adrs.clone(), lines })
 }
@@ -329,11 +364,22 @@ fn refusals(changes: &ChangeSet, path: &str) -> Vec<Finding> {
     let text = changes.head.get(path).and_then(FileContent::text).unwrap_or_default();
     let placeholder = text.lines().position(|l| l == SUCCESS_PLACEHOLDER).map_or(0, |at| at as u32 + 1);
     let report = crate::rules::evaluate(changes);
-    report
+    let refusing: Vec<Finding> = report
         .findings()
         .filter(|f| f.path == path && f.span.line != placeholder)
         .filter(|f| f.severity == Severity::Error || f.rule == "brief/adr-superseded")
         .cloned()
+        .collect();
+    // An ADR the scaffold could not quote because it is missing or
+    // superseded is refused for that, once: not also as name-dropped.
+    let adr_causes: Vec<_> = refusing
+        .iter()
+        .filter(|f| matches!(f.rule, "brief/adr-superseded" | "brief/adr-missing"))
+        .map(|f| (f.span.line, f.span.col))
+        .collect();
+    refusing
+        .into_iter()
+        .filter(|f| f.rule != "brief/adr-not-honoured" || !adr_causes.contains(&(f.span.line, f.span.col)))
         .collect()
 }
 
