@@ -442,7 +442,7 @@ mod tests {
         let input = "\nSWARM-XY\nBad Slug!\npg-restore\nacme\nacme/api\nADR-777\nADR-095\nmany\n40\n";
         let mut shown = Vec::new();
         ask_missing(&mut args, &adrs, &mut Prompter::new(input.as_bytes(), &mut shown)).unwrap();
-        let fields = fields(&args).unwrap();
+        let fields = fields(&args, &adrs).unwrap();
         assert_eq!(
             fields,
             Fields {
