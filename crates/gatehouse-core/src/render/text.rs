@@ -16,8 +16,8 @@ pub fn text(report: &Report, changes: &ChangeSet) -> String {
         if !check.details.is_empty() {
             let _ = writeln!(out, "{}:", check.name);
             for block in &check.details {
-                for line in block.trim_end().lines() {
-                    let _ = writeln!(out, "{}", details_line(line));
+                for line in for_terminal(block.trim_end()) {
+                    let _ = writeln!(out, "{}", details_line(&line));
                 }
                 out.push('\n');
             }
@@ -46,6 +46,51 @@ fn summary_line(check: &CheckReport) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!("{scope}; {counts}")
+}
+
+/// A details block (markdown, as a check run's summary shows it) as a
+/// terminal shows it: strong emphasis as plain text, and a GFM table as
+/// aligned columns without its pipes and delimiter row.
+fn for_terminal(block: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut table: Vec<Vec<String>> = Vec::new();
+    for line in block.lines().chain(std::iter::once("")) {
+        let trimmed = line.trim();
+        if trimmed.starts_with('|') && trimmed.ends_with('|') && trimmed.len() > 1 {
+            let cells: Vec<String> = trimmed[1..trimmed.len() - 1].split('|').map(|c| plain(c.trim())).collect();
+            let delimiter = cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':')));
+            if !delimiter {
+                table.push(cells);
+            }
+            continue;
+        }
+        if !table.is_empty() {
+            out.extend(columns(&table));
+            table.clear();
+        }
+        out.push(plain(line));
+    }
+    out.pop();
+    out
+}
+
+/// Markdown's strong emphasis (`**x**`) dropped: a terminal shows the text.
+fn plain(text: &str) -> String {
+    text.replace("**", "")
+}
+
+/// Rows of cells, each column as wide as its widest cell.
+fn columns(rows: &[Vec<String>]) -> Vec<String> {
+    let count = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..count)
+        .map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            let cells = row.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths[i]));
+            cells.collect::<Vec<_>>().join("  ").trim_end().to_string()
+        })
+        .collect()
 }
 
 /// A line of a check's details: file names and document values end up in
@@ -117,7 +162,16 @@ fn snippet(out: &mut String, f: &Finding, changes: &ChangeSet) {
 
 #[cfg(test)]
 mod tests {
-    use super::caret_columns;
+    use super::{caret_columns, for_terminal};
+
+    #[test]
+    fn details_read_as_plain_text_and_aligned_columns() {
+        let block = "**Tally** `g.md`\n\n| Section | Totals |\n|---|:---:|\n| dry-run | **A** +7.5 · B +0.5 |\n| r | A +11 |\n\nafter";
+        assert_eq!(
+            for_terminal(block),
+            ["Tally `g.md`", "", "Section  Totals", "dry-run  A +7.5 · B +0.5", "r        A +11", "", "after"]
+        );
+    }
 
     #[test]
     fn carets_line_up_with_tabs_shown_as_spaces() {
