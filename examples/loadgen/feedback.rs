@@ -221,12 +221,10 @@ pub async fn main(latency: Duration, prs: u64, workers: usize) -> Result<()> {
         deliver(&setup, "pull_request", &format!("setup-{n}"), &sim.pull_request_event(REPO, n, "opened")).await?;
     }
     idle(&setup).await?;
+    // The setup's writes are forgotten by the next App's write budget (a
+    // SQLite store's is its process's) as by the simulated GitHub's count:
+    // the scenarios start on a fresh hour.
     setup.shutdown().await;
-    // The setup's writes are forgotten by the App's write budget as by the
-    // simulated GitHub's count: the scenarios start on a fresh hour.
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await?;
-    sqlx::query("DELETE FROM gh_write_budget").execute(&pool).await?;
-    pool.close().await;
 
     // From here on, GitHub.com's limits on both sides, and GitHub's latency.
     sim.set_secondary_limits(SecondaryLimits::GITHUB_COM);

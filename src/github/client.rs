@@ -23,6 +23,9 @@ use super::limits::Limits;
 use super::outage::Outage;
 use crate::metrics::Metrics;
 
+/// How often a write's answer the store did not take is offered again.
+const RELEASE_RETRY: Duration = Duration::from_millis(250);
+
 /// How hard to try.
 #[derive(Clone, Copy, Debug)]
 pub struct RetryPolicy {
@@ -410,9 +413,20 @@ impl GitHub {
             if let (Some(ticket), Some(held)) = (ticket, held)
                 && let Err(err) = self.ledger.release(held.installation, ticket).await
             {
-                // Left in flight, the write holds the installation's next
-                // one until `IN_FLIGHT_MS` passes.
-                tracing::warn!(error = %err, "cannot record a write's answer in the write budget");
+                // Left in flight, the write would hold the installation's
+                // next one until `IN_FLIGHT_MS` passes: the answer is
+                // recorded as soon as the store takes it.
+                tracing::warn!(error = %err, "cannot record a write's answer in the write budget; trying again");
+                let ledger = self.ledger.clone();
+                tokio::spawn(async move {
+                    let retries = budget::IN_FLIGHT_MS / RELEASE_RETRY.as_millis() as i64;
+                    for _ in 0..retries {
+                        tokio::time::sleep(RELEASE_RETRY).await;
+                        if ledger.release(held.installation, ticket).await.is_ok() {
+                            break;
+                        }
+                    }
+                });
             }
             drop(slot);
             if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {

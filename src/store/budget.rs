@@ -1,17 +1,20 @@
-//! The write ledger of GitHub's secondary limits (`crate::github::budget`),
-//! shared by every replica: each write of an installation is a row of
-//! `gh_write_budget` for an hour. Deciding reads the installation's rows and
-//! records the write in one transaction, which PostgreSQL replicas take one
-//! installation at a time (`pg_advisory_xact_lock`) and SQLite's single
-//! process under its write lock, so two replicas never both spend the last
-//! write of a window.
+//! The write ledger of GitHub's secondary limits (`crate::github::budget`).
+//!
+//! On PostgreSQL it is shared by every replica: each write of an
+//! installation is a row of `gh_write_budget` for an hour, and deciding reads
+//! the installation's rows and records the write in one transaction, which
+//! replicas take one installation at a time (`pg_advisory_xact_lock`), so two
+//! replicas never both spend the last write of a window. A SQLite store has
+//! one process: its ledger is that process's memory, and a write never waits
+//! on the database (nor on another connection holding the file's lock).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::{Acquire, FromRow};
+use sqlx::{FromRow, PgPool};
 
 use super::{Engine, Store, now_ms};
-use crate::github::budget::{Budget, Ledger, LedgerFuture, Spent, Ticket, Urgency, Verdict, decide};
+use crate::github::budget::{Budget, Ledger, LedgerFuture, MemoryLedger, Spent, Ticket, Urgency, Verdict, decide};
 
 const HOUR_MS: i64 = 3_600_000;
 
@@ -32,11 +35,22 @@ const INSERT: &str =
     "INSERT INTO gh_write_budget (installation, at_ms, endpoint, in_flight) VALUES ($1, $2, $3, TRUE) RETURNING id";
 const RELEASE: &str = "UPDATE gh_write_budget SET in_flight = FALSE WHERE id = $1";
 
-fn rows_to_spent(rows: Vec<Row>) -> Vec<Spent> {
-    rows.into_iter().map(|r| Spent { at_ms: r.at_ms, endpoint: r.endpoint, in_flight: r.in_flight }).collect()
-}
+/// The replicas' shared ledger, in PostgreSQL.
+#[derive(Debug)]
+struct SharedLedger(PgPool);
 
 impl Store {
+    /// Where this store's process counts its writes to GitHub: shared by
+    /// the replicas on PostgreSQL, in memory on SQLite (one process).
+    pub fn write_ledger(&self) -> Arc<dyn Ledger> {
+        match &self.engine {
+            Engine::Postgres(pool) => Arc::new(SharedLedger(pool.clone())),
+            Engine::Sqlite { .. } => Arc::new(MemoryLedger::default()),
+        }
+    }
+}
+
+impl SharedLedger {
     async fn spend_write(
         &self,
         installation: u64,
@@ -46,39 +60,31 @@ impl Store {
     ) -> anyhow::Result<Result<Ticket, Duration>> {
         let now = now_ms();
         let key = installation as i64;
-        let postgres = matches!(self.engine, Engine::Postgres(_));
-        let decided = on_writer!(self, |pool| {
-            let mut tx = pool.begin().await?;
-            if postgres {
-                sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
-                    .bind(LOCK_SPACE)
-                    .bind(installation as i32)
-                    .execute(&mut *tx)
-                    .await?;
+        let mut tx = self.0.begin().await?;
+        // Two 32-bit keys: an installation id above 2^32 shares its lock with
+        // another installation's, which costs waiting, not correctness.
+        sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+            .bind(LOCK_SPACE)
+            .bind(installation as i32)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(PRUNE).bind(key).bind(now - HOUR_MS).execute(&mut *tx).await?;
+        let rows: Vec<Row> = sqlx::query_as(SELECT).bind(key).bind(now - HOUR_MS).fetch_all(&mut *tx).await?;
+        let spent: Vec<Spent> =
+            rows.into_iter().map(|r| Spent { at_ms: r.at_ms, endpoint: r.endpoint, in_flight: r.in_flight }).collect();
+        let decided = match decide(budget, &spent, endpoint, now, urgency) {
+            Verdict::Wait(wait) => Err(wait),
+            Verdict::Go => {
+                let id: i64 = sqlx::query_scalar(INSERT).bind(key).bind(now).bind(endpoint).fetch_one(&mut *tx).await?;
+                Ok(Ticket(id))
             }
-            sqlx::query(PRUNE).bind(key).bind(now - HOUR_MS).execute(&mut *tx).await?;
-            let rows: Vec<Row> = sqlx::query_as(SELECT).bind(key).bind(now - HOUR_MS).fetch_all(&mut *tx).await?;
-            let out = match decide(budget, &rows_to_spent(rows), endpoint, now, urgency) {
-                Verdict::Wait(wait) => Err(wait),
-                Verdict::Go => {
-                    let id: i64 =
-                        sqlx::query_scalar(INSERT).bind(key).bind(now).bind(endpoint).fetch_one(&mut *tx).await?;
-                    Ok(Ticket(id))
-                }
-            };
-            tx.commit().await?;
-            out
-        });
+        };
+        tx.commit().await?;
         Ok(decided)
-    }
-
-    async fn release_write(&self, ticket: Ticket) -> anyhow::Result<()> {
-        on_writer!(self, |pool| sqlx::query(RELEASE).bind(ticket.0).execute(pool).await?.rows_affected());
-        Ok(())
     }
 }
 
-impl Ledger for Store {
+impl Ledger for SharedLedger {
     fn spend<'a>(
         &'a self,
         installation: u64,
@@ -90,6 +96,9 @@ impl Ledger for Store {
     }
 
     fn release(&self, _installation: u64, ticket: Ticket) -> LedgerFuture<'_, ()> {
-        Box::pin(self.release_write(ticket))
+        Box::pin(async move {
+            sqlx::query(RELEASE).bind(ticket.0).execute(&self.0).await?;
+            Ok(())
+        })
     }
 }
