@@ -30,18 +30,23 @@ compatible, accessible, \"within expected ranges\", or what people feel (\"users
 A word capitalised inside a lower-case sentence names a value or a control (\"every node reports Ready\", \
 \"the dialog closes when Done is clicked\") and is not read as a quality or a step.\n\n\
 A quality word or an aspiration is pinned down by a number, a quoted output or a code span after it (its \
-measure or baseline), or a testable explanation (\"the API is fast: p95 under 300 ms\"); a number before it \
-measures something else (\"All 12 screens look polished\", \"The API is 10x better\"), so the criterion gets a \
-warning, and a quality that names a measured quantity (\"relevance score\") is no quality word. A person's \
-feelings (\"Marcus is comfortable with the design\") and the team as the subject of a step (\"the team reviews \
-it\") are not assertions about the system. A hedge by a particular observable or \
+measure or baseline), a testable explanation (\"the API is fast: p95 under 300 ms\"), or, for a comparison \
+along a measured dimension, the baseline it names (\"20% faster than v1\"); a number or code span before it \
+names what it is said of, not a measure (\"All 12 screens look polished\", \"The API is 10x better\", \
+\"`gatehouse explain` is helpful\"), and a quality that names a measured quantity (\"relevance score\") is no \
+quality word. A catch-all is pinned down the same way, by what comes after it (\"covered by \
+`tests/parser_edges.rs`\"), not by the place before it (\"Edge cases in `src/parser.rs` are covered\"). A \
+person's feelings (\"Marcus is comfortable with the design\"), whatever follows them, and the team or a \
+product owner as the subject of a step (\"the team reviews it\", \"Product owner accepts the story\") are not \
+assertions about the system. A hedge by a particular observable or \
 condition, unless it qualifies a verb that names no behaviour (\"behaves correctly for admins\", \"is \
 handled appropriately\"); a process step by a code span, a quoted string, a path or a file name (\"`docs/api.md` \
 documents the `--since` flag\").\n\n\
 Severity follows confidence. An ERROR only when the rule is confident: something vague that nothing pins \
-down and no concrete observable in the criterion, or nothing observable at all. A WARNING, \"could not find \
-what a test would observe\", when it is unsure: a vague word beside a concrete observable, or a single \
-noun with nothing said of it. Nothing when it is testable. A criterion in another language than English is \
+down (a quality, a catch-all, an aspiration or a process step, whatever numbers or code spans stand \
+elsewhere in the criterion), or nothing observable at all. A WARNING, \"could not find what a test would \
+observe\", when it is unsure: a hedge beside a concrete observable (the verb it qualifies may be particular \
+enough to test), or a single noun with nothing said of it. Nothing when it is testable. A criterion in another language than English is \
 never blocked: it passes when it holds a code span, a quote or a number, and otherwise gets a notice that \
 it was not judged. Each finding names the words it judged and what would make the criterion testable. \
 Figures on the project's criteria corpus are in the README.\n\n\
@@ -141,7 +146,9 @@ mod tests {
     fn the_verdict_carries_its_confidence() {
         assert_eq!(assess("Documentation updated").verdict(), Verdict::Untestable);
         assert_eq!(assess("Implementation completed").verdict(), Verdict::Untestable);
-        assert_eq!(assess("the `/backups` page is intuitive").verdict(), Verdict::Unsure);
+        // A code span names what a quality is said of, not its measure.
+        assert_eq!(assess("the `/backups` page is intuitive").verdict(), Verdict::Untestable);
+        assert_eq!(assess("the `/backups` page is handled appropriately").verdict(), Verdict::Unsure);
         assert_eq!(assess("backups").verdict(), Verdict::Unsure);
         assert_eq!(assess("Sync on reconnection").verdict(), Verdict::Testable);
         assert_eq!(assess("Toggle visible on every header variant").verdict(), Verdict::Testable);

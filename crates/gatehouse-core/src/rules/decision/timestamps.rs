@@ -2,7 +2,7 @@ use super::{Decision, DecisionView, value_span};
 use crate::docs::decision::Manifest;
 use crate::docs::json::Json;
 use crate::docs::timestamp::{self, Timestamp};
-use crate::model::{Fix, Sink};
+use crate::model::{Fix, Severity, Sink};
 use crate::rules::fixes::scalar_range;
 
 declare_rule! {
@@ -16,7 +16,9 @@ override rate) with no new telemetry\": the manifest's `filed_at`, `updated_at`,
 date-time in the RFC 3339 profile the engine writes (`2026-07-08T14:05:00Z`, an offset or `Z` \
 required), and time runs forward through the lifecycle: nothing happens before the decision was \
 filed, and no review before the resolution it reviews. `filed_at` itself is fixed once the decision \
-is filed.",
+is filed. A value gatehouse cannot read as a date at all (`yesterday`, `07/08/2026 11:40`, whose day \
+and month could be either way round) is a warning that says so; one that starts with a `YYYY-MM-DD` date \
+but is no RFC 3339 date-time is an error.",
     fix: "rewrites a date-time written in another form of the same instant in the RFC 3339 form \
 (`2026-07-08 11:40Z` becomes `2026-07-08T11:40:00Z`, `+0200` becomes `+02:00`), and restores a changed \
 `filed_at`; a date-time without a time zone needs the author to say which",
@@ -40,14 +42,18 @@ fn check(view: &DecisionView, sink: &mut Sink) {
             let Some((text, node)) = node.and_then(|n| Some((n.as_str()?, n))) else { continue };
             parsed[i] = timestamp::parse(text);
             if parsed[i].is_none() {
-                sink.emit(
-                    m.path,
-                    value_span(m, node),
-                    *name,
-                    format!("`{name}` is {text:?}, not an RFC 3339 date-time"),
-                )
-                .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`")
-                .fix(canonical(text).and_then(|canonical| set(m.text, m.path, node, name, &canonical)));
+                // A value that opens with a calendar date is read as one; any
+                // other form is one gatehouse cannot read.
+                let read = dated(text);
+                let message = if read {
+                    format!("`{name}` is {text:?}, not an RFC 3339 date-time")
+                } else {
+                    format!("gatehouse cannot read `{name}`, {text:?}, as a date-time")
+                };
+                sink.emit(m.path, value_span(m, node), *name, message)
+                    .help("write a date-time with a time zone, e.g. `2026-07-08T14:05:00Z`")
+                    .severity(if read { Severity::Error } else { Severity::Warning })
+                    .fix(canonical(text).and_then(|canonical| set(m.text, m.path, node, name, &canonical)));
             }
         }
         let [filed, _, resolved, _] = parsed;
@@ -96,6 +102,13 @@ fn set(text: &str, path: &str, node: &Json, name: &str, value: &str) -> Option<F
 /// or lower-case `t` between date and time, minutes without seconds, an
 /// offset without its colon (`+0200`), `UTC` for `Z`. `None` when the text
 /// names no instant (no time zone).
+/// Whether `text` opens with a `YYYY-MM-DD` calendar date.
+fn dated(text: &str) -> bool {
+    let date = text.trim().as_bytes();
+    date.len() >= 10
+        && date[..10].iter().enumerate().all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() })
+}
+
 fn canonical(text: &str) -> Option<String> {
     let text = text.trim();
     let (date, rest) = (text.get(..10)?, text.get(10..)?);
@@ -116,6 +129,16 @@ fn canonical(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_value_that_opens_with_a_date_is_read() {
+        for text in ["2026-07-08", "2026-07-08 11:40", "2026-02-30T11:40:00Z"] {
+            assert!(super::dated(text), "{text}");
+        }
+        for text in ["yesterday", "07/08/2026 11:40", "2026-7-8", ""] {
+            assert!(!super::dated(text), "{text}");
+        }
+    }
+
     #[test]
     fn other_forms_of_an_instant_become_rfc_3339() {
         for (text, canonical) in [

@@ -1,7 +1,7 @@
 use super::SpecView;
 use crate::docs::spec::files::{EFFORTS, parse_roster};
 use crate::docs::spec::state::{Part, State};
-use crate::model::{Sink, Span};
+use crate::model::{Severity, Sink, Span};
 use crate::rules::Example;
 
 declare_rule! {
@@ -18,7 +18,9 @@ roster has every role, and an older one has each role's row by the time the stat
 reopen the Arbiter \"sets the Handle cells of the Architect, the Architecture Reviewer, the Coder, the \
 Code Reviewer and both auditors in `roster.md` back to `-`\" (Reopening, The move), because \"the pair \
 that designed and approved the failed frame is the pair most anchored to it\": a reopen that keeps one of \
-those handles sends the new attempt's turns to an old session.",
+those handles sends the new attempt's turns to an old session. Lines of pipes that GitHub Flavored Markdown \
+reads as no table (no delimiter row under the header) are a warning that says so: gatehouse cannot read the \
+rows, so it does not judge them.",
     bad: "fondue/specs/retry-queue/roster.md",
     good: Example {
         path: "fondue/specs/retry-queue/roster.md",
@@ -92,9 +94,10 @@ fn check(view: &SpecView, sink: &mut Sink) {
                         Span::line(line),
                         "table",
                         "this line has a table row's pipes, but no delimiter row (`|---|---|`) follows a header, so \
-                         GitHub Flavored Markdown reads no table",
+                         GitHub Flavored Markdown reads no table and gatehouse cannot read the roster's rows",
                     )
-                    .help("write the header `| Role | Agent | Model | Effort | Handle |`, then `|---|---|---|---|---|`, then a row per role");
+                    .help("write the header `| Role | Agent | Model | Effort | Handle |`, then `|---|---|---|---|---|`, then a row per role")
+                    .severity(Severity::Warning);
                 }
                 None => missing(
                     sink,

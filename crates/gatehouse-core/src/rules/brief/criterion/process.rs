@@ -69,6 +69,7 @@ const STEPS: &[&str] = &[
     "tested",
     "verifi",
     "introduc",
+    "shar",
 ];
 
 /// Words that say the work is over, whatever it was.
@@ -86,6 +87,8 @@ static STEP_NOUNS: WordList = WordList::new(&[
     "handoff",
     "retro",
     "retrospective",
+    "audit",
+    "audits",
 ]);
 
 /// Verbs of conformance and the norms they point at ("follows existing
@@ -119,6 +122,22 @@ static PEOPLE: WordList = WordList::new(&[
     "qa",
     "developers",
     "engineers",
+    "owner",
+    "owners",
+    "po",
+    "pm",
+    "manager",
+    "stakeholder",
+    "stakeholders",
+    "designer",
+    "designers",
+]);
+
+/// Nouns after a step noun that make it a thing of the system: an audit
+/// log, a review page.
+static STEP_NOUN_THINGS: WordList = WordList::new(&[
+    "page", "screen", "tab", "log", "logs", "trail", "entry", "entries", "event", "events", "record", "records",
+    "table",
 ]);
 
 /// The stem of a word: common inflections and derivations removed, so that
@@ -162,8 +181,7 @@ pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
         }
         // `self-review`, `peer-review`: a compound ending in a step noun.
         let noun = w.rsplit('-').next().unwrap_or(w);
-        if STEP_NOUNS.contains(&noun) && !words.get(k + 1).is_some_and(|(_, n)| matches!(*n, "page" | "screen" | "tab"))
-        {
+        if STEP_NOUNS.contains(&noun) && !words.get(k + 1).is_some_and(|(_, n)| STEP_NOUN_THINGS.contains(n)) {
             return Some((i, raw(i)));
         }
         // After a determiner a participle names a kind of thing (`a closed
@@ -175,6 +193,14 @@ pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
         // The team as the subject of a step ("the team reviews it",
         // "reviewers approve it"): what people do, not what the system does.
         if is_step(w) && k > 0 && PEOPLE.contains(&words[k - 1].1) {
+            return Some((i, raw(i)));
+        }
+        // A step done with or for the team ("Knowledge shared with the
+        // support team").
+        if is_step(w)
+            && words.get(k + 1).is_some_and(|(_, n)| matches!(*n, "with" | "to"))
+            && words[k + 2..].iter().take(3).any(|(_, n)| PEOPLE.contains(n))
+        {
             return Some((i, raw(i)));
         }
         if CONFORM.iter().any(|c| stem(w).starts_with(c))
@@ -206,12 +232,17 @@ mod tests {
             "Tested on phone and tablet",
             "Rollback strategy documented",
             "No known tech debt introduced",
+            "Product owner accepts the story",
+            "Compliance audits passed",
+            "Knowledge shared with the support team",
         ] {
             assert!(process_step(&tokenize(step)).is_some(), "{step}");
         }
-        for system in
-            ["the README lists the three environment variables", "Dropdown closes on Escape", "the job writes a row"]
-        {
+        for system in [
+            "the README lists the three environment variables",
+            "Dropdown closes on Escape",
+            "the audit log records each login",
+        ] {
             assert!(process_step(&tokenize(system)).is_none(), "{system}");
         }
         assert_eq!(stem("updated"), stem("updating"));

@@ -541,6 +541,29 @@ pub(super) static GENERIC_VERBS: WordList = WordList::new(&[
     "handled",
 ]);
 
+/// A person's state of mind: what someone feels, never something a test
+/// observes, whatever number or code span stands after it. The verbs of
+/// liking count only with people as their subject (see [`SENTIMENT`]).
+pub(super) static FEELINGS: WordList = WordList::new(&[
+    "comfortable",
+    "happy",
+    "satisfied",
+    "pleased",
+    "confident",
+    "delighted",
+    "confused",
+    "frustrated",
+    "excited",
+    "like",
+    "likes",
+    "enjoy",
+    "enjoys",
+    "appreciate",
+    "appreciates",
+    "prefer",
+    "prefers",
+]);
+
 /// Verbs of liking, vague when people are their subject ("users like the
 /// new layout").
 pub(super) static SENTIMENT: WordList =
