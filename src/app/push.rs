@@ -64,7 +64,7 @@ async fn read_at<'p>(
     let config = [Wanted { commit, path: CONFIG_PATH, blob: None }];
     let config = contents::read(repo, &config, u64::MAX, &ctx.reads).await?.into_iter().next().flatten();
     let limit = match config.map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => crate::rules::read_config(&text).0.limits.max_file_bytes,
+        Some(FileContent::Text(text)) => crate::reads::config(&text).0.limits.max_file_bytes,
         _ => crate::config::Config::default().limits.max_file_bytes,
     };
     let wanted: Vec<Wanted> = paths.iter().map(|path| Wanted { commit, path, blob: None }).collect();
