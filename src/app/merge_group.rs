@@ -6,11 +6,12 @@
 
 use anyhow::{Context, Result};
 
-use super::worker::{Ctx, HeadRuns, Progress, check_names};
+use super::worker::{Ctx, Progress, head_runs};
 use crate::github::{HeadSha, RepoClient};
 use crate::model::Report;
-use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
-use crate::publish::{self, checks, summary};
+use crate::plan::merge_group::{PullGate, left_the_queue, review_gate};
+use crate::plan::{self, REVIEW_CHECK};
+use crate::publish::checks;
 use crate::source::merge_group::{self as group_source, COMPARE_FILES};
 use crate::source::pull_request::{self as source, PullRequest, Read};
 use crate::store::{Job, MergeGroupRecord};
@@ -31,7 +32,7 @@ pub(super) async fn evaluate(
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let mut runs = HeadRuns::read(repo, job, &head, check_names(job.scope), progress).await?;
+    let mut runs = head_runs(repo, job, &head, progress).await?;
     if runs.evaluated_already() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());
@@ -40,17 +41,15 @@ pub(super) async fn evaluate(
         "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
          so gatehouse cannot see the whole change. Queue fewer pull requests together."
     );
-    let decided = runs.while_slow(ctx, job, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
+    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
     let (report, gates) = match decided {
         Ok(decided) => decided,
         Err((reason, error)) => {
-            runs.fail_closed(repo, job, &reason).await?;
+            runs.fail_closed(repo, &reason).await?;
             return error.map_or(Ok(()), Err);
         }
     };
-    for (output, findings) in publish::outputs(&report, review_gate(&gates)) {
-        runs.publish(repo, job, output, &findings, None).await?;
-    }
+    runs.publish_all(repo, &plan::outputs(&report, review_gate(&gates)), None).await?;
     let prs: Vec<u64> = gates.iter().map(|g| g.number).collect();
     tracing::info!(job = job.id, %head, ?prs, "merge group evaluated");
     Ok(())
@@ -96,7 +95,7 @@ async fn decide(
     let mut gates = Vec::with_capacity(pulls.len());
     for (number, pr_head) in pulls {
         let runs = group_source::our_runs(repo, &pr_head).await?;
-        let last = runs.into_iter().filter(|r| r.name == summary::REVIEW_CHECK).max_by_key(|r| r.id);
+        let last = runs.into_iter().filter(|r| r.name == REVIEW_CHECK).max_by_key(|r| r.id);
         gates.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
     }
     Ok(Ok((report, gates)))

@@ -12,6 +12,7 @@ mod limits;
 mod outage;
 mod repo;
 pub(crate) mod reviews;
+pub(crate) mod threads;
 
 pub use auth::{AppCredentials, Token};
 pub use budget::{Budget, Urgency};

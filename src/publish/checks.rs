@@ -15,11 +15,11 @@ use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::limits;
-use super::summary::CheckOutput;
 use crate::github::answers::{CheckRun, CheckRunList};
 use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
+use crate::plan::limits;
+use crate::plan::summary::{self, CheckOutput};
 
 /// The identifier of the check runs' `Re-run` button.
 pub(crate) const RERUN_ACTION: &str = "rerun";
@@ -265,7 +265,7 @@ fn completed_body(conclusion: &str, title: &str, summary: &str, annotations: &[V
 fn parts(output: &CheckOutput, findings: &[&Finding], digest: &str) -> (String, String, Vec<Value>) {
     let mut summary = output.summary.clone();
     if findings.len() > MAX_ANNOTATIONS {
-        summary = super::summary::fit(format!(
+        summary = summary::fit(format!(
             "{summary}\n\n**{} annotations were dropped**: only the first {MAX_ANNOTATIONS} are shown. \
              Run `gatehouse check` locally for the full list.\n",
             findings.len() - MAX_ANNOTATIONS
@@ -316,7 +316,7 @@ pub(crate) async fn conclude_failed(
     let shown = shown(repo, sha).await?;
     let mut concluded = 0;
     for name in names {
-        let output = super::summary::job_failed(name, error);
+        let output = summary::job_failed(name, error);
         let own = shown.runs.get(&external_id(job, name));
         let open = shown.runs.iter().find(|(ext, l)| check_name(ext) == Some(name.as_str()) && l.status != "completed");
         match (own, open) {

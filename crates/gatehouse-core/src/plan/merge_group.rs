@@ -5,7 +5,7 @@ use super::summary::{CheckOutput, REVIEW_CHECK, fit};
 
 /// The review gate's last run on one pull request's head.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PullGate {
+pub struct PullGate {
     pub number: u64,
     pub head: String,
     /// The run's status and conclusion; `None`: no gate run on that head.
@@ -29,7 +29,7 @@ impl PullGate {
 }
 
 /// The gate's output for a group of `pulls`.
-pub(crate) fn review_gate(pulls: &[PullGate]) -> CheckOutput {
+pub fn review_gate(pulls: &[PullGate]) -> CheckOutput {
     let failing: Vec<&PullGate> = pulls.iter().filter(|p| !p.passed()).collect();
     let passed = !pulls.is_empty() && failing.is_empty();
     let title = match (pulls.is_empty(), failing.as_slice()) {
@@ -69,7 +69,7 @@ pub(crate) fn review_gate(pulls: &[PullGate]) -> CheckOutput {
 }
 
 /// A run of a merge group that left the queue before it was evaluated.
-pub(crate) fn left_the_queue(name: &str) -> CheckOutput {
+pub fn left_the_queue(name: &str) -> CheckOutput {
     CheckOutput {
         name: name.to_string(),
         conclusion: "cancelled",

@@ -1,0 +1,181 @@
+//! Deciding what a job shows on GitHub: given what was read (the change,
+//! the review gate's reviews, what GitHub already shows), each check's
+//! conclusion, title, summary and annotations, the reviewers to ask and the
+//! review to post. Pure: the App reads, calls [`pull_request`], and writes
+//! the plan where it differs from what GitHub shows.
+
+pub mod limits;
+pub mod merge_group;
+pub mod requests;
+pub mod review;
+pub mod summary;
+
+use std::collections::BTreeSet;
+
+use crate::gate::{self, Contents, Review};
+use crate::model::{ChangeSet, Check, Finding, PR_BODY, Report};
+use requests::{GateState, Made, Requests};
+use review::{DiffFile, ReviewPlan};
+pub use summary::{CheckOutput, REVIEW_CHECK};
+
+/// The check-run names every job reports: the config's check, the check of
+/// each registered family (families sharing a check share its run), then
+/// the review gate. New families appear here with no App-side change.
+pub fn check_names() -> Vec<String> {
+    let mut checks: BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
+    checks.insert(Check::Config);
+    let mut names: Vec<String> = checks.into_iter().map(|c| c.name().to_string()).collect();
+    names.push(REVIEW_CHECK.to_string());
+    names
+}
+
+/// One check run as planned: its output and the findings annotated on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckPlan {
+    pub output: CheckOutput,
+    pub annotations: Vec<Finding>,
+}
+
+/// Each check's output and the findings to annotate on it; `review` is the
+/// review gate's. Findings about the pull request body are not annotated
+/// (the body is not a file of the commit): the summary lists them.
+pub fn outputs(report: &Report, review: CheckOutput) -> Vec<CheckPlan> {
+    let mut out: Vec<CheckPlan> = report
+        .checks
+        .iter()
+        .map(|check| {
+            let annotations = check.findings.iter().filter(|f| f.path != PR_BODY).cloned().collect();
+            CheckPlan { output: summary::render(check), annotations }
+        })
+        .collect();
+    out.push(CheckPlan { output: review, annotations: Vec::new() });
+    out
+}
+
+/// The commit authors of a pull request, who are recused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Authors {
+    Read(Vec<String>),
+    /// GitHub lists at most this many commits and the PR has as many: who
+    /// is recused cannot be decided, and the gate fails closed.
+    Capped(usize),
+}
+
+/// What the review gate of a head was read: read when the gate applies and
+/// the config has a policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateRead {
+    pub reviews: Vec<Review>,
+    pub authors: Authors,
+    /// The documents' blob ids at the commits approvals were given on.
+    pub contents: Contents,
+    /// The logins GitHub shows requested already (read when this head is
+    /// asked for reviews).
+    pub pending: Vec<String>,
+    /// What was asked on this head before, when it was.
+    pub made: Option<Made>,
+}
+
+/// Everything a pull request's evaluation was read.
+#[derive(Clone, Debug)]
+pub struct PullRequestRead {
+    pub head: String,
+    pub draft: bool,
+    pub changes: ChangeSet,
+    pub files: Vec<DiffFile>,
+    pub gate: Option<GateRead>,
+    /// gatehouse's review comments and threads on the PR.
+    pub review: review::Shown,
+}
+
+/// What a pull request's job writes.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub checks: Vec<CheckPlan>,
+    pub requests: Requests,
+    pub review: ReviewPlan,
+}
+
+impl Plan {
+    /// The review gate's summary says what came of asking for reviews.
+    pub fn requests_made(&mut self, made: &Made) {
+        if let Some(note) = requests::note(made) {
+            self.add_to_review_gate(&note);
+        }
+    }
+
+    fn add_to_review_gate(&mut self, note: &str) {
+        for check in self.checks.iter_mut().filter(|c| c.output.name == REVIEW_CHECK) {
+            check.output.summary = summary::fit(format!("{}\n\n{note}\n", check.output.summary.trim_end()));
+        }
+    }
+}
+
+/// Whether the review gate of `changes` is read: it applies, and the config
+/// has a policy.
+pub fn reads_gate(changes: &ChangeSet) -> Option<gate::Applicability> {
+    let applicability = gate::applicability(changes);
+    (applicability.applies && changes.config.review.is_some()).then_some(applicability)
+}
+
+/// Whether this head asks for reviews, so the logins GitHub shows
+/// requested are to be read.
+pub fn asks_reviewers(changes: &ChangeSet, head: &str, draft: bool, gate: &GateRead) -> bool {
+    let Some(policy) = &changes.config.review else { return false };
+    let outcome = outcome(policy, head, gate);
+    state(policy, &outcome, draft, gate).asks()
+}
+
+fn outcome(policy: &crate::config::ReviewConfig, head: &str, gate: &GateRead) -> gate::Outcome {
+    let authors = match &gate.authors {
+        Authors::Read(authors) => authors.as_slice(),
+        Authors::Capped(_) => &[],
+    };
+    gate::evaluate_contents(policy, &gate.reviews, authors, head, &gate.contents)
+}
+
+fn state<'a>(
+    policy: &'a crate::config::ReviewConfig,
+    outcome: &'a gate::Outcome,
+    draft: bool,
+    gate: &'a GateRead,
+) -> GateState<'a> {
+    let hold = draft || matches!(gate.authors, Authors::Capped(_));
+    GateState { policy, outcome, reviews: &gate.reviews, hold, made: gate.made.as_ref() }
+}
+
+/// Decides a pull request's checks, review requests and review.
+pub fn pull_request(read: &PullRequestRead) -> Plan {
+    let changes = &read.changes;
+    let report = crate::rules::evaluate(changes);
+    let suggestions = review::suggestions(&report, changes);
+    let applicability = gate::applicability(changes);
+    let policy = changes.config.review.as_ref();
+    let mut requests = Requests::None;
+    let review_gate = match (policy, &read.gate) {
+        (None, _) if applicability.applies => summary::review_gate_unconfigured(&applicability),
+        (Some(policy), Some(gate)) if applicability.applies => {
+            let outcome = outcome(policy, &read.head, gate);
+            requests = requests::decide(&state(policy, &outcome, read.draft, gate), &gate.pending);
+            match gate.authors {
+                Authors::Capped(cap) => summary::fail_closed(
+                    REVIEW_CHECK,
+                    &format!(
+                        "This pull request has {cap} commits or more; GitHub lists at most that many, so gatehouse \
+                         cannot read every commit author to decide who is recused. Squash or split the pull request."
+                    ),
+                ),
+                Authors::Read(_) => summary::review_gate(&applicability, Some(&outcome)),
+            }
+        }
+        _ => summary::review_gate(&applicability, None),
+    };
+    let findings: Vec<&Finding> = report.findings().collect();
+    let review = review::plan(&read.head, &findings, &read.files, &suggestions, &read.review);
+    let mut plan = Plan { checks: outputs(&report, review_gate), requests, review };
+    if let Requests::Made(made) = &plan.requests {
+        let made = made.clone();
+        plan.requests_made(&made);
+    }
+    plan
+}

@@ -1,0 +1,95 @@
+//! The read step of a pull request's job: the PR's change (see
+//! [`super::pull_request`]), the review gate's reviews, commit authors,
+//! approved contents and the reviewers GitHub shows requested (each only
+//! when the plan needs it), and gatehouse's review comments on the PR, as
+//! the plain data [`crate::plan::pull_request`] decides from.
+
+use serde::Deserialize;
+
+use super::dependencies::AtBase;
+use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
+use super::{approved, contents::ReadCache};
+use crate::config::ReviewConfig;
+use crate::github::{ApiError, RepoClient, threads};
+use crate::model::ChangeSet;
+use crate::plan::requests::Made;
+use crate::plan::review::DiffFile;
+use crate::plan::{self, Authors, GateRead, PullRequestRead};
+
+/// What a pull request's job read.
+pub(crate) struct Reading {
+    pub pr: PullRequest,
+    pub read: PullRequestRead,
+    /// What the evaluation read from the base branch's tip without the PR
+    /// touching it.
+    pub dependencies: Vec<AtBase>,
+}
+
+/// What reading came to.
+pub(crate) enum Outcome {
+    Read(Box<Reading>),
+    /// The PR changes more files than GitHub lists: fail closed.
+    TooManyFiles {
+        pr: PullRequest,
+    },
+}
+
+/// `GET pulls/{n}/requested_reviewers` (`pull-request-review-request`).
+#[derive(Deserialize)]
+struct Requested {
+    users: Vec<User>,
+}
+
+#[derive(Deserialize)]
+struct User {
+    login: String,
+}
+
+/// Reads what the plan of `pr` needs; `made`: the review requests made on
+/// its head before (the job runner's record); `with_review`: the job posts a
+/// review, so gatehouse's comments on the PR are read.
+pub(crate) async fn read(
+    repo: &RepoClient,
+    pr: PullRequest,
+    cache: &ReadCache,
+    made: Option<Made>,
+    with_review: bool,
+) -> Result<Outcome, ApiError> {
+    let snapshot = match pull_request::read(repo, pr, cache).await? {
+        Read::Snapshot(snapshot) => snapshot,
+        Read::TooManyFiles { pr } => return Ok(Outcome::TooManyFiles { pr }),
+    };
+    let PrSnapshot { pr, files, changes, dependencies } = *snapshot;
+    let head = pr.head_sha.0.clone();
+    let gate = match (plan::reads_gate(&changes), &changes.config.review) {
+        (Some(applicability), Some(policy)) => {
+            Some(gate(repo, &pr, &changes, policy, &applicability.documents, made).await?)
+        }
+        _ => None,
+    };
+    let review = if with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
+    let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
+    let read = PullRequestRead { head, draft: pr.draft, changes, files, gate, review };
+    Ok(Outcome::Read(Box::new(Reading { pr, read, dependencies })))
+}
+
+/// The review gate's reads.
+async fn gate(
+    repo: &RepoClient,
+    pr: &PullRequest,
+    changes: &ChangeSet,
+    policy: &ReviewConfig,
+    documents: &[String],
+    made: Option<Made>,
+) -> Result<GateRead, ApiError> {
+    let head = &pr.head_sha.0;
+    let (reviews, authors) = pull_request::reviews_and_authors(repo, pr.number).await?;
+    let contents = approved::contents(repo, policy, head, documents, &reviews).await?;
+    let authors = authors.map_or(Authors::Capped(MAX_COMMITS), Authors::Read);
+    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made };
+    if plan::asks_reviewers(changes, head, pr.draft, &gate) {
+        let requested: Requested = repo.get(&format!("/pulls/{}/requested_reviewers", pr.number)).await?;
+        gate.pending = requested.users.into_iter().map(|u| u.login).collect();
+    }
+    Ok(gate)
+}
