@@ -16,10 +16,9 @@ use crate::plan::{self, Plan, REVIEW_CHECK};
 use crate::publish::runs::{HeadRuns, Writer};
 use crate::publish::{self, checks};
 use crate::source::contents::ReadCache;
-use crate::source::dependencies::AtBase;
 use crate::source::evaluation;
 use crate::source::pull_request::{self as source, MAX_FILES, PullRequest};
-use crate::store::{Job, PrNumber, ReviewRequests, Scope, Store, Target, now_ms};
+use crate::store::{Job, PrNumber, Scope, Store, Target, now_ms};
 
 /// How often an idle worker looks for jobs it was not woken for.
 const POLL: Duration = Duration::from_millis(200);
@@ -249,22 +248,22 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     let repo_name = repo.repo.full();
     let made = ctx.store.review_requests(&repo_name, number, &head).await?;
     let previous = ctx.store.dependencies(&repo_name, number).await?;
-    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, pr, made, !review_only)).await?;
-    let (plan, pr, dependencies) = match decided {
-        Decided::Planned { plan, pr, dependencies } => (plan, pr, dependencies),
+    let known = evaluation::Known { made, previous };
+    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, pr, known, !review_only)).await?;
+    let (plan, pr) = match decided {
+        Decided::Planned { plan, pr } => (plan, pr),
         Decided::FailClosed { reason, error } => {
             runs.fail_closed(repo, &reason).await?;
             return error.map_or(Ok(()), Err);
         }
     };
-    let base_note = super::push::base_changes(previous.as_ref(), &pr.base_sha.0, &dependencies);
-    let index_entry = super::push::entry(number, &pr.base_sha.0, &dependencies);
     let superseded = !review_only && ctx.store.superseded(job, &head).await?;
     if superseded {
         tracing::info!(job = job.id, "a newer head is queued: no review for this one");
     }
     let with_review = !review_only && !superseded;
-    let applied = publish::pull_request(repo, &runs, number, *plan, base_note.as_deref(), with_review).await?;
+    let index_entry = plan.index_entry.clone();
+    let applied = publish::pull_request(repo, &runs, number, *plan, with_review).await?;
     if let Some(made) = &applied.made {
         ctx.store.record_review_requests(&repo_name, number, &head, made).await?;
     }
@@ -286,12 +285,13 @@ enum Decided {
     Planned {
         plan: Box<Plan>,
         pr: PullRequest,
-        /// What the evaluation read from the base branch's tip.
-        dependencies: Vec<AtBase>,
     },
     /// Every check fails closed for `reason`; `error` is the job's own
     /// failure, when it has one.
-    FailClosed { reason: String, error: Option<anyhow::Error> },
+    FailClosed {
+        reason: String,
+        error: Option<anyhow::Error>,
+    },
 }
 
 /// Reads the pull request and plans what to write.
@@ -299,10 +299,10 @@ async fn decide(
     ctx: &Ctx,
     repo: &RepoClient,
     pr: PullRequest,
-    made: Option<ReviewRequests>,
+    known: evaluation::Known,
     with_review: bool,
 ) -> Result<Decided> {
-    let reading = match evaluation::read(repo, pr, &ctx.reads, made, with_review).await {
+    let reading = match evaluation::read(repo, pr, &ctx.reads, known, with_review).await {
         Ok(evaluation::Outcome::Read(reading)) => reading,
         Ok(evaluation::Outcome::TooManyFiles { pr }) => {
             let reason = format!(
@@ -319,9 +319,9 @@ async fn decide(
             return Ok(Decided::FailClosed { reason, error: Some(err.into()) });
         }
     };
-    let evaluation::Reading { pr, read, dependencies } = *reading;
+    let evaluation::Reading { pr, read } = *reading;
     let plan = tokio::task::spawn_blocking(move || plan::pull_request(&read)).await.context("the rules panicked")?;
-    Ok(Decided::Planned { plan: Box::new(plan), pr, dependencies })
+    Ok(Decided::Planned { plan: Box::new(plan), pr })
 }
 
 fn short(pr: &PullRequest) -> &str {

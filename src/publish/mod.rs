@@ -27,13 +27,12 @@ pub(crate) struct Applied {
 /// Applies `plan` to PR `number`: asks the reviewers it names (a request
 /// can wait for the checks a person waits for), writes its checks with what
 /// came of asking in the review gate's summary, then, when `with_review`,
-/// its review. `note` is added to each check written.
+/// its review.
 pub(crate) async fn pull_request(
     repo: &RepoClient,
     runs: &HeadRuns,
     number: u64,
     mut plan: Plan,
-    note: Option<&str>,
     with_review: bool,
 ) -> Result<Applied> {
     let mut applied = Applied::default();
@@ -43,7 +42,7 @@ pub(crate) async fn pull_request(
         plan.requests_made(&made);
         applied.made = Some(made);
     }
-    runs.publish_all(repo, &plan.checks, note).await?;
+    runs.publish_all(repo, &plan.checks, plan.base_note.as_deref()).await?;
     if with_review {
         applied.review = Some(review::publish(repo, number, &runs.head, &plan.review).await?);
     }

@@ -6,12 +6,12 @@
 
 use serde::Deserialize;
 
-use super::dependencies::AtBase;
 use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
 use super::{approved, contents::ReadCache};
 use crate::config::ReviewConfig;
 use crate::github::{ApiError, RepoClient, threads};
 use crate::model::ChangeSet;
+use crate::plan::dependencies::Dependencies;
 use crate::plan::requests::Made;
 use crate::plan::review::DiffFile;
 use crate::plan::{self, Authors, GateRead, PullRequestRead};
@@ -20,9 +20,6 @@ use crate::plan::{self, Authors, GateRead, PullRequestRead};
 pub(crate) struct Reading {
     pub pr: PullRequest,
     pub read: PullRequestRead,
-    /// What the evaluation read from the base branch's tip without the PR
-    /// touching it.
-    pub dependencies: Vec<AtBase>,
 }
 
 /// What reading came to.
@@ -45,16 +42,24 @@ struct User {
     login: String,
 }
 
-/// Reads what the plan of `pr` needs; `made`: the review requests made on
-/// its head before (the job runner's record); `with_review`: the job posts a
+/// What the job runner knows of a pull request from its store.
+pub(crate) struct Known {
+    /// The review requests made on its head before.
+    pub made: Option<Made>,
+    /// Its entry in the dependency index.
+    pub previous: Option<Dependencies>,
+}
+
+/// Reads what the plan of `pr` needs; `with_review`: the job posts a
 /// review, so gatehouse's comments on the PR are read.
 pub(crate) async fn read(
     repo: &RepoClient,
     pr: PullRequest,
     cache: &ReadCache,
-    made: Option<Made>,
+    known: Known,
     with_review: bool,
 ) -> Result<Outcome, ApiError> {
+    let Known { made, previous } = known;
     let snapshot = match pull_request::read(repo, pr, cache).await? {
         Read::Snapshot(snapshot) => snapshot,
         Read::TooManyFiles { pr } => return Ok(Outcome::TooManyFiles { pr }),
@@ -69,8 +74,9 @@ pub(crate) async fn read(
     };
     let review = if with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
     let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
-    let read = PullRequestRead { head, draft: pr.draft, changes, files, gate, review };
-    Ok(Outcome::Read(Box::new(Reading { pr, read, dependencies })))
+    let (number, base_sha, draft) = (pr.number, pr.base_sha.0.clone(), pr.draft);
+    let read = PullRequestRead { number, base_sha, head, draft, changes, files, gate, review, dependencies, previous };
+    Ok(Outcome::Read(Box::new(Reading { pr, read })))
 }
 
 /// The review gate's reads.

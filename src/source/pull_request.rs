@@ -22,13 +22,13 @@ use serde::Deserialize;
 
 use super::Relevance;
 use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
-use super::dependencies::AtBase;
 use crate::config::{CONFIG_PATH, Config};
 use crate::gate;
 use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
 use crate::github::reviews::{self, PullRequestCommit, PullRequestReview};
 use crate::github::{ApiError, HeadSha, RepoClient};
 use crate::model::{ChangeSet, ChangedFile, FileContent, Files, Object, PrInfo, RepoIndex};
+use crate::plan::dependencies::AtBase;
 use crate::reads::{self, PinnedPath};
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse

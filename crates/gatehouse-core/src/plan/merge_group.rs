@@ -1,7 +1,25 @@
-//! The review gate of a merge group: it passes when every pull request in
-//! the group passed its own gate (or the gate did not apply to it).
+//! A merge group's checks: the documents of the group's head evaluated
+//! against its base, so what no single pull request shows (two queued PRs
+//! adding briefs with one agent id) fails the group; and its review gate,
+//! which passes when every pull request in the group passed its own gate
+//! (or the gate did not apply to it).
 
 use super::summary::{CheckOutput, REVIEW_CHECK, fit};
+use super::{CheckPlan, outputs};
+use crate::model::ChangeSet;
+
+/// What a merge group's evaluation was read.
+#[derive(Clone, Debug)]
+pub struct GroupRead {
+    pub changes: ChangeSet,
+    /// The review gate's last run on each pull request in the group.
+    pub pulls: Vec<PullGate>,
+}
+
+/// Decides a merge group's checks.
+pub fn plan(read: &GroupRead) -> Vec<CheckPlan> {
+    outputs(&crate::rules::evaluate(&read.changes), review_gate(&read.pulls))
+}
 
 /// The review gate's last run on one pull request's head.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 //! review to post. Pure: the App reads, calls [`pull_request`], and writes
 //! the plan where it differs from what GitHub shows.
 
+pub mod dependencies;
 pub mod limits;
 pub mod merge_group;
 pub mod requests;
@@ -14,6 +15,7 @@ use std::collections::BTreeSet;
 
 use crate::gate::{self, Contents, Review};
 use crate::model::{ChangeSet, Check, Finding, PR_BODY, Report};
+use dependencies::{AtBase, Dependencies};
 use requests::{GateState, Made, Requests};
 use review::{DiffFile, ReviewPlan};
 pub use summary::{CheckOutput, REVIEW_CHECK};
@@ -79,6 +81,9 @@ pub struct GateRead {
 /// Everything a pull request's evaluation was read.
 #[derive(Clone, Debug)]
 pub struct PullRequestRead {
+    pub number: u64,
+    /// The base branch's tip the PR was read against.
+    pub base_sha: String,
     pub head: String,
     pub draft: bool,
     pub changes: ChangeSet,
@@ -86,14 +91,24 @@ pub struct PullRequestRead {
     pub gate: Option<GateRead>,
     /// gatehouse's review comments and threads on the PR.
     pub review: review::Shown,
+    /// What the evaluation read from the base branch's tip.
+    pub dependencies: Vec<AtBase>,
+    /// The PR's entry in the dependency index, from its last evaluation.
+    pub previous: Option<Dependencies>,
 }
 
 /// What a pull request's job writes.
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub checks: Vec<CheckPlan>,
+    /// What changed on the base since the last evaluation, added to each
+    /// check's summary written (it is not part of what the check shows, so
+    /// it alone does not make a check be written again).
+    pub base_note: Option<String>,
     pub requests: Requests,
     pub review: ReviewPlan,
+    /// The PR's new entry in the dependency index.
+    pub index_entry: Dependencies,
 }
 
 impl Plan {
@@ -172,7 +187,9 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     };
     let findings: Vec<&Finding> = report.findings().collect();
     let review = review::plan(&read.head, &findings, &read.files, &suggestions, &read.review);
-    let mut plan = Plan { checks: outputs(&report, review_gate), requests, review };
+    let base_note = dependencies::base_changes(read.previous.as_ref(), &read.base_sha, &read.dependencies);
+    let index_entry = dependencies::entry(read.number, &read.base_sha, &read.dependencies);
+    let mut plan = Plan { checks: outputs(&report, review_gate), base_note, requests, review, index_entry };
     if let Requests::Made(made) = &plan.requests {
         let made = made.clone();
         plan.requests_made(&made);
