@@ -196,3 +196,102 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     }
     plan
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ReviewConfig;
+    use crate::gate::ReviewState;
+    use crate::model::FileContent;
+
+    const HEAD: &str = "abc1234def5678";
+
+    /// A PR adding a brief over the review gate's threshold, with a policy
+    /// that asks for reviews.
+    fn read() -> PullRequestRead {
+        let mut changes = ChangeSet::default();
+        let brief = "---\nagent: SWARM-AR\nrepos_touched: [a/b]\nlines_estimate: 400\n---\n";
+        changes.head.insert("dark-factory/briefs/SWARM-AR-x.md".into(), FileContent::Text(brief.into()));
+        changes.config.review = Some(ReviewConfig {
+            core_reviewers: vec!["gyrum-marcus".into(), "gyrum-priya".into()],
+            request_reviewers: true,
+            ..Default::default()
+        });
+        let approval = Review {
+            login: "gyrum-marcus".into(),
+            state: ReviewState::Approved,
+            commit: Some(HEAD.into()),
+            submitted_at: None,
+        };
+        PullRequestRead {
+            number: 7,
+            base_sha: "base000".into(),
+            head: HEAD.into(),
+            draft: false,
+            changes,
+            files: Vec::new(),
+            gate: Some(GateRead {
+                reviews: vec![approval],
+                authors: Authors::Read(vec!["author".into()]),
+                contents: Contents::default(),
+                pending: Vec::new(),
+                made: None,
+            }),
+            review: review::Shown::default(),
+            dependencies: Vec::new(),
+            previous: None,
+        }
+    }
+
+    fn review_gate(plan: &Plan) -> &CheckOutput {
+        &plan.checks.iter().find(|c| c.output.name == REVIEW_CHECK).unwrap().output
+    }
+
+    #[test]
+    fn a_pull_request_the_gate_holds_asks_its_reviewers_once() {
+        let read = read();
+        assert!(asks_reviewers(&read.changes, HEAD, false, read.gate.as_ref().unwrap()));
+        let mut plan = pull_request(&read);
+        let names: Vec<&str> = plan.checks.iter().map(|c| c.output.name.as_str()).collect();
+        assert_eq!(names, check_names(), "one output per check, in order");
+        assert_eq!(review_gate(&plan).conclusion, "failure");
+        let Requests::Ask(wanted) = &plan.requests else { panic!("{:?}", plan.requests) };
+        assert_eq!(wanted, &["gyrum-priya"], "not who approved already");
+        assert_eq!(plan.index_entry, Dependencies { pr: 7, base_sha: "base000".into(), documents: vec![] });
+        assert_eq!(plan.base_note, None, "not evaluated before");
+        plan.requests_made(&Made { requested: wanted.clone(), refused: vec![] });
+        assert!(review_gate(&plan).summary.contains("requested reviews from `gyrum-priya`"));
+
+        let mut asked = read.clone();
+        asked.gate.as_mut().unwrap().made = Some(Made { requested: vec!["gyrum-priya".into()], refused: vec![] });
+        let again = pull_request(&asked);
+        assert!(matches!(again.requests, Requests::Made(_)), "asked once per head");
+        assert!(review_gate(&again).summary.contains("requested reviews from `gyrum-priya`"));
+
+        let mut draft = read.clone();
+        draft.draft = true;
+        assert_eq!(pull_request(&draft).requests, Requests::None, "a draft asks nobody");
+    }
+
+    #[test]
+    fn commit_authors_past_github_s_list_fail_the_gate_closed_and_ask_nobody() {
+        let mut read = read();
+        read.gate.as_mut().unwrap().authors = Authors::Capped(250);
+        let plan = pull_request(&read);
+        let gate = review_gate(&plan);
+        assert_eq!((gate.conclusion, gate.title.as_str()), ("failure", "Cannot evaluate this pull request"));
+        assert!(gate.summary.contains("250 commits or more"), "{}", gate.summary);
+        assert_eq!(plan.requests, Requests::None);
+    }
+
+    #[test]
+    fn without_a_policy_the_gate_is_unconfigured_and_nothing_is_read_for_it() {
+        let mut read = read();
+        read.changes.config.review = None;
+        read.gate = None;
+        assert!(reads_gate(&read.changes).is_none());
+        let plan = pull_request(&read);
+        assert_eq!(review_gate(&plan).title, "Review gate not configured");
+        assert_eq!(plan.requests, Requests::None);
+    }
+}
