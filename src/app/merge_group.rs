@@ -30,7 +30,8 @@ pub(super) async fn evaluate(
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let mut runs = head_runs(repo, job, &head, progress).await?;
+    let shown = group_source::shown(repo, &head).await?;
+    let mut runs = head_runs(repo, job, &head, shown, progress);
     if runs.evaluated_already() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());

@@ -10,6 +10,7 @@ use tokio::sync::{Notify, watch};
 
 use super::failure::Failure;
 use crate::github::RetryPolicy;
+use crate::github::check_runs::Shown;
 use crate::github::{GitHub, RepoClient, RepoName};
 use crate::metrics::Metrics;
 use crate::plan::{self, Plan, REVIEW_CHECK};
@@ -223,7 +224,7 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
 }
 
 async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
-    let pr = source::describe(repo, number).await?;
+    let (pr, shown) = evaluation::head(repo, number).await?;
     let head = pr.head_sha.0.clone();
     // Runs left open on heads the PR moved past: this job's own from an
     // earlier attempt, and those of the jobs it superseded.
@@ -235,7 +236,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         }
     }
     let review_only = job.scope == Scope::ReviewGate;
-    let mut runs = head_runs(repo, job, &head, progress).await?;
+    let mut runs = head_runs(repo, job, &head, shown, progress);
     if runs.evaluated_already() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());
@@ -272,12 +273,13 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     Ok(())
 }
 
-/// Reads the job's runs on `head`, noting them for [`conclude_runs`].
-pub(super) async fn head_runs(repo: &RepoClient, job: &Job, head: &str, progress: &mut Progress) -> Result<HeadRuns> {
+/// The job's runs on `head`, where GitHub shows `shown`, noted for
+/// [`conclude_runs`].
+pub(super) fn head_runs(repo: &RepoClient, job: &Job, head: &str, shown: Shown, progress: &mut Progress) -> HeadRuns {
     let writer = Writer { job: job.id, once_per_head: job.once_per_head, rerun: job.rerun_asked() };
-    let runs = HeadRuns::read(repo, writer, head, check_names(job.scope)).await?;
+    let runs = HeadRuns::new(writer, head, check_names(job.scope), shown);
     progress.heads.push((repo.repo.clone(), head.to_string(), runs.names.clone()));
-    Ok(runs)
+    runs
 }
 
 /// What a pull request's evaluation decided.

@@ -6,6 +6,7 @@
 pub(crate) mod answers;
 pub(crate) mod auth;
 pub mod budget;
+pub(crate) mod check_runs;
 mod client;
 pub(crate) mod deliveries;
 mod limits;

@@ -9,6 +9,7 @@ use anyhow::Result;
 
 use super::checks;
 use crate::github::RepoClient;
+use crate::github::check_runs::Shown;
 use crate::model::Finding;
 use crate::plan::{CheckOutput, CheckPlan, summary};
 
@@ -26,15 +27,15 @@ pub(crate) struct HeadRuns {
     pub head: String,
     pub names: Vec<String>,
     writer: Writer,
-    shown: checks::Shown,
+    shown: Shown,
     started: checks::CheckRuns,
 }
 
 impl HeadRuns {
-    /// Reads our runs on `head`; the job evaluates the checks `names`.
-    pub(crate) async fn read(repo: &RepoClient, writer: Writer, head: &str, names: Vec<String>) -> Result<HeadRuns> {
-        let shown = checks::shown(repo, head).await?;
-        Ok(HeadRuns { head: head.to_string(), names, writer, shown, started: Default::default() })
+    /// The job evaluates the checks `names` on `head`, where GitHub shows
+    /// our runs `shown`.
+    pub(crate) fn new(writer: Writer, head: &str, names: Vec<String>, shown: Shown) -> HeadRuns {
+        HeadRuns { head: head.to_string(), names, writer, shown, started: Default::default() }
     }
 
     /// Every check this job evaluates was completed on this head by another

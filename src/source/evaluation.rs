@@ -1,4 +1,6 @@
-//! The read step of a pull request's job: the PR's change (see
+//! The read steps of a pull request's job: the PR and our check runs on its
+//! head ([`head`], before the job decides whether to evaluate at all), then
+//! the PR's change (see
 //! [`super::pull_request`]), the review gate's reviews, commit authors,
 //! approved contents and the reviewers GitHub shows requested (each only
 //! when the plan needs it), and gatehouse's review comments on the PR, as
@@ -9,6 +11,7 @@ use serde::Deserialize;
 use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
 use super::{approved, contents::ReadCache};
 use crate::config::ReviewConfig;
+use crate::github::check_runs::{self, Shown};
 use crate::github::{ApiError, RepoClient, threads};
 use crate::model::ChangeSet;
 use crate::plan::dependencies::Dependencies;
@@ -40,6 +43,13 @@ struct Requested {
 #[derive(Deserialize)]
 struct User {
     login: String,
+}
+
+/// PR `number` as GitHub describes it, and our check runs on its head.
+pub(crate) async fn head(repo: &RepoClient, number: u64) -> Result<(PullRequest, Shown), ApiError> {
+    let pr = pull_request::describe(repo, number).await?;
+    let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
+    Ok((pr, shown))
 }
 
 /// What the job runner knows of a pull request from its store.

@@ -11,6 +11,7 @@
 use super::contents::ReadCache;
 use super::pull_request::{self, PrFile, PullRequest, Read};
 use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
+use crate::github::check_runs::{self, Shown};
 use crate::github::{ApiError, HeadSha, RepoClient};
 use crate::plan::REVIEW_CHECK;
 use crate::plan::merge_group::{GroupRead, PullGate};
@@ -34,6 +35,11 @@ pub(crate) struct OurRun {
     pub name: String,
     pub status: String,
     pub conclusion: Option<String>,
+}
+
+/// Our check runs on the group's head.
+pub(crate) async fn shown(repo: &RepoClient, head: &str) -> Result<Shown, ApiError> {
+    check_runs::shown(repo, head).await
 }
 
 /// What reading a merge group came to.
