@@ -6,7 +6,7 @@
 
 #![warn(unreachable_pub)]
 
-pub use gatehouse_core::{config, depends, diff, docs, gate, model, render, rules, schema};
+pub use gatehouse_core::{config, depends, diff, docs, gate, model, plan, reads, render, rules, schema};
 
 pub mod app;
 pub mod cli;

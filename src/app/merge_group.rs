@@ -6,13 +6,12 @@
 
 use anyhow::{Context, Result};
 
-use super::worker::{Ctx, HeadRuns, Progress, check_names};
+use super::worker::{Ctx, Progress, head_runs};
 use crate::github::{HeadSha, RepoClient};
-use crate::model::Report;
-use crate::publish::merge_group::{PullGate, left_the_queue, review_gate};
-use crate::publish::{self, checks, summary};
-use crate::source::merge_group::{self as group_source, COMPARE_FILES};
-use crate::source::pull_request::{self as source, PullRequest, Read};
+use crate::plan::CheckPlan;
+use crate::plan::merge_group::{self, left_the_queue};
+use crate::publish::checks;
+use crate::source::merge_group::{self as group_source, COMPARE_FILES, Outcome};
 use crate::store::{Job, MergeGroupRecord};
 
 /// Evaluates the merge group whose head is `head`.
@@ -31,7 +30,8 @@ pub(super) async fn evaluate(
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let mut runs = HeadRuns::read(repo, job, &head, check_names(job.scope), progress).await?;
+    let shown = group_source::shown(repo, &head).await?;
+    let mut runs = head_runs(repo, job, &head, shown, progress);
     if runs.evaluated_already() {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());
@@ -40,27 +40,24 @@ pub(super) async fn evaluate(
         "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
          so gatehouse cannot see the whole change. Queue fewer pull requests together."
     );
-    let decided = runs.while_slow(ctx, job, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
-    let (report, gates) = match decided {
-        Ok(decided) => decided,
+    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
+    let planned = match decided {
+        Ok(planned) => planned,
         Err((reason, error)) => {
-            runs.fail_closed(repo, job, &reason).await?;
+            runs.fail_closed(repo, &reason).await?;
             return error.map_or(Ok(()), Err);
         }
     };
-    for (output, findings) in publish::outputs(&report, review_gate(&gates)) {
-        runs.publish(repo, job, output, &findings, None).await?;
-    }
-    let prs: Vec<u64> = gates.iter().map(|g| g.number).collect();
-    tracing::info!(job = job.id, %head, ?prs, "merge group evaluated");
+    runs.publish_all(repo, &planned, None).await?;
+    tracing::info!(job = job.id, %head, "merge group evaluated");
     Ok(())
 }
 
-/// The group's report and the review gates of its pull requests, or why
-/// every check fails closed (and the job's own error, when it has one).
-type GroupDecision = std::result::Result<(Report, Vec<PullGate>), (String, Option<anyhow::Error>)>;
+/// The group's checks as planned, or why every check fails closed (and
+/// the job's own error, when it has one).
+type GroupDecision = std::result::Result<Vec<CheckPlan>, (String, Option<anyhow::Error>)>;
 
-/// Reads the merge group and evaluates it.
+/// Reads the merge group and plans its checks.
 async fn decide(
     ctx: &Ctx,
     repo: &RepoClient,
@@ -68,38 +65,15 @@ async fn decide(
     head: &str,
     too_many: &str,
 ) -> Result<GroupDecision> {
-    let change = group_source::compare(repo, &group.base_sha, head).await?;
-    if change.files.len() >= COMPARE_FILES {
-        return Ok(Err((too_many.to_string(), None)));
-    }
-    let pulls = group_source::group_pulls(repo, &change.commits, &group.head_ref).await?;
-    let described = PullRequest {
-        number: 0,
-        base_sha: HeadSha(group.base_sha.clone()),
-        merge_base: Some(HeadSha(change.merge_base.clone())),
-        head_sha: HeadSha(head.to_string()),
-        body: None,
-        changed_files: change.files.len() as u64,
-        draft: false,
+    let read = match group_source::read(repo, &group.base_sha, head, &group.head_ref, &ctx.reads).await? {
+        Outcome::Read(read) => read,
+        Outcome::TooManyFiles => return Ok(Err((too_many.to_string(), None))),
+        Outcome::Unreadable(err) => {
+            return Ok(Err((format!("Reading the merge group failed: {err}"), Some(err.into()))));
+        }
     };
-    let files = change.files;
-    let read = source::read_changes(repo, described, async { Ok(files) }, &ctx.reads).await;
-    let snapshot = match read {
-        Ok(Read::Snapshot(snapshot)) => snapshot,
-        Ok(Read::TooManyFiles { .. }) => return Ok(Err((too_many.to_string(), None))),
-        Err(err) if err.is_transient() => return Err(err.into()),
-        Err(err) => return Ok(Err((format!("Reading the merge group failed: {err}"), Some(err.into())))),
-    };
-    let changes = snapshot.changes;
-    let report =
-        tokio::task::spawn_blocking(move || crate::rules::evaluate(&changes)).await.context("the rules panicked")?;
-    let mut gates = Vec::with_capacity(pulls.len());
-    for (number, pr_head) in pulls {
-        let runs = group_source::our_runs(repo, &pr_head).await?;
-        let last = runs.into_iter().filter(|r| r.name == summary::REVIEW_CHECK).max_by_key(|r| r.id);
-        gates.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
-    }
-    Ok(Ok((report, gates)))
+    let planned = tokio::task::spawn_blocking(move || merge_group::plan(&read)).await.context("the rules panicked")?;
+    Ok(Ok(planned))
 }
 
 /// Ends the group's runs still in progress: nothing will finish them.

@@ -17,9 +17,9 @@ use crate::config::CONFIG_PATH;
 use crate::github::{HeadSha, RepoClient};
 use crate::model::FileContent;
 use crate::source::contents::{self, Wanted};
-use crate::source::dependencies::{AtBase, digest};
+use crate::source::dependencies::digest;
 use crate::source::pull_request as source;
-use crate::store::{Dependencies, Dependency, Job, PrNumber};
+use crate::store::{Job, PrNumber};
 
 /// Resolves a push job into jobs of the open pull requests whose
 /// dependencies changed at the pushed tip; returns their numbers.
@@ -64,84 +64,10 @@ async fn read_at<'p>(
     let config = [Wanted { commit, path: CONFIG_PATH, blob: None }];
     let config = contents::read(repo, &config, u64::MAX, &ctx.reads).await?.into_iter().next().flatten();
     let limit = match config.map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => crate::rules::read_config(&text).0.limits.max_file_bytes,
+        Some(FileContent::Text(text)) => crate::reads::config(&text).0.limits.max_file_bytes,
         _ => crate::config::Config::default().limits.max_file_bytes,
     };
     let wanted: Vec<Wanted> = paths.iter().map(|path| Wanted { commit, path, blob: None }).collect();
     let blobs = contents::read(repo, &wanted, limit, &ctx.reads).await?;
     Ok(paths.iter().copied().zip(blobs.into_iter().map(|b| b.map(|b| digest(&b.content)))).collect())
-}
-
-/// What changed on the base since the pull request's last evaluation, for
-/// its summaries; `None` when it was not evaluated before, its base did not
-/// move, or nothing it depends on changed.
-pub(super) fn base_changes(previous: Option<&Dependencies>, base_sha: &str, current: &[AtBase]) -> Option<String> {
-    let previous = previous.filter(|p| p.base_sha != base_sha)?;
-    let before: BTreeMap<&str, &Option<String>> =
-        previous.documents.iter().map(|d| (d.path.as_str(), &d.digest)).collect();
-    let lines: Vec<String> = current
-        .iter()
-        .filter(|now| before.get(now.dependency.path.as_str()).is_some_and(|was| **was != now.digest))
-        .map(|now| {
-            let what = if now.digest.is_none() { "deleted" } else { "changed" };
-            format!("- `{}` {what} ({})", now.dependency.path, now.dependency.why)
-        })
-        .collect();
-    (!lines.is_empty()).then(|| {
-        format!(
-            "The base branch moved from `{}` to `{}` since this pull request's last evaluation, changing what it \
-             depends on:\n\n{}",
-            short(&previous.base_sha),
-            short(base_sha),
-            lines.join("\n")
-        )
-    })
-}
-
-/// The index entry of an evaluation.
-pub(super) fn entry(pr: u64, base_sha: &str, current: &[AtBase]) -> Dependencies {
-    let documents = current
-        .iter()
-        .map(|d| Dependency {
-            path: d.dependency.path.clone(),
-            why: d.dependency.why.clone(),
-            digest: d.digest.clone(),
-        })
-        .collect();
-    Dependencies { pr, base_sha: base_sha.to_string(), documents }
-}
-
-fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(7)]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::depends;
-
-    fn at(path: &str, digest: Option<&str>) -> AtBase {
-        AtBase {
-            dependency: depends::Dependency { path: path.into(), why: "cited by `b.md`".into(), touched: false },
-            digest: digest.map(str::to_string),
-        }
-    }
-
-    #[test]
-    fn the_summary_names_what_changed_on_the_base() {
-        let before =
-            entry(3, "aaaaaaa111", &[at("docs/adr/ADR-095.md", Some("d1")), at("docs/adr/ADR-090.md", Some("e1"))]);
-        let now =
-            [at("docs/adr/ADR-095.md", Some("d2")), at("docs/adr/ADR-090.md", Some("e1")), at("new.md", Some("f"))];
-        let note = base_changes(Some(&before), "bbbbbbb222", &now).unwrap();
-        assert_eq!(
-            note,
-            "The base branch moved from `aaaaaaa` to `bbbbbbb` since this pull request's last evaluation, changing \
-             what it depends on:\n\n- `docs/adr/ADR-095.md` changed (cited by `b.md`)"
-        );
-        assert_eq!(base_changes(Some(&before), "aaaaaaa111", &now), None, "the base did not move");
-        assert_eq!(base_changes(None, "bbbbbbb222", &now), None, "not evaluated before");
-        let gone = [at("docs/adr/ADR-095.md", None)];
-        assert!(base_changes(Some(&before), "c", &gone).unwrap().contains("`docs/adr/ADR-095.md` deleted"));
-    }
 }

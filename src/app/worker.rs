@@ -2,8 +2,6 @@
 //! run the rules, publish, complete. A transient failure puts the job back
 //! with a delay (see [`Failure`] for what is transient); a crash lets the lease lapse and another worker takes over.
 
-use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,14 +9,16 @@ use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, watch};
 
 use super::failure::Failure;
-use crate::gate;
 use crate::github::RetryPolicy;
-use crate::github::{GitHub, RepoClient, RepoName, Urgency};
+use crate::github::check_runs::Shown;
+use crate::github::{GitHub, RepoClient, RepoName};
 use crate::metrics::Metrics;
-use crate::publish::review_requests::{self, GateState};
-use crate::publish::{self, checks, review, summary};
+use crate::plan::{self, Plan, REVIEW_CHECK};
+use crate::publish::runs::{HeadRuns, Writer};
+use crate::publish::{self, checks};
 use crate::source::contents::ReadCache;
-use crate::source::pull_request::{self as source, MAX_FILES, PullRequest, Read};
+use crate::source::evaluation;
+use crate::source::pull_request::{self as source, MAX_FILES, PullRequest};
 use crate::store::{Job, PrNumber, Scope, Store, Target, now_ms};
 
 /// How often an idle worker looks for jobs it was not woken for.
@@ -166,9 +166,9 @@ impl Drop for AbortOnDrop {
 /// The names of the check runs a job of `scope` evaluates.
 pub(super) fn check_names(scope: Scope) -> Vec<String> {
     match scope {
-        Scope::All => publish::check_names(),
+        Scope::All => plan::check_names(),
         Scope::Check(check) => vec![check.name().to_string()],
-        Scope::ReviewGate => vec![summary::REVIEW_CHECK.to_string()],
+        Scope::ReviewGate => vec![REVIEW_CHECK.to_string()],
     }
 }
 
@@ -223,94 +223,8 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
     }
 }
 
-/// A job's check runs on one head: what GitHub showed when the job began,
-/// and the runs it showed in progress while it was slow.
-pub(super) struct HeadRuns {
-    pub head: String,
-    pub names: Vec<String>,
-    shown: checks::Shown,
-    started: checks::CheckRuns,
-    once_per_head: bool,
-    /// A person asked for a re-run: every check is written anew.
-    rerun: bool,
-}
-
-impl HeadRuns {
-    /// Reads our runs on `head`; the job evaluates the checks `names`.
-    pub(super) async fn read(
-        repo: &RepoClient,
-        job: &Job,
-        head: &str,
-        names: Vec<String>,
-        progress: &mut Progress,
-    ) -> Result<HeadRuns> {
-        let shown = checks::shown(repo, head).await?;
-        progress.heads.push((repo.repo.clone(), head.to_string(), names.clone()));
-        let (once_per_head, rerun) = (job.once_per_head, job.rerun_asked());
-        Ok(HeadRuns { head: head.to_string(), names, shown, started: Default::default(), once_per_head, rerun })
-    }
-
-    /// Every check this job evaluates was completed on this head by another
-    /// job, and a head is evaluated once.
-    pub(super) fn evaluated_already(&self) -> bool {
-        self.once_per_head && self.shown.all_completed(&self.names)
-    }
-
-    /// Runs `work`; if it takes longer than `ctx.progress_after`, the checks
-    /// are shown in progress meanwhile (a quick one posts none).
-    pub(super) async fn while_slow<T>(
-        &mut self,
-        ctx: &Ctx,
-        job: &Job,
-        repo: &RepoClient,
-        work: impl Future<Output = Result<T>>,
-    ) -> Result<T> {
-        tokio::pin!(work);
-        tokio::select! {
-            done = &mut work => done,
-            _ = tokio::time::sleep(ctx.progress_after) => {
-                self.started = checks::start(repo, &self.head, job.id, &self.names, &self.shown).await?;
-                work.await
-            }
-        }
-    }
-
-    /// Writes one check's output where it differs from what GitHub shows;
-    /// `note` (what changed on the base) is added to a summary written
-    /// anyway.
-    pub(super) async fn publish(
-        &self,
-        repo: &RepoClient,
-        job: &Job,
-        mut output: summary::CheckOutput,
-        findings: &[&crate::model::Finding],
-        note: Option<&str>,
-    ) -> Result<()> {
-        if !self.names.contains(&output.name) {
-            return Ok(());
-        }
-        let digest = checks::digest(&output, findings);
-        let unchanged_skips = (!self.rerun).then_some(digest.as_str());
-        let planned =
-            checks::plan(&self.shown, &self.started, job.id, &output.name, unchanged_skips, self.once_per_head);
-        if let Some(note) = note {
-            output.summary = summary::fit(format!("{}\n\n{note}\n", output.summary.trim_end()));
-        }
-        checks::publish(repo, &self.head, job.id, planned, &output, findings, &digest).await?;
-        Ok(())
-    }
-
-    /// Fails every check closed, saying why.
-    pub(super) async fn fail_closed(&self, repo: &RepoClient, job: &Job, reason: &str) -> Result<()> {
-        for name in &self.names {
-            self.publish(repo, job, summary::fail_closed(name, reason), &[], None).await?;
-        }
-        Ok(())
-    }
-}
-
 async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
-    let pr = source::describe(repo, number).await?;
+    let (pr, shown) = evaluation::head(repo, number).await?;
     let head = pr.head_sha.0.clone();
     // Runs left open on heads the PR moved past: this job's own from an
     // earlier attempt, and those of the jobs it superseded.
@@ -322,7 +236,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         }
     }
     let review_only = job.scope == Scope::ReviewGate;
-    let mut runs = HeadRuns::read(repo, job, &head, check_names(job.scope), progress).await?;
+    let mut runs = head_runs(repo, job, &head, shown, progress);
     if runs.evaluated_already() {
         tracing::info!(job = job.id, "this head was evaluated already");
         return Ok(());
@@ -330,36 +244,50 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     if job.started_sha.as_deref() != Some(head.as_str()) {
         ctx.store.started(job, &head).await?;
     }
-    let decided = runs.while_slow(ctx, job, repo, decide(ctx, repo, &pr)).await?;
-    let decided = match decided {
-        Decided::Evaluated(decided) => decided,
+    // What the store knows of this PR: the requests made on this head, and
+    // what the last evaluation depended on.
+    let repo_name = repo.repo.full();
+    let made = ctx.store.review_requests(&repo_name, number, &head).await?;
+    let previous = ctx.store.dependencies(&repo_name, number).await?;
+    let known = evaluation::Known { made, previous };
+    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, pr, known, !review_only)).await?;
+    let (plan, pr) = match decided {
+        Decided::Planned { plan, pr } => (plan, pr),
         Decided::FailClosed { reason, error } => {
-            runs.fail_closed(repo, job, &reason).await?;
+            runs.fail_closed(repo, &reason).await?;
             return error.map_or(Ok(()), Err);
         }
     };
-    let Evaluation { report, review_gate, base_note, index_entry, files, suggestions } = *decided;
-    for (output, findings) in publish::outputs(&report, review_gate) {
-        runs.publish(repo, job, output, &findings, base_note.as_deref()).await?;
-    }
-    ctx.store.record_dependencies(&repo.repo.full(), &index_entry).await?;
-    if review_only {
-        tracing::info!(job = job.id, pr = number, head = %short(&pr), "review gate evaluated");
-        return Ok(());
-    }
-    if ctx.store.superseded(job, &head).await? {
+    let superseded = !review_only && ctx.store.superseded(job, &head).await?;
+    if superseded {
         tracing::info!(job = job.id, "a newer head is queued: no review for this one");
-        return Ok(());
     }
-    let findings: Vec<_> = report.findings().collect();
-    let published = review::publish(repo, number, &head, &findings, &files, &suggestions).await?;
-    tracing::info!(job = job.id, pr = number, head = %short(&pr), ?published, "evaluated");
+    let with_review = !review_only && !superseded;
+    let index_entry = plan.index_entry.clone();
+    let applied = publish::pull_request(repo, &runs, number, *plan, with_review).await?;
+    if let Some(made) = &applied.made {
+        ctx.store.record_review_requests(&repo_name, number, &head, made).await?;
+    }
+    ctx.store.record_dependencies(&repo_name, &index_entry).await?;
+    tracing::info!(job = job.id, pr = number, head = %short(&pr), published = ?applied.review, "evaluated");
     Ok(())
+}
+
+/// The job's runs on `head`, where GitHub shows `shown`, noted for
+/// [`conclude_runs`].
+pub(super) fn head_runs(repo: &RepoClient, job: &Job, head: &str, shown: Shown, progress: &mut Progress) -> HeadRuns {
+    let writer = Writer { job: job.id, once_per_head: job.once_per_head, rerun: job.rerun_asked() };
+    let runs = HeadRuns::new(writer, head, check_names(job.scope), shown);
+    progress.heads.push((repo.repo.clone(), head.to_string(), runs.names.clone()));
+    runs
 }
 
 /// What a pull request's evaluation decided.
 enum Decided {
-    Evaluated(Box<Evaluation>),
+    Planned {
+        plan: Box<Plan>,
+        pr: PullRequest,
+    },
     /// Every check fails closed for `reason`; `error` is the job's own
     /// failure, when it has one.
     FailClosed {
@@ -368,24 +296,17 @@ enum Decided {
     },
 }
 
-struct Evaluation {
-    report: crate::model::Report,
-    review_gate: summary::CheckOutput,
-    /// What changed on the base since the last evaluation.
-    base_note: Option<String>,
-    index_entry: crate::store::Dependencies,
-    files: Vec<crate::source::pull_request::PrFile>,
-    suggestions: BTreeMap<String, crate::model::LineChange>,
-}
-
-/// Reads the pull request and decides each check's output, asking for the
-/// reviews the gate needs.
-async fn decide(ctx: &Ctx, repo: &RepoClient, pr: &PullRequest) -> Result<Decided> {
-    let number = pr.number;
-    let head = pr.head_sha.0.clone();
-    let snapshot = match source::read(repo, pr.clone(), &ctx.reads).await {
-        Ok(Read::Snapshot(snapshot)) => snapshot,
-        Ok(Read::TooManyFiles { pr }) => {
+/// Reads the pull request and plans what to write.
+async fn decide(
+    ctx: &Ctx,
+    repo: &RepoClient,
+    pr: PullRequest,
+    known: evaluation::Known,
+    with_review: bool,
+) -> Result<Decided> {
+    let reading = match evaluation::read(repo, pr, &ctx.reads, known, with_review).await {
+        Ok(evaluation::Outcome::Read(reading)) => reading,
+        Ok(evaluation::Outcome::TooManyFiles { pr }) => {
             let reason = format!(
                 "This pull request changes {} files; GitHub lists at most {MAX_FILES}, so gatehouse cannot see the whole \
                  change. Split it into smaller pull requests.",
@@ -400,60 +321,9 @@ async fn decide(ctx: &Ctx, repo: &RepoClient, pr: &PullRequest) -> Result<Decide
             return Ok(Decided::FailClosed { reason, error: Some(err.into()) });
         }
     };
-    let repo_name = repo.repo.full();
-    let previous = ctx.store.dependencies(&repo_name, number).await?;
-    let base_note = super::push::base_changes(previous.as_ref(), &pr.base_sha.0, &snapshot.dependencies);
-    let index_entry = super::push::entry(number, &pr.base_sha.0, &snapshot.dependencies);
-    let changes = snapshot.changes;
-    let policy = changes.config.review.clone();
-    let (report, applicability, suggestions) = tokio::task::spawn_blocking(move || {
-        let report = crate::rules::evaluate(&changes);
-        let suggestions = review::suggestions(&report, &changes);
-        (report, gate::applicability(&changes), suggestions)
-    })
-    .await
-    .context("the rules panicked")?;
-    let mut requests = None;
-    let mut unreadable_authors = false;
-    let outcome = match (applicability.applies, &policy) {
-        (true, Some(policy)) => {
-            let (reviews, authors) = source::reviews_and_authors(repo, number).await?;
-            unreadable_authors = authors.is_none();
-            let contents =
-                crate::source::approved::contents(repo, policy, &head, &applicability.documents, &reviews).await?;
-            let authors = authors.as_deref().unwrap_or_default();
-            let outcome = gate::evaluate_contents(policy, &reviews, authors, &head, &contents);
-            let state = GateState {
-                number,
-                head: &head,
-                policy,
-                outcome: &outcome,
-                reviews: &reviews,
-                hold: pr.draft || unreadable_authors,
-            };
-            // A review request can wait for the checks a person waits for.
-            let background = repo.with_urgency(Urgency::Background);
-            requests = review_requests::ask(&background, &ctx.store, &state).await?;
-            Some(outcome)
-        }
-        _ => None,
-    };
-    let mut review_gate = match policy {
-        None if applicability.applies => summary::review_gate_unconfigured(&applicability),
-        _ => summary::review_gate(&applicability, outcome.as_ref()),
-    };
-    if unreadable_authors {
-        let reason = format!(
-            "This pull request has {} commits or more; GitHub lists at most that many, so gatehouse cannot read \
-             every commit author to decide who is recused. Squash or split the pull request.",
-            source::MAX_COMMITS
-        );
-        review_gate = summary::fail_closed(summary::REVIEW_CHECK, &reason);
-    } else if let Some(note) = requests {
-        review_gate.summary = summary::fit(format!("{}\n\n{note}\n", review_gate.summary.trim_end()));
-    }
-    let files = snapshot.files;
-    Ok(Decided::Evaluated(Box::new(Evaluation { report, review_gate, base_note, index_entry, files, suggestions })))
+    let evaluation::Reading { pr, read } = *reading;
+    let plan = tokio::task::spawn_blocking(move || plan::pull_request(&read)).await.context("the rules panicked")?;
+    Ok(Decided::Planned { plan: Box::new(plan), pr })
 }
 
 fn short(pr: &PullRequest) -> &str {

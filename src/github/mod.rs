@@ -6,12 +6,14 @@
 pub(crate) mod answers;
 pub(crate) mod auth;
 pub mod budget;
+pub(crate) mod check_runs;
 mod client;
 pub(crate) mod deliveries;
 mod limits;
 mod outage;
 mod repo;
 pub(crate) mod reviews;
+pub(crate) mod threads;
 
 pub use auth::{AppCredentials, Token};
 pub use budget::{Budget, Urgency};

@@ -1,4 +1,4 @@
-//! Check runs. A job reads what GitHub shows on its head ([`Shown`]),
+//! Check runs. A job reads what GitHub shows on its head ([`Shown`]) and
 //! decides, and writes only the difference: a check whose conclusion, title,
 //! summary and annotations are what the newest run of that name already
 //! shows is not written again (the run's summary ends with a digest of
@@ -15,11 +15,12 @@ use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::limits;
-use super::summary::CheckOutput;
-use crate::github::answers::{CheckRun, CheckRunList};
+use crate::github::answers::CheckRun;
+use crate::github::check_runs::{DIGEST_MARK, Listed, Shown, check_name, external_id, shown};
 use crate::github::{ApiError, Call, RepoClient};
 use crate::model::{Finding, Severity};
+use crate::plan::limits;
+use crate::plan::summary::{self, CheckOutput};
 
 /// The identifier of the check runs' `Re-run` button.
 pub(crate) const RERUN_ACTION: &str = "rerun";
@@ -29,10 +30,6 @@ pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 /// More annotations than this are dropped, with a note in the summary.
 pub(crate) const MAX_ANNOTATIONS: usize = 1000;
 
-/// How the digest of a run's output is marked at the end of its summary (an
-/// HTML comment: GitHub does not show it).
-const DIGEST_MARK: &str = "<!-- gatehouse:output ";
-
 /// The check runs of one job on one head, by name.
 #[derive(Debug, Default)]
 pub(crate) struct CheckRuns {
@@ -40,77 +37,6 @@ pub(crate) struct CheckRuns {
     /// Runs this job completed before (it ran again after a crash): how many
     /// annotations each already carries.
     pub completed: BTreeMap<String, usize>,
-}
-
-fn external_id(job: i64, name: &str) -> String {
-    format!("gatehouse:{job}:{name}")
-}
-
-/// The check name in an external id `gatehouse:{job}:{name}`.
-fn check_name(external_id: &str) -> Option<&str> {
-    external_id.strip_prefix("gatehouse:")?.split_once(':').map(|(_, name)| name)
-}
-
-/// One of our runs as GitHub lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Listed {
-    pub id: u64,
-    pub status: String,
-    pub annotations: usize,
-    /// The digest its summary ends with (none: an older version's run).
-    pub digest: Option<String>,
-}
-
-/// What GitHub shows of this App's runs on one head, by external id.
-#[derive(Debug, Default)]
-pub(crate) struct Shown {
-    pub runs: BTreeMap<String, Listed>,
-}
-
-impl Shown {
-    /// The newest of our runs named `name` (the one GitHub shows for it).
-    fn newest(&self, name: &str) -> Option<&Listed> {
-        self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).max_by_key(|l| l.id)
-    }
-
-    /// Whether every check of `names` has a completed run.
-    pub(crate) fn all_completed(&self, names: &[String]) -> bool {
-        names.iter().all(|name| self.newest(name).is_some_and(|l| l.status == "completed"))
-    }
-}
-
-fn digest_in(summary: &str) -> Option<String> {
-    let at = summary.rfind(DIGEST_MARK)?;
-    let rest = &summary[at + DIGEST_MARK.len()..];
-    rest.find(" -->").map(|end| rest[..end].to_string())
-}
-
-/// Our check runs on `sha`.
-pub(crate) async fn shown(repo: &RepoClient, sha: &str) -> Result<Shown, ApiError> {
-    // `filter=all`: by default GitHub lists only the latest run of each
-    // name, which would hide an earlier job's runs of the same name.
-    let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
-    let mut out = Shown::default();
-    for _ in 0..10 {
-        let (list, next) = repo.page::<CheckRunList>(&url).await?;
-        for run in list.check_runs {
-            if let Some(ext) = run.external_id.filter(|ext| ext.starts_with("gatehouse:")) {
-                let digest = run.output.summary.as_deref().and_then(digest_in);
-                let listed = Listed {
-                    id: run.id,
-                    status: run.status,
-                    annotations: run.output.annotations_count as usize,
-                    digest,
-                };
-                out.runs.insert(ext, listed);
-            }
-        }
-        match next {
-            Some(next) => url = next,
-            None => break,
-        }
-    }
-    Ok(out)
 }
 
 /// Shows the job's checks in progress on `sha` (an evaluation taking long
@@ -265,7 +191,7 @@ fn completed_body(conclusion: &str, title: &str, summary: &str, annotations: &[V
 fn parts(output: &CheckOutput, findings: &[&Finding], digest: &str) -> (String, String, Vec<Value>) {
     let mut summary = output.summary.clone();
     if findings.len() > MAX_ANNOTATIONS {
-        summary = super::summary::fit(format!(
+        summary = summary::fit(format!(
             "{summary}\n\n**{} annotations were dropped**: only the first {MAX_ANNOTATIONS} are shown. \
              Run `gatehouse check` locally for the full list.\n",
             findings.len() - MAX_ANNOTATIONS
@@ -316,7 +242,7 @@ pub(crate) async fn conclude_failed(
     let shown = shown(repo, sha).await?;
     let mut concluded = 0;
     for name in names {
-        let output = super::summary::job_failed(name, error);
+        let output = summary::job_failed(name, error);
         let own = shown.runs.get(&external_id(job, name));
         let open = shown.runs.iter().find(|(ext, l)| check_name(ext) == Some(name.as_str()) && l.status != "completed");
         match (own, open) {

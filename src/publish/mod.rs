@@ -1,39 +1,50 @@
-//! Publishing a report where PR authors look: one check run per family (and
-//! the review gate), and one review with inline comments per evaluated head.
+//! Writing a plan where PR authors look, only where it differs from what
+//! GitHub shows: one check run per family (and the review gate), the review
+//! requests, and one review with inline comments per evaluated head.
 
 pub(crate) mod checks;
-pub mod limits;
-pub(crate) mod merge_group;
 pub(crate) mod review;
 pub(crate) mod review_requests;
-pub(crate) mod summary;
+pub(crate) mod runs;
 
-use crate::model::{Check, Finding, PR_BODY, Report};
-use summary::CheckOutput;
+pub use crate::plan::{check_names, limits};
 
-/// The check-run names every job reports: the config's check, the check of
-/// each registered family (families sharing a check share its run), then
-/// the review gate. New families appear here with no App-side change.
-pub fn check_names() -> Vec<String> {
-    let mut checks: std::collections::BTreeSet<_> = crate::rules::FAMILIES.iter().map(|f| f.check()).collect();
-    checks.insert(Check::Config);
-    let mut names: Vec<String> = checks.into_iter().map(|c| c.name().to_string()).collect();
-    names.push(summary::REVIEW_CHECK.to_string());
-    names
+use anyhow::Result;
+
+use crate::github::{RepoClient, Urgency};
+use crate::plan::Plan;
+use crate::plan::requests::{Made, Requests};
+use runs::HeadRuns;
+
+/// What applying a pull request's plan did.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    /// The review requests made on this head (for the job runner to record).
+    pub made: Option<Made>,
+    pub review: Option<review::Published>,
 }
 
-/// Each check's output and the findings to annotate on it; `review` is the
-/// review gate's. Findings about the pull request body are not annotated
-/// (the body is not a file of the commit): the summary lists them.
-pub(crate) fn outputs(report: &Report, review: CheckOutput) -> Vec<(CheckOutput, Vec<&Finding>)> {
-    let mut out: Vec<(CheckOutput, Vec<&Finding>)> = report
-        .checks
-        .iter()
-        .map(|check| {
-            let annotated = check.findings.iter().filter(|f| f.path != PR_BODY).collect();
-            (summary::render(check), annotated)
-        })
-        .collect();
-    out.push((review, Vec::new()));
-    out
+/// Applies `plan` to PR `number`: asks the reviewers it names (a request
+/// can wait for the checks a person waits for), writes its checks with what
+/// came of asking in the review gate's summary, then, when `with_review`,
+/// its review.
+pub(crate) async fn pull_request(
+    repo: &RepoClient,
+    runs: &HeadRuns,
+    number: u64,
+    mut plan: Plan,
+    with_review: bool,
+) -> Result<Applied> {
+    let mut applied = Applied::default();
+    if let Requests::Ask(wanted) = &plan.requests {
+        let background = repo.with_urgency(Urgency::Background);
+        let made = review_requests::request(&background, number, wanted).await?;
+        plan.requests_made(&made);
+        applied.made = Some(made);
+    }
+    runs.publish_all(repo, &plan.checks, plan.base_note.as_deref()).await?;
+    if with_review {
+        applied.review = Some(review::publish(repo, number, &runs.head, &plan.review).await?);
+    }
+    Ok(applied)
 }

@@ -13,14 +13,7 @@ use super::contents::{self, ReadCache, Wanted};
 use crate::depends::{Dependency, dependencies};
 use crate::github::{ApiError, RepoClient};
 use crate::model::{ChangeSet, FileContent};
-
-/// One dependency and its content's digest at the base tip (`None`: no
-/// file there).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct AtBase {
-    pub dependency: Dependency,
-    pub digest: Option<String>,
-}
+use crate::plan::dependencies::AtBase;
 
 /// Reads `changes`' dependencies at `base_sha`, lays those the change does
 /// not touch over both sides of it, and returns each with its digest.

@@ -99,7 +99,7 @@ pub(crate) fn config(root: &Path) -> Result<Config> {
         return Ok(Config::default());
     }
     Ok(match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
-        FileContent::Text(text) => crate::rules::read_config(&text).0,
+        FileContent::Text(text) => crate::reads::config(&text).0,
         _ => Config::default(),
     })
 }

@@ -9,7 +9,7 @@ use super::Relevance;
 use super::git::{Checkout, Entry, listing};
 use crate::config::{CONFIG_PATH, Config};
 use crate::model::{ChangeSet, FileContent, Files, LOCAL_REPO, RepoIndex, RepoTree};
-use crate::rules::brief::revisions_named;
+use crate::reads::revisions;
 
 /// What `gatehouse check` was asked to compare.
 #[derive(Clone, Debug, Default)]
@@ -129,7 +129,7 @@ fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Config> {
     let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(Config::default()) };
     let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
     Ok(match files.get(CONFIG_PATH) {
-        Some(FileContent::Text(text)) => crate::rules::read_config(text).0,
+        Some(FileContent::Text(text)) => crate::reads::config(text).0,
         _ => Config::default(),
     })
 }
@@ -156,7 +156,7 @@ fn folder_listing(dir: &Path) -> Result<RepoTree> {
 
 /// Loads the trees of `owner/repo@rev:path` revisions from the checkouts at hand.
 fn load_named_revisions(changes: &mut ChangeSet, own: Option<&Checkout>, roots: &[(String, PathBuf)]) -> Result<()> {
-    for (repo, rev) in revisions_named(changes) {
+    for (repo, rev) in revisions(changes) {
         let checkout = match roots.iter().find(|(name, _)| name.eq_ignore_ascii_case(&repo)) {
             Some((_, dir)) => Checkout::find(dir)?,
             None if changes.repo.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(&repo)) => own.cloned(),

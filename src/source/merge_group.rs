@@ -8,16 +8,20 @@
 //! (`gh-readonly-queue/<base>/pr-<N>-<sha>`) names, which is the group's
 //! last PR whatever the merge method. Two calls, however many PRs.
 
-use super::pull_request::PrFile;
+use super::contents::ReadCache;
+use super::pull_request::{self, PrFile, PullRequest, Read};
 use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
-use crate::github::{ApiError, RepoClient};
+use crate::github::check_runs::{self, Shown};
+use crate::github::{ApiError, HeadSha, RepoClient};
+use crate::plan::REVIEW_CHECK;
+use crate::plan::merge_group::{GroupRead, PullGate};
 
 /// GitHub's compare lists at most this many changed files.
 pub(crate) const COMPARE_FILES: usize = 300;
 
 /// The commits and changed files between a group's base and head.
 #[derive(Debug, Default)]
-pub(crate) struct GroupChange {
+struct GroupChange {
     /// The compare's `merge_base_commit`.
     pub merge_base: String,
     pub commits: Vec<String>,
@@ -33,9 +37,64 @@ pub(crate) struct OurRun {
     pub conclusion: Option<String>,
 }
 
+/// Our check runs on the group's head.
+pub(crate) async fn shown(repo: &RepoClient, head: &str) -> Result<Shown, ApiError> {
+    check_runs::shown(repo, head).await
+}
+
+/// What reading a merge group came to.
+pub(crate) enum Outcome {
+    Read(Box<GroupRead>),
+    /// The group changes as many files as the compare lists, or more.
+    TooManyFiles,
+    /// GitHub refused to answer for the group's documents (not transient):
+    /// its checks fail closed.
+    Unreadable(ApiError),
+}
+
+/// Reads the merge group from `base` to `head` whose queue branch is
+/// `head_ref`: its change and the review gate's last run on each of its
+/// pull requests.
+pub(crate) async fn read(
+    repo: &RepoClient,
+    base: &str,
+    head: &str,
+    head_ref: &str,
+    cache: &ReadCache,
+) -> Result<Outcome, ApiError> {
+    let change = compare(repo, base, head).await?;
+    if change.files.len() >= COMPARE_FILES {
+        return Ok(Outcome::TooManyFiles);
+    }
+    let numbers = group_pulls(repo, &change.commits, head_ref).await?;
+    let described = PullRequest {
+        number: 0,
+        base_sha: HeadSha(base.to_string()),
+        merge_base: Some(HeadSha(change.merge_base.clone())),
+        head_sha: HeadSha(head.to_string()),
+        body: None,
+        changed_files: change.files.len() as u64,
+        draft: false,
+    };
+    let files = change.files;
+    let changes = match pull_request::read_changes(repo, described, async { Ok(files) }, cache).await {
+        Ok(Read::Snapshot(snapshot)) => snapshot.changes,
+        Ok(Read::TooManyFiles { .. }) => return Ok(Outcome::TooManyFiles),
+        Err(err) if err.is_transient() => return Err(err),
+        Err(err) => return Ok(Outcome::Unreadable(err)),
+    };
+    let mut pulls = Vec::with_capacity(numbers.len());
+    for (number, pr_head) in numbers {
+        let runs = our_runs(repo, &pr_head).await?;
+        let last = runs.into_iter().filter(|r| r.name == REVIEW_CHECK).max_by_key(|r| r.id);
+        pulls.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
+    }
+    Ok(Outcome::Read(Box::new(GroupRead { changes, pulls })))
+}
+
 /// `GET /compare/{base}...{head}`, every page of commits (files come with
 /// the first).
-pub(crate) async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
+async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChange, ApiError> {
     let mut url = format!("/compare/{base}...{head}?per_page=100");
     let mut change = GroupChange::default();
     for _ in 0..30 {
@@ -59,11 +118,7 @@ pub(crate) fn queue_pr(head_ref: &str) -> Option<u64> {
 }
 
 /// The group's pull requests (number, head commit), by number.
-pub(crate) async fn group_pulls(
-    repo: &RepoClient,
-    commits: &[String],
-    head_ref: &str,
-) -> Result<Vec<(u64, String)>, ApiError> {
+async fn group_pulls(repo: &RepoClient, commits: &[String], head_ref: &str) -> Result<Vec<(u64, String)>, ApiError> {
     let named = queue_pr(head_ref);
     let pulls: Vec<PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 10).await?;
     let mut found: Vec<(u64, String)> = pulls

@@ -4,6 +4,7 @@
 pub(crate) mod approved;
 pub mod contents;
 pub(crate) mod dependencies;
+pub(crate) mod evaluation;
 pub mod fs;
 pub(crate) mod git;
 pub mod local;

@@ -22,15 +22,14 @@ use serde::Deserialize;
 
 use super::Relevance;
 use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
-use super::dependencies::AtBase;
 use crate::config::{CONFIG_PATH, Config};
 use crate::gate;
 use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
 use crate::github::reviews::{self, PullRequestCommit, PullRequestReview};
 use crate::github::{ApiError, HeadSha, RepoClient};
 use crate::model::{ChangeSet, ChangedFile, FileContent, Files, Object, PrInfo, RepoIndex};
-use crate::rules::brief::{PinnedPath, pinned_paths};
-use crate::rules::spec::SpecView;
+use crate::plan::dependencies::AtBase;
+use crate::reads::{self, PinnedPath};
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
@@ -188,7 +187,7 @@ pub(crate) async fn read_changes(
         tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &config_file, u64::MAX, cache),);
     let (files, listing, config) = (files?, tree?, config?);
     let config = match config.into_iter().next().flatten().map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => crate::rules::read_config(&text).0,
+        Some(FileContent::Text(text)) => reads::config(&text).0,
         _ => Config::default(),
     };
     let limit = config.limits.max_file_bytes;
@@ -265,15 +264,12 @@ pub(crate) async fn read_changes(
 /// checkout without that revision would.
 async fn pinned_and_commits(repo: &RepoClient, changes: &mut ChangeSet) -> Result<(), ApiError> {
     let own = repo.repo.full();
-    let pins: Vec<PinnedPath> =
-        pinned_paths(changes).into_iter().filter(|p| p.repo.eq_ignore_ascii_case(&own)).collect();
+    let further = reads::further(changes);
+    let pins: Vec<PinnedPath> = further.pinned.into_iter().filter(|p| p.repo.eq_ignore_ascii_case(&own)).collect();
     let mut revs: Vec<&str> = pins.iter().map(|p| p.rev.as_str()).collect();
     revs.sort_unstable();
     revs.dedup();
-    let mut shas: Vec<String> =
-        SpecView::new(changes).specs.iter().flat_map(|s| s.landed.iter().map(|l| l.sha.clone())).collect();
-    shas.sort();
-    shas.dedup();
+    let shas = further.commits;
     if revs.is_empty() && shas.is_empty() {
         return Ok(());
     }

@@ -8,29 +8,11 @@
 //! documents as JSON, so an entry is replaced in one statement.
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
 use super::{Store, now_ms};
 
-/// One document an evaluation depended on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Dependency {
-    pub path: String,
-    /// Why the evaluation read it, e.g. "cited by `dark-factory/briefs/SWARM-AR-x.md`".
-    pub why: String,
-    /// The SHA-256 of its content at the base commit; `None`: no file there.
-    pub digest: Option<String>,
-}
-
-/// A pull request's entry in the index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Dependencies {
-    pub pr: u64,
-    /// The base commit the documents were read at.
-    pub base_sha: String,
-    pub documents: Vec<Dependency>,
-}
+pub use crate::plan::dependencies::{Dependencies, Dependency};
 
 impl Store {
     /// Replaces the pull request's entry.

@@ -6,13 +6,7 @@ use sqlx::FromRow;
 use super::{Store, now_ms};
 
 /// What asking for reviews on one head came to.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReviewRequests {
-    /// Logins GitHub accepted.
-    pub requested: Vec<String>,
-    /// Logins GitHub refused (not a collaborator, the PR's author...).
-    pub refused: Vec<String>,
-}
+pub use crate::plan::requests::Made as ReviewRequests;
 
 /// A row of `gh_review_requests`: the logins joined by commas.
 #[derive(FromRow)]

@@ -16,6 +16,8 @@ pub mod diff;
 pub mod docs;
 pub mod gate;
 pub mod model;
+pub mod plan;
+pub mod reads;
 pub mod render;
 pub mod rules;
 pub mod schema;

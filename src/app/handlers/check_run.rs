@@ -3,8 +3,8 @@
 //! the whole PR again.
 
 use super::{Origin, Work};
+use crate::plan::REVIEW_CHECK;
 use crate::publish::checks::RERUN_ACTION;
-use crate::publish::summary::REVIEW_CHECK;
 use crate::store::{Scope, family_check};
 use crate::webhook::payloads::{CheckRunAction, CheckRunEvent};
 

@@ -6,17 +6,17 @@ use std::borrow::Cow;
 
 /// An annotation's `message` and `raw_details`: "64 KB", read at its
 /// smallest (64,000 bytes).
-pub(crate) const ANNOTATION_BYTES: usize = 64_000;
+pub const ANNOTATION_BYTES: usize = 64_000;
 /// An annotation's `title`, in characters.
-pub(crate) const ANNOTATION_TITLE_CHARS: usize = 255;
+pub const ANNOTATION_TITLE_CHARS: usize = 255;
 /// A check run's `output.summary` and `output.text`, in characters.
-pub(crate) const OUTPUT_CHARS: usize = 65_535;
+pub const OUTPUT_CHARS: usize = 65_535;
 /// A check run's `output.title`: GitHub documents no limit; gatehouse keeps
 /// it to an annotation title's 255 characters (GitHub shows one line).
-pub(crate) const CHECK_TITLE_CHARS: usize = 255;
+pub const CHECK_TITLE_CHARS: usize = 255;
 /// A review's body, a review comment's body and an issue comment's body, in
 /// characters.
-pub(crate) const COMMENT_CHARS: usize = 65_536;
+pub const COMMENT_CHARS: usize = 65_536;
 
 /// Ends a text that was cut.
 pub const MARKER: &str = "\n\n… [cut here to fit GitHub's length limit]";
@@ -28,7 +28,7 @@ fn marker(max: usize) -> &'static str {
 }
 
 /// `text` in at most `max` bytes, cut on a character boundary.
-pub(crate) fn bytes(text: &str, max: usize) -> Cow<'_, str> {
+pub fn bytes(text: &str, max: usize) -> Cow<'_, str> {
     if text.len() <= max {
         return Cow::Borrowed(text);
     }
@@ -41,7 +41,7 @@ pub(crate) fn bytes(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// `text` in at most `max` characters.
-pub(crate) fn chars(text: &str, max: usize) -> Cow<'_, str> {
+pub fn chars(text: &str, max: usize) -> Cow<'_, str> {
     let Some((cut, _)) = text.char_indices().nth(max) else { return Cow::Borrowed(text) };
     let marker = if marker(max).chars().count() < max { marker(max) } else { "" };
     let keep = max - marker.chars().count();

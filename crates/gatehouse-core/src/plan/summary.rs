@@ -8,13 +8,13 @@ use crate::model::{Check, CheckReport, Conclusion, Finding, PR_BODY, Severity};
 use crate::render::plural;
 
 /// GitHub's limit on `output.summary` and `output.text`, in characters.
-pub(crate) const SUMMARY_LIMIT: usize = 65535;
+pub const SUMMARY_LIMIT: usize = 65535;
 /// Errors listed under "Fix these first".
 const FIX_FIRST: usize = 10;
 
 /// What one check run shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct CheckOutput {
+pub struct CheckOutput {
     pub name: String,
     pub conclusion: &'static str,
     pub title: String,
@@ -34,7 +34,7 @@ fn counts(findings: &[&Finding]) -> String {
 }
 
 /// The output of one check: the config's or a family's.
-pub(crate) fn render(check: &CheckReport) -> CheckOutput {
+pub fn render(check: &CheckReport) -> CheckOutput {
     let noun = check.check.noun();
     let findings: Vec<&Finding> = check.findings.iter().collect();
     let (conclusion, title) = match check.conclusion {
@@ -139,11 +139,11 @@ pub(crate) fn render(check: &CheckReport) -> CheckOutput {
 }
 
 /// The review gate's check run.
-pub(crate) const REVIEW_CHECK: &str = "gatehouse/review";
+pub const REVIEW_CHECK: &str = "gatehouse/review";
 
 /// The review gate's output: neutral where the gate does not apply (saying
 /// why), else the policy's verdict with exactly what is still missing.
-pub(crate) fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> CheckOutput {
+pub fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> CheckOutput {
     let reasons: String = applicability.reasons.iter().map(|r| format!("- {r}\n")).collect();
     let (conclusion, title, summary) = match outcome {
         Some(outcome) if applicability.applies => {
@@ -167,7 +167,7 @@ pub(crate) fn review_gate(applicability: &Applicability, outcome: Option<&Outcom
 /// The review gate where it applies but the repository's config has no
 /// `review:` policy: neutral, requiring and requesting nobody, with the lines
 /// that configure one.
-pub(crate) fn review_gate_unconfigured(applicability: &Applicability) -> CheckOutput {
+pub fn review_gate_unconfigured(applicability: &Applicability) -> CheckOutput {
     let reasons: String = applicability.reasons.iter().map(|r| format!("- {r}\n")).collect();
     let summary = format!(
         "**The review gate is not configured.** This pull request has changes the review gate covers, but \
@@ -185,7 +185,7 @@ pub(crate) fn review_gate_unconfigured(applicability: &Applicability) -> CheckOu
 }
 
 /// Every check when the PR could not be read whole: fail closed, say why.
-pub(crate) fn fail_closed(name: &str, reason: &str) -> CheckOutput {
+pub fn fail_closed(name: &str, reason: &str) -> CheckOutput {
     CheckOutput {
         name: name.to_string(),
         conclusion: "failure",
@@ -199,7 +199,7 @@ pub(crate) fn fail_closed(name: &str, reason: &str) -> CheckOutput {
 /// A run whose job failed for good (GitHub refused a call, or stayed
 /// unreachable past the retry deadline): nothing was decided about the
 /// documents, and the Re-run button tries again.
-pub(crate) fn job_failed(name: &str, error: &str) -> CheckOutput {
+pub fn job_failed(name: &str, error: &str) -> CheckOutput {
     CheckOutput {
         name: name.to_string(),
         conclusion: "failure",
@@ -240,7 +240,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// Cuts a summary to GitHub's limit, saying so.
-pub(crate) fn fit(summary: String) -> String {
+pub fn fit(summary: String) -> String {
     if summary.chars().count() <= SUMMARY_LIMIT {
         return summary;
     }

@@ -1,11 +1,29 @@
-//! The review gate of a merge group: it passes when every pull request in
-//! the group passed its own gate (or the gate did not apply to it).
+//! A merge group's checks: the documents of the group's head evaluated
+//! against its base, so what no single pull request shows (two queued PRs
+//! adding briefs with one agent id) fails the group; and its review gate,
+//! which passes when every pull request in the group passed its own gate
+//! (or the gate did not apply to it).
 
 use super::summary::{CheckOutput, REVIEW_CHECK, fit};
+use super::{CheckPlan, outputs};
+use crate::model::ChangeSet;
+
+/// What a merge group's evaluation was read.
+#[derive(Clone, Debug)]
+pub struct GroupRead {
+    pub changes: ChangeSet,
+    /// The review gate's last run on each pull request in the group.
+    pub pulls: Vec<PullGate>,
+}
+
+/// Decides a merge group's checks.
+pub fn plan(read: &GroupRead) -> Vec<CheckPlan> {
+    outputs(&crate::rules::evaluate(&read.changes), review_gate(&read.pulls))
+}
 
 /// The review gate's last run on one pull request's head.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PullGate {
+pub struct PullGate {
     pub number: u64,
     pub head: String,
     /// The run's status and conclusion; `None`: no gate run on that head.
@@ -29,7 +47,7 @@ impl PullGate {
 }
 
 /// The gate's output for a group of `pulls`.
-pub(crate) fn review_gate(pulls: &[PullGate]) -> CheckOutput {
+pub fn review_gate(pulls: &[PullGate]) -> CheckOutput {
     let failing: Vec<&PullGate> = pulls.iter().filter(|p| !p.passed()).collect();
     let passed = !pulls.is_empty() && failing.is_empty();
     let title = match (pulls.is_empty(), failing.as_slice()) {
@@ -69,7 +87,7 @@ pub(crate) fn review_gate(pulls: &[PullGate]) -> CheckOutput {
 }
 
 /// A run of a merge group that left the queue before it was evaluated.
-pub(crate) fn left_the_queue(name: &str) -> CheckOutput {
+pub fn left_the_queue(name: &str) -> CheckOutput {
     CheckOutput {
         name: name.to_string(),
         conclusion: "cancelled",

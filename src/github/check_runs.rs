@@ -1,0 +1,84 @@
+//! This App's check runs on a commit as GitHub lists them: each by its
+//! `external_id` (`gatehouse:{job}:{name}`), its status, how many
+//! annotations it carries, and the digest of its output its summary ends
+//! with.
+
+use std::collections::BTreeMap;
+
+use super::answers::CheckRunList;
+use super::{ApiError, RepoClient};
+
+/// How the digest of a run's output is marked at the end of its summary (an
+/// HTML comment: GitHub does not show it).
+pub(crate) const DIGEST_MARK: &str = "<!-- gatehouse:output ";
+
+pub(crate) fn external_id(job: i64, name: &str) -> String {
+    format!("gatehouse:{job}:{name}")
+}
+
+/// The check name in an external id `gatehouse:{job}:{name}`.
+pub(crate) fn check_name(external_id: &str) -> Option<&str> {
+    external_id.strip_prefix("gatehouse:")?.split_once(':').map(|(_, name)| name)
+}
+
+/// One of our runs as GitHub lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub id: u64,
+    pub status: String,
+    pub annotations: usize,
+    /// The digest its summary ends with (none: an older version's run).
+    pub digest: Option<String>,
+}
+
+/// What GitHub shows of this App's runs on one head, by external id.
+#[derive(Debug, Default)]
+pub(crate) struct Shown {
+    pub runs: BTreeMap<String, Listed>,
+}
+
+impl Shown {
+    /// The newest of our runs named `name` (the one GitHub shows for it).
+    pub(crate) fn newest(&self, name: &str) -> Option<&Listed> {
+        self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).max_by_key(|l| l.id)
+    }
+
+    /// Whether every check of `names` has a completed run.
+    pub(crate) fn all_completed(&self, names: &[String]) -> bool {
+        names.iter().all(|name| self.newest(name).is_some_and(|l| l.status == "completed"))
+    }
+}
+
+fn digest_in(summary: &str) -> Option<String> {
+    let at = summary.rfind(DIGEST_MARK)?;
+    let rest = &summary[at + DIGEST_MARK.len()..];
+    rest.find(" -->").map(|end| rest[..end].to_string())
+}
+
+/// Our check runs on `sha`.
+pub(crate) async fn shown(repo: &RepoClient, sha: &str) -> Result<Shown, ApiError> {
+    // `filter=all`: by default GitHub lists only the latest run of each
+    // name, which would hide an earlier job's runs of the same name.
+    let mut url = format!("/commits/{sha}/check-runs?per_page=100&filter=all&app_id={}", repo.app_id());
+    let mut out = Shown::default();
+    for _ in 0..10 {
+        let (list, next) = repo.page::<CheckRunList>(&url).await?;
+        for run in list.check_runs {
+            if let Some(ext) = run.external_id.filter(|ext| ext.starts_with("gatehouse:")) {
+                let digest = run.output.summary.as_deref().and_then(digest_in);
+                let listed = Listed {
+                    id: run.id,
+                    status: run.status,
+                    annotations: run.output.annotations_count as usize,
+                    digest,
+                };
+                out.runs.insert(ext, listed);
+            }
+        }
+        match next {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,105 @@
+//! A job's check runs on one head: what GitHub showed when the job began,
+//! the runs it showed in progress while it was slow, and writing each
+//! check's planned output where it differs from what GitHub shows.
+
+use std::future::Future;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::checks;
+use crate::github::RepoClient;
+use crate::github::check_runs::Shown;
+use crate::model::Finding;
+use crate::plan::{CheckOutput, CheckPlan, summary};
+
+/// Which job writes the runs, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Writer {
+    pub job: i64,
+    /// A check completed on this head by another job is not written again.
+    pub once_per_head: bool,
+    /// A person asked for a re-run: every check is written anew.
+    pub rerun: bool,
+}
+
+pub(crate) struct HeadRuns {
+    pub head: String,
+    pub names: Vec<String>,
+    writer: Writer,
+    shown: Shown,
+    started: checks::CheckRuns,
+}
+
+impl HeadRuns {
+    /// The job evaluates the checks `names` on `head`, where GitHub shows
+    /// our runs `shown`.
+    pub(crate) fn new(writer: Writer, head: &str, names: Vec<String>, shown: Shown) -> HeadRuns {
+        HeadRuns { head: head.to_string(), names, writer, shown, started: Default::default() }
+    }
+
+    /// Every check this job evaluates was completed on this head by another
+    /// job, and a head is evaluated once.
+    pub(crate) fn evaluated_already(&self) -> bool {
+        self.writer.once_per_head && self.shown.all_completed(&self.names)
+    }
+
+    /// Runs `work`; if it takes longer than `progress_after`, the checks
+    /// are shown in progress meanwhile (a quick one posts none).
+    pub(crate) async fn while_slow<T>(
+        &mut self,
+        progress_after: Duration,
+        repo: &RepoClient,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        tokio::pin!(work);
+        tokio::select! {
+            done = &mut work => done,
+            _ = tokio::time::sleep(progress_after) => {
+                self.started = checks::start(repo, &self.head, self.writer.job, &self.names, &self.shown).await?;
+                work.await
+            }
+        }
+    }
+
+    /// Writes every planned check of this job; `note` (what changed on the
+    /// base) is added to each summary written.
+    pub(crate) async fn publish_all(&self, repo: &RepoClient, planned: &[CheckPlan], note: Option<&str>) -> Result<()> {
+        for check in planned {
+            let annotations: Vec<&Finding> = check.annotations.iter().collect();
+            self.publish(repo, check.output.clone(), &annotations, note).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes one check's output where it differs from what GitHub shows;
+    /// `note` is added to a summary written anyway.
+    async fn publish(
+        &self,
+        repo: &RepoClient,
+        mut output: CheckOutput,
+        findings: &[&Finding],
+        note: Option<&str>,
+    ) -> Result<()> {
+        if !self.names.contains(&output.name) {
+            return Ok(());
+        }
+        let Writer { job, once_per_head, rerun } = self.writer;
+        let digest = checks::digest(&output, findings);
+        let unchanged_skips = (!rerun).then_some(digest.as_str());
+        let planned = checks::plan(&self.shown, &self.started, job, &output.name, unchanged_skips, once_per_head);
+        if let Some(note) = note {
+            output.summary = summary::fit(format!("{}\n\n{note}\n", output.summary.trim_end()));
+        }
+        checks::publish(repo, &self.head, job, planned, &output, findings, &digest).await?;
+        Ok(())
+    }
+
+    /// Fails every check closed, saying why.
+    pub(crate) async fn fail_closed(&self, repo: &RepoClient, reason: &str) -> Result<()> {
+        for name in &self.names {
+            self.publish(repo, summary::fail_closed(name, reason), &[], None).await?;
+        }
+        Ok(())
+    }
+}
