@@ -49,7 +49,7 @@ impl Shown {
     }
 }
 
-fn digest_in(summary: &str) -> Option<String> {
+pub(crate) fn digest_in(summary: &str) -> Option<String> {
     let at = summary.rfind(DIGEST_MARK)?;
     let rest = &summary[at + DIGEST_MARK.len()..];
     rest.find(" -->").map(|end| rest[..end].to_string())

@@ -356,6 +356,7 @@ pub(crate) async fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::github::check_runs::digest_in;
 
     const JOB: i64 = 7;
     const BRIEFS: &str = "gatehouse/briefs";
