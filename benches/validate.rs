@@ -2,6 +2,7 @@
 //! × 20 sections × 5 arguments × 50 votes; 200 spec folders; 2,000 decisions)
 //! through every rule on one core in under 500 ms.
 
+#[path = "../crates/gatehouse-core/corpus/mod.rs"]
 mod corpus;
 
 use std::sync::Arc;

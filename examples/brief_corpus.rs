@@ -10,7 +10,7 @@
 
 // Only the file-writing half of the bench corpus is used here.
 #[allow(dead_code)]
-#[path = "../benches/corpus/briefs.rs"]
+#[path = "../crates/gatehouse-core/corpus/briefs.rs"]
 mod briefs;
 
 use std::path::{Path, PathBuf};

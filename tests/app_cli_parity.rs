@@ -217,7 +217,7 @@ async fn the_app_and_the_cli_find_the_same_on_the_same_commits() {
 /// review needed: a state a later change finds and did not make.
 fn spec_missing_reviewer_research() -> Tree {
     let root = "fondue/specs/retry-queue";
-    let shared = tree_from_dir(&manifest_dir().join("fixtures/rules/spec/_shared")).unwrap();
+    let shared = tree_from_dir(&manifest_dir().join("crates/gatehouse-core/fixtures/rules/spec/_shared")).unwrap();
     let mut tree: Tree = shared.into_iter().filter(|(p, _)| !p.ends_with("pre-plan/02-reviewer-research.md")).collect();
     tree.insert(
         format!("{root}/review/phase-02/01-review.md"),
@@ -290,8 +290,10 @@ fn with_vote(doc: &str, after: &str, voter: &str) -> String {
 /// and neither reports `voting/append-only`.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_base_branch_that_moved_on_is_no_change_of_the_pr() {
-    let doc = std::fs::read_to_string(manifest_dir().join("fixtures/rules/voting/append-only/pass/base").join(VOTES))
-        .unwrap();
+    let doc = std::fs::read_to_string(
+        manifest_dir().join("crates/gatehouse-core/fixtures/rules/voting/append-only/pass/base").join(VOTES),
+    )
+    .unwrap();
     let location_ledger_end = "CI job does not scan.\"\n";
     let naming_ledger_end = "in every repo I reviewed.\"\n";
     let forked: Tree = [(VOTES.to_string(), doc.clone().into_bytes())].into_iter().collect();

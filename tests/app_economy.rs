@@ -133,10 +133,10 @@ async fn a_pr_touching_one_brief_of_50000_costs_at_most_8_calls() {
     assert_eq!(findings(&again.changes), findings(&snapshot.changes));
 }
 
-/// Every file under each `fixtures/rules/*/*/<case>/<side>` folder, overlaid.
+/// Every file under each `crates/gatehouse-core/fixtures/rules/*/*/<case>/<side>` folder, overlaid.
 fn fixture_sides(case: &str, side: &str) -> Tree {
     let mut tree = Tree::new();
-    let rules = manifest_dir().join("fixtures/rules");
+    let rules = manifest_dir().join("crates/gatehouse-core/fixtures/rules");
     for family in std::fs::read_dir(&rules).unwrap() {
         for rule in std::fs::read_dir(family.unwrap().path()).unwrap() {
             let dir = rule.unwrap().path().join(case).join(side);

@@ -8,7 +8,7 @@
 //! comparisons at 10× the briefs and no allocation at all.
 
 #[allow(dead_code)]
-#[path = "../benches/corpus/briefs.rs"]
+#[path = "../crates/gatehouse-core/corpus/briefs.rs"]
 mod briefs;
 
 use std::alloc::{GlobalAlloc, Layout, System};

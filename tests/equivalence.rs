@@ -1,5 +1,5 @@
 //! Equivalent documents get equal answers. Every case of the rule fixtures
-//! (`fixtures/rules/<id>/{pass,fail}/`), the demo and starter repositories,
+//! (`crates/gatehouse-core/fixtures/rules/<id>/{pass,fail}/`), the demo and starter repositories,
 //! the ADR conventions' folders and the real-world corpus
 //! (`fixtures/real-world/<family>/<case>/`) is rewritten in ways its format's
 //! standard says mean the same document (each rewrite names its clause), and
@@ -29,7 +29,7 @@ fn root() -> PathBuf {
 /// Every case: its name and the change it is.
 fn cases() -> Vec<(String, ChangeSet)> {
     let mut out = Vec::new();
-    let rules = root().join("rules");
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/gatehouse-core/fixtures/rules");
     for family in sorted_dirs(&rules) {
         let shared = family.join("_shared");
         for rule in sorted_dirs(&family).into_iter().filter(|d| !d.ends_with("_shared")) {

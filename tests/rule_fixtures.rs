@@ -1,9 +1,9 @@
 //! Every rule has a failing and a passing fixture under
-//! `fixtures/rules/<rule id>/{fail,pass}/`:
+//! `crates/gatehouse-core/fixtures/rules/<rule id>/{fail,pass}/`:
 //!
 //! - `head/` the files after the change (required); `base/` the files before
 //!   it (optional: without it every document is new);
-//! - `fixtures/rules/<family>/_shared/` is laid under `head/` (and under
+//! - `crates/gatehouse-core/fixtures/rules/<family>/_shared/` is laid under `head/` (and under
 //!   `base/` when the case has one);
 //! - `pr-body.md` the PR body; `pr-files` the PR's diff, one `path additions
 //!   deletions` per line; `repo-name` the checkout's `owner/name`;
@@ -25,7 +25,7 @@
 //! Every case is also evaluated as the App lays a pull request out (the base
 //! laid over the head's shared map, agent ids indexed) and must report the
 //! same. A rule without both cases fails, and so does a folder under
-//! `fixtures/rules/` that names no rule. With `BLESS_FIXTURES=1` each
+//! `crates/gatehouse-core/fixtures/rules/` that names no rule. With `BLESS_FIXTURES=1` each
 //! `fail/expect` is written from what the rule found instead, and each
 //! `fail/fixed/` file from what the fixes made (review the diff).
 
@@ -42,7 +42,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use local_repo::copy_tree;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/gatehouse-core/fixtures/rules")
 }
 
 /// The report on `changes`, the case `case`, which must be the same laid
@@ -199,7 +199,7 @@ fn pass_case(rule: &'static rules::RuleInfo) -> Result<(), Failed> {
     if bad.is_empty() { Ok(()) } else { Err(format!("{}: pass case has findings:{}", rule.id, show(&bad)).into()) }
 }
 
-/// Under `fixtures/rules/` every family folder holds `_shared/` and the
+/// Under `crates/gatehouse-core/fixtures/rules/` every family folder holds `_shared/` and the
 /// folders of its registered rules, each holding `fail/` and `pass/` alone:
 /// a misspelt or orphaned folder would otherwise run as no test at all.
 fn every_fixture_folder_is_a_rule() -> Result<(), Failed> {
@@ -218,12 +218,14 @@ fn every_fixture_folder_is_a_rule() -> Result<(), Failed> {
                 continue;
             }
             if !ids.contains(id.as_str()) {
-                problems.push(format!("fixtures/rules/{id}: no registered rule has this id"));
+                problems.push(format!("crates/gatehouse-core/fixtures/rules/{id}: no registered rule has this id"));
                 continue;
             }
             for case in names(&fixtures().join(&id)) {
                 if case != "fail" && case != "pass" {
-                    problems.push(format!("fixtures/rules/{id}/{case}: a rule's fixture holds fail/ and pass/ only"));
+                    problems.push(format!(
+                        "crates/gatehouse-core/fixtures/rules/{id}/{case}: a rule's fixture holds fail/ and pass/ only"
+                    ));
                 }
             }
         }

@@ -114,7 +114,7 @@ fn committed_schemas_equal_the_command_output() {
 #[test]
 fn every_passing_fixture_validates() {
     let mut heads = Vec::new();
-    pass_heads(&root().join("fixtures/rules"), &mut heads);
+    pass_heads(&root().join("crates/gatehouse-core/fixtures/rules"), &mut heads);
     let mut checked = [0usize; 4];
     for head in heads {
         for rel in gatehouse::source::fs::list(&head).unwrap() {
@@ -174,7 +174,7 @@ fn the_schemas_refuse_what_the_shape_rules_flag() {
         ("config/invalid", Kind::Config),
     ];
     for (rule, kind) in cases {
-        let case = root().join("fixtures/rules").join(rule).join("fail");
+        let case = root().join("crates/gatehouse-core/fixtures/rules").join(rule).join("fail");
         let expect = std::fs::read_to_string(case.join("expect")).unwrap();
         // Each finding's `--> path:line:col` line, as the text renderer prints it.
         let flagged: Vec<(&str, u32)> = expect

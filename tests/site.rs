@@ -256,7 +256,7 @@ fn site_of(dir: &Path) -> (Site, gatehouse::model::ChangeSet, gatehouse::model::
 /// every ledger's numbers those of the tally.
 #[test]
 fn every_rule_fixture_renders_with_its_documents_findings_and_tallies() {
-    let root = manifest_dir().join("fixtures/rules");
+    let root = manifest_dir().join("crates/gatehouse-core/fixtures/rules");
     let mut cases = Vec::new();
     for family in std::fs::read_dir(&root).unwrap() {
         let family = family.unwrap().path();

@@ -14,7 +14,8 @@ const ROOT: &str = "fondue/specs/retry-queue";
 
 /// The shared fixture spec, as files under `fondue/specs/<name>/`.
 fn shared(name: &str) -> Files {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules/spec/_shared/fondue/specs/retry-queue");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/gatehouse-core/fixtures/rules/spec/_shared/fondue/specs/retry-queue");
     let mut files = Files::new();
     for rel in gatehouse::source::fs::list(&dir).unwrap() {
         let text = std::fs::read_to_string(dir.join(&rel)).unwrap();

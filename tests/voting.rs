@@ -383,8 +383,9 @@ proptest! {
 /// PR body's cite, deleted docs) is still reported once.
 #[test]
 fn change_wide_findings_are_made_once_for_many_docs() {
-    let text =
-        include_str!("../fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md");
+    let text = include_str!(
+        "../crates/gatehouse-core/fixtures/rules/voting/format-cite/pass/head/dark-factory/guidelines/smoke-spec-path@v1.md"
+    );
     let mut changes = changes(None, text, None);
     for name in ["a-rule", "b-rule"] {
         changes.head.insert(format!("dark-factory/guidelines/{name}@v1.md"), FileContent::Text(text.into()));

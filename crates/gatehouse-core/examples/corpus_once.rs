@@ -9,7 +9,7 @@ extern crate gatehouse_core as gatehouse;
 
 // The bench's corpus builders; the growth shapes are not used here.
 #[allow(dead_code)]
-#[path = "../../../benches/corpus/mod.rs"]
+#[path = "../corpus/mod.rs"]
 mod corpus;
 
 use std::sync::Arc;

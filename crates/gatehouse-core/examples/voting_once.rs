@@ -8,7 +8,7 @@
 
 extern crate gatehouse_core as gatehouse;
 
-#[path = "../../../benches/corpus/voting.rs"]
+#[path = "../corpus/voting.rs"]
 mod voting;
 
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 /// Declares a rule's `INFO` (what `gatehouse rules` lists and `gatehouse
 /// explain` prints) and its `rule()`, pairing `INFO` with the module's
 /// `check` over the family's view. An example given as a string literal is
-/// the path of the rule's own fixture, `fixtures/rules/<id>/fail/head/<path>`
+/// the path of the rule's own fixture, `crates/gatehouse-core/fixtures/rules/<id>/fail/head/<path>`
 /// for `bad` and `.../pass/head/<path>` for `good`; any other example is an
 /// [`Example`] written out. `fix`, when given, says when the rule offers a
 /// fix (`gatehouse explain` prints it).
@@ -63,7 +63,7 @@ macro_rules! declare_rule {
     (@fixture $id:literal, $case:literal, $path:literal) => {
         $crate::rules::Example {
             path: $path,
-            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/rules/", $id, "/", $case, "/head/", $path)),
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/rules/", $id, "/", $case, "/head/", $path)),
         }
     };
     (@fix) => { None };

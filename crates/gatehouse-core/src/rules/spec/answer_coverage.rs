@@ -30,7 +30,7 @@ not an id that was there before the answer was written, nor one another answer a
     good: Example {
         path: "fondue/specs/retry-queue/review/pre-plan/02-answer.md",
         text: include_str!(
-            "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/pre-plan/02-answer.md"
         ),
     },
 }

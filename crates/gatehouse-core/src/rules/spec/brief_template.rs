@@ -16,7 +16,7 @@ runs every stage\" — a warning, because its author may expect it to matter.",
     bad: "fondue/specs/retry-queue/pre-plan/00-brief.md",
     good: Example {
         path: "fondue/specs/retry-queue/pre-plan/00-brief.md",
-        text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/pre-plan/00-brief.md"),
+        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/pre-plan/00-brief.md"),
     },
 }
 

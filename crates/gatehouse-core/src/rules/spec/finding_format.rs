@@ -22,7 +22,7 @@ a severity cannot be answered or judged.",
     good: Example {
         path: "fondue/specs/retry-queue/review/plan/01-review.md",
         text: include_str!(
-            "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/plan/01-review.md"
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/plan/01-review.md"
         ),
     },
 }

@@ -29,7 +29,7 @@ request spans many turns.",
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
         text: include_str!(
-            "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
         ),
     },
 }

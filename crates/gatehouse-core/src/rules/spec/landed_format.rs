@@ -22,7 +22,7 @@ a warning: the commit may have been rewritten away.",
     bad: "fondue/specs/retry-queue/landed.md",
     good: Example {
         path: "fondue/specs/retry-queue/landed.md",
-        text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/landed.md"),
+        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/landed.md"),
     },
 }
 

@@ -20,7 +20,7 @@ knowledge base), where `<sha>` is \"the commit on the first line of `landed.md`\
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-02/00-request.md",
         text: include_str!(
-            "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-02/00-request.md"
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-02/00-request.md"
         ),
     },
 }

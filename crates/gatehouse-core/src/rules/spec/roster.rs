@@ -24,7 +24,7 @@ rows, so it does not judge them.",
     bad: "fondue/specs/retry-queue/roster.md",
     good: Example {
         path: "fondue/specs/retry-queue/roster.md",
-        text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/roster.md"),
+        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/roster.md"),
     },
 }
 

@@ -19,7 +19,7 @@ adds no ruling with `**Evidence:**` loses the RESULT that made the role stop.",
     bad: "fondue/specs/retry-queue/99-user.md",
     good: Example {
         path: "fondue/specs/retry-queue/99-user.md",
-        text: include_str!("../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/99-user.md"),
+        text: include_str!("../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/99-user.md"),
     },
 }
 

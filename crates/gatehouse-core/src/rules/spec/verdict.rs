@@ -17,7 +17,7 @@ the transition that follows reads that line, so a file without it, or with two, 
     good: Example {
         path: "fondue/specs/retry-queue/review/phase-01/01-review.md",
         text: include_str!(
-            "../../../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
+            "../../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/phase-01/01-review.md"
         ),
     },
 }

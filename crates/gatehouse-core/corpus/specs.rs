@@ -9,7 +9,7 @@ pub const SPECS: usize = 200;
 
 macro_rules! shared {
     ($($rel:literal),* $(,)?) => {
-        [$(($rel, include_str!(concat!("../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/", $rel)))),*]
+        [$(($rel, include_str!(concat!("../fixtures/rules/spec/_shared/fondue/specs/retry-queue/", $rel)))),*]
     };
 }
 
@@ -33,8 +33,8 @@ const PLANNING: [(&str, &str); 15] = shared!(
 );
 
 const PLAN_ANSWER: &str =
-    include_str!("../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/plan/02-answer.md");
-const STATS: &str = include_str!("../../fixtures/rules/spec/_shared/fondue/specs/retry-queue/stats.md");
+    include_str!("../fixtures/rules/spec/_shared/fondue/specs/retry-queue/review/plan/02-answer.md");
+const STATS: &str = include_str!("../fixtures/rules/spec/_shared/fondue/specs/retry-queue/stats.md");
 
 fn sha(i: usize, n: usize) -> String {
     format!("{:07x}", (i * 97 + n * 13 + 0x1000000) % 0xfffffff)
