@@ -86,7 +86,7 @@ fn madr_records_are_found_by_any_id_form() {
     assert_eq!(
         superseded,
         vec![
-            "ADR-2 is superseded by ADR-003",
+            "ADR-2 is superseded by ADR-3",
             "ADR-0004 has status `rejected` (docs/decisions/0004-render-pages-on-the-server.md)"
         ],
         "{findings:?}"
@@ -105,7 +105,7 @@ fn madr_records_under_configured_adrs_paths_are_found() {
     let findings = check(("madr/docs/decisions", "architecture/records"), &config, &[("SWARM-MC", cites)]);
     assert!(!findings.iter().any(|(rule, ..)| rule == "brief/adr-missing"), "{findings:?}");
     assert!(
-        findings.iter().any(|(rule, _, m)| rule == "brief/adr-superseded" && m == "ADR-2 is superseded by ADR-003"),
+        findings.iter().any(|(rule, _, m)| rule == "brief/adr-superseded" && m == "ADR-2 is superseded by ADR-3"),
         "{findings:?}"
     );
 }
@@ -135,7 +135,7 @@ fn adr_tools_records_are_found_and_their_links_read() {
     assert_eq!(
         superseded,
         vec![
-            "ADR-2 is superseded by ADR-005",
+            "ADR-2 is superseded by ADR-5",
             "ADR-004 has status `deprecated` (doc/adr/0004-ship-logs-with-rsyslog.md)"
         ],
         "{findings:?}"

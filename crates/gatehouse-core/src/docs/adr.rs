@@ -310,6 +310,13 @@ pub fn parse_id(id: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// ADR `number` spelled as the declared `id` spells its own (`ADR-5` gives
+/// `ADR-6`, `ADR-095` gives `ADR-096`), so one message keeps one spelling.
+pub fn spelled_like(id: &str, number: u32) -> String {
+    let width = id.strip_prefix("ADR-").map_or(3, str::len);
+    format!("ADR-{number:0width$}")
+}
+
 /// Removes markdown emphasis markers.
 pub fn strip_emphasis(text: &str) -> String {
     text.chars().filter(|c| !matches!(c, '*' | '_' | '`')).collect()

@@ -107,3 +107,11 @@ fn folds_what_editors_type() {
         "the brief's \"contract\" - a rule - kept"
     );
 }
+
+#[test]
+fn a_successor_is_spelled_as_the_cited_id() {
+    assert_eq!(spelled_like("ADR-5", 6), "ADR-6");
+    assert_eq!(spelled_like("ADR-095", 96), "ADR-096");
+    assert_eq!(spelled_like("ADR-0005", 6), "ADR-0006");
+    assert_eq!(spelled_like("ADR-9", 10), "ADR-10", "a wider number is never cut");
+}

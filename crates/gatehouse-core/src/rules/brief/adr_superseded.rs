@@ -1,5 +1,5 @@
 use super::BriefView;
-use crate::docs::adr::parse_id;
+use crate::docs::adr::{parse_id, spelled_like};
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -58,10 +58,13 @@ fn check(view: &BriefView, sink: &mut Sink) {
                 continue;
             }
             let (message, help) = match adr.superseded_by {
-                Some(next) => (
-                    format!("{id} is superseded by ADR-{next:03}"),
-                    format!("build on ADR-{next:03} instead, or say in the body why {id} still applies"),
-                ),
+                Some(next) => {
+                    let next = spelled_like(id, next);
+                    (
+                        format!("{id} is superseded by {next}"),
+                        format!("build on {next} instead, or say in the body why {id} still applies"),
+                    )
+                }
                 None => (
                     format!("{id} has status `{}` ({})", adr.status.as_deref().unwrap_or("retired"), adr.path),
                     format!("find the decision that replaced {id} and cite that one"),
