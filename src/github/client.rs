@@ -168,7 +168,8 @@ pub struct GitHub {
     outage: Arc<Outage>,
     limits: Arc<Limits>,
     /// The secondary limits each installation's writes keep to, and where
-    /// its writes are counted (the store, shared by every replica).
+    /// its writes are counted (PostgreSQL, shared by every replica; else
+    /// this process's memory).
     budget: Budget,
     ledger: Arc<dyn Ledger>,
     /// The App's permissions (`default_permissions` of its manifest), asked
