@@ -72,13 +72,10 @@ pub(crate) async fn run_async() -> Result<()> {
         .status();
     crate::cli::emit(&format!("delivered pull_request.opened: HTTP {status}\n"))?;
     crate::cli::emit("the App's requests to GitHub, as they are answered:\n")?;
-    let mut writes = 0;
 
     let expected = crate::publish::check_names().len();
     loop {
         while let Ok(request) = requests.try_recv() {
-            // REST writes of the installation (the demo's GraphQL requests are queries).
-            writes += usize::from(request.method != "GET" && request.path.starts_with("/repos/"));
             crate::cli::emit(&format!(
                 "  {:>6} ms  {:<5} {} → {}\n",
                 started.elapsed().as_millis(),
@@ -99,8 +96,9 @@ pub(crate) async fn run_async() -> Result<()> {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     crate::cli::emit(&format!(
-        "evaluated in {} ms, with {writes} writes to GitHub\n\n",
-        started.elapsed().as_millis()
+        "evaluated in {} ms, with {} writes to GitHub\n\n",
+        started.elapsed().as_millis(),
+        sim.content_writes()
     ))?;
 
     for run in sim.check_runs(REPO, &pr.head_sha) {

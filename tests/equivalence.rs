@@ -4,7 +4,7 @@
 //! (`fixtures/real-world/<family>/<case>/`) is rewritten in ways its format's
 //! standard says mean the same document (each rewrite names its clause), and
 //! evaluated again: the errors and warnings must be the same findings (rule,
-//! file, line mapped through the rewrite) as before. A clean case so gets no
+//! file, line mapped through the rewrite) as the original's. A clean case so gets no
 //! new finding, and a faulty one keeps its own. The rewrites are in
 //! `rewrites/`; the test prints how many (case × rewrite) pairs changed a
 //! document and were compared.

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const MINUTE_MS: i64 = 60_000;
@@ -183,6 +183,59 @@ pub fn decide(budget: &Budget, spent: &[Spent], endpoint: &str, now_ms: i64, urg
         }
     }
     if wait_ms > 0 { Verdict::Wait(Duration::from_millis(wait_ms as u64)) } else { Verdict::Go }
+}
+
+/// Why a write was not let through.
+pub(crate) enum Refused {
+    /// It may go after this long, more than the caller may sleep.
+    Wait(Duration),
+    /// The ledger could not be read.
+    Ledger(anyhow::Error),
+}
+
+/// Waits until `ledger` lets one more write of `installation` to `endpoint`
+/// through within `budget`, sleeping at most `max_wait` in all; returns the
+/// write's ticket (or why not) and how long it waited.
+pub(crate) async fn spend_within(
+    ledger: &dyn Ledger,
+    budget: &Budget,
+    installation: u64,
+    endpoint: &str,
+    urgency: Urgency,
+    max_wait: Duration,
+) -> (Result<Ticket, Refused>, Duration) {
+    let mut waited = Duration::ZERO;
+    loop {
+        match ledger.spend(installation, endpoint, urgency, budget).await {
+            Ok(Ok(ticket)) => return (Ok(ticket), waited),
+            Ok(Err(wait)) if waited + wait > max_wait => return (Err(Refused::Wait(wait)), waited),
+            Ok(Err(wait)) => {
+                tokio::time::sleep(wait).await;
+                waited += wait;
+            }
+            Err(err) => return (Err(Refused::Ledger(err)), waited),
+        }
+    }
+}
+
+/// How often a write's answer the ledger did not take is offered again.
+const RELEASE_RETRY: Duration = Duration::from_millis(250);
+
+/// Records that a write was answered. When the ledger does not take it,
+/// it is offered again in the background: left in flight, the write would
+/// hold the installation's next one until `IN_FLIGHT_MS` passes.
+pub(crate) async fn release(ledger: &Arc<dyn Ledger>, installation: u64, ticket: Ticket) {
+    let Err(err) = ledger.release(installation, ticket).await else { return };
+    tracing::warn!(error = %err, "cannot record a write's answer in the write budget; trying again");
+    let ledger = ledger.clone();
+    tokio::spawn(async move {
+        for _ in 0..IN_FLIGHT_MS / RELEASE_RETRY.as_millis() as i64 {
+            tokio::time::sleep(RELEASE_RETRY).await;
+            if ledger.release(installation, ticket).await.is_ok() {
+                break;
+            }
+        }
+    });
 }
 
 /// A write the ledger let through: released when its answer came.

@@ -18,13 +18,10 @@ use serde_json::Value;
 
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
 use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
-use super::budget::{self, Budget, Ledger, MemoryLedger, Ticket, Urgency};
+use super::budget::{self, Budget, Ledger, MemoryLedger, Refused, Ticket, Urgency};
 use super::limits::Limits;
 use super::outage::Outage;
 use crate::metrics::Metrics;
-
-/// How often a write's answer the store did not take is offered again.
-const RELEASE_RETRY: Duration = Duration::from_millis(250);
 
 /// How hard to try.
 #[derive(Clone, Copy, Debug)]
@@ -411,23 +408,8 @@ impl GitHub {
                 request = request.json(body);
             }
             let outcome = self.outcome(request.send().await, what).await;
-            if let (Some(ticket), Some(held)) = (ticket, held)
-                && let Err(err) = self.ledger.release(held.installation, ticket).await
-            {
-                // Left in flight, the write would hold the installation's
-                // next one until `IN_FLIGHT_MS` passes: the answer is
-                // recorded as soon as the store takes it.
-                tracing::warn!(error = %err, "cannot record a write's answer in the write budget; trying again");
-                let ledger = self.ledger.clone();
-                tokio::spawn(async move {
-                    let retries = budget::IN_FLIGHT_MS / RELEASE_RETRY.as_millis() as i64;
-                    for _ in 0..retries {
-                        tokio::time::sleep(RELEASE_RETRY).await;
-                        if ledger.release(held.installation, ticket).await.is_ok() {
-                            break;
-                        }
-                    }
-                });
+            if let (Some(ticket), Some(held)) = (ticket, held) {
+                budget::release(&self.ledger, held.installation, ticket).await;
             }
             drop(slot);
             if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
@@ -466,28 +448,23 @@ impl GitHub {
     /// `endpoint` through, and records it. A wait longer than a call may
     /// sleep is a rate limit: the job runs again when it is over.
     async fn spend(&self, held: Held, endpoint: &str, what: &str) -> Result<Ticket, ApiError> {
-        let mut waited = Duration::ZERO;
-        loop {
-            match self.ledger.spend(held.installation, endpoint, held.urgency, &self.budget).await {
-                Ok(Ok(ticket)) => {
-                    self.metrics.write_spent(held.urgency, waited);
-                    return Ok(ticket);
-                }
-                Ok(Err(wait)) => {
-                    if waited + wait > self.policy.max_wait {
-                        self.metrics.write_spent(held.urgency, waited);
-                        return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(wait) });
-                    }
-                    tokio::time::sleep(wait).await;
-                    waited += wait;
-                }
-                Err(err) => {
-                    return Err(ApiError::Transport {
-                        what: what.into(),
-                        reason: format!("the write budget could not be read: {err:#}"),
-                    });
-                }
+        let ledger = self.ledger.as_ref();
+        let max_wait = self.policy.max_wait;
+        let (spent, waited) =
+            budget::spend_within(ledger, &self.budget, held.installation, endpoint, held.urgency, max_wait).await;
+        match spent {
+            Ok(ticket) => {
+                self.metrics.write_spent(held.urgency, waited);
+                Ok(ticket)
             }
+            Err(Refused::Wait(wait)) => {
+                self.metrics.write_spent(held.urgency, waited);
+                Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(wait) })
+            }
+            Err(Refused::Ledger(err)) => Err(ApiError::Transport {
+                what: what.into(),
+                reason: format!("the write budget could not be read: {err:#}"),
+            }),
         }
     }
 

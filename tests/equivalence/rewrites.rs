@@ -65,7 +65,7 @@ fn any(_: &str) -> bool {
 /// Markdown whose paragraphs are prose. The fondue engine's own files
 /// (`roster.md`, `landed.md`, `stats.md`, `99-user.md`, `review/…`) are line
 /// formats: the engine reads each line (`**Skill:** spec`, then
-/// `**Sessions:** fresh` under it), and joining two of them is no longer the
+/// `**Sessions:** fresh` under it), and two of them joined are not the
 /// engine's format, whatever CommonMark renders.
 fn prose(path: &str) -> bool {
     markdown(path) && engine_file(path).is_none_or(|rel| rel.starts_with("pre-plan/") || rel.starts_with("plan/"))

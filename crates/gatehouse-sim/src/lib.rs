@@ -528,38 +528,6 @@ impl Sim {
         self.lock().faults = faults;
     }
 
-    /// Enforces `limits` from now on (GitHub.com's by default), counting
-    /// writes from now on.
-    pub fn set_secondary_limits(&self, limits: SecondaryLimits) {
-        let mut s = self.lock();
-        s.secondary = limits;
-        s.content.restart();
-    }
-
-    /// Writes answered with a secondary limit of content (per minute, per
-    /// hour, or one at a time).
-    pub fn secondary_limit_answers(&self) -> u32 {
-        self.lock().content.limited
-    }
-
-    /// Content-generating requests (REST writes and GraphQL mutations)
-    /// accepted since the limits were last set.
-    pub fn content_writes(&self) -> u64 {
-        self.lock().content.accepted_total
-    }
-
-    /// Every request waits `latency` before it is answered.
-    pub fn set_latency(&self, latency: Duration) {
-        self.lock().latency = latency;
-    }
-
-    /// Each request from now on, as it is answered.
-    pub fn watch(&self) -> tokio::sync::mpsc::UnboundedReceiver<Logged> {
-        let (send, receive) = tokio::sync::mpsc::unbounded_channel();
-        self.lock().watch = Some(send);
-        receive
-    }
-
     /// Requests that arrived while a rate limit it answered still held.
     pub fn sent_while_limited(&self) -> u32 {
         self.lock().sent_while_limited

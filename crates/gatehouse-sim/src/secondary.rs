@@ -9,6 +9,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::{Logged, Sim};
+
 /// The limits the simulated GitHub enforces; `None` lifts one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SecondaryLimits {
@@ -38,6 +40,40 @@ impl SecondaryLimits {
 impl Default for SecondaryLimits {
     fn default() -> Self {
         SecondaryLimits::GITHUB_COM
+    }
+}
+
+impl Sim {
+    /// Enforces `limits` from now on (GitHub.com's by default), counting
+    /// writes from now on.
+    pub fn set_secondary_limits(&self, limits: SecondaryLimits) {
+        let mut s = self.lock();
+        s.secondary = limits;
+        s.content.restart();
+    }
+
+    /// Writes answered with a secondary limit of content (per minute, per
+    /// hour, or one at a time).
+    pub fn secondary_limit_answers(&self) -> u32 {
+        self.lock().content.limited
+    }
+
+    /// Content-generating requests (REST writes and GraphQL mutations)
+    /// accepted since the limits were last set.
+    pub fn content_writes(&self) -> u64 {
+        self.lock().content.accepted_total
+    }
+
+    /// Every request waits `latency` before it is answered.
+    pub fn set_latency(&self, latency: Duration) {
+        self.lock().latency = latency;
+    }
+
+    /// Each request from now on, as it is answered.
+    pub fn watch(&self) -> tokio::sync::mpsc::UnboundedReceiver<Logged> {
+        let (send, receive) = tokio::sync::mpsc::unbounded_channel();
+        self.lock().watch = Some(send);
+        receive
     }
 }
 
