@@ -27,6 +27,8 @@ pub struct Metrics {
     job_buckets: [AtomicU64; BUCKETS.len()],
     job_count: AtomicU64,
     job_micros: AtomicU64,
+    /// Jobs that failed: to be run again, and for good.
+    job_failures: [AtomicU64; 2],
     github_calls: Mutex<BTreeMap<u16, u64>>,
     /// -1 until GitHub tells us.
     rate_limit_remaining: AtomicI64,
@@ -96,6 +98,11 @@ impl Metrics {
         }
         self.job_count.fetch_add(1, Ordering::Relaxed);
         self.job_micros.fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+    }
+
+    /// A job that failed; `retried` when it will be run again.
+    pub(crate) fn job_failed(&self, retried: bool) {
+        self.job_failures[usize::from(!retried)].fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn github_call(&self, status: u16, rate_limit_remaining: Option<i64>) {
@@ -174,6 +181,12 @@ impl Metrics {
             self.job_micros.load(Ordering::Relaxed) as f64 / 1e6
         );
         let _ = writeln!(out, "gatehouse_job_duration_seconds_count {count}");
+        out.push_str("# HELP gatehouse_job_failures_total Jobs that failed, by whether they will be run again (retry) or not (final).\n");
+        out.push_str("# TYPE gatehouse_job_failures_total counter\n");
+        for (outcome, n) in ["retry", "final"].into_iter().zip(&self.job_failures) {
+            let _ =
+                writeln!(out, "gatehouse_job_failures_total{{outcome=\"{outcome}\"}} {}", n.load(Ordering::Relaxed));
+        }
         out.push_str("# HELP gatehouse_github_calls_total GitHub API calls by HTTP status.\n");
         out.push_str("# TYPE gatehouse_github_calls_total counter\n");
         for (status, n) in self.github_calls.lock().unwrap_or_else(|e| e.into_inner()).iter() {

@@ -47,6 +47,20 @@ async fn a_job_running(store: &Store) {
     panic!("no job was claimed");
 }
 
+/// Waits until the App counts a failed job it will run again.
+async fn a_job_failed_for_a_retry(app: &gatehouse::app::Running) {
+    let series = "gatehouse_job_failures_total{outcome=\"retry\"} ";
+    for _ in 0..1200 {
+        let metrics = reqwest::get(format!("http://{}/metrics", app.addr)).await.unwrap().text().await.unwrap();
+        let retried = metrics.lines().find_map(|line| line.strip_prefix(series)?.parse::<u64>().ok());
+        if retried.unwrap_or(0) > 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no job failed while the file was locked");
+}
+
 /// Every job done, one of them run again after the fault, and every check
 /// run completed without a `failure`.
 async fn assert_every_job_finished(sim: &Sim, store: &Store, heads: &[String]) {
@@ -100,13 +114,13 @@ async fn a_sqlite_file_locked_by_another_connection_is_waited_out() {
     let app = start_app(config(&db, &sim.url())).await;
     let heads = deliver_prs(&sim, &app).await;
     a_job_running(&app.store).await;
-    // Held 15 seconds past the store's 10-second busy timeout: a write that
-    // starts in the lock's first 15 seconds fails with `database is locked`,
-    // and the running job writes well within them (its slowed check runs
-    // take 3 seconds). A write that starts later waits the lock out instead.
+    // The lock is taken while the first job waits on its slowed check run,
+    // so that job has not recorded its end. It is held until a job has
+    // failed `database is locked` and been set to run again (its store
+    // writes wait out the store's 10-second busy timeout, one at a time).
     let mut other = sqlx::SqliteConnection::connect(&db.url()).await.unwrap();
     sqlx::raw_sql("BEGIN EXCLUSIVE").execute(&mut other).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(25)).await;
+    a_job_failed_for_a_retry(&app).await;
     sqlx::raw_sql("COMMIT").execute(&mut other).await.unwrap();
     assert_every_job_finished(&sim, &app.store, &heads).await;
     app.kill();

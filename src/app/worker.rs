@@ -111,10 +111,12 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
                     let backoff = ctx.retry.job_backoff(job.attempts);
                     let delay = at.map_or(backoff, |wait| wait.max(backoff));
                     tracing::warn!(job = job.id, error = %message, delay_s = delay.as_secs_f64(), "job failed; will retry");
+                    ctx.metrics.job_failed(true);
                     ctx.store.retry_later(&job, worker, delay, &message).await
                 }
                 _ => {
                     tracing::error!(job = job.id, error = %message, "job failed for good");
+                    ctx.metrics.job_failed(false);
                     conclude_runs(ctx, &job, &progress, &message).await;
                     ctx.store.fail(&job, worker, &message).await
                 }
