@@ -270,7 +270,8 @@ async fn reads_survive_a_restart(db: Db) {
     other.insert("dark-factory/briefs/SWARM-B8-work.md".into(), brief("B8", 30).into_bytes());
     sim.open_pr("acme/docs", 3, base, other, "Another brief.");
     let repo = client(&sim);
-    let warm = ReadCache::with_store(db.store().await);
+    let kept = db.store().await;
+    let warm = ReadCache::with_store(kept.clone());
     read(&repo, 1, &warm).await;
     sim.clear_requests();
     let first = read(&repo, 2, &warm).await;
@@ -278,6 +279,9 @@ async fn reads_survive_a_restart(db: Db) {
     sim.clear_requests();
     read(&repo, 2, &warm).await;
     let warm_again = calls(&sim);
+    // The job runner keeps what its jobs read once their answers are out.
+    kept.keep_reads(warm.take_unkept()).await.unwrap();
+    assert!(warm.take_unkept().is_empty(), "what was kept is not kept twice");
 
     let restarted = ReadCache::with_store(db.store().await);
     sim.clear_requests();

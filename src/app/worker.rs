@@ -90,6 +90,7 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
     let mut progress = Progress::default();
     let result = evaluate_job(ctx, worker, &job, &mut progress).await;
     drop(heartbeat);
+    keep_reads(ctx).await;
     let stored = match result {
         Ok(Outcome::Evaluated) => {
             ctx.metrics.job_finished(started.elapsed().as_secs_f64());
@@ -127,6 +128,18 @@ async fn process(ctx: &Arc<Ctx>, worker: &str, job: Job) {
         Ok(true) => {}
         Ok(false) => tracing::warn!(job = job.id, "the job's lease was lost before it finished"),
         Err(err) => tracing::warn!(job = job.id, error = %err, "cannot record the job's end"),
+    }
+}
+
+/// Keeps in the store what jobs read from GitHub, once their answers are
+/// out. A fault costs later jobs GitHub reads, never this job.
+async fn keep_reads(ctx: &Ctx) {
+    let reads = ctx.reads.take_unkept();
+    if reads.is_empty() {
+        return;
+    }
+    if let Err(err) = ctx.store.keep_reads(reads).await {
+        tracing::warn!(error = %format!("{err:#}"), "cannot keep the contents read");
     }
 }
 

@@ -26,12 +26,15 @@
 //! ChangeSet reads as the one a full read builds (every rule fixture is
 //! evaluated both ways), so the pure rules find the same.
 //!
-//! Given the App's store ([`ReadCache::with_store`]), every blob read and
-//! every path read at a commit is kept in the database as well, so a
-//! restarted process or another replica takes from it what any of them
-//! read before: only the first evaluation of a repository, in any process,
-//! reads all of its documents from GitHub. A database fault there costs
-//! GitHub reads, never the evaluation.
+//! Given the App's store ([`ReadCache::with_store`]), the cache looks there
+//! for what this process has not read, and notes every blob and every path
+//! it reads from GitHub as [`UnkeptReads`]: the job runner writes them to the
+//! store once the job's answer is published ([`ReadCache::take_unkept`]),
+//! so a restarted process or another replica takes from it what any of
+//! them read before, and no store write stands between a delivery and its
+//! answer. Only the first evaluation of a repository, in any process, reads
+//! all of its documents from GitHub. A database fault there costs GitHub
+//! reads, never the evaluation.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -43,7 +46,7 @@ use super::Relevance;
 use crate::docs::brief::agent_of;
 use crate::github::{ApiError, RepoClient};
 use crate::model::{AgentIndex, FileContent, RepoTree};
-use crate::store::{Store, StoredBlob, StoredPath};
+use crate::store::{Store, StoredBlob, StoredPath, UnkeptReads};
 
 /// Expressions per GraphQL query.
 pub(crate) const BATCH: usize = 250;
@@ -152,6 +155,7 @@ pub struct ReadCache {
     blobs: Mutex<BlobCache>,
     store: Option<Store>,
     merge_bases: Mutex<HashMap<(String, String, String), String>>,
+    unkept: Mutex<UnkeptReads>,
 }
 
 /// Merge bases kept before the map is emptied (each entry is three ids).
@@ -238,15 +242,19 @@ impl ReadCache {
         Some(found)
     }
 
-    /// Keeps the merge base found for `base` and `head` in `repo`, in the
-    /// store too when there is one.
-    pub(crate) async fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
-        if let Some(store) = &self.store
-            && let Err(err) = store.put_merge_base(repo, base, head, &merge_base).await
-        {
-            tracing::warn!(error = %format!("{err:#}"), "cannot keep the merge base found");
+    /// Keeps the merge base found for `base` and `head` in `repo`, noted
+    /// for the store too when there is one.
+    pub(crate) fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
+        if self.store.is_some() {
+            let noted = (repo.to_string(), base.to_string(), head.to_string(), merge_base.clone());
+            self.unkept.lock().unwrap_or_else(|e| e.into_inner()).merge_bases.push(noted);
         }
         self.remember_merge_base((repo.to_string(), base.to_string(), head.to_string()), merge_base);
+    }
+
+    /// What was read from GitHub since the last call, for the store to keep.
+    pub fn take_unkept(&self) -> UnkeptReads {
+        std::mem::take(&mut *self.unkept.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn remember_merge_base(&self, key: (String, String, String), merge_base: String) {
@@ -476,10 +484,11 @@ pub(crate) async fn read(
             }
             cache.put(&wanted[*i], limit, read);
         }
-        if let Some(store) = &cache.store
-            && let Err(err) = store.put_blobs(limit, &kept_blobs, &kept_paths).await
-        {
-            tracing::warn!(error = %format!("{err:#}"), "cannot keep the contents read");
+        if !kept_blobs.is_empty() || !kept_paths.is_empty() {
+            let mut unkept = cache.unkept.lock().unwrap_or_else(|e| e.into_inner());
+            let (blobs, paths) = unkept.blobs.entry(limit).or_default();
+            blobs.append(&mut kept_blobs);
+            paths.append(&mut kept_paths);
         }
     }
     Ok(out.into_iter().map(Option::flatten).collect())

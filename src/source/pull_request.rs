@@ -345,7 +345,7 @@ async fn merge_base(repo: &RepoClient, base: &str, head: &str, cache: &ReadCache
     }
     let comparison: answers::Comparison = repo.get(&format!("/compare/{base}...{head}?per_page=1")).await?;
     let found = comparison.merge_base_commit.sha;
-    cache.put_merge_base(&key, base, head, found.clone()).await;
+    cache.put_merge_base(&key, base, head, found.clone());
     Ok(found)
 }
 
