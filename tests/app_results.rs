@@ -237,3 +237,46 @@ async fn a_rerequested_check_re_runs_only_that_check() {
     assert_eq!(sim.reviews(REPO, 1).iter().filter(|r| r.user == "gatehouse[bot]").count(), 1);
     app.kill();
 }
+
+#[tokio::test]
+async fn runs_left_in_progress_on_a_head_the_pr_moved_past_are_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let mut config = config(&Db::sqlite(&dir), &sim.url());
+    config.progress_after = std::time::Duration::from_millis(100);
+    let app = start_app(config).await;
+    // The PR's files answer after a second: long enough for the runs to be
+    // posted in progress.
+    let slow = "GET /repos/acme/docs/pulls/1/files".to_string();
+    let delay = std::time::Duration::from_secs(1);
+    sim.set_faults(Faults { slow_next: 1, delay, only: slow, ..Faults::default() });
+    let first = open(&sim, &app, 1, with_brief(&brief("AR", 40)), "A change.").await;
+    let names = gatehouse::publish::check_names().len();
+    for _ in 0..100 {
+        if sim.check_runs(REPO, &first).len() == names {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(sim.check_runs(REPO, &first).iter().all(|r| r.status == "in_progress"), "posted in progress");
+    // The PR moves on while the job waits, and the job's contents read then
+    // fails through every retry of the client: the job runs again later.
+    let second = sim.push(REPO, 1, with_brief(&brief("AR", 50)));
+    sim.set_faults(Faults { fail_next: 5, only: "POST /graphql".into(), ..Faults::default() });
+    jobs_idle(&app.store).await;
+    let jobs = app.store.jobs().await.unwrap();
+    assert!(jobs.iter().any(|(_, _, attempts)| *attempts >= 2), "the job ran again: {jobs:?}");
+    let replaced = sim.check_runs(REPO, &first);
+    assert_eq!(replaced.len(), names, "{replaced:#?}");
+    for run in &replaced {
+        assert_eq!((run.status.as_str(), run.conclusion.as_deref()), ("completed", Some("cancelled")), "{run:#?}");
+        assert_eq!(run.title, "A newer commit replaced this one");
+    }
+    let current = sim.check_runs(REPO, &second);
+    assert_eq!(current.len(), names, "{current:#?}");
+    assert!(
+        current.iter().all(|r| r.status == "completed" && r.conclusion.as_deref() != Some("failure")),
+        "{current:#?}"
+    );
+    app.kill();
+}

@@ -239,13 +239,14 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
 }
 
 async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progress: &mut Progress) -> Result<()> {
-    let (pr, shown) = evaluation::head(repo, number).await?;
-    let head = pr.head_sha.0.clone();
     // Runs left open on heads the PR moved past: this job's own from an
     // earlier attempt, and those of the jobs it superseded.
-    let own = job.started_sha.iter().map(|sha| (job.id, sha.clone()));
-    for (id, sha) in own.chain(job.stale.iter().cloned()).filter(|(_, sha)| *sha != head) {
-        let closed = checks::close_stale(repo, &sha, id).await?;
+    let begun: Vec<(i64, String)> =
+        job.started_sha.iter().map(|sha| (job.id, sha.clone())).chain(job.stale.iter().cloned()).collect();
+    let evaluation::Head { pr, shown, earlier } = evaluation::head(repo, number, &begun).await?;
+    let head = pr.head_sha.0.clone();
+    for (id, sha, shown) in &earlier {
+        let closed = checks::close_stale(repo, shown, *id).await?;
         if closed > 0 {
             tracing::info!(job = job.id, of_job = id, %sha, closed, "closed check runs of a replaced head");
         }

@@ -205,24 +205,24 @@ fn parts(output: &CheckOutput, findings: &[&Finding], digest: &str) -> (String, 
     (title, summary, annotations)
 }
 
-/// Completes `job`'s runs still in progress on `sha` (a head the PR has
-/// moved past) as `cancelled`, saying why.
-pub(crate) async fn close_stale(repo: &RepoClient, sha: &str, job: i64) -> Result<usize, ApiError> {
+/// Completes `job`'s runs that `shown` (on a head the PR has moved past)
+/// has still in progress as `cancelled`, saying why.
+pub(crate) async fn close_stale(repo: &RepoClient, shown: &Shown, job: i64) -> Result<usize, ApiError> {
     let own = format!("gatehouse:{job}:");
     let mut closed = 0;
-    for (ext, Listed { id, status, .. }) in shown(repo, sha).await?.runs {
+    for (ext, Listed { id, status, .. }) in &shown.runs {
         if !ext.starts_with(&own) || status == "completed" {
             continue;
         }
         let output = CheckOutput {
-            name: check_name(&ext).unwrap_or("").to_string(),
+            name: check_name(ext).unwrap_or("").to_string(),
             conclusion: "cancelled",
             title: "A newer commit replaced this one".into(),
             summary: "The pull request moved on to a newer commit before this one was evaluated; gatehouse \
                       evaluates the newest commit."
                 .into(),
         };
-        complete_plain(repo, id, &output).await?;
+        complete_plain(repo, *id, &output).await?;
         closed += 1;
     }
     Ok(closed)

@@ -45,11 +45,25 @@ struct User {
     login: String,
 }
 
-/// PR `number` as GitHub describes it, and our check runs on its head.
-pub(crate) async fn head(repo: &RepoClient, number: u64) -> Result<(PullRequest, Shown), ApiError> {
+/// What a pull request's job reads first.
+pub(crate) struct Head {
+    pub pr: PullRequest,
+    /// Our check runs on its head.
+    pub shown: Shown,
+    /// Our check runs on each earlier head a job began: (job, head, runs).
+    pub earlier: Vec<(i64, String, Shown)>,
+}
+
+/// PR `number` as GitHub describes it, our check runs on its head, and
+/// those on each of `begun` ((job, head) pairs) that is not its head.
+pub(crate) async fn head(repo: &RepoClient, number: u64, begun: &[(i64, String)]) -> Result<Head, ApiError> {
     let pr = pull_request::describe(repo, number).await?;
     let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
-    Ok((pr, shown))
+    let mut earlier = Vec::new();
+    for (job, sha) in begun.iter().filter(|(_, sha)| *sha != pr.head_sha.0) {
+        earlier.push((*job, sha.clone(), check_runs::shown(repo, sha).await?));
+    }
+    Ok(Head { pr, shown, earlier })
 }
 
 /// What the job runner knows of a pull request from its store.
