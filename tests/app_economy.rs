@@ -99,9 +99,10 @@ fn big_repository() -> Tree {
 async fn a_pr_touching_one_brief_of_50000_costs_at_most_8_calls() {
     let sim = sim().await;
     let base = big_repository();
-    // An earlier PR on the same base: its evaluation reads every brief once.
+    // An earlier PR on the same base edits a brief: its evaluation reads
+    // every brief once.
     let mut earlier = base.clone();
-    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    earlier.insert("dark-factory/briefs/SWARM-B1-work.md".into(), brief("B1", 15).into_bytes());
     sim.open_pr("acme/docs", 1, base.clone(), earlier, "");
     let mut head = base.clone();
     let touched = "dark-factory/briefs/SWARM-B7-work.md";
@@ -159,8 +160,12 @@ async fn cached_reads_find_what_a_full_read_finds() {
     let mut base = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
     base.extend(fixture_sides("pass", "head"));
     base.extend(fixture_sides("fail", "base"));
+    // The earlier PR edits the config, which every family's rules read: its
+    // evaluation reads every document.
     let mut earlier = base.clone();
-    earlier.insert("README.md".into(), b"# docs, edited\n".to_vec());
+    let mut edited = base[CONFIG_PATH].clone();
+    edited.extend_from_slice(b"\n# edited\n");
+    earlier.insert(CONFIG_PATH.into(), edited);
     let mut head = base.clone();
     head.extend(fixture_sides("fail", "head"));
     // Every failing fixture but the config's: an invalid config leaves the
@@ -186,6 +191,51 @@ async fn cached_reads_find_what_a_full_read_finds() {
     let (cached, full) = (findings(&cached), findings(&full));
     assert!(cached.len() > 50, "the failing fixtures fail: {}", cached.len());
     assert_eq!(cached, full);
+}
+
+/// A pull request reads the documents of the families its change needs
+/// (`gatehouse::reads::Needs`): one that edits a brief reads the briefs and
+/// the ADRs, and no spec, ledger or docket; one that edits a spec reads no
+/// brief.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pr_reads_only_the_families_its_change_needs() {
+    let sim = sim().await;
+    let base = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    let brief = "dark-factory/briefs/SWARM-AR-pg-backup.md";
+    let mut head = base.clone();
+    let mut edited = base[brief].clone();
+    edited.extend_from_slice(b"\nOne more line.\n");
+    head.insert(brief.into(), edited);
+    sim.open_pr("acme/docs", 1, base.clone(), head, "");
+    let spec = "fondue/specs/csv-export/stats.md";
+    let mut head = base.clone();
+    let mut edited = base[spec].clone();
+    edited.extend_from_slice(b"\nOne more line.\n");
+    head.insert(spec.into(), edited);
+    sim.open_pr("acme/docs", 2, base.clone(), head, "");
+    let repo = client(&sim);
+
+    let read_alone = |number| {
+        let repo = repo.clone();
+        async move {
+            let cache = ReadCache::default();
+            let snapshot = read(&repo, number, &cache).await;
+            let paths: Vec<String> = snapshot.changes.head.keys().cloned().collect();
+            (paths, cache.blobs_held())
+        }
+    };
+    let (paths, blobs) = read_alone(1).await;
+    let under = |prefix: &str| paths.iter().filter(|p| p.starts_with(prefix)).count();
+    assert_eq!((under("dark-factory/briefs/"), under("docs/adr/")), (3, 3), "{paths:?}");
+    assert_eq!(under("fondue/") + under(".harnery/") + under("dark-factory/guidelines/"), 0, "{paths:?}");
+    // Three briefs, three ADRs, the edited brief's base side, and the config
+    // twice (kept under no size limit as the config, under the limit as a
+    // document); every document of the repository would be 40.
+    assert_eq!(blobs, 9);
+    let (paths, _) = read_alone(2).await;
+    let under = |prefix: &str| paths.iter().filter(|p| p.starts_with(prefix)).count();
+    assert!(under("fondue/specs/") > 20, "{paths:?}");
+    assert_eq!(under("dark-factory/") + under("docs/adr/") + under(".harnery/"), 0, "{paths:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

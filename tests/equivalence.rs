@@ -195,3 +195,72 @@ fn equivalent_documents_get_equal_answers() {
     assert!(pairs >= 1_000, "only {pairs} pairs changed a document");
     assert!(failures.is_empty(), "{} of {pairs} pairs differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The App reads only the document families a change needs
+/// (`gatehouse::reads::Needs`). Every case, alone and with the demo
+/// repository's documents laid beside it untouched (so each family's rules
+/// have other families' documents to reach for), must be planned the same
+/// (checks, summaries, annotations, review, dependency entry) with the
+/// documents of the families it does not need left out.
+#[test]
+fn reading_only_the_needed_families_plans_the_same() {
+    use gatehouse::config::CONFIG_PATH;
+    use gatehouse::plan::{PullRequestRead, pull_request};
+    use gatehouse::reads::Needs;
+    use gatehouse::source::Relevance;
+
+    let plan = |changes: &ChangeSet| {
+        let read = PullRequestRead {
+            number: 1,
+            base_sha: "b".repeat(40),
+            head: "h".repeat(40),
+            draft: false,
+            changes: changes.clone(),
+            files: Vec::new(),
+            gate: None,
+            review: Default::default(),
+            dependencies: Vec::new(),
+            previous: None,
+        };
+        format!("{:#?}", pull_request(&read))
+    };
+    let demo = gatehouse::source::fs::changeset(&root().join("demo-repo"), None, None, &[]).unwrap().head;
+    let (mut compared, mut narrowed, mut failures) = (0, 0, Vec::new());
+    for (name, changes) in cases() {
+        let mut beside = changes.clone();
+        for (path, content) in demo.iter() {
+            if path != CONFIG_PATH && !beside.head.contains_key(path) && !beside.base.contains_key(path) {
+                beside.head.insert(path.clone(), content.clone());
+                beside.base.insert(path.clone(), content.clone());
+            }
+        }
+        for (label, full) in [("alone", changes), ("beside the demo's documents", beside)] {
+            let mut touched: Vec<&str> = full.head.keys().chain(full.base.keys()).map(String::as_str).collect();
+            touched.retain(|p| full.head.get(p) != full.base.get(p));
+            touched.extend(full.pr.files.iter().flatten().map(|f| f.path.as_str()));
+            let needs = Needs::of(&full.config, touched, full.pr.body.as_deref().unwrap_or(""));
+            let (every, needed) = (Relevance::new(&full.config), Relevance::of(&full.config, needs));
+            let mut scoped = full.clone();
+            let left_out: Vec<String> = full
+                .head
+                .keys()
+                .chain(full.base.keys())
+                .filter(|p| every.wants(p) && !needed.wants(p))
+                .cloned()
+                .collect();
+            for path in &left_out {
+                scoped.head.remove(path);
+                scoped.base.remove(path);
+            }
+            compared += 1;
+            narrowed += usize::from(!left_out.is_empty());
+            if plan(&full) != plan(&scoped) {
+                let diff = similar::TextDiff::from_lines(&plan(&full), &plan(&scoped)).unified_diff().to_string();
+                failures.push(format!("{name} ({label}), without {left_out:?} ({needs:?}):\n{diff}"));
+            }
+        }
+    }
+    println!("{compared} cases planned both ways, {narrowed} of them with documents left out");
+    assert!(narrowed >= 200, "only {narrowed} cases left documents out");
+    assert!(failures.is_empty(), "{} of {compared} cases differ:\n{}", failures.len(), failures.join("\n"));
+}

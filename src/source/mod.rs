@@ -12,9 +12,11 @@ pub(crate) mod merge_group;
 pub mod pull_request;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
+use crate::reads::Needs;
 
-/// Decides which files the rules need read: documents of every family, ADRs
-/// and the config. Everything else is only listed (for path checks).
+/// Decides which files the rules need read: the documents of the families
+/// an evaluation needs ([`Needs`]), and the config. Everything else is only
+/// listed (for path checks).
 pub struct Relevance {
     patterns: Vec<String>,
     globs: std::sync::Arc<globset::GlobSet>,
@@ -22,12 +24,14 @@ pub struct Relevance {
 }
 
 impl Relevance {
+    /// The documents of every family.
     pub fn new(config: &Config) -> Relevance {
-        let mut patterns = config.briefs.paths.clone();
-        patterns.extend(config.adrs.paths.iter().cloned());
-        patterns.extend(config.voting.paths.iter().cloned());
-        let mut folders = config.specs.paths.clone();
-        folders.extend(config.decisions.paths.iter().cloned());
+        Relevance::of(config, Needs::ALL)
+    }
+
+    /// The documents of the families in `needs`.
+    pub fn of(config: &Config, needs: Needs) -> Relevance {
+        let (patterns, folders) = needs.paths(config);
         Relevance { globs: globset(&patterns), patterns, folders }
     }
 

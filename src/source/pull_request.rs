@@ -29,7 +29,7 @@ use crate::github::reviews::{self, PullRequestCommit, PullRequestReview};
 use crate::github::{ApiError, HeadSha, RepoClient};
 use crate::model::{ChangeSet, ChangedFile, FileContent, Files, Object, PrInfo, RepoIndex};
 use crate::plan::dependencies::AtBase;
-use crate::reads::{self, PinnedPath};
+use crate::reads::{self, Needs, PinnedPath};
 
 /// GitHub lists at most 3000 files of a pull request: past that, gatehouse
 /// cannot see the whole change and fails closed.
@@ -191,7 +191,10 @@ pub(crate) async fn read_changes(
         _ => Config::default(),
     };
     let limit = config.limits.max_file_bytes;
-    let relevance = Relevance::new(&config);
+    // Only the families the change needs are read (see `Needs`): a first
+    // pull request that touches one brief reads no spec, ledger or docket.
+    let touched = files.iter().flat_map(|f| std::iter::once(f.path.as_str()).chain(f.previous.as_deref()));
+    let relevance = Relevance::of(&config, Needs::of(&config, touched, pr.body.as_deref().unwrap_or("")));
 
     let documents = contents::documents(repo, &pr.head_sha.0, &listing, &relevance, limit, cache).await?;
     // The base is the head's documents with what the PR touched laid over

@@ -3,7 +3,7 @@
 //! documents already read, the further revisions and paths the rules look
 //! up. A source asks here instead of knowing the rules.
 
-use crate::config::{Config, ConfigError};
+use crate::config::{CONFIG_PATH, Config, ConfigError, PathFilter, under};
 use crate::model::ChangeSet;
 use crate::rules;
 
@@ -38,4 +38,97 @@ pub fn further(changes: &ChangeSet) -> Further {
 /// (a checkout loads each revision's tree).
 pub fn revisions(changes: &ChangeSet) -> Vec<(String, String)> {
     rules::brief::revisions_named(changes)
+}
+
+/// The families of documents an evaluation reads beyond the ones its change
+/// touches. Each family's rules read only documents of the families named
+/// here, which is what lets a source read a repository's documents by
+/// family (`tests/equivalence.rs` evaluates every case both ways):
+///
+/// - briefs and ADRs together: a brief's agent id is checked against every
+///   other brief's, its cited ADRs are read, and an ADR a change retires or
+///   edits is checked against the briefs that cite it;
+/// - voting docs: ledgers, rosters and guidelines;
+/// - specs, and decision dockets: each family's folders.
+///
+/// The config is read by every evaluation; a change to it may change any
+/// family's findings, so it needs every family.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Needs {
+    pub briefs_and_adrs: bool,
+    pub voting: bool,
+    pub specs: bool,
+    pub decisions: bool,
+}
+
+impl Needs {
+    pub const ALL: Needs = Needs { briefs_and_adrs: true, voting: true, specs: true, decisions: true };
+
+    /// What the evaluation of a change to the paths in `touched` (both sides
+    /// of a rename), with the pull request's `body`, needs read under `config`.
+    pub fn of<'p>(config: &Config, touched: impl IntoIterator<Item = &'p str>, body: &str) -> Needs {
+        let briefs_or_adrs =
+            PathFilter::globs(&config.briefs.paths.iter().chain(&config.adrs.paths).cloned().collect::<Vec<_>>());
+        let voting = PathFilter::globs(&config.voting.paths);
+        let mut needs = Needs {
+            // `Brief:` and `Guideline:` lines cite merged briefs and guideline versions.
+            briefs_and_adrs: !rules::cite::cites(body, "Brief").is_empty(),
+            voting: !rules::cite::cites(body, "Guideline").is_empty(),
+            ..Needs::default()
+        };
+        for path in touched {
+            if path == CONFIG_PATH {
+                return Needs::ALL;
+            }
+            needs.briefs_and_adrs |= briefs_or_adrs.is_match(path);
+            needs.voting |= voting.is_match(path);
+            needs.specs |= under(path, &config.specs.paths);
+            needs.decisions |= under(path, &config.decisions.paths);
+        }
+        needs
+    }
+
+    /// The glob patterns and folders of the families needed under `config`.
+    pub fn paths(&self, config: &Config) -> (Vec<String>, Vec<String>) {
+        let (mut patterns, mut folders) = (Vec::new(), Vec::new());
+        if self.briefs_and_adrs {
+            patterns.extend(config.briefs.paths.iter().chain(&config.adrs.paths).cloned());
+        }
+        if self.voting {
+            patterns.extend(config.voting.paths.iter().cloned());
+        }
+        if self.specs {
+            folders.extend(config.specs.paths.iter().cloned());
+        }
+        if self.decisions {
+            folders.extend(config.decisions.paths.iter().cloned());
+        }
+        (patterns, folders)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_needs_the_families_it_touches_and_its_body_cites() {
+        let config = Config::default();
+        let needs = |paths: &[&str], body: &str| Needs::of(&config, paths.iter().copied(), body);
+        let brief = "dark-factory/briefs/SWARM-AR-x.md";
+        assert_eq!(needs(&[brief], ""), Needs { briefs_and_adrs: true, ..Needs::default() });
+        assert_eq!(needs(&["src/main.rs"], ""), Needs::default());
+        assert_eq!(
+            needs(&["src/main.rs"], "Implements it.\n\nBrief: dark-factory/briefs/SWARM-AR-x.md\n"),
+            needs(&[brief], "")
+        );
+        assert!(needs(&["src/main.rs"], "Guideline: backup-scripts@v1\n").voting);
+        assert_eq!(needs(&[CONFIG_PATH], ""), Needs::ALL);
+        let (patterns, folders) = Needs::default().paths(&config);
+        assert!(patterns.is_empty() && folders.is_empty());
+        assert_eq!(
+            Needs::ALL.paths(&config).0.len(),
+            config.briefs.paths.len() + config.adrs.paths.len() + config.voting.paths.len()
+        );
+    }
 }
