@@ -230,7 +230,7 @@ async fn a_pr_reads_only_the_families_its_change_needs() {
     assert_eq!(under("fondue/") + under(".harnery/") + under("dark-factory/guidelines/"), 0, "{paths:?}");
     // Three briefs, three ADRs, the edited brief's base side, and the config
     // twice (kept under no size limit as the config, under the limit as a
-    // document); every document of the repository would be 40.
+    // document); reading every family's documents holds 40.
     assert_eq!(blobs, 9);
     let (paths, _) = read_alone(2).await;
     let under = |prefix: &str| paths.iter().filter(|p| p.starts_with(prefix)).count();
