@@ -442,3 +442,21 @@ fn a_folder_with_nothing_to_check_says_where_gatehouse_looked() {
     let json = gatehouse(dir.path(), &["--all", "--format", "json"]);
     assert!(!String::from_utf8_lossy(&json.stdout).contains("No governed"), "JSON output stays JSON");
 }
+
+#[test]
+fn a_brief_outside_the_configured_paths_is_named_with_the_path_that_would_find_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("briefs")).unwrap();
+    let brief = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("briefs/SWARM-AR-pg-backup.md"), brief).unwrap();
+    let out = gatehouse(dir.path(), &["--all"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("No governed document was found"), "{stdout}");
+    assert!(
+        stdout.contains("briefs/SWARM-AR-pg-backup.md: add `briefs/*.md` to `briefs.paths`"),
+        "the look-alike brief and the path that would find it: {stdout}"
+    );
+}

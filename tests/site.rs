@@ -404,6 +404,20 @@ fn bad_as_of_and_missing_folders_are_usage_errors() {
 }
 
 #[test]
+fn a_folder_without_governed_documents_gets_no_site_and_is_told_where_gatehouse_looked() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("README.md"), "# Notes\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = gatehouse(&["site", "--repo", repo.path().to_str().unwrap(), "--out", site.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("No site written: no governed document was found in"), "{stderr}");
+    assert!(stderr.contains("dark-factory/briefs/*.md") && stderr.contains(".harnery/decisions"), "{stderr}");
+    assert!(!site.exists(), "no pages of zeros are written");
+}
+
+#[test]
 fn a_second_run_removes_only_the_pages_the_first_wrote() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
