@@ -175,7 +175,7 @@ struct Listed<'a> {
     source = "<h1>Agent briefs</h1>\n<p class=\"lede\">ADR-099: a brief over {{ lines }} lines or touching more than \
 {{ repos }} needs brief-PR review before an agent acts on it.</p>\n\
 {% if rows.is_empty() %}<p>No briefs under the configured paths.</p>\n{% else %}\
-<div class=\"table\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every brief (scrolls sideways)\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
 <th scope=\"col\">Agent</th><th scope=\"col\">Repositories</th><th scope=\"col\" class=\"num\">Lines</th>\
 <th scope=\"col\">Brief-PR review</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
 {% for listed in rows %}{% let row = listed.row %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.path }}</code></td>\
