@@ -109,8 +109,10 @@ pub(crate) async fn run_async() -> Result<()> {
             _ => "○",
         };
         crate::cli::emit(&format!("{mark} {} — {conclusion}: {}\n", run.name, run.title))?;
-        // The digest mark that ends a summary is an HTML comment GitHub does not show.
-        for line in run.summary.lines().filter(|l| !l.starts_with("<!--")) {
+        // The digest mark that ends a summary is an HTML comment GitHub does not show;
+        // the rest is shown as a terminal shows markdown (tables as columns).
+        let shown: Vec<&str> = run.summary.lines().filter(|l| !l.starts_with("<!--")).collect();
+        for line in crate::render::markdown_for_terminal(&shown.join("\n")) {
             crate::cli::emit(&format!("    {line}\n"))?;
         }
         crate::cli::emit("\n")?;

@@ -153,7 +153,8 @@ struct CheckArgs {
     /// The checkout's owner/name [default: from the origin remote].
     #[arg(long, value_name = "OWNER/NAME")]
     repo_name: Option<String>,
-    /// Output format.
+    /// Output format: text for a terminal, json for agents, sarif for code scanning, github for
+    /// workflow annotations, markdown for a file that asks for it (a job summary)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Apply the verified fixes to the working tree, round after round, then
@@ -458,6 +459,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         Format::Json => render::json(&report) + "\n",
         Format::Sarif => render::sarif(&report) + "\n",
         Format::Github => render::github(&report),
+        Format::Markdown => render::markdown(&report),
     };
     emit(&output)?;
     Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
