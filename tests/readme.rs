@@ -200,7 +200,9 @@ fn changes(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8
             Some(_) => {}
         }
     }
-    out.extend(before.keys().filter(|path| !after.contains_key(*path)).map(|path| format!("removed {}", path.display())));
+    out.extend(
+        before.keys().filter(|path| !after.contains_key(*path)).map(|path| format!("removed {}", path.display())),
+    );
     out
 }
 

@@ -135,7 +135,9 @@ fn pages_fit_a_phone_and_a_desktop() {
         [chromium::PHONE.0, chromium::DESKTOP.0]
             .into_iter()
             .flat_map(|width| {
-                measure(&chromium, &out.join(page), width).into_iter().map(move |p| format!("{page} at {width} px: {p}"))
+                measure(&chromium, &out.join(page), width)
+                    .into_iter()
+                    .map(move |p| format!("{page} at {width} px: {p}"))
             })
             .collect()
     });

@@ -129,7 +129,9 @@ mod tests {
         assert!(!text.contains("SWARM-AA"), "{text}");
         assert!(text.contains("specs/search/current-state.txt: add `specs` to `specs.paths`"), "{text}");
         assert!(
-            text.contains("ops/decisions/a.json, ops/decisions/b.json, ops/decisions/c.json and 1 more: add `ops/decisions`"),
+            text.contains(
+                "ops/decisions/a.json, ops/decisions/b.json, ops/decisions/c.json and 1 more: add `ops/decisions`"
+            ),
             "{text}"
         );
     }

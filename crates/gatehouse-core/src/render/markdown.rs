@@ -81,7 +81,12 @@ mod tests {
         };
         let out = markdown(&report);
         assert!(out.starts_with("| Check | Conclusion | Summary |\n|---|---|---|\n| `gatehouse/briefs` | **failure** | 1 document checked; 1 error"), "{out}");
-        assert!(out.contains("\n### `gatehouse/briefs`\n\n- **error** `brief/field-type` `a.md:8`: `x` is |bad| — write `x: 1`\n"), "{out}");
+        assert!(
+            out.contains(
+                "\n### `gatehouse/briefs`\n\n- **error** `brief/field-type` `a.md:8`: `x` is |bad| — write `x: 1`\n"
+            ),
+            "{out}"
+        );
         assert!(out.contains("\n| Brief | Agent |\n|---|---|\n| `a.md` | SWARM-A |\n"), "{out}");
     }
 }

@@ -211,7 +211,10 @@ mod tests {
     #[test]
     fn headings_lose_their_marks_and_globs_keep_their_stars() {
         let block = "### Fix these first\n**2 errors** under docs/adr/**/*.md and `a/**/b`\n#5 stays";
-        assert_eq!(for_terminal(block), ["Fix these first", "2 errors under docs/adr/**/*.md and `a/**/b`", "#5 stays"]);
+        assert_eq!(
+            for_terminal(block),
+            ["Fix these first", "2 errors under docs/adr/**/*.md and `a/**/b`", "#5 stays"]
+        );
     }
 
     #[test]
