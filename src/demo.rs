@@ -121,7 +121,8 @@ pub(crate) async fn run_async() -> Result<()> {
     crate::cli::emit(&format!("review comments ({} review, event COMMENT):\n", reviews.len()))?;
     for review in &reviews {
         for comment in &review.comments {
-            let first = comment.body.lines().next().unwrap_or("");
+            let first = crate::render::markdown_for_terminal(comment.body.lines().next().unwrap_or(""));
+            let first = first.first().map_or("", String::as_str);
             crate::cli::emit(&format!("  {}:{}  {first}\n", comment.path, comment.line))?;
             // A suggested change is shown whole: it is what one click applies.
             let mut in_suggestion = false;
