@@ -109,8 +109,10 @@ pub(crate) async fn run_async() -> Result<()> {
             _ => "○",
         };
         crate::cli::emit(&format!("{mark} {} — {conclusion}: {}\n", run.name, run.title))?;
-        // The digest mark that ends a summary is an HTML comment GitHub does not show.
-        for line in run.summary.lines().filter(|l| !l.starts_with("<!--")) {
+        // The digest mark that ends a summary is an HTML comment GitHub does not show;
+        // the rest is shown as a terminal shows markdown (tables as columns).
+        let shown: Vec<&str> = run.summary.lines().filter(|l| !l.starts_with("<!--")).collect();
+        for line in crate::render::markdown_for_terminal(&shown.join("\n")) {
             crate::cli::emit(&format!("    {line}\n"))?;
         }
         crate::cli::emit("\n")?;
@@ -119,7 +121,8 @@ pub(crate) async fn run_async() -> Result<()> {
     crate::cli::emit(&format!("review comments ({} review, event COMMENT):\n", reviews.len()))?;
     for review in &reviews {
         for comment in &review.comments {
-            let first = comment.body.lines().next().unwrap_or("");
+            let first = crate::render::markdown_for_terminal(comment.body.lines().next().unwrap_or(""));
+            let first = first.first().map_or("", String::as_str);
             crate::cli::emit(&format!("  {}:{}  {first}\n", comment.path, comment.line))?;
             // A suggested change is shown whole: it is what one click applies.
             let mut in_suggestion = false;

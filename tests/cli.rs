@@ -442,3 +442,39 @@ fn a_folder_with_nothing_to_check_says_where_gatehouse_looked() {
     let json = gatehouse(dir.path(), &["--all", "--format", "json"]);
     assert!(!String::from_utf8_lossy(&json.stdout).contains("No governed"), "JSON output stays JSON");
 }
+
+#[test]
+fn a_brief_outside_the_configured_paths_is_named_with_the_path_that_would_find_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("briefs")).unwrap();
+    let brief = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo/dark-factory/briefs/SWARM-AR-pg-backup.md"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("briefs/SWARM-AR-pg-backup.md"), brief).unwrap();
+    let out = gatehouse(dir.path(), &["--all"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("No governed document was found"), "{stdout}");
+    assert!(
+        stdout.contains("briefs/SWARM-AR-pg-backup.md: add `briefs/*.md` to `briefs.paths`"),
+        "the look-alike brief and the path that would find it: {stdout}"
+    );
+}
+
+#[test]
+fn text_shows_no_markdown_and_markdown_is_there_for_a_file_that_asks() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-repo");
+    let text = gatehouse(&demo, &["--all"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    for markup in ["|---", "**", "| Section", "### "] {
+        assert!(!text.contains(markup), "the text report shows `{markup}`:\n{text}");
+    }
+    assert!(text.contains("backup-dry-run    A +7.5 · B +0.5  10 (met)"), "tables as aligned columns:\n{text}");
+    assert_eq!(text.matches("bootstrap unlock").count(), 1, "said once:\n{text}");
+    let markdown = gatehouse(&demo, &["--all", "--format", "markdown"]);
+    assert_eq!(markdown.status.code(), Some(1), "the exit status does not depend on the format");
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(markdown.starts_with("| Check | Conclusion | Summary |\n|---|---|---|\n"), "{markdown}");
+    assert!(markdown.contains("\n### `gatehouse/voting`\n"), "{markdown}");
+    assert!(markdown.contains("| backup-dry-run | **A** +7.5 · B +0.5 | 10 (met) |"), "{markdown}");
+}

@@ -1,7 +1,13 @@
-//! The README runs: every `sh` block that invokes `gatehouse` (or `cargo run
-//! --release -- …`, which is the same binary) runs here as written, in a
-//! temporary copy of the fixtures, and must end with the exit status and
-//! print the output the README documents.
+//! The README and the manuals in `docs/` run: every `sh` block that invokes
+//! `gatehouse` (or `cargo run --release -- …`, which is the same binary) runs
+//! here as written, in a temporary copy of the fixtures, and must end with the
+//! exit status and print the output the document documents. A block runs as a
+//! reader's shell runs it: a `cd` holds for the commands after it, and
+//! `mktemp` makes its folders in a temporary folder of the test's. No example
+//! may write into the checkout (its copy must be as it was after the block's
+//! setup): an example that writes works on a scratch copy, so a reader's clone
+//! stays clean, and the real checkout's `git status` is the same after the
+//! test as before.
 //!
 //! A block is read as a reader would: a command (lines joined at a trailing
 //! `\`, an inline `# …` comment dropped), then the `# …` lines right under
@@ -13,6 +19,7 @@
 //! output of its last command) and `skip=REASON` for the blocks that need
 //! GitHub, a server or a tool the test cannot have.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,6 +61,26 @@ fn strip_comment(line: &str) -> &str {
     }
 }
 
+/// The documents whose examples run: the README and every manual in `docs/`.
+fn documents() -> Vec<(String, String)> {
+    let mut paths = vec![manifest().join("README.md")];
+    let mut manuals: Vec<PathBuf> = std::fs::read_dir(manifest().join("docs"))
+        .expect("docs/")
+        .map(|entry| entry.expect("a docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    manuals.sort();
+    paths.extend(manuals);
+    paths
+        .into_iter()
+        .map(|path| {
+            let name = path.strip_prefix(manifest()).expect("inside the checkout").display().to_string();
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, text)
+        })
+        .collect()
+}
+
 fn blocks(readme: &str) -> Vec<Block> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut out = Vec::new();
@@ -74,7 +101,7 @@ fn blocks(readme: &str) -> Vec<Block> {
                     }
                     ("skip", why) => block.skip = Some(why.to_string()),
                     ("next-text", _) => block.next_text = Some(Vec::new()),
-                    (other, _) => panic!("README.md:{i}: unknown readme-test key `{other}`"),
+                    (other, _) => panic!("line {i}: unknown readme-test key `{other}`"),
                 }
             }
         }
@@ -141,33 +168,82 @@ fn copy(from: &Path, to: &Path) {
     assert!(status.success());
 }
 
+/// Every file under `root` with its bytes, `.git` folders left out (git
+/// refreshes its own index when gatehouse asks it about the work tree).
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a folder of the copy") {
+            let path = entry.expect("an entry").path();
+            if path.file_name().is_some_and(|name| name == ".git") {
+                continue;
+            }
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                files.insert(path.strip_prefix(root).expect("under the root").to_path_buf(), bytes);
+            }
+        }
+    }
+    files
+}
+
+/// What changed between two snapshots, one path a line.
+fn changes(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, bytes) in after {
+        match before.get(path) {
+            None => out.push(format!("wrote {}", path.display())),
+            Some(old) if old != bytes => out.push(format!("changed {}", path.display())),
+            Some(_) => {}
+        }
+    }
+    out.extend(
+        before.keys().filter(|path| !after.contains_key(*path)).map(|path| format!("removed {}", path.display())),
+    );
+    out
+}
+
 fn run(block: &Block, bin: &Path) -> Result<(), String> {
     let tmp = tempfile::tempdir().expect("a temporary folder");
-    std::fs::create_dir(tmp.path().join("fixtures")).expect("fixtures");
+    let root = tmp.path().join("checkout");
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir_all(root.join("fixtures")).expect("fixtures");
+    std::fs::create_dir(&scratch).expect("a temporary folder for mktemp");
     for fixture in ["demo-repo", "starter-repo", "gate"] {
-        copy(&manifest().join("fixtures").join(fixture), &tmp.path().join("fixtures").join(fixture));
+        copy(&manifest().join("fixtures").join(fixture), &root.join("fixtures").join(fixture));
     }
-    let cwd = tmp.path().join(block.cwd.as_deref().unwrap_or("."));
+    let mut cwd = root.join(block.cwd.as_deref().unwrap_or("."));
+    let pwd_file = tmp.path().join("pwd");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let shell = |script: &str| {
+    let shell = |script: &str, cwd: &Path| {
         Command::new("sh")
             .arg("-c")
             .arg(script)
-            .current_dir(&cwd)
+            .current_dir(cwd)
             .env("PATH", &path)
+            .env("TMPDIR", &scratch)
             .env("NO_COLOR", "1")
             .stdin(std::process::Stdio::null())
             .output()
             .expect("sh runs")
     };
     if let Some(setup) = &block.setup {
-        let out = shell(setup);
+        let out = shell(setup, &cwd);
         if !out.status.success() {
             return Err(format!("setup failed: {}", String::from_utf8_lossy(&out.stderr)));
         }
     }
+    let before = snapshot(&root);
     for (n, (command, expected)) in block.commands.iter().enumerate() {
-        let out = shell(command);
+        // The folder the command ends in is where the next one starts, as in a reader's shell.
+        let script = format!("{command}\nstatus=$?\npwd > '{}'\nexit $status", pwd_file.display());
+        let out = shell(&script, &cwd);
+        if let Ok(pwd) = std::fs::read_to_string(&pwd_file) {
+            cwd = PathBuf::from(pwd.trim_end());
+        }
         let stdout = String::from_utf8_lossy(&out.stdout);
         let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
         let want = block.exits.get(n).copied().unwrap_or(0);
@@ -181,28 +257,45 @@ fn run(block: &Block, bin: &Path) -> Result<(), String> {
             shows(text, &stdout).map_err(|e| format!("`{command}`: {e}; it printed:\n{stdout}"))?;
         }
     }
+    let written = changes(&before, &snapshot(&root));
+    if !written.is_empty() {
+        return Err(format!(
+            "the example writes into the checkout (work on a scratch copy instead):\n{}",
+            written.join("\n")
+        ));
+    }
     Ok(())
 }
 
+/// `git status --porcelain` of the real checkout, when it is a git work tree.
+fn checkout_status() -> Option<String> {
+    let out = Command::new("git").arg("status").arg("--porcelain").current_dir(manifest()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 #[test]
-fn every_gatehouse_example_in_the_readme_runs_as_documented() {
-    let readme = std::fs::read_to_string(manifest().join("README.md")).expect("README.md");
+fn every_gatehouse_example_in_the_readme_and_docs_runs_as_documented() {
     let bin = Path::new(env!("CARGO_BIN_EXE_gatehouse")).parent().expect("the binary's folder").to_path_buf();
-    let blocks = blocks(&readme);
-    assert!(blocks.len() >= 14, "found only {} blocks", blocks.len());
+    let status_before = checkout_status();
+    let mut found = 0;
     let mut ran = 0;
     let mut failures = Vec::new();
-    for block in &blocks {
-        if block.skip.is_some() {
-            continue;
+    for (name, text) in documents() {
+        let blocks = blocks(&text);
+        if name == "README.md" {
+            assert!(blocks.iter().filter(|b| b.skip.is_none()).count() >= 5, "the README runs too few examples");
         }
-        ran += 1;
-        if let Err(e) = run(block, &bin) {
-            failures.push(format!("README.md:{}: {e}", block.line));
+        found += blocks.len();
+        for block in blocks.iter().filter(|block| block.skip.is_none()) {
+            ran += 1;
+            if let Err(e) = run(block, &bin) {
+                failures.push(format!("{name}:{}: {e}", block.line));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran >= 8, "ran only {ran} blocks");
+    assert!(found >= 20 && ran >= 14, "found {found} blocks, ran only {ran}");
+    assert_eq!(checkout_status(), status_before, "the examples changed the checkout's `git status`");
 }
 
 #[test]

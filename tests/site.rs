@@ -404,6 +404,46 @@ fn bad_as_of_and_missing_folders_are_usage_errors() {
 }
 
 #[test]
+fn inline_code_in_messages_and_documents_is_shown_as_code_not_backticks() {
+    let out = tempfile::tempdir().unwrap();
+    let demo = manifest_dir().join("fixtures/demo-repo");
+    let run = gatehouse(&["site", "--repo", demo.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let pages = read_site(out.path());
+    let ledger = &pages["ledgers/api-errors-v1.html"];
+    assert!(ledger.contains("<code>vote</code> is <code>2</code>"), "the left-out vote's reason renders its code");
+    for (path, html) in &pages {
+        // The text a reader sees: the page without its tags.
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        let shown: Vec<&str> = text.lines().filter(|l| l.contains('`')).collect();
+        assert!(shown.is_empty(), "{path} shows raw backticks: {shown:?}");
+    }
+}
+
+#[test]
+fn a_folder_without_governed_documents_gets_no_site_and_is_told_where_gatehouse_looked() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("README.md"), "# Notes\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = gatehouse(&["site", "--repo", repo.path().to_str().unwrap(), "--out", site.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("No site written: no governed document was found in"), "{stderr}");
+    assert!(stderr.contains("dark-factory/briefs/*.md") && stderr.contains(".harnery/decisions"), "{stderr}");
+    assert!(!site.exists(), "no pages of zeros are written");
+}
+
+#[test]
 fn a_second_run_removes_only_the_pages_the_first_wrote() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");

@@ -180,32 +180,69 @@ fn listing(dir: &Path) -> Result<Vec<String>> {
     }
 }
 
-/// Where each family's documents are in `paths`, by their file names' forms.
-pub(super) fn discover(paths: &[String]) -> Found {
-    let defaults = Config::default();
-    let adr_globs = crate::config::globset(&defaults.adrs.paths);
-    let mut found = Found::default();
-    for path in paths {
+/// A family of governed documents, as `init` finds them by their files' forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Family {
+    Briefs,
+    Adrs,
+    Voting,
+    Specs,
+    Decisions,
+}
+
+/// Recognises a family's documents by their paths' forms.
+pub(super) struct Classifier {
+    defaults: Config,
+    adr_globs: std::sync::Arc<globset::GlobSet>,
+}
+
+impl Classifier {
+    pub(super) fn new() -> Classifier {
+        let defaults = Config::default();
+        let adr_globs = crate::config::globset(&defaults.adrs.paths);
+        Classifier { defaults, adr_globs }
+    }
+
+    /// The family `path` looks like a document of, with the config path
+    /// that would cover it (a glob, or a folder for specs and decisions).
+    pub(super) fn classify(&self, path: &str) -> Option<(Family, String)> {
         let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
         let glob = |pattern: &str| if folder.is_empty() { pattern.to_string() } else { format!("{folder}/{pattern}") };
         if name.starts_with("SWARM-") && name.ends_with(".md") {
-            found.briefs.insert(glob("*.md"));
-        } else if name.ends_with(".md") && adr_globs.is_match(path) {
-            let default = defaults.adrs.paths.iter().find(|p| crate::config::globset(&[p.to_string()]).is_match(path));
-            found.adrs.extend(default.cloned());
-        } else if name.ends_with(".md") && is_versioned(name) {
-            found.voting.insert(glob("*"));
+            return Some((Family::Briefs, glob("*.md")));
+        }
+        if name.ends_with(".md") && self.adr_globs.is_match(path) {
+            let default =
+                self.defaults.adrs.paths.iter().find(|p| crate::config::globset(&[p.to_string()]).is_match(path))?;
+            return Some((Family::Adrs, default.clone()));
+        }
+        if name.ends_with(".md") && is_versioned(name) {
+            return Some((Family::Voting, glob("*")));
         }
         if name == "current-state.txt" {
             let spec_root = folder.rsplit_once('/').map_or("", |(root, _)| root);
             let spec_root = spec_root.strip_suffix("/archive").unwrap_or(spec_root);
-            if !spec_root.is_empty() {
-                found.specs.insert(spec_root.to_string());
-            }
+            return (!spec_root.is_empty()).then(|| (Family::Specs, spec_root.to_string()));
         }
         if name.ends_with(".json") && (folder.ends_with("decisions") || folder.ends_with("decisions/archive")) {
-            found.decisions.insert(folder.strip_suffix("/archive").unwrap_or(folder).to_string());
+            return Some((Family::Decisions, folder.strip_suffix("/archive").unwrap_or(folder).to_string()));
         }
+        None
+    }
+}
+
+/// Where each family's documents are in `paths`, by their file names' forms.
+pub(super) fn discover(paths: &[String]) -> Found {
+    let classifier = Classifier::new();
+    let mut found = Found::default();
+    for (family, path) in paths.iter().filter_map(|path| classifier.classify(path)) {
+        match family {
+            Family::Briefs => found.briefs.insert(path),
+            Family::Adrs => found.adrs.insert(path),
+            Family::Voting => found.voting.insert(path),
+            Family::Specs => found.specs.insert(path),
+            Family::Decisions => found.decisions.insert(path),
+        };
     }
     found
 }

@@ -7,6 +7,7 @@ mod init;
 mod new_brief;
 mod prompt;
 mod register;
+mod searched;
 mod serve;
 
 use std::path::PathBuf;
@@ -152,7 +153,8 @@ struct CheckArgs {
     /// The checkout's owner/name [default: from the origin remote].
     #[arg(long, value_name = "OWNER/NAME")]
     repo_name: Option<String>,
-    /// Output format.
+    /// Output format: text for a terminal, json for agents, sarif for code scanning, github for
+    /// workflow annotations, markdown for a file that asks for it (a job summary)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Apply the verified fixes to the working tree, round after round, then
@@ -384,7 +386,15 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
     let request = Request { dir: args.repo.clone(), all: true, repo_name: args.repo_name, ..Request::default() };
     let changes = local::changeset(&request)?;
     let repo = changes.repo.clone().unwrap_or_else(|| args.repo.display().to_string());
-    let (_, site) = crate::site::build(&changes, &crate::site::Options { now, repo });
+    let (report, site) = crate::site::build(&changes, &crate::site::Options { now, repo });
+    if searched::found_nothing(&report) {
+        eprint!(
+            "No site written: no governed document was found in {}. {}",
+            args.repo.display(),
+            searched::explain(&changes)
+        );
+        return Ok(ExitCode::from(2));
+    }
     crate::site::write(&site, &args.out)?;
     outln!(
         "wrote {} pages to {}; open {}",
@@ -398,25 +408,11 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
 /// When no family found a document to check, says where gatehouse looked,
 /// so an empty report is not mistaken for a clean one.
 fn nothing_found(report: &crate::model::Report, changes: &crate::model::ChangeSet, all: bool) -> Option<String> {
-    use crate::model::Check;
-    let families = report.checks.iter().filter(|c| c.check != Check::Config);
-    if !families.clone().all(|c| c.evaluated && c.documents == 0 && c.cites == 0) {
+    if !searched::found_nothing(report) {
         return None;
     }
-    let config = &changes.config;
-    let looked = [
-        (Check::Briefs.noun(), &config.briefs.paths),
-        (Check::Voting.noun(), &config.voting.paths),
-        (Check::Specs.noun(), &config.specs.paths),
-        (Check::Decisions.noun(), &config.decisions.paths),
-    ];
-    let lines: Vec<String> = looked.iter().map(|(noun, paths)| format!("  {noun:<20} {}", paths.join(", "))).collect();
     let what = if all { "No governed document was found" } else { "The change touches no governed document" };
-    Some(format!(
-        "\n{what}. gatehouse looked at these paths (`.github/gatehouse.yml`'s, or its defaults where it sets \
-         none):\n{}\nDocuments kept elsewhere are found once the config's `paths` name them.\n",
-        lines.join("\n")
-    ))
+    Some(format!("\n{what}. {}", searched::explain(changes)))
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {
@@ -463,6 +459,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         Format::Json => render::json(&report) + "\n",
         Format::Sarif => render::sarif(&report) + "\n",
         Format::Github => render::github(&report),
+        Format::Markdown => render::markdown(&report),
     };
     emit(&output)?;
     Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -102,7 +102,8 @@ pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
         match args.format {
             TextOrJson::Text => {
                 super::emit(&crate::render::text_findings(&findings, &changes))?;
-                let reason = why.unwrap_or_else(|| format!("{} finding(s) on the brief", findings.len()));
+                let reason =
+                    why.unwrap_or_else(|| format!("{} on the brief", crate::render::plural(findings.len(), "finding")));
                 eprintln!("refused: {reason}; nothing written");
             }
             TextOrJson::Json => {

@@ -8,7 +8,7 @@ use super::html::{self, Page};
 use super::{Card, Context, Entry, Family, Kind};
 use crate::config::PathFilter;
 use crate::docs::brief::Brief;
-use crate::rules::brief::review_reasons;
+use crate::rules::brief::{review_reasons, undecided_by};
 
 /// What the overview shows of one brief.
 struct Row {
@@ -25,7 +25,8 @@ struct Row {
 enum Review {
     Required(String),
     Exempt,
-    Unknown,
+    /// The fields that keep it from being decided (inline markdown).
+    Undecided(String),
 }
 
 pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
@@ -51,7 +52,7 @@ pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
                 let review = match review_reasons(brief, threshold) {
                     Some(reasons) if reasons.is_empty() => Review::Exempt,
                     Some(reasons) => Review::Required(reasons.join(" and ")),
-                    None => Review::Unknown,
+                    None => Review::Undecided(undecided_by(brief).join(" and ")),
                 };
                 let row = Row {
                     path: path.clone(),
@@ -75,7 +76,7 @@ pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
                     agent: "—".into(),
                     repos: String::new(),
                     lines: "—".into(),
-                    review: Review::Unknown,
+                    review: Review::Undecided("the file is not text".into()),
                     counts: html::counts(&findings),
                 }
             }
@@ -113,7 +114,7 @@ struct Unreadable;
     ext = "html",
     source = "{% match review %}{% when Review::Required(why) %}<span class=\"badge human\">required</span> {{ why }}\
 {% when Review::Exempt %}not required (operator's call)\
-{% when Review::Unknown %}unknown: <code>lines_estimate</code> or <code>repos_touched</code> is not well-formed\
+{% when Review::Undecided(why) %}undecided: {{ crate::site::markdown::inline(why)|safe }}\
 {% endmatch %}"
 )]
 struct ReviewText<'a> {
@@ -174,7 +175,7 @@ struct Listed<'a> {
     source = "<h1>Agent briefs</h1>\n<p class=\"lede\">ADR-099: a brief over {{ lines }} lines or touching more than \
 {{ repos }} needs brief-PR review before an agent acts on it.</p>\n\
 {% if rows.is_empty() %}<p>No briefs under the configured paths.</p>\n{% else %}\
-<div class=\"table\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every brief (scrolls sideways)\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
 <th scope=\"col\">Agent</th><th scope=\"col\">Repositories</th><th scope=\"col\" class=\"num\">Lines</th>\
 <th scope=\"col\">Brief-PR review</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
 {% for listed in rows %}{% let row = listed.row %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.path }}</code></td>\

@@ -6,9 +6,9 @@ use askama::Template;
 
 use crate::docs::voting::tally::{MARGIN, QUORUM, SectionTally, describe, number, signed};
 
-const WIDTH: f64 = 480.0;
+const WIDTH: f64 = 420.0;
 const PLOT_LEFT: f64 = 84.0;
-const PLOT_RIGHT: f64 = 404.0;
+const PLOT_RIGHT: f64 = 344.0;
 const ROW: f64 = 26.0;
 
 /// A linear scale from `[lo, hi]` onto the plot's width.
@@ -62,27 +62,27 @@ struct Line {
 #[derive(Template)]
 #[template(
     ext = "html",
-    source = "<svg role=\"img\" aria-labelledby=\"{{ id }}-t {{ id }}-d\" viewBox=\"0 0 {{ self::WIDTH }} {{ height }}\" \
+    source = "<svg role=\"img\" aria-labelledby=\"{{ id }}-t {{ id }}-d\" width=\"{{ self::WIDTH }}\" viewBox=\"0 0 {{ self::WIDTH }} {{ height }}\" \
 xmlns=\"http://www.w3.org/2000/svg\"><title id=\"{{ id }}-t\">Tally of section {{ section }}</title>\
 <desc id=\"{{ id }}-d\">{{ description }}</desc>\n\
-<text x=\"0\" y=\"16\" font-size=\"13\" font-weight=\"600\">Weighted votes (quorum {{ quorum }})</text>\
+<text x=\"0\" y=\"16\" font-size=\"15\" font-weight=\"600\">Weighted votes (quorum {{ quorum }})</text>\
 <rect x=\"{{ self::PLOT_LEFT }}\" y=\"26\" width=\"{{ votes_width|fmt(\"{:.1}\") }}\" height=\"18\" fill=\"#5a7fb0\"/>\
 <line x1=\"{{ quorum_x|fmt(\"{:.1}\") }}\" y1=\"22\" x2=\"{{ quorum_x|fmt(\"{:.1}\") }}\" y2=\"48\" stroke=\"#1a1a1a\" \
-stroke-width=\"2\" stroke-dasharray=\"4 3\"/><text x=\"{{ quorum_x|fmt(\"{:.1}\") }}\" y=\"62\" font-size=\"11\" \
-text-anchor=\"middle\">quorum {{ quorum }}</text><text x=\"{{ self::WIDTH }}\" y=\"40\" font-size=\"13\" \
+stroke-width=\"2\" stroke-dasharray=\"4 3\"/><text x=\"{{ quorum_x|fmt(\"{:.1}\") }}\" y=\"62\" font-size=\"15\" \
+text-anchor=\"middle\">quorum {{ quorum }}</text><text x=\"{{ self::WIDTH }}\" y=\"40\" font-size=\"15\" \
 text-anchor=\"end\">{{ weighted }}</text>\n\
-<text x=\"0\" y=\"90\" font-size=\"13\" font-weight=\"600\">Weighted total per argument</text>\n\
-{% if bars.is_empty() %}<text x=\"{{ self::PLOT_LEFT }}\" y=\"{{ self::FIRST + 16.0 }}\" font-size=\"13\">no arguments</text>\n{% endif %}\
-{% for bar in bars %}<text x=\"{{ self::PLOT_LEFT - 6.0 }}\" y=\"{{ (bar.y + 14.0)|fmt(\"{:.1}\") }}\" font-size=\"13\" \
+<text x=\"0\" y=\"90\" font-size=\"15\" font-weight=\"600\">Weighted total per argument</text>\n\
+{% if bars.is_empty() %}<text x=\"{{ self::PLOT_LEFT }}\" y=\"{{ self::FIRST + 16.0 }}\" font-size=\"15\">no arguments</text>\n{% endif %}\
+{% for bar in bars %}<text x=\"{{ self::PLOT_LEFT - 6.0 }}\" y=\"{{ (bar.y + 14.0)|fmt(\"{:.1}\") }}\" font-size=\"15\" \
 text-anchor=\"end\">{{ bar.label }}</text><rect x=\"{{ bar.x|fmt(\"{:.1}\") }}\" y=\"{{ bar.y|fmt(\"{:.1}\") }}\" \
 width=\"{{ bar.width|fmt(\"{:.1}\") }}\" height=\"18\" fill=\"{% if bar.lead %}#0b4f9c{% else %}#5a7fb0{% endif %}\">\
-<title>{{ bar.title }}</title></rect><text x=\"{{ self::WIDTH }}\" y=\"{{ (bar.y + 14.0)|fmt(\"{:.1}\") }}\" font-size=\"13\" \
+<title>{{ bar.title }}</title></rect><text x=\"{{ self::WIDTH }}\" y=\"{{ (bar.y + 14.0)|fmt(\"{:.1}\") }}\" font-size=\"15\" \
 text-anchor=\"end\"{% if bar.lead %} font-weight=\"700\"{% endif %}>{{ bar.value }}</text>\n{% endfor %}\
 <line x1=\"{{ zero|fmt(\"{:.1}\") }}\" y1=\"{{ self::FIRST - 4.0 }}\" x2=\"{{ zero|fmt(\"{:.1}\") }}\" y2=\"{{ bottom }}\" \
 stroke=\"#1a1a1a\" stroke-width=\"1\"/>\n\
 {% if let Some(line) = line %}<line x1=\"{{ line.x|fmt(\"{:.1}\") }}\" y1=\"{{ self::FIRST - 4.0 }}\" x2=\"{{ line.x|fmt(\"{:.1}\") }}\" \
 y2=\"{{ bottom }}\" stroke=\"#a1000e\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"{{ line.x|fmt(\"{:.1}\") }}\" \
-y=\"{{ bottom + 14.0 }}\" font-size=\"11\" text-anchor=\"middle\">{{ line.label }}</text>\n{% endif %}</svg>"
+y=\"{{ bottom + 18.0 }}\" font-size=\"15\" text-anchor=\"middle\">{{ line.label }}</text>\n{% endif %}</svg>"
 )]
 pub(super) struct Tally<'a> {
     id: String,
@@ -122,7 +122,7 @@ impl<'a> Tally<'a> {
                 let end = scale.x(a.total);
                 let (x, width) = if end >= zero { (zero, end - zero) } else { (end, zero - end) };
                 Bar {
-                    label: short(&a.id, 10),
+                    label: short(&a.id, 8),
                     title: format!("{} {}", a.id, signed(a.total)),
                     value: signed(a.total),
                     y: FIRST + i as f64 * ROW,
@@ -135,8 +135,9 @@ impl<'a> Tally<'a> {
         Tally {
             id,
             section: &t.section,
-            description: describe(t),
-            height: 108.0 + rows * ROW + 24.0,
+            // Read aloud, so without the code marks a terminal shows.
+            description: describe(t).replace('`', ""),
+            height: 108.0 + rows * ROW + 28.0,
             quorum: number(QUORUM),
             weighted: number(t.weighted_votes),
             votes_width: (votes.x(t.weighted_votes) - PLOT_LEFT).max(0.0),
@@ -159,6 +160,9 @@ struct Stop {
     fill: &'static str,
     radius: f64,
     current: bool,
+    /// Labels alternate between two rows, so that each has room at 20 units
+    /// (12 px where the path is drawn 390 px wide).
+    label_y: f64,
 }
 
 /// The stage path with the current stage marked; stages before it are
@@ -167,14 +171,14 @@ struct Stop {
 #[derive(Template)]
 #[template(
     ext = "html",
-    source = "<svg role=\"img\" aria-labelledby=\"{{ id }}-t {{ id }}-d\" viewBox=\"0 0 {{ width }} 84\" \
+    source = "<svg role=\"img\" aria-labelledby=\"{{ id }}-t {{ id }}-d\" width=\"{{ width }}\" viewBox=\"0 0 {{ width }} 108\" \
 xmlns=\"http://www.w3.org/2000/svg\"><title id=\"{{ id }}-t\">Stage path</title><desc id=\"{{ id }}-d\">Stages: \
-{{ path }}. {{ where_ }}</desc>\n<line x1=\"{{ self::STEP / 2.0 }}\" y1=\"28\" x2=\"{{ width - self::STEP / 2.0 }}\" y2=\"28\" \
+{{ path }}. {{ where_ }}</desc>\n<line x1=\"{{ self::STEP / 2.0 }}\" y1=\"40\" x2=\"{{ width - self::STEP / 2.0 }}\" y2=\"40\" \
 stroke=\"#4a4a4a\" stroke-width=\"3\"{% if abandoned %} stroke-dasharray=\"6 4\"{% endif %}/>\n\
-{% for stop in stops %}<circle cx=\"{{ stop.x }}\" cy=\"28\" r=\"{{ stop.radius }}\" fill=\"{{ stop.fill }}\" \
-stroke=\"#1a1a1a\" stroke-width=\"2\"/><text x=\"{{ stop.x }}\" y=\"62\" font-size=\"12\" text-anchor=\"middle\"\
+{% for stop in stops %}<circle cx=\"{{ stop.x }}\" cy=\"40\" r=\"{{ stop.radius }}\" fill=\"{{ stop.fill }}\" \
+stroke=\"#1a1a1a\" stroke-width=\"2\"/><text x=\"{{ stop.x }}\" y=\"{{ stop.label_y }}\" font-size=\"20\" text-anchor=\"middle\"\
 {% if stop.current %} font-weight=\"700\"{% endif %}>{{ stop.name }}</text>\n\
-{% if stop.current %}<text x=\"{{ stop.x }}\" y=\"78\" font-size=\"11\" text-anchor=\"middle\">now</text>\n{% endif %}\
+{% if stop.current %}<text x=\"{{ stop.x }}\" y=\"20\" font-size=\"20\" text-anchor=\"middle\">now</text>\n{% endif %}\
 {% endfor %}</svg>"
 )]
 pub(super) struct Stages<'a> {
@@ -206,7 +210,8 @@ impl<'a> Stages<'a> {
                     Some(c) if i < c => ("#5a7fb0", 9.0),
                     _ => ("#ffffff", 9.0),
                 };
-                Stop { name, x: STEP / 2.0 + i as f64 * STEP, fill, radius, current: current == Some(i) }
+                let label_y = if i % 2 == 0 { 76.0 } else { 100.0 };
+                Stop { name, x: STEP / 2.0 + i as f64 * STEP, fill, radius, current: current == Some(i), label_y }
             })
             .collect();
         Stages { id, width: STEP * STAGES.len() as f64, path: STAGES.join(" → "), where_, abandoned, stops }

@@ -158,7 +158,7 @@ struct Queued<'a> {
 #[derive(Template)]
 #[template(
     ext = "html",
-    source = "<div class=\"table\"><table>\n<caption>{{ caption }}</caption>\n<thead><tr><th scope=\"col\">Question</th>\
+    source = "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"{{ caption }} (scrolls sideways)\"><table>\n<caption>{{ caption }}</caption>\n<thead><tr><th scope=\"col\">Question</th>\
 <th scope=\"col\" class=\"num\">Tier</th><th scope=\"col\">Stakes</th><th scope=\"col\">Status</th>\
 <th scope=\"col\" class=\"num\">Age</th></tr></thead>\n<tbody>\n{% for d in rows %}<tr><td>{{ d.link|safe }}<br>\
 <code class=\"where\">{{ d.id }}</code></td><td class=\"num\">{% if d.human %}2 <span class=\"badge human\">human</span>\

@@ -23,7 +23,7 @@ this repository, with what <code>gatehouse check --all</code> finds in them: {{ 
 <li><a href=\"{{ card.href }}\">{{ card.title }}</a><span class=\"big\">{{ card.count }}</span>{{ card.detail }}</li>\n\
 {% endfor %}</ul>\n<h2 id=\"errors\">Documents with errors ({{ failing.len() }})</h2>\n\
 {% if failing.is_empty() %}<p class=\"ok\">No document has an error finding.</p>\n\
-{% else %}<div class=\"table\"><table>\n<caption>Documents whose findings include errors</caption>\n<thead><tr>\
+{% else %}<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Documents whose findings include errors (scrolls sideways)\"><table>\n<caption>Documents whose findings include errors</caption>\n<thead><tr>\
 <th scope=\"col\">Document</th><th scope=\"col\">Kind</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
 {% for row in failing %}<tr><td>{{ row.link|safe }}</td><td>{{ row.noun }}</td><td>{{ row.counts }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{% endif %}\

@@ -234,14 +234,14 @@ struct Total<'a> {
 {% if let Some(active) = t.active_argument %}<code>{{ active }}</code>{% else %}—{% endif %}</dd>\n\
 {% if !left_out.is_empty() %}<dt>Not counted</dt><dd><span data-tally=\"ignored\">{{ left_out.len() }}</span> \
 {% if left_out.len() == 1 %}vote{% else %}votes{% endif %} with a <code>voting/vote-entry</code> error:<ul class=\"left-out\">\
-{% for (line, text) in left_out %}<li data-line=\"{{ line }}\">{{ text }}</li>{% endfor %}</ul></dd>\n{% endif %}\
+{% for (line, text) in left_out %}<li data-line=\"{{ line }}\">{{ crate::site::markdown::inline(text)|safe }}</li>{% endfor %}</ul></dd>\n{% endif %}\
 </dl>\n<figure>\n{{ chart|safe }}\n<figcaption>Weighted votes against the quorum of {{ quorum }}, and each argument's \
 weighted total; the dashed line is the margin of +{{ needed }} below the top argument (a lone argument must reach it to \
-lock).</figcaption>\n</figure>\n<div class=\"table\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
+lock).</figcaption>\n</figure>\n<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Weighted totals (scrolls sideways)\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Kind</th><th scope=\"col\">Proposition</th>\
 <th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"num\">Votes</th></tr></thead>\n<tbody>\n\
 {% for a in totals %}<tr data-argument=\"{{ a.id }}\"><th scope=\"row\"><code>{{ a.id }}</code>\
-{% if a.top %} <span class=\"badge ok\">top</span>{% endif %}</th><td>{{ a.kind }}</td><td>{{ a.proposition }}</td>\
+{% if a.top %} <span class=\"badge ok\">top</span>{% endif %}</th><td>{{ a.kind }}</td><td>{{ crate::site::markdown::inline(a.proposition)|safe }}</td>\
 <td class=\"num\" data-tally=\"total\">{{ a.total }}</td><td class=\"num\" data-tally=\"votes\">{{ a.votes }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{{ ledger|safe }}"
 )]
@@ -330,7 +330,7 @@ fn weight_text(vote: &Vote) -> String {
     ext = "html",
     source = "<details{% if votes <= OPEN_LEDGER %} open{% endif %}><summary>Vote ledger ({{ summary }})</summary>\n\
 {% if votes == 0 %}<p>No votes yet.</p>\n</details>\n{% else %}\
-<div class=\"table\"><table class=\"ledger\">\n<caption>Vote ledger, in the order written</caption>\n<thead><tr>\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Vote ledger, in the order written (scrolls sideways)\"><table class=\"ledger\">\n<caption>Vote ledger, in the order written</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Voter</th><th scope=\"col\" class=\"num\">Vote</th>\
 <th scope=\"col\" class=\"num\">Weight</th><th scope=\"col\">Time</th><th scope=\"col\">Rationale</th></tr></thead>\n<tbody>\n\
 {% for argument in block.arguments() %}{% let name = argument.name() %}{% for vote in argument.votes() %}\
@@ -365,7 +365,7 @@ struct Listed<'a> {
     source = "<h1>Standards ledgers</h1>\n<p class=\"lede\">ADR-140: a section's losing arguments may retire once its \
 weighted votes reach {{ quorum }} and the top argument leads the next by at least +{{ margin }}; a lone argument with both is \
 consensus-locked.</p>\n{% if rows.is_empty() %}<p>No voting docs under the configured paths.</p>\n{% else %}\
-<div class=\"table\"><table>\n<caption>Every voting doc</caption>\n<thead><tr><th scope=\"col\">Doc</th>\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every voting doc (scrolls sideways)\"><table>\n<caption>Every voting doc</caption>\n<thead><tr><th scope=\"col\">Doc</th>\
 <th scope=\"col\" class=\"num\">Sections</th><th scope=\"col\">States</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
 {% for listed in rows %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ listed.row.path }}</code></td>\
 <td class=\"num\">{{ listed.row.sections }}</td><td>{{ listed.states }}</td><td>{{ listed.row.counts }}</td></tr>\n\

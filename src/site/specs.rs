@@ -141,7 +141,8 @@ struct ReviewFile<'a> {
 #[template(
     ext = "html",
     source = "<h2 id=\"reviews\">Review rounds</h2>\n{% if topics.is_empty() %}<p>No review has been opened.</p>\n\
-{% else %}{% for (dir, files) in topics %}<h3><code>review/{{ dir }}/</code></h3>\n<div class=\"table\"><table>\n\
+{% else %}{% for (dir, files) in topics %}<h3><code>review/{{ dir }}/</code></h3>\n\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Files of review/{{ dir }}/ (scrolls sideways)\"><table>\n\
 <caption>Files of review/{{ dir }}/</caption>\n<thead><tr><th scope=\"col\">File</th><th scope=\"col\">Kind</th>\
 <th scope=\"col\">Verdict</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
 {% for file in files %}<tr><td><code>{{ file.name }}</code></td><td>{{ file.kind }}</td><td>\
@@ -206,7 +207,8 @@ struct OpenFinding<'a> {
     source = "<h2 id=\"audit\">Open audit findings</h2>\n{% match audit %}\
 {% when Audit::Missing %}<p>No <code>audit/findings.md</code>: the auditors found nothing they could not fix themselves.</p>\n\
 {% when Audit::AllAnswered(closed) %}<p>None open; {{ closed }} answered in <code>review/audit-fixes/</code>.</p>\n\
-{% when Audit::Open(open, closed) %}<div class=\"table\"><table>\n<caption>Entries of audit/findings.md without an answer\
+{% when Audit::Open(open, closed) %}<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Entries of audit/findings.md \
+without an answer (scrolls sideways)\"><table>\n<caption>Entries of audit/findings.md without an answer\
 </caption>\n<thead><tr><th scope=\"col\" class=\"num\">Id</th><th scope=\"col\">Title</th><th scope=\"col\">Severity</th>\
 <th scope=\"col\" class=\"num\">Line</th></tr></thead>\n<tbody>\n{% for f in open %}<tr><td class=\"num\">#{{ f.id }}</td>\
 <td>{{ f.title }}</td><td>{{ f.severity }}</td><td class=\"num\">{{ f.line }}</td></tr>\n{% endfor %}</tbody></table></div>\n\
@@ -278,7 +280,7 @@ struct Listed<'a> {
     ext = "html",
     source = "<h1>Spec folders</h1>\n<p class=\"lede\">fondue <code>spec</code> v9: {{ stages }}, then <code>done</code> \
 (or <code>abandoned</code>).</p>\n{% if rows.is_empty() %}<p>No spec folders under the configured paths.</p>\n{% else %}\
-<div class=\"table\"><table>\n<caption>Every spec</caption>\n<thead><tr><th scope=\"col\">Spec</th>\
+<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every spec (scrolls sideways)\"><table>\n<caption>Every spec</caption>\n<thead><tr><th scope=\"col\">Spec</th>\
 <th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Review rounds</th><th scope=\"col\" class=\"num\">Open audit \
 findings</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n{% for listed in rows %}{% let row = listed.row %}\
 <tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.root }}</code></td><td><code>{{ row.state }}</code></td>\

@@ -1,15 +1,18 @@
 //! Turning a Report into what people and tools read: rustc-style text, JSON
-//! for agents, SARIF for code-scanning tools, GitHub workflow commands.
+//! for agents, SARIF for code-scanning tools, GitHub workflow commands,
+//! markdown for a file that asks for it.
 
 mod github;
 mod json;
+mod markdown;
 mod sarif;
 mod text;
 
 pub use github::github;
 pub use json::{FindingOut, finding as finding_json, json};
+pub use markdown::markdown;
 pub use sarif::sarif;
-pub use text::{findings as text_findings, text};
+pub use text::{findings as text_findings, for_terminal as markdown_for_terminal, text};
 
 /// `n` and `noun`, with an `s` unless `n` is 1: `1 finding`, `3 findings`.
 /// The one pluralising helper of every output (text, check-run summaries,
@@ -69,6 +72,7 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    Markdown,
 }
 
 #[cfg(test)]

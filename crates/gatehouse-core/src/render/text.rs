@@ -35,7 +35,7 @@ pub fn text(report: &Report, changes: &ChangeSet) -> String {
 }
 
 /// A check's scope, and its counts when it has findings or checked anything.
-fn summary_line(check: &CheckReport) -> String {
+pub(super) fn summary_line(check: &CheckReport) -> String {
     let scope = check.scope();
     if !check.evaluated || (check.documents == 0 && check.cites == 0 && check.findings.is_empty()) {
         return scope;
@@ -49,9 +49,9 @@ fn summary_line(check: &CheckReport) -> String {
 }
 
 /// A details block (markdown, as a check run's summary shows it) as a
-/// terminal shows it: strong emphasis as plain text, and a GFM table as
-/// aligned columns without its pipes and delimiter row.
-fn for_terminal(block: &str) -> Vec<String> {
+/// terminal shows it: strong emphasis and headings as plain text, and a GFM
+/// table as aligned columns without its pipes and delimiter row.
+pub fn for_terminal(block: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut table: Vec<Vec<String>> = Vec::new();
     for line in block.lines().chain(std::iter::once("")) {
@@ -74,9 +74,44 @@ fn for_terminal(block: &str) -> Vec<String> {
     out
 }
 
-/// Markdown's strong emphasis (`**x**`) dropped: a terminal shows the text.
+/// Markdown's strong emphasis (`**x**`) and a heading's `#` marks dropped:
+/// a terminal shows the text.
 fn plain(text: &str) -> String {
-    text.replace("**", "")
+    let marks = text.bytes().take_while(|b| *b == b'#').count();
+    let text = if (1..=6).contains(&marks) && text[marks..].starts_with(' ') { &text[marks + 1..] } else { text };
+    // Outside code spans only, and only a `**` that opens emphasis (at the
+    // start, or after a space or `(`, before a non-space) with its closing
+    // one: a glob's `**` is text.
+    let mut out = String::with_capacity(text.len());
+    for (n, part) in text.split('`').enumerate() {
+        if n > 0 {
+            out.push('`');
+        }
+        if n % 2 == 1 {
+            out.push_str(part);
+            continue;
+        }
+        let mut rest = part;
+        while let Some(at) = rest.find("**") {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + 2..].chars().next();
+            let opens = matches!(before, None | Some(' ' | '(')) && after.is_some_and(|c| c != ' ');
+            let close = opens.then(|| rest[at + 2..].find("**")).flatten().map(|c| at + 2 + c);
+            match close.filter(|&c| !rest[..c].ends_with(' ')) {
+                Some(close) => {
+                    out.push_str(&rest[..at]);
+                    out.push_str(&rest[at + 2..close]);
+                    rest = &rest[close + 2..];
+                }
+                None => {
+                    out.push_str(&rest[..at + 2]);
+                    rest = &rest[at + 2..];
+                }
+            }
+        }
+        out.push_str(rest);
+    }
+    out
 }
 
 /// Rows of cells, each column as wide as its widest cell.
@@ -170,6 +205,15 @@ mod tests {
         assert_eq!(
             for_terminal(block),
             ["Tally `g.md`", "", "Section  Totals", "dry-run  A +7.5 · B +0.5", "r        A +11", "", "after"]
+        );
+    }
+
+    #[test]
+    fn headings_lose_their_marks_and_globs_keep_their_stars() {
+        let block = "### Fix these first\n**2 errors** under docs/adr/**/*.md and `a/**/b`\n#5 stays";
+        assert_eq!(
+            for_terminal(block),
+            ["Fix these first", "2 errors under docs/adr/**/*.md and `a/**/b`", "#5 stays"]
         );
     }
 

@@ -81,25 +81,28 @@ declare_family! {
     }
 }
 
-/// Each changed brief's side of ADR-099's review threshold, for the summary.
+/// Each changed brief's side of ADR-099's review threshold, for the summary:
+/// every brief, those whose fields cannot decide it saying which are invalid.
 fn threshold_table(view: &BriefView) -> Option<String> {
     let rows: Vec<String> = view
         .briefs
         .iter()
-        .filter_map(|brief| {
-            let reasons = review_required::reasons(brief, view.threshold)?;
-            let verdict = if reasons.is_empty() {
-                "exempt: operator's call".to_string()
-            } else {
-                format!("required: {}", reasons.join(" and "))
+        .map(|brief| {
+            let verdict = match review_required::reasons(brief, view.threshold) {
+                Some(reasons) if reasons.is_empty() => "exempt: operator's call".to_string(),
+                Some(reasons) => format!("required: {}", reasons.join(" and ")),
+                None => format!("undecided: {}", undecided_by(brief).join(" and ")),
             };
-            let lines = brief.lines_estimate().filter(|n| *n > 0).map_or("?".to_string(), |n| n.to_string());
-            Some(format!(
-                "| `{}` | {} | {lines} | {} | {verdict} |",
-                brief.path,
-                brief.agent().unwrap_or("?"),
-                brief.repos().len()
-            ))
+            let lines = match brief.lines_estimate().filter(|n| *n > 0) {
+                Some(n) => n.to_string(),
+                None => field_state(brief, "lines_estimate").to_string(),
+            };
+            let repos = match brief.field("repos_touched").and_then(|r| r.as_seq()) {
+                Some(_) => brief.repos().len().to_string(),
+                None => field_state(brief, "repos_touched").to_string(),
+            };
+            let agent = brief.agent().map_or_else(|| field_state(brief, "agent").to_string(), str::to_string);
+            format!("| `{}` | {agent} | {lines} | {repos} | {verdict} |", brief.path)
         })
         .collect();
     (!rows.is_empty()).then(|| {
@@ -108,6 +111,24 @@ fn threshold_table(view: &BriefView) -> Option<String> {
             rows.join("\n")
         )
     })
+}
+
+/// `missing` or `invalid`, for a field whose value cannot be read.
+fn field_state(brief: &Brief, field: &str) -> &'static str {
+    if brief.field(field).is_some() { "invalid" } else { "missing" }
+}
+
+/// The fields that keep the review threshold from being decided, as
+/// markdown (`lines_estimate` is invalid).
+pub fn undecided_by(brief: &Brief) -> Vec<String> {
+    let mut out = Vec::new();
+    if brief.lines_estimate().filter(|n| *n > 0).is_none() {
+        out.push(format!("`lines_estimate` is {}", field_state(brief, "lines_estimate")));
+    }
+    if brief.field("repos_touched").and_then(|r| r.as_seq()).is_none() {
+        out.push(format!("`repos_touched` is {}", field_state(brief, "repos_touched")));
+    }
+    out
 }
 
 /// A path named in a brief's body, and what is known about it.

@@ -49,7 +49,7 @@ observe\", when it is unsure: a hedge beside a concrete observable (the verb it 
 enough to test), or a single noun with nothing said of it. Nothing when it is testable. A criterion in another language than English is \
 never blocked: it passes when it holds a code span, a quote or a number, and otherwise gets a notice that \
 it was not judged. Each finding names the words it judged and what would make the criterion testable. \
-Figures on the project's criteria corpus are in the README.\n\n\
+Figures on the project's criteria corpus are in docs/documents.md.\n\n\
 Passes: \"p99 latency of `GET /search` stays under 200 ms at 50 requests per second\"; \"after logout the \
 user is redirected to the login page\"; \"Toggle visible on every header variant\". Fails: \"the feature \
 works\"; \"handles errors gracefully\"; \"Documentation updated\".",

@@ -87,17 +87,27 @@ declare_family! {
         // sorted by path and line afterwards, so the order they are found
         // in does not show.
         let rules = rules();
+        let mut eligible = false;
         for at in 0..view.changed.len().max(1) {
             view.load(at);
             for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
                 if !tallies.is_empty() {
                     run.details.push(tally::markdown(doc.path, tallies));
                 }
+                eligible |= tallies.iter().any(|t| t.state == tally::State::RetirementEligible);
             }
             run.run(&rules, &view);
             for (doc, tallies) in view.docs.iter().zip(&view.tallies) {
                 see(Parsed::Voting { doc, tallies });
             }
+        }
+        // Said once for the check, not with every section's tally.
+        if eligible {
+            run.details.push(
+                "Retirement stays gated until ADR-140's bootstrap unlock: gatehouse reports which arguments may \
+                 retire and never retires them.\n"
+                    .to_string(),
+            );
         }
     }
 }
