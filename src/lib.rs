@@ -14,6 +14,7 @@ pub mod cli;
 mod demo;
 pub mod github;
 pub mod lsp;
+pub mod mcp;
 pub mod metrics;
 pub mod publish;
 pub mod register;

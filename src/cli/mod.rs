@@ -105,6 +105,11 @@ enum Command {
     /// verified fixes as code actions, hover, go to definition and completion.
     /// The workspace is the client's root folder (or the current one).
     Lsp,
+    /// Serve the Model Context Protocol on stdio, for agents.
+    ///
+    /// Tools: check, explain, rules, new_brief, fix, tally and gate_simulate,
+    /// each with JSON Schemas for its input and output.
+    Mcp,
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -272,6 +277,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Mcp => {
+            crate::mcp::serve()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Lsp => Ok(if crate::lsp::serve(std::io::stdin(), std::io::stdout())? {
             ExitCode::SUCCESS
         } else {
