@@ -290,3 +290,32 @@ fn in_git_the_change_is_what_differs_from_the_merge_base() {
     assert!(codes(&diagnostics).contains(&"brief/unknown-field"), "{diagnostics:#?}");
     assert!(client.stop().success());
 }
+
+#[test]
+fn definition_goes_to_a_voting_section_and_a_spec_artefact() {
+    let (dir, mut client) = start();
+    let voting = "dark-factory/guidelines/backup-scripts@v1.md";
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(dir.path().join("dark-factory/guidelines")).unwrap();
+    std::fs::copy(manifest.join("fixtures/demo-repo").join(voting), dir.path().join(voting)).unwrap();
+    let plan = "fondue/specs/retries/plan/plan.md";
+    let plan_text = "# Plan\n\nThe first phase is plan/phase-01.md.\n";
+    for (path, text) in [(plan, plan_text), ("fondue/specs/retries/plan/phase-01.md", "# Phase 1\n")] {
+        std::fs::create_dir_all(dir.path().join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri(&dir.path().join(voting)), "type": 1 }] }),
+    );
+    let text = BRIEF_TEXT.replace("Extend", "Follow backup-scripts@v1#backup-dry-run. Extend");
+    client.open(BRIEF, &text);
+    let section = client.request("textDocument/definition", at(&client, BRIEF, &text, "scripts@v1#"));
+    assert_eq!(section["result"]["uri"], uri(&dir.path().join(voting)), "{section}");
+    let voting_text = std::fs::read_to_string(dir.path().join(voting)).unwrap();
+    let line = voting_text.lines().position(|l| l == "section: backup-dry-run").unwrap();
+    assert_eq!(section["result"]["range"]["start"]["line"], line, "{section}");
+    let artefact = client.request("textDocument/definition", at(&client, plan, plan_text, "phase-01.md"));
+    assert_eq!(artefact["result"]["uri"], uri(&dir.path().join("fondue/specs/retries/plan/phase-01.md")), "{artefact}");
+    assert!(client.stop().success());
+}

@@ -11,11 +11,11 @@ use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range,
 use crate::model::{Finding, Fix, Severity, Span};
 
 /// The `file:` URI of an absolute path, every byte outside the unreserved
-/// set and `/` percent-encoded.
+/// set, `/` and `@` percent-encoded.
 pub(crate) fn file_uri(path: &Path) -> Uri {
     let mut uri = String::from("file://");
     for byte in path.to_string_lossy().bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+        if byte.is_ascii_alphanumeric() || b"-._~/@".contains(&byte) {
             uri.push(byte as char);
         } else {
             uri.push_str(&format!("%{byte:02X}"));

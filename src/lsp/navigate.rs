@@ -126,7 +126,6 @@ impl Server {
         let path = self.document(&p.text_document_position_params.text_document.uri)?;
         let (_, head, workspace) = self.checked();
         let text = &document_text(head, workspace, &path);
-        let root = workspace.root().to_path_buf();
         let Some(at) = convert::position_offset(text, position) else { return Ok(serde_json::Value::Null) };
         let target = if let Some(number) = mention_at(text, at) {
             records(head, workspace.config())
@@ -134,14 +133,7 @@ impl Server {
                 .find(|r| r.adr.number == number)
                 .map(|r| (r.adr.path.clone(), r.adr.status_line.saturating_sub(1)))
         } else {
-            word_at(text, at).and_then(|(_, word)| {
-                let word = word.trim_matches(['`', '(', ')']);
-                let (file, line) = match word.rsplit_once(':') {
-                    Some((file, line)) if line.parse::<u32>().is_ok() => (file, line.parse::<u32>().unwrap_or(1)),
-                    _ => (word, 1),
-                };
-                root.join(file).is_file().then(|| (file.to_string(), line.saturating_sub(1)))
-            })
+            word_at(text, at).and_then(|(_, word)| locate(word.trim_matches(['`', '(', ')']), &path, head, workspace))
         };
         Ok(match target {
             Some((file, line)) => {
@@ -203,6 +195,53 @@ impl Server {
         }
         Ok(serde_json::to_value(items).expect("plain data"))
     }
+}
+
+/// The file and 0-based line `word` names, seen from the document at
+/// `path`: a path that exists (`path` or `path:line`, from the repository's
+/// root, or a spec's artefact from its spec folder), or a voting doc's
+/// version (`name@v1`, `name@v1#section` to the section's `voting` block).
+fn locate(word: &str, path: &str, head: &Files, workspace: &super::workspace::Workspace) -> Option<(String, u32)> {
+    let (file, line) = match word.rsplit_once(':') {
+        Some((file, line)) if line.parse::<u32>().is_ok() => (file, line.parse::<u32>().unwrap_or(1)),
+        _ => (word, 1),
+    };
+    let config = workspace.config();
+    let spec = spec_folder(path, &config.specs.paths).map(|folder| format!("{folder}/{file}"));
+    if let Some(found) =
+        [Some(file.to_string()), spec].into_iter().flatten().find(|f| workspace.root().join(f).is_file())
+    {
+        return Some((found, line.saturating_sub(1)));
+    }
+    let (version, section) = word.split_once('#').map_or((word, None), |(v, s)| (v, Some(s)));
+    if !version.contains("@v") {
+        return None;
+    }
+    let globs = crate::config::globset(&config.voting.paths);
+    let (doc, content) = head.iter().find(|(p, _)| {
+        globs.is_match(p.as_str()) && p.rsplit('/').next().and_then(|f| f.strip_suffix(".md")) == Some(version)
+    })?;
+    let line = section
+        .and_then(|section| {
+            let text = content.text()?;
+            text.lines().position(|l| l.trim().strip_prefix("section:").is_some_and(|id| id.trim() == section))
+        })
+        .unwrap_or(0);
+    Some((doc.clone(), line as u32))
+}
+
+/// The spec folder a document lies in (`fondue/specs/<spec>`, or
+/// `fondue/specs/archive/<spec>`), when it lies in one.
+fn spec_folder(path: &str, folders: &[String]) -> Option<String> {
+    folders.iter().find_map(|folder| {
+        let folder = folder.trim_end_matches('/');
+        let rest = path.strip_prefix(folder)?.strip_prefix('/')?;
+        let mut parts = rest.split('/');
+        let first = parts.next()?;
+        let spec = if first == "archive" { format!("archive/{}", parts.next()?) } else { first.to_string() };
+        parts.next()?;
+        Some(format!("{folder}/{spec}"))
+    })
 }
 
 /// The ADR number of the `ADR-NNN` mention around byte `at`.
