@@ -13,6 +13,8 @@ pub mod cli;
 #[cfg(feature = "demo")]
 mod demo;
 pub mod github;
+pub mod lsp;
+pub mod mcp;
 pub mod metrics;
 pub mod publish;
 pub mod register;

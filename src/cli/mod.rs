@@ -100,6 +100,17 @@ enum Command {
     /// script, no external fonts or styles. Exit status: 0 when the site is
     /// written (error findings are shown in it), 2 when it cannot be.
     Site(SiteArgs),
+    /// Serve the Language Server Protocol on stdio, for editors.
+    ///
+    /// Diagnostics from the rules `check` runs as documents are typed, the
+    /// verified fixes as code actions, hover, go to definition and completion.
+    /// The workspace is the client's root folder (or the current one).
+    Lsp,
+    /// Serve the Model Context Protocol on stdio, for agents.
+    ///
+    /// Tools: check, explain, rules, new_brief, fix, tally and gate_simulate,
+    /// each with JSON Schemas for its input and output.
+    Mcp,
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -268,6 +279,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Tally { file, format } => tally(&file, format),
+        Command::Mcp => {
+            crate::mcp::serve()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Lsp => Ok(if crate::lsp::serve(std::io::stdin(), std::io::stdout())? {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        }),
         Command::New(NewCommand::Brief(args)) => new_brief::run(args),
         Command::Init(args) => init::run(args),
         Command::Schema { kind } => {
@@ -305,6 +325,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `gatehouse explain RULE`'s text, for the language server's hover.
+pub(crate) fn explain_text(rule: &crate::rules::RuleInfo) -> String {
+    explain::explain(rule)
 }
 
 /// Every failure exits 1: Docker reserves a healthcheck's exit status 2.

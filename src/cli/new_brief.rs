@@ -49,6 +49,9 @@ pub(super) struct NewBriefArgs {
     /// Output format: json prints what was written (or the findings), for agents.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     format: TextOrJson,
+    /// Check the brief and print the text it would write; write nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 /// The frontmatter lines that stand in for what the author writes; the
@@ -113,6 +116,16 @@ pub(super) fn run(mut args: NewBriefArgs) -> Result<ExitCode> {
             }
         }
         return Ok(ExitCode::from(1));
+    }
+    if args.dry_run {
+        match args.format {
+            TextOrJson::Text => super::emit(&text)?,
+            TextOrJson::Json => {
+                let out = serde_json::json!({ "written": false, "path": path, "exists": false, "findings": [], "text": text });
+                outln!("{}", serde_json::to_string_pretty(&out).expect("plain data"));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
@@ -439,6 +452,7 @@ mod tests {
             repo_name: None,
             repo: PathBuf::from("."),
             format: TextOrJson::Text,
+            dry_run: false,
         };
         let input = "\nSWARM-XY\nBad Slug!\npg-restore\nacme\nacme/api\nADR-777\nADR-095\nmany\n40\n";
         let mut shown = Vec::new();

@@ -1,0 +1,71 @@
+//! `gatehouse lsp` driven by a real editor: headless Neovim (Debian's
+//! `neovim`, whose built-in LSP client is the one its users run) opens a
+//! brief, types a mistake, reads the diagnostics, applies the code action
+//! and hovers, as `tests/nvim/lsp.lua` says; this test reads what it saw.
+//!
+//! Without `nvim` on the PATH the test is skipped with a note; under
+//! `CI=true` (`.ci/run` installs it) it must run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+mod lsp_client;
+use lsp_client::{BRIEF, BRIEF_TEXT, workspace};
+
+fn nvim() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join("nvim")).find(|p| p.is_file()));
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "nvim is not on the PATH: .ci/run installs it (Debian's `neovim`)"
+        );
+        eprintln!("note: nvim is not on the PATH: skipping the Neovim LSP test (apt-get install neovim)");
+    }
+    found
+}
+
+#[test]
+fn neovim_shows_the_diagnostics_applies_the_fix_and_hovers() {
+    let Some(nvim) = nvim() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    workspace(dir.path());
+    // The brief starts clean; Neovim types the mistake.
+    std::fs::write(dir.path().join(BRIEF), BRIEF_TEXT.replace("\"80\"", "80")).unwrap();
+    let result = dir.path().join("nvim-result.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
+    let home = tempfile::tempdir().unwrap();
+    let status = Command::new(nvim)
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .current_dir(dir.path())
+        // Neovim writes its log and state under these; none of the user's.
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("GATEHOUSE_BIN", env!("CARGO_BIN_EXE_gatehouse"))
+        .env("GATEHOUSE_WORKSPACE", dir.path())
+        .env("GATEHOUSE_BRIEF", BRIEF)
+        .env("GATEHOUSE_RESULT", &result)
+        .status()
+        .unwrap();
+    assert!(status.success(), "nvim exited with {status}");
+    let saw: Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).expect("the script wrote its result")).unwrap();
+    assert_eq!(saw.get("error"), None, "{saw:#}");
+    assert_eq!(saw["attached"], true, "{saw:#}");
+    assert_eq!(saw["typed"], "lines_estimate: \"80\"", "{saw:#}");
+    assert_eq!(saw["diagnostics"], serde_json::json!(["brief/field-type"]), "{saw:#}");
+    let message = saw["message"].as_str().unwrap();
+    assert!(message.starts_with("`lines_estimate` must be a positive integer, found a string"), "{saw:#}");
+    assert_eq!(saw["actions"], serde_json::json!(["write `lines_estimate: 80` (brief/field-type)"]), "{saw:#}");
+    assert_eq!(saw["fixed"], "lines_estimate: 80", "{saw:#}");
+    assert_eq!(saw["after_fix"], serde_json::json!([]), "{saw:#}");
+    let hover = saw["hover"].as_str().unwrap_or_default();
+    assert!(hover.contains("**ADR-095**: ADR-095: Backups are a host concern"), "{saw:#}");
+    assert!(hover.contains("Status: accepted"), "{saw:#}");
+}
