@@ -199,6 +199,17 @@ fn completion_offers_adrs_fields_enum_values_and_paths_in_front_matter() {
     let paths = client.request("textDocument/completion", json!({ "textDocument": doc, "position": position }));
     assert_eq!(paths["result"][0]["label"], "scripts/backup.sh", "{paths}");
 
+    // Under `repos_touched`: the repositories the workspace's briefs name.
+    let other = BRIEF.replace(".md", "-other.md");
+    client.open(&other, &BRIEF_TEXT.replace("gyrum-labs/infra", "gyrum-labs/pipelines"));
+    let repos_text = text.replace("repos_touched: [gyrum-labs/infra]", "repos_touched:\n  - ");
+    client.change(BRIEF, 3, &repos_text);
+    let mut position = position_of(&repos_text, "  - ");
+    position["character"] = json!(4);
+    let repos = client.request("textDocument/completion", json!({ "textDocument": doc, "position": position }));
+    let labels: Vec<&str> = repos["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["gyrum-labs/pipelines"], "{repos}");
+
     // Outside the front matter: nothing.
     let body = client.request(
         "textDocument/completion",

@@ -179,6 +179,12 @@ impl Server {
                             ..CompletionItem::default()
                         });
                     }
+                } else if key.as_deref() == Some("repos_touched") {
+                    items.extend(repositories(head, workspace).into_iter().map(|name| CompletionItem {
+                        label: name,
+                        kind: Some(CompletionItemKind::MODULE),
+                        ..CompletionItem::default()
+                    }));
                 } else if typed.contains('/') || typed.contains('.') {
                     let files = workspace.files();
                     items.extend(files.into_iter().filter(|f| f.starts_with(typed)).take(200).map(|f| {
@@ -296,6 +302,23 @@ fn fields(path: &str, workspace: &super::workspace::Workspace) -> Vec<Completion
             ..CompletionItem::default()
         })
         .collect()
+}
+
+/// The repositories the workspace knows, sorted: its own (when it has a
+/// name) and every one its briefs' `repos_touched` name.
+fn repositories(head: &Files, workspace: &super::workspace::Workspace) -> Vec<String> {
+    let briefs = crate::config::PathFilter::globs(&workspace.config().briefs.paths);
+    let mut names: Vec<String> = briefs
+        .select(head)
+        .filter_map(|(path, content)| Some(crate::docs::brief::Brief::parse(path, content.text()?)))
+        .flat_map(|brief| {
+            brief.strings("repos_touched").into_iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()
+        })
+        .chain(workspace.repository().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The enum values the brief schema allows for `key` (or its items).

@@ -139,6 +139,11 @@ impl Workspace {
         head
     }
 
+    /// The repository's own `owner/name`, when the checkout names it.
+    pub(crate) fn repository(&self) -> Option<&str> {
+        self.disk.repo.as_deref().filter(|name| *name != crate::model::LOCAL_REPO)
+    }
+
     /// The repository's file listing (for paths that exist).
     pub(crate) fn files(&self) -> Vec<String> {
         let name = self.disk.repo.as_deref().unwrap_or(crate::model::LOCAL_REPO);
