@@ -2,6 +2,7 @@
 //! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
 //! runtime); `start` runs it in the background (tests, the demo).
 
+pub(crate) mod commands;
 pub mod env_file;
 mod failure;
 pub(crate) mod handlers;

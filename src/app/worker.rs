@@ -144,7 +144,7 @@ async fn keep_reads(ctx: &Ctx) {
 }
 
 /// What a job did.
-enum Outcome {
+pub(super) enum Outcome {
     Evaluated,
     /// A head commit's job became jobs of its PRs (already recorded).
     Resolved,
@@ -219,6 +219,9 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
             // affects, which keep its reason and are evaluated as PRs.
             super::push::recheck(ctx, worker, job, &client, tip).await?;
             Ok(Outcome::Resolved)
+        }
+        Target::Command { number, command } => {
+            super::commands::answer(ctx, worker, job, &client, *number, command).await
         }
         Target::Head(sha) => {
             // Resolved to its PRs before anything is evaluated: each PR's job

@@ -128,6 +128,9 @@ pub(crate) struct CheckRunOutput {
     pub annotations_count: u64,
     /// Nullable in GitHub's schema.
     #[serde(default)]
+    pub title: Option<String>,
+    /// Nullable in GitHub's schema.
+    #[serde(default)]
     pub summary: Option<String>,
 }
 

@@ -8,6 +8,7 @@ pub(crate) mod auth;
 pub mod budget;
 pub(crate) mod check_runs;
 mod client;
+pub(crate) mod comments;
 pub(crate) mod deliveries;
 mod limits;
 mod outage;

@@ -134,7 +134,7 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
         let (target, target_pr, target_sha) = job.target_columns();
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'queued', 0, $11, $11)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', 0, $12, $12)",
             job::NEW_JOB_COLUMNS
         )))
         .bind(&item.id)
@@ -147,6 +147,7 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
         .bind(job.scope_column())
         .bind(job.once_per_head)
         .bind(&job.reason)
+        .bind(job.command_column())
         .bind(now)
         .execute(&mut **tx)
         .await?;
