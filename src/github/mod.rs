@@ -10,6 +10,7 @@ pub(crate) mod check_runs;
 mod client;
 pub(crate) mod comments;
 pub(crate) mod deliveries;
+pub(crate) mod issues;
 mod limits;
 mod outage;
 mod repo;

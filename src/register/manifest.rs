@@ -145,7 +145,7 @@ mod tests {
             assert!(manifest.default_events.iter().any(|e| e == event), "{event} missing");
         }
         // `push` needs Contents: read, which reading documents needs anyway; `issue_comment` needs
-        // Issues: read; nothing broader.
+        // Issues, which the dashboard issue needs to write; nothing broader.
         let permissions: Vec<(&str, &str)> =
             manifest.default_permissions.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(
@@ -153,7 +153,7 @@ mod tests {
             [
                 ("checks", "write"),
                 ("contents", "read"),
-                ("issues", "read"),
+                ("issues", "write"),
                 ("merge_queues", "read"),
                 ("metadata", "read"),
                 ("pull_requests", "write")

@@ -42,6 +42,8 @@ pub enum Target {
     /// A command in a comment on a pull request (`app::commands`), stored
     /// in the `command` column as JSON.
     Command { number: PrNumber, command: Box<Command> },
+    /// The repository's dashboard issue, brought up to date.
+    Dashboard,
 }
 
 impl Target {
@@ -55,6 +57,7 @@ impl Target {
             Target::OpenPrs => ("open_prs", None, None),
             Target::BaseTip(sha) => ("base_tip", None, Some(&sha.0)),
             Target::Command { number, .. } => ("command", Some(number.0 as i64), None),
+            Target::Dashboard => ("dashboard", None, None),
         }
     }
 
@@ -82,6 +85,7 @@ impl Target {
             ("merge_group_destroyed", None, Some(sha)) => Target::MergeGroupDestroyed(sha),
             ("open_prs", None, None) => Target::OpenPrs,
             ("base_tip", None, Some(sha)) => Target::BaseTip(sha),
+            ("dashboard", None, None) => Target::Dashboard,
             (kind, pr, sha) => bail!("a job target {kind:?} with PR {pr:?} and commit {sha:?}"),
         })
     }
@@ -97,6 +101,7 @@ impl std::fmt::Display for Target {
             Target::OpenPrs => f.write_str("the open PRs"),
             Target::BaseTip(sha) => write!(f, "the PRs depending on base tip {sha}"),
             Target::Command { number, command } => write!(f, "the command of comment {} on {number}", command.comment),
+            Target::Dashboard => f.write_str("the dashboard issue"),
         }
     }
 }
@@ -207,7 +212,7 @@ impl Job {
     /// branch makes can wait for the answers people wait for.
     pub fn urgency(&self) -> crate::github::Urgency {
         match self.reason.as_str() {
-            "push" => crate::github::Urgency::Background,
+            "push" | super::DASHBOARD_REASON => crate::github::Urgency::Background,
             _ => crate::github::Urgency::Person,
         }
     }
@@ -283,6 +288,7 @@ impl Job {
             // A command has a lock of its own: it is never coalesced with,
             // or superseded by, the evaluations of its pull request.
             Target::Command { number, command } => format!("{repo}#{}/comment/{}", number.0, command.comment),
+            Target::Dashboard => format!("{repo}#dashboard"),
         }
     }
 

@@ -52,6 +52,7 @@ macro_rules! on_writer {
 pub(crate) mod batch;
 mod blobs;
 mod budget;
+mod dashboards;
 mod dependencies;
 mod digests;
 mod job;
@@ -59,6 +60,7 @@ mod jobs;
 mod merge_groups;
 mod migrate;
 mod redeliveries;
+mod reminders;
 mod review_requests;
 mod stats;
 mod transient;
@@ -75,10 +77,12 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{FromRow, Postgres, Transaction};
 
 pub use blobs::{StoredBlob, StoredPath, UnkeptReads};
+pub use dashboards::{DASHBOARD_COALESCE, DASHBOARD_REASON, DashboardIssue};
 pub use dependencies::{Dependencies, Dependency};
 pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
 pub use redeliveries::SweepState;
+pub use reminders::{Reminded, ReminderSchedule};
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};
 pub use transient::is_transient;

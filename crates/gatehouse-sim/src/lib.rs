@@ -19,6 +19,7 @@ pub mod diff;
 mod events;
 mod faults;
 mod graphql;
+mod issues;
 mod manifests;
 mod push;
 mod queue;
@@ -36,6 +37,7 @@ use serde_json::{Value, json};
 
 pub use comments::Reaction;
 pub use deliveries::{HISTORY_S, HookDelivery};
+pub use issues::Issue;
 pub use manifests::{CODE_LIFE_S, ManifestApp};
 pub use queue::MergeGroupRefs;
 pub use secondary::SecondaryLimits;
@@ -238,6 +240,7 @@ pub(crate) struct State {
     pub refused_lines: Vec<(String, u64, String, u32)>,
     pub issue_comments: Vec<IssueComment>,
     pub reactions: Vec<Reaction>,
+    pub issues: Vec<Issue>,
     /// (repository, login), lowercased → the login's role on it.
     pub roles: HashMap<(String, String), String>,
     /// While a rate limit it answered lasts (Unix ms): GitHub's docs warn
@@ -334,6 +337,7 @@ impl Sim {
             refused_lines: Vec::new(),
             issue_comments: Vec::new(),
             reactions: Vec::new(),
+            issues: Vec::new(),
             roles: HashMap::new(),
             limited_until_ms: 0,
             limited_since_ms: 0,

@@ -1,0 +1,123 @@
+//! Review reminders on the simulated GitHub: opt-in in the config, one
+//! comment per requested reviewer once the gate has waited the configured
+//! days on them, at most one per period, none on drafts and none for who
+//! reviewed; the schedule is stored, so a replica started later sends it,
+//! and replicas sharing it send each reminder once. A "day" lasts a second
+//! here (`ReminderPolicy::day`).
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use gatehouse::app::{AppConfig, ReminderPolicy};
+use gatehouse_sim::{Sim, Tree};
+
+const REPO: &str = "acme/docs";
+
+fn reminding(db: &Db, sim: &Sim) -> AppConfig {
+    let mut config = config(db, &sim.url());
+    config.reminders = ReminderPolicy {
+        interval: Duration::from_millis(100),
+        day: Duration::from_secs(1),
+        claim: Duration::from_secs(5),
+    };
+    config
+}
+
+fn base_reminding(days: &str) -> Tree {
+    let mut tree = base();
+    tree.insert(".github/gatehouse.yml".into(), format!("{REVIEW_POLICY}  remind_after_days: {days}\n").into_bytes());
+    tree
+}
+
+fn big_change(base: &Tree) -> Tree {
+    let mut head = base.clone();
+    head.insert(BRIEF.into(), brief("AR", 400).into_bytes());
+    head
+}
+
+/// The reminders on PR `number`, by who they mention.
+fn reminders(sim: &Sim, number: u64) -> Vec<String> {
+    sim.issue_comments(REPO, number)
+        .into_iter()
+        .filter(|c| c.user == "gatehouse[bot]" && c.body.starts_with("<!-- gatehouse:reminder "))
+        .map(|c| c.body.lines().nth(1).unwrap_or("").split(',').next().unwrap_or("").to_string())
+        .collect()
+}
+
+async fn open(sim: &Sim, app: &gatehouse::app::Running, number: u64, base: Tree, draft: bool) {
+    let pr = sim.open_pr(REPO, number, base.clone(), big_change(&base), "Backups.");
+    sim.set_draft(REPO, number, draft);
+    let event = sim.pull_request_event(REPO, number, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", &format!("opened-{number}"), &event).await, 202);
+    let names = gatehouse::publish::check_names();
+    wait_for("the head evaluated", || {
+        let runs = sim.check_runs(REPO, &pr.head_sha);
+        runs.len() >= names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+    jobs_idle(&app.store).await;
+}
+
+#[tokio::test]
+async fn each_requested_reviewer_is_reminded_once_per_period_and_not_after_reviewing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(reminding(&Db::sqlite(&dir), &sim)).await;
+    open(&sim, &app, 1, base_reminding("1"), false).await;
+    let requested = sim.requested_reviewers(REPO, 1);
+    assert!(!requested.is_empty());
+    assert!(reminders(&sim, 1).is_empty(), "not before a day");
+    wait_for("the first reminders", || reminders(&sim, 1).len() == requested.len()).await;
+    let mut mentioned = reminders(&sim, 1);
+    mentioned.sort();
+    let mut expected: Vec<String> = requested.iter().map(|l| format!("@{l}")).collect();
+    expected.sort();
+    assert_eq!(mentioned, expected);
+    let first = &sim.issue_comments(REPO, 1).into_iter().find(|c| c.body.contains("gatehouse:reminder")).unwrap().body;
+    assert!(first.contains("has waited on your review for 1 day. You are asked to review it because:"), "{first}");
+    assert!(first.contains("lines_estimate 400 > 100"), "what to review: {first}");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(reminders(&sim, 1).len(), requested.len(), "at most one per reviewer per period");
+
+    // gyrum-lin reviews: GitHub no longer lists them as requested.
+    let review = sim.add_review(REPO, 1, "gyrum-lin", "COMMENTED");
+    assert_eq!(deliver(app.addr, "pull_request_review", "lin-comments", &review).await, 202);
+    let still = sim.requested_reviewers(REPO, 1);
+    assert_eq!(still.len(), requested.len() - 1);
+    wait_for("the second round", || reminders(&sim, 1).len() == requested.len() + still.len()).await;
+    assert_eq!(reminders(&sim, 1).iter().filter(|m| *m == "@gyrum-lin").count(), 1, "not after reviewing");
+    app.kill();
+}
+
+#[tokio::test]
+async fn drafts_and_repositories_without_reminders_get_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(reminding(&Db::sqlite(&dir), &sim)).await;
+    open(&sim, &app, 1, base_reminding("1"), true).await;
+    open(&sim, &app, 2, base(), false).await;
+    assert!(!sim.requested_reviewers(REPO, 2).is_empty());
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert!(reminders(&sim, 1).is_empty(), "a draft");
+    assert!(reminders(&sim, 2).is_empty(), "not configured");
+    app.kill();
+}
+
+#[tokio::test]
+async fn the_schedule_survives_a_restart_and_replicas_send_each_reminder_once() {
+    let Some(db) = Db::postgres() else { return };
+    let sim = sim().await;
+    let first = start_app(reminding(&db, &sim)).await;
+    open(&sim, &first, 1, base_reminding("1"), false).await;
+    first.kill();
+    let requested = sim.requested_reviewers(REPO, 1);
+    let one = start_app(reminding(&db, &sim)).await;
+    let two = start_app(reminding(&db, &sim)).await;
+    wait_for("the reminders", || reminders(&sim, 1).len() == requested.len()).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(reminders(&sim, 1).len(), requested.len(), "each sent once by two replicas");
+    one.kill();
+    two.kill();
+}
