@@ -31,8 +31,12 @@ impl Store {
     pub async fn note_dashboard(&self, job: &Job, enabled: bool) -> Result<()> {
         let repo = job.repo.to_ascii_lowercase();
         if !enabled {
-            let sql = "DELETE FROM gh_dashboards WHERE repo = $1";
-            on_writer!(self, |pool| sqlx::query(sql).bind(&repo).execute(pool).await?.rows_affected());
+            // Read first: most repositories have no dashboard, and their
+            // evaluations write nothing for it.
+            if self.dashboard(&repo).await?.is_some() {
+                let sql = "DELETE FROM gh_dashboards WHERE repo = $1";
+                on_writer!(self, |pool| sqlx::query(sql).bind(&repo).execute(pool).await?.rows_affected());
+            }
             return Ok(());
         }
         let key = Job::key(&job.repo, &Target::Dashboard);

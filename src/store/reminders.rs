@@ -62,6 +62,14 @@ impl Store {
     /// Takes a pull request off the schedule.
     pub async fn unschedule_reminders(&self, repo: &str, pr: i64) -> Result<()> {
         let key = repo.to_ascii_lowercase();
+        // Read first: most pull requests are on no schedule, and their
+        // evaluations write nothing for it.
+        let held = "SELECT (SELECT COUNT(*) FROM gh_reminders WHERE repo = $1 AND pr = $2) \
+                    + (SELECT COUNT(*) FROM gh_reminded WHERE repo = $1 AND pr = $2)";
+        let rows: i64 = on_pool!(self, |pool| sqlx::query_scalar(held).bind(&key).bind(pr).fetch_one(pool).await?);
+        if rows == 0 {
+            return Ok(());
+        }
         for sql in [
             "DELETE FROM gh_reminders WHERE repo = $1 AND pr = $2",
             "DELETE FROM gh_reminded WHERE repo = $1 AND pr = $2",

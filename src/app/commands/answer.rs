@@ -142,11 +142,18 @@ fn explain(rule: &str) -> String {
     let Some(info) = crate::rules::find(rule) else {
         let near: Vec<String> = crate::cli::explain::nearest_rules(rule).iter().map(|id| format!("`{id}`")).collect();
         let hint = if near.is_empty() { String::new() } else { format!(" Did you mean {}?", near.join(", ")) };
-        return format!("gatehouse has no rule `{rule}`.{hint} `gatehouse rules` lists every rule id.");
+        return format!("gatehouse has no rule `{}`.{hint} `gatehouse rules` lists every rule id.", typed(rule));
     };
     let text = crate::cli::explain::explain(info);
     let fence = "`".repeat(longest_backtick_run(&text).max(2) + 1);
     format!("`{PREFIX} explain {rule}`:\n\n{fence}text\n{}\n{fence}\n", text.trim_end())
+}
+
+/// What someone typed, shown as inline code: at most 100 characters and
+/// no backtick, so it cannot close the code span and be read as Markdown
+/// (a mention, a link).
+fn typed(text: &str) -> String {
+    text.chars().filter(|c| *c != '`').take(100).collect()
 }
 
 fn longest_backtick_run(text: &str) -> usize {
@@ -154,8 +161,11 @@ fn longest_backtick_run(text: &str) -> usize {
 }
 
 fn help(asked: &str) -> String {
-    let asked =
-        if asked.is_empty() { String::new() } else { format!("`{PREFIX} {asked}` is not a command gatehouse knows. ") };
+    let asked = if asked.is_empty() {
+        String::new()
+    } else {
+        format!("`{PREFIX} {}` is not a command gatehouse knows. ", typed(asked))
+    };
     format!(
         "{asked}gatehouse answers these, on the first line of a comment on a pull request:\n\n\
          - `{PREFIX} recheck`: evaluate the head again (its author, or a collaborator with at least the triage role)\n\
@@ -185,5 +195,11 @@ mod tests {
         let unknown = explain("no-such-rule-at-all");
         assert!(unknown.starts_with("gatehouse has no rule `no-such-rule-at-all`."), "{unknown}");
         assert_eq!(longest_backtick_run("a ```` b ` c"), 4);
+        let sneaky = explain("x` @everyone `y");
+        assert!(sneaky.starts_with("gatehouse has no rule `x @everyone y`."), "{sneaky}");
+        assert!(
+            help("merge` [a](b)").starts_with("`/gatehouse merge [a](b)` is not a command"),
+            "kept in the code span"
+        );
     }
 }
