@@ -2,6 +2,8 @@
 //! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
 //! runtime); `start` runs it in the background (tests, the demo).
 
+pub(crate) mod commands;
+mod dashboard;
 pub mod env_file;
 mod failure;
 pub(crate) mod handlers;
@@ -10,6 +12,7 @@ mod merge_group;
 pub(crate) mod probe;
 mod push;
 pub(crate) mod redeliver;
+mod reminders;
 mod server;
 pub(crate) mod settings;
 mod worker;
@@ -30,6 +33,7 @@ use crate::webhook::{BodyLimits, Receiver, Secrets};
 pub use handlers::Work;
 pub use logs::LogFormat;
 pub use redeliver::RedeliverPolicy;
+pub use reminders::ReminderPolicy;
 pub use server::ServerLimits;
 pub(crate) use settings::Settings;
 
@@ -54,6 +58,8 @@ pub struct AppConfig {
     pub log_format: LogFormat,
     /// The sweep that has GitHub redeliver failed deliveries.
     pub redeliver: RedeliverPolicy,
+    /// The sweep that sends review reminders.
+    pub reminders: ReminderPolicy,
     /// The secondary limits each installation's writes keep to.
     pub budget: Budget,
     /// How long an evaluation may take before its check runs are shown in
@@ -100,6 +106,7 @@ impl AppConfig {
             limits: ServerLimits::default(),
             log_format: LogFormat::Text,
             redeliver: RedeliverPolicy::default(),
+            reminders: ReminderPolicy::default(),
             budget: Budget::default(),
             progress_after: Duration::from_secs(2),
         }
@@ -135,6 +142,7 @@ pub struct Running {
     server: tokio::task::JoinHandle<()>,
     workers: Vec<tokio::task::JoinHandle<()>>,
     sweeper: tokio::task::JoinHandle<()>,
+    reminders: tokio::task::JoinHandle<()>,
 }
 
 impl Running {
@@ -147,6 +155,7 @@ impl Running {
             let _ = worker.await;
         }
         let _ = self.sweeper.await;
+        let _ = self.reminders.await;
         if let Err(err) = self.store.close().await {
             tracing::warn!(error = %format!("{err:#}"), "cannot close the store");
         }
@@ -159,6 +168,7 @@ impl Running {
             worker.abort();
         }
         self.sweeper.abort();
+        self.reminders.abort();
     }
 }
 
@@ -204,10 +214,11 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         metrics.clone(),
         stopped.clone(),
     ));
+    let reminders = tokio::spawn(reminders::run(store.clone(), ctx.github.clone(), config.reminders, stopped.clone()));
     let sweeper =
         tokio::spawn(redeliver::run(store.clone(), ctx.github.clone(), metrics.clone(), config.redeliver, stopped));
     tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");
-    Ok(Running { addr, store, metrics, stop, server, workers, sweeper })
+    Ok(Running { addr, store, metrics, stop, server, workers, sweeper, reminders })
 }
 
 /// Asks GitHub for the App's bot login until it answers (the App's own

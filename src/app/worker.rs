@@ -144,7 +144,7 @@ async fn keep_reads(ctx: &Ctx) {
 }
 
 /// What a job did.
-enum Outcome {
+pub(super) enum Outcome {
     Evaluated,
     /// A head commit's job became jobs of its PRs (already recorded).
     Resolved,
@@ -220,6 +220,13 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
             super::push::recheck(ctx, worker, job, &client, tip).await?;
             Ok(Outcome::Resolved)
         }
+        Target::Command { number, command } => {
+            super::commands::answer(ctx, worker, job, &client, *number, command).await
+        }
+        Target::Dashboard => {
+            super::dashboard::refresh(ctx, job, &client).await?;
+            Ok(Outcome::Evaluated)
+        }
         Target::Head(sha) => {
             // Resolved to its PRs before anything is evaluated: each PR's job
             // then takes that PR's lock and coalesces with its other jobs.
@@ -280,11 +287,14 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     }
     let with_review = !review_only && !superseded;
     let index_entry = plan.index_entry.clone();
+    let (dashboard, remind_every_days) = (plan.dashboard, plan.remind_every_days);
     let applied = publish::pull_request(repo, &runs, number, *plan, with_review).await?;
     if let Some(made) = &applied.made {
         ctx.store.record_review_requests(&repo_name, number, &head, made).await?;
     }
     ctx.store.record_dependencies(&repo_name, &index_entry).await?;
+    ctx.store.note_dashboard(job, dashboard).await?;
+    ctx.store.schedule_reminders(&repo_name, number, job.installation, remind_every_days).await?;
     tracing::info!(job = job.id, pr = number, head = %short(&pr), published = ?applied.review, "evaluated");
     Ok(())
 }

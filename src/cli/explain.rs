@@ -27,7 +27,7 @@ pub(super) fn rules_json() -> String {
 
 /// The rule ids nearest `word`: those whose name after the family (`path-missing`
 /// of `brief/path-missing`) is `word` or near it, else those whose whole id is.
-pub(super) fn nearest_rules(word: &str) -> Vec<&'static str> {
+pub(crate) fn nearest_rules(word: &str) -> Vec<&'static str> {
     let ids: Vec<&'static str> = all_rules().into_iter().map(|r| r.id).collect();
     let name = |id: &'static str| id.rsplit('/').next().unwrap_or(id);
     let named: Vec<&'static str> = ids.iter().copied().filter(|id| name(id) == word).collect();
@@ -42,7 +42,7 @@ pub(super) fn nearest_rules(word: &str) -> Vec<&'static str> {
     found
 }
 
-pub(super) fn explain(r: &RuleInfo) -> String {
+pub(crate) fn explain(r: &RuleInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({} by default)\n", r.id, r.default_severity.as_str());
     let _ = writeln!(out, "{}\n", r.summary);

@@ -1,6 +1,6 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
-mod explain;
+pub(crate) mod explain;
 mod fix;
 mod gate;
 mod init;

@@ -119,6 +119,9 @@ pub(crate) struct CheckRun {
     /// Set once the run is `completed`.
     pub conclusion: Option<String>,
     pub external_id: Option<String>,
+    /// Nullable in GitHub's schema.
+    #[serde(default)]
+    pub started_at: Option<String>,
     pub output: CheckRunOutput,
 }
 
@@ -126,6 +129,9 @@ pub(crate) struct CheckRun {
 #[derive(Debug, Deserialize)]
 pub(crate) struct CheckRunOutput {
     pub annotations_count: u64,
+    /// Nullable in GitHub's schema.
+    #[serde(default)]
+    pub title: Option<String>,
     /// Nullable in GitHub's schema.
     #[serde(default)]
     pub summary: Option<String>,

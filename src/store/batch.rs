@@ -331,7 +331,7 @@ fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Ve
     }
     let jobs: Vec<(&Delivery, &NewJob)> = stored.iter().flat_map(|d| d.jobs.iter().map(move |j| (*d, j))).collect();
     for chunk in jobs.chunks(MAX_BATCH) {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
             "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) VALUES {rows}",
             super::job::NEW_JOB_COLUMNS
@@ -349,6 +349,7 @@ fn commit(connection: &mut Connection, batch: &[(Delivery, Reply)]) -> Result<Ve
                 Value::Text(job.scope_column().into()),
                 Value::Integer(job.once_per_head.into()),
                 Value::Text(job.reason.clone()),
+                job.command_column().map_or(Value::Null, Value::Text),
                 Value::Integer(now),
                 Value::Integer(now),
             ]

@@ -2,8 +2,9 @@
 //! ([`Scope`]), each stored in typed columns of `gh_jobs` (the queue is
 //! `jobs`).
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
+use crate::app::commands::Command;
 use crate::github::HeadSha;
 use crate::model::Check;
 
@@ -38,6 +39,11 @@ pub enum Target {
     /// The default branch's tip after a push: the open pull requests whose
     /// documents depend on what changed.
     BaseTip(HeadSha),
+    /// A command in a comment on a pull request (`app::commands`), stored
+    /// in the `command` column as JSON.
+    Command { number: PrNumber, command: Box<Command> },
+    /// The repository's dashboard issue, brought up to date.
+    Dashboard,
 }
 
 impl Target {
@@ -50,10 +56,27 @@ impl Target {
             Target::MergeGroupDestroyed(sha) => ("merge_group_destroyed", None, Some(&sha.0)),
             Target::OpenPrs => ("open_prs", None, None),
             Target::BaseTip(sha) => ("base_tip", None, Some(&sha.0)),
+            Target::Command { number, .. } => ("command", Some(number.0 as i64), None),
+            Target::Dashboard => ("dashboard", None, None),
         }
     }
 
-    fn from_columns(kind: &str, pr: Option<i64>, sha: Option<String>) -> Result<Target> {
+    /// The `command` column: a command's JSON, else null.
+    fn command_column(&self) -> Option<String> {
+        match self {
+            Target::Command { command, .. } => Some(serde_json::to_string(command).expect("plain data")),
+            _ => None,
+        }
+    }
+
+    fn from_columns(kind: &str, pr: Option<i64>, sha: Option<String>, command: Option<String>) -> Result<Target> {
+        if kind == "command" {
+            let (Some(number), Some(json)) = (pr, command) else {
+                bail!("a command job without its pull request or command");
+            };
+            let command = serde_json::from_str(&json).with_context(|| format!("a stored command {json:?}"))?;
+            return Ok(Target::Command { number: PrNumber(number as u64), command: Box::new(command) });
+        }
         let sha = sha.map(HeadSha);
         Ok(match (kind, pr, sha) {
             ("pr", Some(number), head) => Target::Pr { number: PrNumber(number as u64), head },
@@ -62,6 +85,7 @@ impl Target {
             ("merge_group_destroyed", None, Some(sha)) => Target::MergeGroupDestroyed(sha),
             ("open_prs", None, None) => Target::OpenPrs,
             ("base_tip", None, Some(sha)) => Target::BaseTip(sha),
+            ("dashboard", None, None) => Target::Dashboard,
             (kind, pr, sha) => bail!("a job target {kind:?} with PR {pr:?} and commit {sha:?}"),
         })
     }
@@ -76,6 +100,8 @@ impl std::fmt::Display for Target {
             Target::MergeGroupDestroyed(sha) => write!(f, "merge group {sha} (left the queue)"),
             Target::OpenPrs => f.write_str("the open PRs"),
             Target::BaseTip(sha) => write!(f, "the PRs depending on base tip {sha}"),
+            Target::Command { number, command } => write!(f, "the command of comment {} on {number}", command.comment),
+            Target::Dashboard => f.write_str("the dashboard issue"),
         }
     }
 }
@@ -148,13 +174,18 @@ impl NewJob {
     pub(super) fn scope_column(&self) -> &'static str {
         self.scope.column()
     }
+
+    /// The `command` column.
+    pub(super) fn command_column(&self) -> Option<String> {
+        self.target.command_column()
+    }
 }
 
 /// The columns [`NewJob`] fills when queued, in the order of the values
 /// `batch` and `accept_postgres` bind (then `state`, `attempts`,
 /// `not_before`, `created_at`).
 pub(super) const NEW_JOB_COLUMNS: &str =
-    "delivery, pr_key, repo, installation, target, target_pr, target_sha, scope, once_per_head, reason";
+    "delivery, pr_key, repo, installation, target, target_pr, target_sha, scope, once_per_head, reason, command";
 
 /// A claimed job.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,7 +212,7 @@ impl Job {
     /// branch makes can wait for the answers people wait for.
     pub fn urgency(&self) -> crate::github::Urgency {
         match self.reason.as_str() {
-            "push" => crate::github::Urgency::Background,
+            "push" | super::DASHBOARD_REASON => crate::github::Urgency::Background,
             _ => crate::github::Urgency::Person,
         }
     }
@@ -191,7 +222,10 @@ impl Job {
     pub fn rerun_asked(&self) -> bool {
         matches!(
             self.reason.as_str(),
-            "check_run.rerequested" | "check_run.requested_action" | "check_suite.rerequested"
+            "check_run.rerequested"
+                | "check_run.requested_action"
+                | "check_suite.rerequested"
+                | crate::app::commands::RECHECK_REASON
         )
     }
 }
@@ -212,11 +246,12 @@ pub(super) struct JobRow {
     attempts: i64,
     created_at: i64,
     started_sha: Option<String>,
+    command: Option<String>,
 }
 
 /// The columns of a [`JobRow`].
 pub(super) const JOB_ROW: &str = "id, delivery, repo, installation, target, target_pr, target_sha, scope, once_per_head, reason, \
-     attempts, created_at, started_sha";
+     attempts, created_at, started_sha, command";
 
 impl JobRow {
     pub(super) fn into_job(self, stale: Vec<(i64, String)>) -> Result<Job> {
@@ -225,7 +260,7 @@ impl JobRow {
             delivery: self.delivery,
             repo: self.repo,
             installation: self.installation as u64,
-            target: Target::from_columns(&self.target, self.target_pr, self.target_sha)?,
+            target: Target::from_columns(&self.target, self.target_pr, self.target_sha, self.command)?,
             scope: Scope::from_column(&self.scope),
             once_per_head: self.once_per_head,
             reason: self.reason,
@@ -250,6 +285,10 @@ impl Job {
             Target::Head(sha) | Target::MergeGroup(sha) | Target::MergeGroupDestroyed(sha) | Target::BaseTip(sha) => {
                 format!("{repo}@{sha}")
             }
+            // A command has a lock of its own: it is never coalesced with,
+            // or superseded by, the evaluations of its pull request.
+            Target::Command { number, command } => format!("{repo}#{}/comment/{}", number.0, command.comment),
+            Target::Dashboard => format!("{repo}#dashboard"),
         }
     }
 

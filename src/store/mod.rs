@@ -52,6 +52,7 @@ macro_rules! on_writer {
 pub(crate) mod batch;
 mod blobs;
 mod budget;
+mod dashboards;
 mod dependencies;
 mod digests;
 mod job;
@@ -59,6 +60,7 @@ mod jobs;
 mod merge_groups;
 mod migrate;
 mod redeliveries;
+mod reminders;
 mod review_requests;
 mod stats;
 mod transient;
@@ -75,10 +77,12 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{FromRow, Postgres, Transaction};
 
 pub use blobs::{StoredBlob, StoredPath, UnkeptReads};
+pub use dashboards::{DASHBOARD_COALESCE, DASHBOARD_REASON, DashboardIssue};
 pub use dependencies::{Dependencies, Dependency};
 pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};
 pub use merge_groups::MergeGroupRecord;
 pub use redeliveries::SweepState;
+pub use reminders::{Reminded, ReminderSchedule};
 pub use review_requests::ReviewRequests;
 pub use stats::{StoreStats, Timing};
 pub use transient::is_transient;
@@ -134,7 +138,7 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
         let (target, target_pr, target_sha) = job.target_columns();
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO gh_jobs ({}, state, attempts, not_before, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'queued', 0, $11, $11)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', 0, $12, $12)",
             job::NEW_JOB_COLUMNS
         )))
         .bind(&item.id)
@@ -147,6 +151,7 @@ async fn accept_postgres(tx: &mut Transaction<'_, Postgres>, item: &batch::Deliv
         .bind(job.scope_column())
         .bind(job.once_per_head)
         .bind(&job.reason)
+        .bind(job.command_column())
         .bind(now)
         .execute(&mut **tx)
         .await?;

@@ -6,17 +6,18 @@ use serde::de::DeserializeOwned;
 
 pub(crate) use crate::app::handlers::Work;
 use crate::webhook::payloads::{
-    CheckRunEvent, CheckSuiteEvent, InstallationEvent, InstallationRepositoriesEvent, MergeGroupEvent,
-    PullRequestEvent, PullRequestReviewEvent, PushEvent,
+    CheckRunEvent, CheckSuiteEvent, InstallationEvent, InstallationRepositoriesEvent, IssueCommentEvent,
+    MergeGroupEvent, PullRequestEvent, PullRequestReviewEvent, PushEvent,
 };
 
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub(crate) const KNOWN_EVENTS: [&str; 9] = [
+pub(crate) const KNOWN_EVENTS: [&str; 10] = [
     "check_run",
     "check_suite",
     "installation",
     "installation_repositories",
+    "issue_comment",
     "merge_group",
     "ping",
     "pull_request",
@@ -35,6 +36,7 @@ pub(crate) enum Event {
     Push(PushEvent),
     Installation(InstallationEvent),
     InstallationRepositories(InstallationRepositoriesEvent),
+    IssueComment(IssueCommentEvent),
     /// `ping`, an event the App does not act on, or a JSON body without the
     /// fields gatehouse reads of its event: answered, never acted on.
     Unhandled,
@@ -60,6 +62,7 @@ impl Event {
             "push" => read(body, Event::Push),
             "installation" => read(body, Event::Installation),
             "installation_repositories" => read(body, Event::InstallationRepositories),
+            "issue_comment" => read(body, Event::IssueComment),
             _ => read(body, |_: serde::de::IgnoredAny| Event::Unhandled),
         }
     }
@@ -76,6 +79,7 @@ impl Event {
             Event::Push(e) => e.sender.as_ref(),
             Event::Installation(e) => e.sender.as_ref(),
             Event::InstallationRepositories(e) => e.sender.as_ref(),
+            Event::IssueComment(e) => e.sender.as_ref(),
             Event::Unhandled => None,
         };
         sender.map(|s| s.login.as_str())

@@ -268,3 +268,52 @@ pub(crate) enum InstallationRepositoriesAction {
     #[serde(other)]
     Other,
 }
+
+/// `issue_comment` ("Webhook events and payloads",
+/// docs.github.com/en/webhooks/webhook-events-and-payloads#issue_comment):
+/// created, edited, deleted, on an issue or a pull request's conversation
+/// (a pull request is an issue with `issue.pull_request` set).
+#[derive(Debug, Deserialize)]
+pub(crate) struct IssueCommentEvent {
+    pub action: IssueCommentAction,
+    pub issue: Issue,
+    pub comment: Comment,
+    pub repository: Repository,
+    pub installation: Option<Installation>,
+    pub sender: Option<Sender>,
+}
+
+#[derive(Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum IssueCommentAction {
+    Created,
+    #[serde(other)]
+    Other,
+}
+
+/// The `issue` of an `issue_comment` (the fields gatehouse reads).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Issue {
+    pub number: u64,
+    /// Who opened it: a pull request's author.
+    pub user: Option<User>,
+    /// Present (with the pull request's URLs) when the issue is a pull request.
+    pub pull_request: Option<IgnoredAny>,
+}
+
+/// `comment` (`issue-comment`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Comment {
+    pub id: u64,
+    #[serde(default)]
+    pub body: String,
+    pub user: Option<User>,
+}
+
+/// A `simple-user` with its `type`: `User`, `Bot` (an App's), `Organization`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct User {
+    pub login: String,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}

@@ -445,10 +445,12 @@ fn config() -> Value {
                     "default": review.approvals_end_on.name()
                 },
                 "request_reviewers": flag(review.request_reviewers),
+                "remind_after_days": count(review.remind_after_days),
                 "paths": globs(&review.paths)
                 }
             },
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
+            "dashboard": section(json!({ "enabled": flag(defaults.dashboard.enabled) })),
             "rules": {
                 "type": "object",
                 "propertyNames": { "enum": rule_ids },

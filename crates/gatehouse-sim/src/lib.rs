@@ -13,11 +13,13 @@
 #![warn(unreachable_pub)]
 
 mod branches;
+mod comments;
 mod deliveries;
 pub mod diff;
 mod events;
 mod faults;
 mod graphql;
+mod issues;
 mod manifests;
 mod push;
 mod queue;
@@ -33,7 +35,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
+pub use comments::Reaction;
 pub use deliveries::{HISTORY_S, HookDelivery};
+pub use issues::Issue;
 pub use manifests::{CODE_LIFE_S, ManifestApp};
 pub use queue::MergeGroupRefs;
 pub use secondary::SecondaryLimits;
@@ -235,6 +239,10 @@ pub(crate) struct State {
     /// Lines GitHub cannot place a review comment on: (repo, PR, path, line).
     pub refused_lines: Vec<(String, u64, String, u32)>,
     pub issue_comments: Vec<IssueComment>,
+    pub reactions: Vec<Reaction>,
+    pub issues: Vec<Issue>,
+    /// (repository, login), lowercased → the login's role on it.
+    pub roles: HashMap<(String, String), String>,
     /// While a rate limit it answered lasts (Unix ms): GitHub's docs warn
     /// that requests sent meanwhile can get an integration banned, so they
     /// are answered with the limit again, and counted unless they arrived
@@ -263,6 +271,8 @@ pub struct IssueComment {
     pub id: u64,
     pub repo: String,
     pub pr: u64,
+    /// Who wrote it: the App's comments are `gatehouse[bot]`'s.
+    pub user: String,
     pub body: String,
 }
 
@@ -326,6 +336,9 @@ impl Sim {
             token_life_s: 3600,
             refused_lines: Vec::new(),
             issue_comments: Vec::new(),
+            reactions: Vec::new(),
+            issues: Vec::new(),
+            roles: HashMap::new(),
             limited_until_ms: 0,
             limited_since_ms: 0,
             sent_while_limited: 0,

@@ -28,7 +28,7 @@ const FILES_CAP: usize = 3000;
 /// GitHub's limit on an annotation's message and raw details, in bytes.
 const ANNOTATION_BYTES: usize = 64 * 1024;
 /// GitHub's limit on a review's, a review comment's or a comment's body.
-const BODY_CHARS: usize = 65_536;
+pub(crate) const BODY_CHARS: usize = 65_536;
 
 pub(crate) fn lock(state: &Shared) -> MutexGuard<'_, SimState> {
     state.lock().unwrap_or_else(|e| e.into_inner())
@@ -46,12 +46,13 @@ pub(crate) fn router(state: Shared) -> Router {
             post(super::queue::request_reviewers).get(super::queue::list_requested_reviewers),
         )
         .route("/repos/{owner}/{repo}/compare/{basehead}", get(super::queue::compare))
-        .route("/repos/{owner}/{repo}/issues/{number}/comments", post(create_issue_comment))
         .route("/repos/{owner}/{repo}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(list_check_runs))
         .route("/repos/{owner}/{repo}/check-runs", post(create_check_run))
         .route("/repos/{owner}/{repo}/check-runs/{id}", patch(update_check_run).get(get_check_run))
         .route("/graphql", post(super::graphql::handle))
+        .merge(super::comments::routes())
+        .merge(super::issues::routes())
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/app", get(get_app))
@@ -236,6 +237,8 @@ fn check_run_json(c: &CheckRun) -> Value {
     json!({
         "id": c.id, "name": c.name, "head_sha": c.head_sha, "external_id": c.external_id,
         "status": c.status, "conclusion": c.conclusion,
+        // Ids grow with time here: the run's start is read from its id.
+        "started_at": format_utc(1_700_000_000 + c.id),
         "output": { "title": c.title, "summary": c.summary, "annotations_count": c.annotations.len() },
     })
 }
@@ -440,24 +443,6 @@ async fn create_review(
     };
     s.reviews.push(review);
     Json(json!({ "id": id, "commit_id": commit_id, "state": "COMMENTED" })).into_response()
-}
-
-async fn create_issue_comment(
-    State(state): State<Shared>,
-    Path((owner, name, number)): Path<(String, String, u64)>,
-    Json(body): Json<Value>,
-) -> Response {
-    let mut s = lock(&state);
-    if s.repo(&owner, &name).and_then(|r| r.pulls.get(&number)).is_none() {
-        return error(StatusCode::NOT_FOUND, "Not Found");
-    }
-    let text = body.get("body").and_then(Value::as_str).unwrap_or("").to_string();
-    if text.is_empty() || text.chars().count() > BODY_CHARS {
-        return error(StatusCode::UNPROCESSABLE_ENTITY, "Validation Failed: body is missing or too long");
-    }
-    let id = s.id();
-    s.issue_comments.push(super::IssueComment { id, repo: format!("{owner}/{name}"), pr: number, body: text.clone() });
-    (StatusCode::CREATED, Json(json!({ "id": id, "body": text }))).into_response()
 }
 
 async fn list_reviews(

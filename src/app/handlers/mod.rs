@@ -7,6 +7,7 @@ mod check_run;
 mod check_suite;
 mod installation;
 mod installation_repositories;
+mod issue_comment;
 mod merge_group;
 mod pull_request;
 mod pull_request_review;
@@ -38,6 +39,7 @@ pub(crate) fn handle(event: &Event) -> Work {
         Event::Push(e) => push::handle(e),
         Event::Installation(e) => installation::handle(e),
         Event::InstallationRepositories(e) => installation_repositories::handle(e),
+        Event::IssueComment(e) => issue_comment::handle(e),
         Event::Unhandled => Work::default(),
     };
     Work { sender: event.sender().map(str::to_string), ..work }

@@ -31,6 +31,15 @@ pub struct Config {
     /// Per-rule severity overrides.
     pub rules: BTreeMap<String, Level>,
     pub limits: Limits,
+    /// The App's dashboard issue (`dashboard:`), off unless enabled.
+    pub dashboard: Dashboard,
+}
+
+/// `dashboard:`: one issue per repository, kept current by the App, listing
+/// what each open pull request waits on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dashboard {
+    pub enabled: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +79,9 @@ pub struct ReviewConfig {
     pub paths: Vec<String>,
     /// The App asks the reviewers the gate still needs for their review.
     pub request_reviewers: bool,
+    /// Days the gate waits on a requested reviewer before the App reminds
+    /// them, once per this many days; 0: no reminders.
+    pub remind_after_days: u64,
 }
 
 /// `review.approvals_end_on`: which push ends the approvals given before it.
@@ -129,6 +141,7 @@ impl Default for Config {
             decisions: Paths { paths: vec![".harnery/decisions".into()] },
             review: None,
             rules: BTreeMap::new(),
+            dashboard: Dashboard::default(),
             limits: Limits { max_file_bytes: 1024 * 1024 },
         }
     }
@@ -146,6 +159,7 @@ impl Default for ReviewConfig {
             approvals_end_on: ApprovalsEnd::DocumentChange,
             paths: Vec::new(),
             request_reviewers: true,
+            remind_after_days: 0,
         }
     }
 }
@@ -338,6 +352,17 @@ mod tests {
         assert!(errors[0].message.contains("only 1 core reviewer is listed"), "{errors:?}");
         let (_, errors) = Config::parse("review: yes\n", RULES);
         assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+
+    #[test]
+    fn the_dashboard_is_off_unless_enabled() {
+        assert!(!Config::default().dashboard.enabled);
+        let (c, errors) = Config::parse("dashboard:\n  enabled: true\n", RULES);
+        assert_eq!((c.dashboard.enabled, errors), (true, vec![]));
+        let (c, errors) = Config::parse("dashboard:\n  enabled: sometimes\n  enable: true\n", RULES);
+        assert!(!c.dashboard.enabled);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[1].message.contains("enable"), "{errors:?}");
     }
 
     #[test]

@@ -15,7 +15,9 @@ use crate::render::plural;
 use crate::suggest::{did_you_mean, nearest};
 
 /// The keys of each section, as `gatehouse schema config` names them.
-const ROOT_KEYS: &[&str] = &["briefs", "adrs", "voting", "specs", "decisions", "review", "limits", "rules"];
+const ROOT_KEYS: &[&str] =
+    &["briefs", "adrs", "voting", "specs", "decisions", "review", "limits", "rules", "dashboard"];
+const DASHBOARD_KEYS: &[&str] = &["enabled"];
 const BRIEFS_KEYS: &[&str] = &["paths", "review_threshold"];
 const THRESHOLD_KEYS: &[&str] = &["lines", "repos"];
 const PATHS_KEYS: &[&str] = &["paths"];
@@ -27,6 +29,7 @@ const REVIEW_KEYS: &[&str] = &[
     "stale_on_push",
     "approvals_end_on",
     "request_reviewers",
+    "remind_after_days",
     "paths",
 ];
 const CORE_KEYS: &[&str] = &["reviewers", "required"];
@@ -90,6 +93,10 @@ impl Config {
                 _ => false,
             }),
             "rules" => p.rules(value, &mut config.rules),
+            "dashboard" => p.section(value, "dashboard", DASHBOARD_KEYS, |p, k, v| match k.name {
+                "enabled" => p.bool(k, v, &mut config.dashboard.enabled),
+                _ => false,
+            }),
             _ => false,
         });
         (config, errors)
@@ -136,6 +143,7 @@ impl Reader<'_> {
             "stale_on_push" => p.bool(k, v, &mut r.stale_on_push),
             "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
             "request_reviewers" => p.bool(k, v, &mut r.request_reviewers),
+            "remind_after_days" => p.uint(k, v, &mut r.remind_after_days),
             "paths" => p.globs(k, v, &mut r.paths),
             _ => false,
         });

@@ -109,6 +109,13 @@ pub struct Plan {
     pub review: ReviewPlan,
     /// The PR's new entry in the dependency index.
     pub index_entry: Dependencies,
+    /// The config at the base enables the dashboard issue: the App brings
+    /// it up to date after this evaluation.
+    pub dashboard: bool,
+    /// Every how many days the reviewers the gate waits on are reminded;
+    /// `None`: no reminders (none configured, a draft, or the gate does
+    /// not wait).
+    pub remind_every_days: Option<u64>,
 }
 
 impl Plan {
@@ -189,7 +196,11 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     let review = review::plan(&read.head, &findings, &read.files, &suggestions, &read.review);
     let base_note = dependencies::base_changes(read.previous.as_ref(), &read.base_sha, &read.dependencies);
     let index_entry = dependencies::entry(read.number, &read.base_sha, &read.dependencies);
-    let mut plan = Plan { checks: outputs(&report, review_gate), base_note, requests, review, index_entry };
+    let dashboard = changes.config.dashboard.enabled;
+    let gate_waits = review_gate.conclusion == "failure" && !read.draft;
+    let remind_every_days = policy.map(|p| p.remind_after_days).filter(|days| *days > 0 && gate_waits);
+    let checks = outputs(&report, review_gate);
+    let mut plan = Plan { checks, base_note, requests, review, index_entry, dashboard, remind_every_days };
     if let Requests::Made(made) = &plan.requests {
         let made = made.clone();
         plan.requests_made(&made);

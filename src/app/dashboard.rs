@@ -1,0 +1,239 @@
+//! The dashboard issue (opt-in: `dashboard: { enabled: true }` in
+//! `.github/gatehouse.yml`): one issue per repository, brought up to date
+//! in one edit by a job queued after evaluations (`Store::note_dashboard`
+//! coalesces them). It lists the open pull requests of this repository and
+//! what gatehouse's check runs on each head show they wait on: nothing a
+//! collaborator of the repository cannot already read on each pull
+//! request. Closing the issue turns the dashboard off; reopening it, or the
+//! config turning the dashboard off and on, turns it back on.
+
+use anyhow::Result;
+
+use crate::github::answers::CheckRun;
+use crate::github::{RepoClient, issues};
+use crate::plan::REVIEW_CHECK;
+use crate::store::{DashboardIssue, Job};
+
+use super::worker::Ctx;
+
+/// How the App's dashboard issue is known: the first line of its body (an
+/// HTML comment: GitHub does not show it).
+const MARK: &str = "<!-- gatehouse:dashboard -->";
+const TITLE: &str = "gatehouse dashboard";
+/// GitHub's limit on an issue's body, in characters, less room for the note
+/// that the list was cut.
+const BODY_CHARS: usize = 65_000;
+
+/// Brings the repository's dashboard issue up to date.
+pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> Result<()> {
+    let name = repo.repo.full();
+    let mut shown = None;
+    if let Some(stored) = ctx.store.dashboard(&name).await? {
+        match issues::issue(repo, stored.number).await? {
+            Some(issue) if issue.state == "closed" => {
+                if !stored.closed {
+                    tracing::info!(repo = %name, issue = stored.number, "the dashboard issue was closed: off");
+                    ctx.store.record_dashboard(&name, DashboardIssue { closed: true, ..stored }).await?;
+                }
+                return Ok(());
+            }
+            Some(issue) => {
+                if stored.closed {
+                    ctx.store.record_dashboard(&name, DashboardIssue { closed: false, ..stored }).await?;
+                }
+                shown = Some((issue.number, issue.body.unwrap_or_default()));
+            }
+            // Deleted or transferred: a new one is opened.
+            None => {}
+        }
+    }
+    let mut pulls = Vec::new();
+    for pull in issues::open_pulls(repo).await? {
+        let runs = issues::runs(repo, &pull.head.sha).await?;
+        pulls.push(Pull { number: pull.number, title: pull.title, draft: pull.draft, runs });
+    }
+    let body = render(&name, &pulls);
+    let number = match shown {
+        Some((number, current)) if current == body => number,
+        Some((number, _)) => {
+            issues::edit_body(repo, number, &body).await?;
+            number
+        }
+        None => {
+            // A retry after an unconfirmed create finds the issue it made.
+            let found = if job.attempts > 1 { issues::find_open(repo, MARK).await? } else { None };
+            match found {
+                Some(number) => {
+                    issues::edit_body(repo, number, &body).await?;
+                    number
+                }
+                None => issues::create(repo, TITLE, &body).await?,
+            }
+        }
+    };
+    ctx.store.record_dashboard(&name, DashboardIssue { number, closed: false }).await?;
+    Ok(())
+}
+
+/// An open pull request and this App's runs on its head.
+pub(crate) struct Pull {
+    pub number: u64,
+    pub title: String,
+    pub draft: bool,
+    pub runs: Vec<CheckRun>,
+}
+
+impl Pull {
+    /// The newest run of each name, the review gate first.
+    fn latest(&self) -> Vec<&CheckRun> {
+        let mut latest: Vec<&CheckRun> = Vec::new();
+        for run in &self.runs {
+            match latest.iter_mut().find(|r| r.name == run.name) {
+                Some(kept) if kept.id < run.id => *kept = run,
+                Some(_) => {}
+                None => latest.push(run),
+            }
+        }
+        latest.sort_by_key(|r| (r.name != REVIEW_CHECK, r.name.clone()));
+        latest
+    }
+
+    /// When the first run of `name` on this head started.
+    fn since(&self, name: &str) -> Option<&str> {
+        self.runs.iter().filter(|r| r.name == name).min_by_key(|r| r.id).and_then(|r| r.started_at.as_deref())
+    }
+}
+
+fn passes(run: &CheckRun) -> bool {
+    run.status == "completed" && matches!(run.conclusion.as_deref(), Some("success" | "neutral" | "skipped"))
+}
+
+/// The lines of a review gate's summary under "Still missing:".
+fn missing(summary: &str) -> Vec<&str> {
+    let Some(at) = summary.find("Still missing:") else { return Vec::new() };
+    summary[at..]
+        .lines()
+        .skip(1)
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| l.starts_with("- "))
+        .map(|l| l.trim_start_matches("- "))
+        .collect()
+}
+
+/// A pull request's title as a list item shows it: on one line, and no
+/// `@` that would mention someone.
+fn title(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('@', "@\u{200b}")
+}
+
+/// The dashboard's body.
+pub(crate) fn render(repo: &str, pulls: &[Pull]) -> String {
+    let mut waiting = Vec::new();
+    let mut passing = Vec::new();
+    let mut unseen = Vec::new();
+    for pull in pulls {
+        let draft = if pull.draft { " (draft)" } else { "" };
+        let head = format!("#{} {}{draft}", pull.number, title(&pull.title));
+        let latest = pull.latest();
+        if latest.is_empty() {
+            unseen.push(format!("- {head}"));
+            continue;
+        }
+        if latest.iter().all(|r| passes(r)) {
+            passing.push(format!("- {head}"));
+            continue;
+        }
+        let mut item = format!("### {head}\n\n");
+        for run in latest.iter().filter(|r| !passes(r)) {
+            let run_title = run.output.title.as_deref().unwrap_or("");
+            if run.status != "completed" {
+                item.push_str(&format!("- `{}`: being evaluated\n", run.name));
+            } else if run.name == REVIEW_CHECK {
+                let since = pull.since(&run.name).map(|s| format!(", waiting since {s}")).unwrap_or_default();
+                item.push_str(&format!("- **Review gate**: {run_title}{since}\n"));
+                for line in missing(run.output.summary.as_deref().unwrap_or("")) {
+                    item.push_str(&format!("  - {line}\n"));
+                }
+            } else {
+                item.push_str(&format!("- `{}` fails: {run_title} (waits on the author)\n", run.name));
+            }
+        }
+        waiting.push(item);
+    }
+    let mut body = format!(
+        "{MARK}\nWhat each open pull request of `{repo}` waits on, as gatehouse's checks on its head show it; the \
+         gatehouse App keeps this issue current after each evaluation. Close it to turn the dashboard off; reopen \
+         it, or turn `dashboard.enabled` off and on in `.github/gatehouse.yml`, to turn it back on.\n"
+    );
+    let sections =
+        [("Waiting", waiting.join("\n")), ("Passing", passing.join("\n")), ("Not evaluated yet", unseen.join("\n"))];
+    for (heading, text) in sections {
+        if !text.is_empty() {
+            body.push_str(&format!("\n## {heading}\n\n{}\n", text.trim_end()));
+        }
+    }
+    if pulls.is_empty() {
+        body.push_str("\nNo pull request is open.\n");
+    }
+    if pulls.len() >= issues::MAX_LISTED {
+        body.push_str(&format!("\nThe first {} open pull requests are listed.\n", issues::MAX_LISTED));
+    }
+    if body.chars().count() > BODY_CHARS {
+        body = body.chars().take(BODY_CHARS).collect();
+        body.push_str("\n\n…cut here to fit GitHub's limit on an issue's body.\n");
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::answers::CheckRunOutput;
+
+    fn run(id: u64, name: &str, conclusion: &str, title: &str, summary: &str) -> CheckRun {
+        CheckRun {
+            id,
+            name: name.into(),
+            status: "completed".into(),
+            conclusion: Some(conclusion.into()),
+            external_id: Some(format!("gatehouse:1:{name}")),
+            started_at: Some(format!("2026-12-07T01:0{id}:00Z")),
+            output: CheckRunOutput { annotations_count: 0, title: Some(title.into()), summary: Some(summary.into()) },
+        }
+    }
+
+    #[test]
+    fn waiting_pull_requests_say_on_what_and_whom() {
+        let gate = "Review gate not passed. Still missing:\n\n- 1 more approval from gyrum-priya or gyrum-lin on abc1234\n- gyrum-dana has not reviewed\n\nApprovals:\n\n- x";
+        let pulls = [
+            Pull {
+                number: 4,
+                title: "Backups\nby @lin".into(),
+                draft: true,
+                runs: vec![
+                    run(1, REVIEW_CHECK, "failure", "Review gate: 2 items still missing", gate),
+                    run(3, REVIEW_CHECK, "failure", "Review gate: 2 items still missing", gate),
+                    run(2, "gatehouse/briefs", "failure", "1 error blocks the merge", ""),
+                ],
+            },
+            Pull {
+                number: 5,
+                title: "Docs".into(),
+                draft: false,
+                runs: vec![run(4, "gatehouse/briefs", "success", "ok", "")],
+            },
+            Pull { number: 6, title: "New".into(), draft: false, runs: Vec::new() },
+        ];
+        let body = render("acme/docs", &pulls);
+        assert!(body.starts_with(MARK), "{body}");
+        assert!(body.contains("### #4 Backups by @\u{200b}lin (draft)\n"), "{body}");
+        assert!(
+            body.contains("- **Review gate**: Review gate: 2 items still missing, waiting since 2026-12-07T01:01:00Z\n  - 1 more approval from gyrum-priya or gyrum-lin on abc1234\n  - gyrum-dana has not reviewed\n"),
+            "{body}"
+        );
+        assert!(body.contains("- `gatehouse/briefs` fails: 1 error blocks the merge (waits on the author)"), "{body}");
+        assert!(body.contains("## Passing\n\n- #5 Docs\n"), "{body}");
+        assert!(body.contains("## Not evaluated yet\n\n- #6 New\n"), "{body}");
+        assert_eq!(missing("no list"), Vec::<&str>::new());
+    }
+}

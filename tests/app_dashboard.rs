@@ -1,0 +1,162 @@
+//! The dashboard issue on the simulated GitHub: opt-in in the config, one
+//! issue per repository kept current in a single edit after an evaluation,
+//! listing what each open pull request waits on and nothing of another
+//! repository's; closing it turns it off until it is reopened or the
+//! config turns it off and on.
+
+mod common;
+
+use common::*;
+use gatehouse_sim::{Issue, PrRefs, Sim, Tree};
+
+const REPO: &str = "acme/docs";
+
+fn with_dashboard(enabled: bool) -> Tree {
+    let mut tree = base();
+    let config = format!("{REVIEW_POLICY}dashboard:\n  enabled: {enabled}\n");
+    tree.insert(".github/gatehouse.yml".into(), config.into_bytes());
+    tree
+}
+
+/// A brief over the review threshold on `base`: the gate waits on approvals.
+fn big_change(base: &Tree, cites: &str) -> Tree {
+    let mut head = base.clone();
+    head.insert(BRIEF.into(), brief("AR", 400).replace("ADR-095]", &format!("{cites}]")).into_bytes());
+    head
+}
+
+async fn evaluated(sim: &Sim, repo: &str, sha: &str) {
+    let names = gatehouse::publish::check_names();
+    wait_for("the head evaluated", || {
+        let runs = sim.check_runs(repo, sha);
+        runs.len() >= names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+}
+
+async fn open(sim: &Sim, app: &gatehouse::app::Running, repo: &str, number: u64, base: Tree, head: Tree) -> PrRefs {
+    let pr = sim.open_pr(repo, number, base, head, "Backups.");
+    let event = sim.pull_request_event(repo, number, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", &format!("{repo}-opened-{number}"), &event).await, 202);
+    evaluated(sim, repo, &pr.head_sha).await;
+    pr
+}
+
+fn writes(sim: &Sim, method: &str, suffix: &str) -> usize {
+    sim.requests()
+        .iter()
+        .filter(|r| r.method == method && r.path.starts_with("/repos/acme/docs/issues") && r.path.ends_with(suffix))
+        .count()
+}
+
+fn dashboard(sim: &Sim) -> Option<Issue> {
+    sim.issues(REPO).into_iter().find(|i| i.body.starts_with("<!-- gatehouse:dashboard -->"))
+}
+
+/// Waits for the jobs, the dashboard's among them (due a moment after the
+/// evaluation that queued it).
+async fn settled(app: &gatehouse::app::Running) {
+    jobs_idle(&app.store).await;
+    tokio::time::sleep(gatehouse::store::DASHBOARD_COALESCE + std::time::Duration::from_millis(300)).await;
+    jobs_idle(&app.store).await;
+}
+
+#[tokio::test]
+async fn one_issue_lists_what_each_pull_request_waits_on_and_is_edited_once_per_evaluation() {
+    let Some(db) = Db::postgres() else { return };
+    let sim = sim().await;
+    let app = start_app(config(&db, &sim.url())).await;
+    let enabled = with_dashboard(true);
+    // Both opened before either is evaluated: the issue is numbered after them.
+    let draft = sim.open_pr(REPO, 2, enabled.clone(), big_change(&enabled, "ADR-404"), "Draft.");
+    sim.set_draft(REPO, 2, true);
+    open(&sim, &app, REPO, 1, enabled.clone(), big_change(&enabled, "ADR-095")).await;
+    let event = sim.pull_request_event(REPO, 2, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "opened-2", &event).await, 202);
+    evaluated(&sim, REPO, &draft.head_sha).await;
+    // Another repository's pull request is never on this one's dashboard.
+    let other = with_dashboard(true);
+    open(&sim, &app, "acme/ops", 7, other.clone(), big_change(&other, "ADR-095")).await;
+    settled(&app).await;
+    let issue = dashboard(&sim).expect("a dashboard issue");
+    assert_eq!(
+        (issue.title.as_str(), issue.state.as_str(), issue.user.as_str()),
+        ("gatehouse dashboard", "open", "gatehouse[bot]")
+    );
+    assert_eq!(writes(&sim, "POST", "/issues"), 1, "one issue");
+    let body = &issue.body;
+    assert!(body.contains("### #1 Change #1\n"), "{body}");
+    assert!(body.contains("- **Review gate**: Review gate: "), "{body}");
+    assert!(body.contains(", waiting since "), "{body}");
+    assert!(body.contains("gyrum-priya"), "whom: {body}");
+    assert!(body.contains("### #2 Change #2 (draft)\n"), "{body}");
+    assert!(body.contains("- `gatehouse/briefs` fails: "), "{body}");
+    assert!(!body.contains("#7") && !body.contains("acme/ops"), "{body}");
+    assert_eq!(sim.issues("acme/ops").len(), 1, "acme/ops has its own");
+
+    // A review: one evaluation, one edit of the issue.
+    let edits = writes(&sim, "PATCH", &format!("/issues/{}", issue.number));
+    let review = sim.add_review(REPO, 1, "gyrum-priya", "APPROVED");
+    assert_eq!(deliver(app.addr, "pull_request_review", "priya-approves", &review).await, 202);
+    wait_for("the dashboard edited", || writes(&sim, "PATCH", &format!("/issues/{}", issue.number)) > edits).await;
+    settled(&app).await;
+    assert_eq!(writes(&sim, "PATCH", &format!("/issues/{}", issue.number)), edits + 1, "a single edit");
+    assert_eq!(writes(&sim, "POST", "/issues"), 1);
+    assert_ne!(dashboard(&sim).unwrap().body, issue.body, "the approval shows");
+    app.kill();
+}
+
+#[tokio::test]
+async fn closing_turns_it_off_until_reopened_or_the_config_says_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let enabled = with_dashboard(true);
+    open(&sim, &app, REPO, 1, enabled.clone(), big_change(&enabled, "ADR-095")).await;
+    settled(&app).await;
+    let issue = dashboard(&sim).expect("a dashboard issue");
+    sim.set_issue_state(REPO, issue.number, "closed");
+    let requests = sim.requests().len();
+    let review = sim.add_review(REPO, 1, "gyrum-priya", "APPROVED");
+    assert_eq!(deliver(app.addr, "pull_request_review", "closed-1", &review).await, 202);
+    settled(&app).await;
+    assert!(sim.requests().len() > requests, "evaluated");
+    assert_eq!(writes(&sim, "PATCH", &format!("/issues/{}", issue.number)), 0, "left alone");
+    assert_eq!(writes(&sim, "POST", "/issues"), 1, "none opened");
+    assert_eq!(dashboard(&sim).unwrap().state, "closed");
+
+    // Reopened by someone: kept current again.
+    sim.set_issue_state(REPO, issue.number, "open");
+    let review = sim.add_review(REPO, 1, "gyrum-lin", "APPROVED");
+    assert_eq!(deliver(app.addr, "pull_request_review", "reopened-1", &review).await, 202);
+    wait_for("the reopened dashboard edited", || writes(&sim, "PATCH", &format!("/issues/{}", issue.number)) == 1)
+        .await;
+
+    // Closed again, then the config turns it off (a pull request on a base
+    // without it) and on: a new issue.
+    settled(&app).await;
+    sim.set_issue_state(REPO, issue.number, "closed");
+    let disabled = with_dashboard(false);
+    open(&sim, &app, REPO, 20, disabled.clone(), big_change(&disabled, "ADR-095")).await;
+    settled(&app).await;
+    assert_eq!(writes(&sim, "POST", "/issues"), 1, "off: nothing opened");
+    open(&sim, &app, REPO, 30, enabled.clone(), big_change(&enabled, "ADR-095")).await;
+    wait_for("a new dashboard", || writes(&sim, "POST", "/issues") == 2).await;
+    settled(&app).await;
+    let issues = sim.issues(REPO);
+    assert_eq!(issues.len(), 2);
+    assert_eq!((issues[0].state.as_str(), issues[1].state.as_str()), ("closed", "open"));
+    app.kill();
+}
+
+#[tokio::test]
+async fn without_the_config_there_is_no_dashboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    open(&sim, &app, REPO, 1, base(), big_change(&base(), "ADR-095")).await;
+    settled(&app).await;
+    assert!(sim.issues(REPO).is_empty());
+    assert_eq!(writes(&sim, "POST", "/issues"), 0);
+    app.kill();
+}
