@@ -106,7 +106,7 @@ async fn each_requested_reviewer_is_reminded_once_per_period_and_not_after_revie
     );
     at_most_one_per_period(&sim, 1);
 
-    // gyrum-lin reviews: GitHub no longer lists them as requested.
+    // gyrum-lin reviews: GitHub then lists them among reviews, not requested reviewers.
     let review = sim.add_review(REPO, 1, "gyrum-lin", "COMMENTED");
     assert_eq!(deliver(app.addr, "pull_request_review", "lin-comments", &review).await, 202);
     let still = sim.requested_reviewers(REPO, 1);

@@ -6,8 +6,8 @@
 //! `mktemp` makes its folders in a temporary folder of the test's. No example
 //! may write into the checkout (its copy must be as it was after the block's
 //! setup): an example that writes works on a scratch copy, so a reader's clone
-//! stays clean, and the real checkout's `git status` is the same after the
-//! test as before.
+//! stays clean, and the real checkout's `git status` after the test is the
+//! one taken before it.
 //!
 //! A block is read as a reader would: a command (lines joined at a trailing
 //! `\`, an inline `# …` comment dropped), then the `# …` lines right under

@@ -119,7 +119,7 @@ impl Store {
     }
 
     /// Notes who is requested on the pull request now: a login seen for
-    /// the first time is waited on from `now`; a login no longer requested
+    /// the first time is waited on from `now`; a login not in `logins`
     /// is forgotten. Returns every requested login's record.
     pub async fn note_requested(
         &self,

@@ -7,10 +7,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::routes::{Shared, error, lock, with_next};
+use super::routes::{Page, Shared, error, lock, paged};
 use super::{IssueComment, Sim};
 
 /// A reaction to a conversation comment.
@@ -37,12 +36,6 @@ fn comment_json(c: &IssueComment) -> Value {
     json!({ "id": c.id, "body": c.body, "user": { "login": c.user, "type": kind } })
 }
 
-#[derive(Deserialize)]
-struct Page {
-    page: Option<usize>,
-    per_page: Option<usize>,
-}
-
 /// "List issue comments" (docs.github.com/en/rest/issues/comments#list-issue-comments):
 /// oldest first, `per_page` (default 30, at most 100) and `page`, a `Link`
 /// header to the next page.
@@ -57,17 +50,13 @@ async fn list(
         return error(StatusCode::NOT_FOUND, "Not Found");
     }
     let full = format!("{owner}/{name}");
-    let all: Vec<&IssueComment> =
-        s.issue_comments.iter().filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.pr == number).collect();
-    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
-    let page = q.page.unwrap_or(1).max(1);
-    let chunk: Vec<Value> = all.iter().skip((page - 1) * per_page).take(per_page).map(|c| comment_json(c)).collect();
-    let response = Json(chunk).into_response();
-    if page * per_page < all.len() {
-        let next = format!("/repos/{owner}/{name}/issues/{number}/comments?per_page={per_page}&page={}", page + 1);
-        return with_next(response, &headers, &next);
-    }
-    response
+    let all: Vec<Value> = s
+        .issue_comments
+        .iter()
+        .filter(|c| c.repo.eq_ignore_ascii_case(&full) && c.pr == number)
+        .map(comment_json)
+        .collect();
+    paged(&q, &all, &headers, &format!("/repos/{owner}/{name}/issues/{number}/comments"))
 }
 
 /// "Create an issue comment" (docs.github.com/en/rest/issues/comments#create-an-issue-comment):

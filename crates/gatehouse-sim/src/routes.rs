@@ -190,9 +190,23 @@ async fn get_pull(State(state): State<Shared>, Path((owner, name, number)): Path
 }
 
 #[derive(Deserialize)]
-struct Page {
+pub(crate) struct Page {
     page: Option<usize>,
     per_page: Option<usize>,
+}
+
+/// One page of `items` as "Using pagination in the REST API" describes it:
+/// `per_page` (default 30, at most 100) and `page`, and a `Link` header to
+/// the next page of `path` while one follows.
+pub(crate) fn paged(q: &Page, items: &[Value], headers: &HeaderMap, path: &str) -> Response {
+    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
+    let page = q.page.unwrap_or(1).max(1);
+    let chunk: Vec<Value> = items.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+    let response = Json(chunk).into_response();
+    if page * per_page < items.len() {
+        return with_next(response, headers, &format!("{path}?per_page={per_page}&page={}", page + 1));
+    }
+    response
 }
 
 async fn pull_files(
@@ -206,15 +220,7 @@ async fn pull_files(
     let Some(p) = repo.pulls.get(&number) else { return error(StatusCode::NOT_FOUND, "Not Found") };
     let files = changed_files(repo, p);
     let files = &files[..files.len().min(FILES_CAP)];
-    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
-    let page = q.page.unwrap_or(1).max(1);
-    let chunk: Vec<Value> = files.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
-    let response = Json(chunk).into_response();
-    if page * per_page < files.len() {
-        let next = format!("/repos/{owner}/{name}/pulls/{number}/files?per_page={per_page}&page={}", page + 1);
-        return with_next(response, &headers, &next);
-    }
-    response
+    paged(&q, files, &headers, &format!("/repos/{owner}/{name}/pulls/{number}/files"))
 }
 
 /// `response` with a `Link` header naming `next` (a path) as the next page.
