@@ -8,6 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use gatehouse::app::kept::{self, KeptInStore};
 use gatehouse::github::{AppCredentials, GitHub, RepoClient, RepoName, RetryPolicy};
 use gatehouse::metrics::Metrics;
 use gatehouse::source::contents::ReadCache;
@@ -320,8 +321,8 @@ async fn reads_survive_a_restart(db: Db) {
     other.insert("dark-factory/briefs/SWARM-B8-work.md".into(), brief("B8", 30).into_bytes());
     sim.open_pr("acme/docs", 3, base, other, "Another brief.");
     let repo = client(&sim);
-    let kept = db.store().await;
-    let warm = ReadCache::with_store(kept.clone());
+    let warm_store = db.store().await;
+    let warm = ReadCache::with_kept(KeptInStore(warm_store.clone()));
     read(&repo, 1, &warm).await;
     sim.clear_requests();
     let first = read(&repo, 2, &warm).await;
@@ -330,10 +331,10 @@ async fn reads_survive_a_restart(db: Db) {
     read(&repo, 2, &warm).await;
     let warm_again = calls(&sim);
     // The job runner keeps what its jobs read once their answers are out.
-    kept.keep_reads(warm.take_unkept()).await.unwrap();
+    kept::keep(&warm_store, warm.take_unkept()).await.unwrap();
     assert!(warm.take_unkept().is_empty(), "what was kept is not kept twice");
 
-    let restarted = ReadCache::with_store(db.store().await);
+    let restarted = ReadCache::with_kept(KeptInStore(db.store().await));
     sim.clear_requests();
     let again = read(&repo, 2, &restarted).await;
     // What the warm process asked for again, plus the head's listing: the
@@ -348,7 +349,7 @@ async fn reads_survive_a_restart(db: Db) {
     assert_eq!(findings(&again.changes), findings(&first.changes));
     assert!(findings(&again.changes).contains("brief/agent-duplicate"), "B9 is taken by an untouched brief");
 
-    let replica = ReadCache::with_store(db.store().await);
+    let replica = ReadCache::with_kept(KeptInStore(db.store().await));
     sim.clear_requests();
     read(&repo, 3, &replica).await;
     let replica_calls = calls(&sim);
@@ -358,7 +359,7 @@ async fn reads_survive_a_restart(db: Db) {
     let store = db.store().await;
     store.evict_blobs(1).await.unwrap();
     sim.clear_requests();
-    read(&repo, 3, &ReadCache::with_store(store)).await;
+    read(&repo, 3, &ReadCache::with_kept(KeptInStore(store))).await;
     let queries = calls(&sim).iter().filter(|c| c.ends_with("/graphql")).count();
     assert!(queries >= 200, "every brief is read again after eviction: {queries} queries");
     assert!(calls(&sim).iter().any(|c| c.contains("/compare/")), "the merge base goes with the blobs");

@@ -5,16 +5,19 @@
 //! so they share one lock and coalesce like a PR's.
 
 use anyhow::{Context, Result};
+use tokio::sync::oneshot;
 
-use super::worker::{Ctx, Progress, head_runs};
+use super::progress::{Progress, read_in_view};
+use super::worker::{Ctx, check_names, writer};
 use crate::github::{HeadSha, RepoClient};
-use crate::plan::CheckPlan;
 use crate::plan::merge_group::{self, left_the_queue};
-use crate::publish::checks;
-use crate::source::merge_group::{self as group_source, COMPARE_FILES, Outcome};
-use crate::store::{Job, MergeGroupRecord};
+use crate::publish::runs::HeadRuns;
+use crate::publish::{self, Answer, checks};
+use crate::source::evaluation::Checks;
+use crate::source::merge_group::{self as group_source, COMPARE_FILES, Change, Group};
+use crate::store::Job;
 
-/// Evaluates the merge group whose head is `head`.
+/// Evaluates the merge group whose head is `head`: read, plan, publish.
 pub(super) async fn evaluate(
     ctx: &Ctx,
     job: &Job,
@@ -22,58 +25,49 @@ pub(super) async fn evaluate(
     head: &HeadSha,
     progress: &mut Progress,
 ) -> Result<()> {
-    let head = head.0.clone();
+    let head = head.0.as_str();
     let group = ctx
         .store
-        .merge_group(&job.repo, &head)
+        .merge_group(&job.repo, head)
         .await?
         .with_context(|| format!("no merge group with head {head} was recorded"))?;
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
-    let shown = group_source::shown(repo, &head).await?;
-    let mut runs = head_runs(repo, job, &head, shown, progress);
-    if runs.evaluated_already() {
+    let names = check_names(job.scope);
+    let checks = Checks { names: &names, once_per_head: job.once_per_head };
+    let at = Group { base: &group.base_sha, head, head_ref: &group.head_ref };
+    let (seen, on_seen) = oneshot::channel();
+    let read = async { Ok(group_source::read(repo, at, checks, &ctx.reads, seen).await?) };
+    let (reading, started) = read_in_view(ctx, job, repo, &names, progress, read, on_seen).await?;
+    let Some(change) = reading.change else {
         tracing::info!(job = job.id, %head, "this merge group was evaluated already");
         return Ok(());
-    }
-    let too_many = format!(
-        "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
-         so gatehouse cannot see the whole change. Queue fewer pull requests together."
-    );
-    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, &group, &head, &too_many)).await?;
-    let planned = match decided {
-        Ok(planned) => planned,
-        Err((reason, error)) => {
-            runs.fail_closed(repo, &reason).await?;
-            return error.map_or(Ok(()), Err);
-        }
     };
-    runs.publish_all(repo, &planned, None).await?;
+    progress.note(repo, head, &names);
+    let (answer, error) = match change {
+        Change::Read(read) => {
+            let planned =
+                tokio::task::spawn_blocking(move || merge_group::plan(&read)).await.context("the rules panicked")?;
+            (Answer::Plan(planned), None)
+        }
+        Change::TooManyFiles => (Answer::FailClosed(too_many_files()), None),
+        Change::Unreadable(err) => (Answer::FailClosed(format!("Reading the merge group failed: {err}")), Some(err)),
+    };
+    let runs = HeadRuns::new(writer(job), head, names, reading.shown, started);
+    publish::merge_group(repo, &runs, answer).await?;
+    if let Some(err) = error {
+        return Err(err.into());
+    }
     tracing::info!(job = job.id, %head, "merge group evaluated");
     Ok(())
 }
 
-/// The group's checks as planned, or why every check fails closed (and
-/// the job's own error, when it has one).
-type GroupDecision = std::result::Result<Vec<CheckPlan>, (String, Option<anyhow::Error>)>;
-
-/// Reads the merge group and plans its checks.
-async fn decide(
-    ctx: &Ctx,
-    repo: &RepoClient,
-    group: &MergeGroupRecord,
-    head: &str,
-    too_many: &str,
-) -> Result<GroupDecision> {
-    let read = match group_source::read(repo, &group.base_sha, head, &group.head_ref, &ctx.reads).await? {
-        Outcome::Read(read) => read,
-        Outcome::TooManyFiles => return Ok(Err((too_many.to_string(), None))),
-        Outcome::Unreadable(err) => {
-            return Ok(Err((format!("Reading the merge group failed: {err}"), Some(err.into()))));
-        }
-    };
-    let planned = tokio::task::spawn_blocking(move || merge_group::plan(&read)).await.context("the rules panicked")?;
-    Ok(Ok(planned))
+/// Why every check fails closed on a group the compare cannot list whole.
+fn too_many_files() -> String {
+    format!(
+        "This merge group changes {COMPARE_FILES} files or more; GitHub's compare lists at most {COMPARE_FILES}, \
+         so gatehouse cannot see the whole change. Queue fewer pull requests together."
+    )
 }
 
 /// Ends the group's runs still in progress: nothing will finish them.

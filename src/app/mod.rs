@@ -7,9 +7,11 @@ mod dashboard;
 pub mod env_file;
 mod failure;
 pub(crate) mod handlers;
+pub mod kept;
 pub(crate) mod logs;
 mod merge_group;
 pub(crate) mod probe;
+mod progress;
 mod push;
 pub(crate) mod redeliver;
 mod reminders;
@@ -186,7 +188,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         store: store.clone(),
         github,
         metrics: metrics.clone(),
-        reads: ReadCache::with_store(store.clone()),
+        reads: ReadCache::with_kept(kept::KeptInStore(store.clone())),
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,

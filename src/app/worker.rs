@@ -6,19 +6,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, oneshot, watch};
 
 use super::failure::Failure;
+use super::progress::{Progress, conclude_runs, read_in_view};
 use crate::github::RetryPolicy;
-use crate::github::check_runs::Shown;
 use crate::github::{GitHub, RepoClient, RepoName};
 use crate::metrics::Metrics;
-use crate::plan::{self, Plan, REVIEW_CHECK};
+use crate::plan::{self, REVIEW_CHECK};
 use crate::publish::runs::{HeadRuns, Writer};
-use crate::publish::{self, checks};
+use crate::publish::{self, Answer};
 use crate::source::contents::ReadCache;
-use crate::source::evaluation;
-use crate::source::pull_request::{self as source, MAX_FILES, PullRequest};
+use crate::source::evaluation::{self, Change};
+use crate::source::pull_request::{self as source, MAX_FILES};
 use crate::store::{Job, PrNumber, Scope, Store, Target, now_ms};
 
 /// How often an idle worker looks for jobs it was not woken for.
@@ -138,7 +138,7 @@ async fn keep_reads(ctx: &Ctx) {
     if reads.is_empty() {
         return;
     }
-    if let Err(err) = ctx.store.keep_reads(reads).await {
+    if let Err(err) = super::kept::keep(&ctx.store, reads).await {
         tracing::warn!(error = %format!("{err:#}"), "cannot keep the contents read");
     }
 }
@@ -148,26 +148,6 @@ pub(super) enum Outcome {
     Evaluated,
     /// A head commit's job became jobs of its PRs (already recorded).
     Resolved,
-}
-
-/// The heads a job began to evaluate and their checks, so a job that fails
-/// for good can conclude them.
-#[derive(Default)]
-pub(super) struct Progress {
-    pub(super) heads: Vec<(RepoName, String, Vec<String>)>,
-}
-
-/// Gives every check the job began and did not complete a `failure` saying
-/// why: a required check never waits on a job that is gone.
-async fn conclude_runs(ctx: &Ctx, job: &Job, progress: &Progress, error: &str) {
-    for (repo, head, names) in &progress.heads {
-        let repo = RepoClient::new(ctx.github.clone(), job.installation, repo.clone());
-        match checks::conclude_failed(&repo, head, job.id, names, error).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(job = job.id, runs = n, "check runs concluded as failed"),
-            Err(err) => tracing::error!(job = job.id, error = %err, "cannot conclude the job's check runs"),
-        }
-    }
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -250,35 +230,37 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     // earlier attempt, and those of the jobs it superseded.
     let begun: Vec<(i64, String)> =
         job.started_sha.iter().map(|sha| (job.id, sha.clone())).chain(job.stale.iter().cloned()).collect();
-    let evaluation::Head { pr, shown, earlier } = evaluation::head(repo, number, &begun).await?;
-    let head = pr.head_sha.0.clone();
-    for (id, sha, shown) in &earlier {
-        let closed = checks::close_stale(repo, shown, *id).await?;
-        if closed > 0 {
-            tracing::info!(job = job.id, of_job = id, %sha, closed, "closed check runs of a replaced head");
-        }
-    }
-    let review_only = job.scope == Scope::ReviewGate;
-    let mut runs = head_runs(repo, job, &head, shown, progress);
-    if runs.evaluated_already() {
-        tracing::info!(job = job.id, "this head was evaluated already");
-        return Ok(());
-    }
-    if job.started_sha.as_deref() != Some(head.as_str()) {
-        ctx.store.started(job, &head).await?;
-    }
-    // What the store knows of this PR: the requests made on this head, and
-    // what the last evaluation depended on.
+    // What the store knows of this PR: the requests made on its last head
+    // asked, and what the last evaluation depended on.
     let repo_name = repo.repo.full();
-    let made = ctx.store.review_requests(&repo_name, number, &head).await?;
+    let made = ctx.store.review_requests(&repo_name, number).await?;
     let previous = ctx.store.dependencies(&repo_name, number).await?;
+    let review_only = job.scope == Scope::ReviewGate;
+    let names = check_names(job.scope);
+    let checks = evaluation::Checks { names: &names, once_per_head: job.once_per_head };
     let known = evaluation::Known { made, previous };
-    let decided = runs.while_slow(ctx.progress_after, repo, decide(ctx, repo, pr, known, !review_only)).await?;
-    let (plan, pr) = match decided {
-        Decided::Planned { plan, pr } => (plan, pr),
-        Decided::FailClosed { reason, error } => {
-            runs.fail_closed(repo, &reason).await?;
-            return error.map_or(Ok(()), Err);
+    let ask = evaluation::Ask { number, begun: &begun, checks, known, with_review: !review_only };
+    let (seen, on_seen) = oneshot::channel();
+    let read = async { Ok(evaluation::read(repo, ask, &ctx.reads, seen).await?) };
+    let (reading, started) = read_in_view(ctx, job, repo, &names, progress, read, on_seen).await?;
+    let evaluation::Reading { head: evaluation::Head { pr, shown, earlier }, change } = reading;
+    let head = pr.head_sha.0.clone();
+    let Some(change) = change else {
+        tracing::info!(job = job.id, "this head was evaluated already");
+        return publish::close_stale(repo, &earlier).await;
+    };
+    progress.note(repo, &head, &names);
+    let (answer, error) = match change {
+        Change::Read(read) => {
+            let plan =
+                tokio::task::spawn_blocking(move || plan::pull_request(&read)).await.context("the rules panicked")?;
+            (Answer::Plan(Box::new(plan)), None)
+        }
+        Change::TooManyFiles(changed) => (Answer::FailClosed(too_many_files(changed)), None),
+        Change::Unreadable(err) => {
+            let reason =
+                format!("Reading the pull request failed: {err}\n\nPress **Re-run** on this check to try again.");
+            (Answer::FailClosed(reason), Some(err))
         }
     };
     let superseded = !review_only && ctx.store.superseded(job, &head).await?;
@@ -286,72 +268,37 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         tracing::info!(job = job.id, "a newer head is queued: no review for this one");
     }
     let with_review = !review_only && !superseded;
-    let index_entry = plan.index_entry.clone();
-    let (dashboard, remind_every_days) = (plan.dashboard, plan.remind_every_days);
-    let applied = publish::pull_request(repo, &runs, number, *plan, with_review).await?;
+    let after = match &answer {
+        Answer::Plan(plan) => Some((plan.index_entry.clone(), plan.dashboard, plan.remind_every_days)),
+        Answer::FailClosed(_) => None,
+    };
+    progress.record_start(ctx, job, &head).await?;
+    let runs = HeadRuns::new(writer(job), &head, names, shown, started);
+    let applied = publish::pull_request(repo, &runs, &earlier, number, answer, with_review).await?;
+    if let Some(err) = error {
+        return Err(err.into());
+    }
     if let Some(made) = &applied.made {
         ctx.store.record_review_requests(&repo_name, number, &head, made).await?;
     }
-    ctx.store.record_dependencies(&repo_name, &index_entry).await?;
-    ctx.store.note_dashboard(job, dashboard).await?;
-    ctx.store.schedule_reminders(&repo_name, number, job.installation, remind_every_days).await?;
-    tracing::info!(job = job.id, pr = number, head = %short(&pr), published = ?applied.review, "evaluated");
+    if let Some((index_entry, dashboard, remind_every_days)) = after {
+        ctx.store.record_dependencies(&repo_name, &index_entry).await?;
+        ctx.store.note_dashboard(job, dashboard).await?;
+        ctx.store.schedule_reminders(&repo_name, number, job.installation, remind_every_days).await?;
+    }
+    tracing::info!(job = job.id, pr = number, head = %&head[..head.len().min(7)], published = ?applied.review, "evaluated");
     Ok(())
 }
 
-/// The job's runs on `head`, where GitHub shows `shown`, noted for
-/// [`conclude_runs`].
-pub(super) fn head_runs(repo: &RepoClient, job: &Job, head: &str, shown: Shown, progress: &mut Progress) -> HeadRuns {
-    let writer = Writer { job: job.id, once_per_head: job.once_per_head, rerun: job.rerun_asked() };
-    let runs = HeadRuns::new(writer, head, check_names(job.scope), shown);
-    progress.heads.push((repo.repo.clone(), head.to_string(), runs.names.clone()));
-    runs
+/// How the job writes its runs.
+pub(super) fn writer(job: &Job) -> Writer {
+    Writer { job: job.id, once_per_head: job.once_per_head, rerun: job.rerun_asked() }
 }
 
-/// What a pull request's evaluation decided.
-enum Decided {
-    Planned {
-        plan: Box<Plan>,
-        pr: PullRequest,
-    },
-    /// Every check fails closed for `reason`; `error` is the job's own
-    /// failure, when it has one.
-    FailClosed {
-        reason: String,
-        error: Option<anyhow::Error>,
-    },
-}
-
-/// Reads the pull request and plans what to write.
-async fn decide(
-    ctx: &Ctx,
-    repo: &RepoClient,
-    pr: PullRequest,
-    known: evaluation::Known,
-    with_review: bool,
-) -> Result<Decided> {
-    let reading = match evaluation::read(repo, pr, &ctx.reads, known, with_review).await {
-        Ok(evaluation::Outcome::Read(reading)) => reading,
-        Ok(evaluation::Outcome::TooManyFiles { pr }) => {
-            let reason = format!(
-                "This pull request changes {} files; GitHub lists at most {MAX_FILES}, so gatehouse cannot see the whole \
-                 change. Split it into smaller pull requests.",
-                pr.changed_files
-            );
-            return Ok(Decided::FailClosed { reason, error: None });
-        }
-        Err(err) if err.is_transient() => return Err(err.into()),
-        Err(err) => {
-            let reason =
-                format!("Reading the pull request failed: {err}\n\nPress **Re-run** on this check to try again.");
-            return Ok(Decided::FailClosed { reason, error: Some(err.into()) });
-        }
-    };
-    let evaluation::Reading { pr, read } = *reading;
-    let plan = tokio::task::spawn_blocking(move || plan::pull_request(&read)).await.context("the rules panicked")?;
-    Ok(Decided::Planned { plan: Box::new(plan), pr })
-}
-
-fn short(pr: &PullRequest) -> &str {
-    &pr.head_sha.0[..pr.head_sha.0.len().min(7)]
+/// Why every check fails closed on a pull request changing `changed` files.
+fn too_many_files(changed: u64) -> String {
+    format!(
+        "This pull request changes {changed} files; GitHub lists at most {MAX_FILES}, so gatehouse cannot see the whole \
+         change. Split it into smaller pull requests."
+    )
 }

@@ -32,7 +32,7 @@ pub(crate) struct Listed {
 }
 
 /// What GitHub shows of this App's runs on one head, by external id.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Shown {
     pub runs: BTreeMap<String, Listed>,
 }

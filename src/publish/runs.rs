@@ -2,9 +2,6 @@
 //! the runs it showed in progress while it was slow, and writing each
 //! check's planned output where it differs from what GitHub shows.
 
-use std::future::Future;
-use std::time::Duration;
-
 use anyhow::Result;
 
 use super::checks;
@@ -33,33 +30,15 @@ pub(crate) struct HeadRuns {
 
 impl HeadRuns {
     /// The job evaluates the checks `names` on `head`, where GitHub shows
-    /// our runs `shown`.
-    pub(crate) fn new(writer: Writer, head: &str, names: Vec<String>, shown: Shown) -> HeadRuns {
-        HeadRuns { head: head.to_string(), names, writer, shown, started: Default::default() }
-    }
-
-    /// Every check this job evaluates was completed on this head by another
-    /// job, and a head is evaluated once.
-    pub(crate) fn evaluated_already(&self) -> bool {
-        self.writer.once_per_head && self.shown.all_completed(&self.names)
-    }
-
-    /// Runs `work`; if it takes longer than `progress_after`, the checks
-    /// are shown in progress meanwhile (a quick one posts none).
-    pub(crate) async fn while_slow<T>(
-        &mut self,
-        progress_after: Duration,
-        repo: &RepoClient,
-        work: impl Future<Output = Result<T>>,
-    ) -> Result<T> {
-        tokio::pin!(work);
-        tokio::select! {
-            done = &mut work => done,
-            _ = tokio::time::sleep(progress_after) => {
-                self.started = checks::start(repo, &self.head, self.writer.job, &self.names, &self.shown).await?;
-                work.await
-            }
-        }
+    /// our runs `shown` and the job showed `started` in progress.
+    pub(crate) fn new(
+        writer: Writer,
+        head: &str,
+        names: Vec<String>,
+        shown: Shown,
+        started: checks::CheckRuns,
+    ) -> HeadRuns {
+        HeadRuns { head: head.to_string(), names, writer, shown, started }
     }
 
     /// Writes every planned check of this job; `note` (what changed on the

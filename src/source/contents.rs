@@ -26,10 +26,11 @@
 //! ChangeSet reads as the one a full read builds (every rule fixture is
 //! evaluated both ways), so the pure rules find the same.
 //!
-//! Given the App's store ([`ReadCache::with_store`]), the cache looks there
-//! for what this process has not read, and notes every blob and every path
-//! it reads from GitHub as [`UnkeptReads`]: the job runner writes them to the
-//! store once the job's answer is published ([`ReadCache::take_unkept`]),
+//! Given what the job runner keeps ([`KeptReads`], the App's store, through
+//! [`ReadCache::with_kept`]), the cache looks there for what this process
+//! has not read, and notes every blob and every path it reads from GitHub
+//! as [`UnkeptReads`]: the job runner keeps them once the job's answer is
+//! published ([`ReadCache::take_unkept`]),
 //! so a restarted process or another replica takes from it what any of
 //! them read before, and no store write stands between a delivery and its
 //! answer. Only the first evaluation of a repository, in any process, reads
@@ -37,6 +38,8 @@
 //! reads, never the evaluation.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -46,7 +49,6 @@ use super::Relevance;
 use crate::docs::brief::agent_of;
 use crate::github::{ApiError, RepoClient};
 use crate::model::{AgentIndex, FileContent, RepoTree};
-use crate::store::{Store, StoredBlob, StoredPath, UnkeptReads};
 
 /// Expressions per GraphQL query.
 pub(crate) const BATCH: usize = 250;
@@ -144,16 +146,64 @@ pub(crate) async fn documents(
     Ok(documents)
 }
 
+/// An answer from [`KeptReads`].
+pub type Kept<'a, T> = Pin<Box<dyn Future<Output = anyhow::Result<T>> + Send + 'a>>;
+
+/// What processes read from GitHub before and the job runner kept (the
+/// App's store): the read step looks there through this, and knows no more
+/// of where it is kept.
+pub trait KeptReads: std::fmt::Debug + Send + Sync {
+    /// The merge base of `base` and `head` in `repo`, when kept.
+    fn merge_base<'a>(&'a self, repo: &'a str, base: &'a str, head: &'a str) -> Kept<'a, Option<String>>;
+    /// The blob id at each of `paths` of `commit` that is kept, as (path,
+    /// blob id; `None`: no file there).
+    fn paths<'a>(&'a self, commit: &'a str, paths: &'a [&'a str]) -> Kept<'a, Vec<(String, Option<String>)>>;
+    /// The blobs of `oids` read under `limit` that are kept, as (blob id, blob).
+    fn blobs<'a>(&'a self, limit: u64, oids: &'a [&'a str]) -> Kept<'a, Vec<(String, Blob)>>;
+}
+
+/// What a process read from GitHub that is not kept yet.
+#[derive(Debug, Default)]
+pub struct UnkeptReads {
+    /// By size limit.
+    pub blobs: BTreeMap<u64, ReadBlobs>,
+    /// (repo, base, head, merge base).
+    pub merge_bases: Vec<(String, String, String, String)>,
+}
+
+/// Blobs read under one size limit.
+#[derive(Debug, Default)]
+pub struct ReadBlobs {
+    /// (blob id, blob).
+    pub blobs: Vec<(String, Blob)>,
+    /// What was at each path read by commit.
+    pub paths: Vec<ReadPath>,
+}
+
+/// The blob at `path` of `commit` (`None`: no file there).
+#[derive(Debug)]
+pub struct ReadPath {
+    pub commit: String,
+    pub path: String,
+    pub oid: Option<String>,
+}
+
+impl UnkeptReads {
+    pub fn is_empty(&self) -> bool {
+        self.blobs.is_empty() && self.merge_bases.is_empty()
+    }
+}
+
 /// Listings by (repo, commit), contents by (blob id, size limit) and merge
 /// bases by (repo, base, head), shared by the jobs of one process, the
-/// contents and merge bases also kept in `store` when given. Neither a
+/// contents and merge bases also looked for in `kept` when given. Neither a
 /// commit's tree, a blob's content nor two commits' merge base ever
 /// changes, so entries never go stale.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
-    store: Option<Store>,
+    kept: Option<Box<dyn KeptReads>>,
     merge_bases: Mutex<HashMap<(String, String, String), String>>,
     unkept: Mutex<UnkeptReads>,
 }
@@ -180,7 +230,7 @@ struct BlobCache {
 
 /// A blob's content, and its agent id (read once, with the content).
 #[derive(Clone, Debug)]
-pub(crate) struct Blob {
+pub struct Blob {
     pub content: FileContent,
     pub agent: Option<Arc<str>>,
 }
@@ -190,48 +240,23 @@ impl Blob {
         let agent = content.text().and_then(agent_of).map(Arc::from);
         Blob { content, agent }
     }
-
-    /// The blob as the store keeps it; `None` for what GitHub's blobs
-    /// never are (links, special files).
-    fn to_stored(&self, oid: &str) -> Option<StoredBlob> {
-        let (kind, content, number) = match &self.content {
-            FileContent::Text(text) => ("text", Some(text.to_string()), 0),
-            FileContent::Binary => ("binary", None, 0),
-            FileContent::InvalidUtf8 { line } => ("invalid_utf8", None, i64::from(*line)),
-            FileContent::TooLarge { bytes, .. } => ("too_large", None, *bytes as i64),
-            FileContent::Link { .. } | FileContent::NotAFile { .. } => return None,
-        };
-        let agent = self.agent.as_deref().map(str::to_string);
-        Some(StoredBlob { oid: oid.to_string(), kind: kind.to_string(), content, number, agent })
-    }
-
-    fn from_stored(row: StoredBlob, limit: u64) -> Option<Blob> {
-        let content = match row.kind.as_str() {
-            "text" => FileContent::Text(Arc::from(row.content?)),
-            "binary" => FileContent::Binary,
-            "invalid_utf8" => FileContent::InvalidUtf8 { line: u32::try_from(row.number).ok()? },
-            "too_large" => FileContent::TooLarge { bytes: u64::try_from(row.number).ok()?, limit },
-            _ => return None,
-        };
-        Some(Blob { content, agent: row.agent.map(Arc::from) })
-    }
 }
 
 impl ReadCache {
-    /// A cache that keeps the contents it reads in `store` too, and looks
-    /// there for what this process has not read.
-    pub fn with_store(store: Store) -> ReadCache {
-        ReadCache { store: Some(store), ..ReadCache::default() }
+    /// A cache that looks in `kept` for what this process has not read,
+    /// and notes what it reads for the job runner to keep there.
+    pub fn with_kept(kept: impl KeptReads + 'static) -> ReadCache {
+        ReadCache { kept: Some(Box::new(kept)), ..ReadCache::default() }
     }
 
     /// The merge base of `base` and `head` in `repo` when this process or
-    /// (through the store) any other found it before.
+    /// (through what is kept) any other found it before.
     pub(crate) async fn merge_base(&self, repo: &str, base: &str, head: &str) -> Option<String> {
         let key = (repo.to_string(), base.to_string(), head.to_string());
         if let Some(known) = self.merge_bases.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Some(known.clone());
         }
-        let found = match self.store.as_ref()?.merge_base(repo, base, head).await {
+        let found = match self.kept.as_ref()?.merge_base(repo, base, head).await {
             Ok(found) => found?,
             Err(err) => {
                 tracing::warn!(error = %format!("{err:#}"), "cannot read the kept merge base; asking GitHub");
@@ -243,16 +268,16 @@ impl ReadCache {
     }
 
     /// Keeps the merge base found for `base` and `head` in `repo`, noted
-    /// for the store too when there is one.
+    /// to be kept too when reads are.
     pub(crate) fn put_merge_base(&self, repo: &str, base: &str, head: &str, merge_base: String) {
-        if self.store.is_some() {
+        if self.kept.is_some() {
             let noted = (repo.to_string(), base.to_string(), head.to_string(), merge_base.clone());
             self.unkept.lock().unwrap_or_else(|e| e.into_inner()).merge_bases.push(noted);
         }
         self.remember_merge_base((repo.to_string(), base.to_string(), head.to_string()), merge_base);
     }
 
-    /// What was read from GitHub since the last call, for the store to keep.
+    /// What was read from GitHub since the last call, for the job runner to keep.
     pub fn take_unkept(&self) -> UnkeptReads {
         std::mem::take(&mut *self.unkept.lock().unwrap_or_else(|e| e.into_inner()))
     }
@@ -318,11 +343,11 @@ impl ReadCache {
         }
     }
 
-    /// Fills what `out` lacks of `wanted` from the store: the blob at each
-    /// path read by commit before, then the blobs by id.
+    /// Fills what `out` lacks of `wanted` from what is kept: the blob at
+    /// each path read by commit before, then the blobs by id.
     async fn load(
         &self,
-        store: &Store,
+        kept: &dyn KeptReads,
         wanted: &[Wanted<'_>],
         limit: u64,
         out: &mut [Option<Option<Blob>>],
@@ -337,8 +362,8 @@ impl ReadCache {
         }
         for (commit, at) in by_commit {
             let paths: Vec<&str> = at.iter().map(|i| wanted[*i].path).collect();
-            let found = store.blob_paths(commit, &paths).await?;
-            let found: HashMap<&str, &Option<String>> = found.iter().map(|p| (p.path.as_str(), &p.oid)).collect();
+            let found = kept.paths(commit, &paths).await?;
+            let found: HashMap<&str, &Option<String>> = found.iter().map(|(path, oid)| (path.as_str(), oid)).collect();
             for i in at {
                 match found.get(wanted[i].path) {
                     Some(Some(oid)) => oids.push((i, oid.clone())),
@@ -356,9 +381,7 @@ impl ReadCache {
         let mut unique: Vec<&str> = oids.iter().map(|(_, oid)| oid.as_str()).collect();
         unique.sort_unstable();
         unique.dedup();
-        let kept = store.blobs(limit, &unique).await?;
-        let kept: HashMap<String, Blob> =
-            kept.into_iter().filter_map(|row| Some((row.oid.clone(), Blob::from_stored(row, limit)?))).collect();
+        let kept: HashMap<String, Blob> = kept.blobs(limit, &unique).await?.into_iter().collect();
         for (i, oid) in oids {
             if let Some(blob) = kept.get(&oid) {
                 out[i] = Some(Some(blob.clone()));
@@ -449,8 +472,8 @@ pub(crate) async fn read(
     cache: &ReadCache,
 ) -> Result<Vec<Option<Blob>>, ApiError> {
     let mut out = cache.blobs(wanted, limit);
-    if let Some(store) = &cache.store
-        && let Err(err) = cache.load(store, wanted, limit, &mut out).await
+    if let Some(kept) = &cache.kept
+        && let Err(err) = cache.load(kept.as_ref(), wanted, limit, &mut out).await
     {
         tracing::warn!(error = %format!("{err:#}"), "cannot read kept contents; reading them from GitHub");
     }
@@ -474,21 +497,21 @@ pub(crate) async fn read(
                 _ => None,
             };
             out[*i] = Some(read.as_ref().map(|(_, blob)| blob.clone()));
-            if cache.store.is_some() {
+            if cache.kept.is_some() {
                 let w = &wanted[*i];
                 if w.blob.is_none() {
                     let oid = read.as_ref().map(|(oid, _)| oid.clone());
-                    kept_paths.push(StoredPath { commit: w.commit.to_string(), path: w.path.to_string(), oid });
+                    kept_paths.push(ReadPath { commit: w.commit.to_string(), path: w.path.to_string(), oid });
                 }
-                kept_blobs.extend(read.as_ref().and_then(|(oid, blob)| blob.to_stored(oid)));
+                kept_blobs.extend(read.clone());
             }
             cache.put(&wanted[*i], limit, read);
         }
         if !kept_blobs.is_empty() || !kept_paths.is_empty() {
             let mut unkept = cache.unkept.lock().unwrap_or_else(|e| e.into_inner());
-            let (blobs, paths) = unkept.blobs.entry(limit).or_default();
-            blobs.append(&mut kept_blobs);
-            paths.append(&mut kept_paths);
+            let read = unkept.blobs.entry(limit).or_default();
+            read.blobs.append(&mut kept_blobs);
+            read.paths.append(&mut kept_paths);
         }
     }
     Ok(out.into_iter().map(Option::flatten).collect())

@@ -1,12 +1,13 @@
-//! The read steps of a pull request's job: the PR and our check runs on its
-//! head ([`head`], before the job decides whether to evaluate at all), then
-//! the PR's change (see
-//! [`super::pull_request`]), the review gate's reviews, commit authors,
-//! approved contents and the reviewers GitHub shows requested (each only
-//! when the plan needs it), and gatehouse's review comments on the PR, as
-//! the plain data [`crate::plan::pull_request`] decides from.
+//! The read step of a pull request's job, in one pass: the PR and our check
+//! runs on its head (stopping there when every check was answered on that
+//! head before), our runs on the heads the PR moved past, then the PR's
+//! change (see [`super::pull_request`]), the review gate's reviews, commit
+//! authors, approved contents and the reviewers GitHub shows requested
+//! (each only when the plan needs it), and gatehouse's review comments on
+//! the PR: the plain data [`crate::plan::pull_request`] decides from.
 
 use serde::Deserialize;
+use tokio::sync::oneshot;
 
 use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
 use super::{approved, contents::ReadCache};
@@ -19,19 +20,72 @@ use crate::plan::requests::Made;
 use crate::plan::review::DiffFile;
 use crate::plan::{self, Authors, GateRead, PullRequestRead};
 
-/// What a pull request's job read.
-pub(crate) struct Reading {
-    pub pr: PullRequest,
-    pub read: PullRequestRead,
+/// The checks a job answers on a head.
+#[derive(Clone, Copy)]
+pub(crate) struct Checks<'a> {
+    pub names: &'a [String],
+    /// A check completed on the head by any job is not answered again.
+    pub once_per_head: bool,
 }
 
-/// What reading came to.
-pub(crate) enum Outcome {
-    Read(Box<Reading>),
-    /// The PR changes more files than GitHub lists: fail closed.
-    TooManyFiles {
-        pr: PullRequest,
-    },
+impl Checks<'_> {
+    /// Every check was answered on the head already: nothing more to read.
+    pub(crate) fn answered(&self, shown: &Shown) -> bool {
+        self.once_per_head && shown.all_completed(self.names)
+    }
+}
+
+/// A head and our runs on it, sent to the job runner as soon as they are
+/// read, so that a read which outlasts a person's patience can show the
+/// checks in progress while it goes on.
+pub(crate) struct HeadSeen {
+    pub head: String,
+    pub shown: Shown,
+}
+
+/// What the job runner knows of a pull request from its store.
+pub(crate) struct Known {
+    /// The review requests made on the head it last asked on: (head, made).
+    pub made: Option<(String, Made)>,
+    /// Its entry in the dependency index.
+    pub previous: Option<Dependencies>,
+}
+
+/// What a pull request's job asks to be read.
+pub(crate) struct Ask<'a> {
+    pub number: u64,
+    /// (job, head) pairs of the heads jobs began on: runs left open there
+    /// are to be closed when the PR has moved past them.
+    pub begun: &'a [(i64, String)],
+    pub checks: Checks<'a>,
+    pub known: Known,
+    /// The job posts a review, so gatehouse's comments on the PR are read.
+    pub with_review: bool,
+}
+
+/// The PR as GitHub describes it and what it shows of our runs.
+pub(crate) struct Head {
+    pub pr: PullRequest,
+    /// Our check runs on its head.
+    pub shown: Shown,
+    /// Our check runs on each earlier head a job began: (job, head, runs).
+    pub earlier: Vec<(i64, String, Shown)>,
+}
+
+/// What was read of the change, when the head was not answered before.
+pub(crate) enum Change {
+    Read(Box<PullRequestRead>),
+    /// The PR changes more files than GitHub lists (`changed_files`).
+    TooManyFiles(u64),
+    /// GitHub refused to answer for the PR's documents (not transient).
+    Unreadable(ApiError),
+}
+
+/// What the read step came to.
+pub(crate) struct Reading {
+    pub head: Head,
+    /// `None`: every check was answered on this head already.
+    pub change: Option<Change>,
 }
 
 /// `GET pulls/{n}/requested_reviewers` (`pull-request-review-request`).
@@ -45,51 +99,52 @@ struct User {
     login: String,
 }
 
-/// What a pull request's job reads first.
-pub(crate) struct Head {
-    pub pr: PullRequest,
-    /// Our check runs on its head.
-    pub shown: Shown,
-    /// Our check runs on each earlier head a job began: (job, head, runs).
-    pub earlier: Vec<(i64, String, Shown)>,
-}
-
-/// PR `number` as GitHub describes it, our check runs on its head, and
-/// those on each of `begun` ((job, head) pairs) that is not its head.
-pub(crate) async fn head(repo: &RepoClient, number: u64, begun: &[(i64, String)]) -> Result<Head, ApiError> {
-    let pr = pull_request::describe(repo, number).await?;
-    let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
-    let mut earlier = Vec::new();
-    for (job, sha) in begun.iter().filter(|(_, sha)| *sha != pr.head_sha.0) {
-        earlier.push((*job, sha.clone(), check_runs::shown(repo, sha).await?));
-    }
-    Ok(Head { pr, shown, earlier })
-}
-
-/// What the job runner knows of a pull request from its store.
-pub(crate) struct Known {
-    /// The review requests made on its head before.
-    pub made: Option<Made>,
-    /// Its entry in the dependency index.
-    pub previous: Option<Dependencies>,
-}
-
-/// Reads what the plan of `pr` needs; `with_review`: the job posts a
-/// review, so gatehouse's comments on the PR are read.
+/// Reads what the plan of PR `ask.number` needs, sending the head and its
+/// runs on `seen` once they are known and more is to be read.
 pub(crate) async fn read(
     repo: &RepoClient,
-    pr: PullRequest,
+    ask: Ask<'_>,
+    cache: &ReadCache,
+    seen: oneshot::Sender<HeadSeen>,
+) -> Result<Reading, ApiError> {
+    let pr = pull_request::describe(repo, ask.number).await?;
+    let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
+    let answered = ask.checks.answered(&shown);
+    if !answered {
+        // The runner may have stopped listening (the read was quick).
+        let _ = seen.send(HeadSeen { head: pr.head_sha.0.clone(), shown: shown.clone() });
+    }
+    let mut earlier = Vec::new();
+    for (job, sha) in ask.begun.iter().filter(|(_, sha)| *sha != pr.head_sha.0) {
+        earlier.push((*job, sha.clone(), check_runs::shown(repo, sha).await?));
+    }
+    if answered {
+        return Ok(Reading { head: Head { pr, shown, earlier }, change: None });
+    }
+    let change = match change(repo, &pr, cache, ask.known, ask.with_review).await {
+        Ok(change) => change,
+        Err(err) if err.is_transient() => return Err(err),
+        Err(err) => Change::Unreadable(err),
+    };
+    Ok(Reading { head: Head { pr, shown, earlier }, change: Some(change) })
+}
+
+/// Reads the change of `pr` and what its review gate and review need.
+async fn change(
+    repo: &RepoClient,
+    pr: &PullRequest,
     cache: &ReadCache,
     known: Known,
     with_review: bool,
-) -> Result<Outcome, ApiError> {
+) -> Result<Change, ApiError> {
     let Known { made, previous } = known;
-    let snapshot = match pull_request::read(repo, pr, cache).await? {
+    let head = pr.head_sha.0.clone();
+    let made = made.filter(|(on, _)| *on == head).map(|(_, made)| made);
+    let snapshot = match pull_request::read(repo, pr.clone(), cache).await? {
         Read::Snapshot(snapshot) => snapshot,
-        Read::TooManyFiles { pr } => return Ok(Outcome::TooManyFiles { pr }),
+        Read::TooManyFiles { pr } => return Ok(Change::TooManyFiles(pr.changed_files)),
     };
     let PrSnapshot { pr, files, changes, dependencies } = *snapshot;
-    let head = pr.head_sha.0.clone();
     let gate = match (plan::reads_gate(&changes), &changes.config.review) {
         (Some(applicability), Some(policy)) => {
             Some(gate(repo, &pr, &changes, policy, &applicability.documents, made).await?)
@@ -100,9 +155,8 @@ pub(crate) async fn read(
     let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
     let (number, base_sha, draft) = (pr.number, pr.base_sha.0.clone(), pr.draft);
     let read = PullRequestRead { number, base_sha, head, draft, changes, files, gate, review, dependencies, previous };
-    Ok(Outcome::Read(Box::new(Reading { pr, read })))
+    Ok(Change::Read(Box::new(read)))
 }
-
 /// The review gate's reads.
 async fn gate(
     repo: &RepoClient,

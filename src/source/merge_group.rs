@@ -8,7 +8,10 @@
 //! (`gh-readonly-queue/<base>/pr-<N>-<sha>`) names, which is the group's
 //! last PR whatever the merge method. Two calls, however many PRs.
 
+use tokio::sync::oneshot;
+
 use super::contents::ReadCache;
+use super::evaluation::{Checks, HeadSeen};
 use super::pull_request::{self, PrFile, PullRequest, Read};
 use crate::github::answers::{CheckRunList, Comparison, PullRequestSimple};
 use crate::github::check_runs::{self, Shown};
@@ -37,13 +40,8 @@ pub(crate) struct OurRun {
     pub conclusion: Option<String>,
 }
 
-/// Our check runs on the group's head.
-pub(crate) async fn shown(repo: &RepoClient, head: &str) -> Result<Shown, ApiError> {
-    check_runs::shown(repo, head).await
-}
-
-/// What reading a merge group came to.
-pub(crate) enum Outcome {
+/// What was read of a merge group, when its head was not answered before.
+pub(crate) enum Change {
     Read(Box<GroupRead>),
     /// The group changes as many files as the compare lists, or more.
     TooManyFiles,
@@ -52,19 +50,47 @@ pub(crate) enum Outcome {
     Unreadable(ApiError),
 }
 
-/// Reads the merge group from `base` to `head` whose queue branch is
-/// `head_ref`: its change and the review gate's last run on each of its
-/// pull requests.
+/// What reading a merge group came to.
+pub(crate) struct Reading {
+    /// Our check runs on the group's head.
+    pub shown: Shown,
+    /// `None`: every check was answered on this head already.
+    pub change: Option<Change>,
+}
+
+/// The merge group a job reads: from `base` to `head`, its queue branch
+/// `head_ref`.
+pub(crate) struct Group<'a> {
+    pub base: &'a str,
+    pub head: &'a str,
+    pub head_ref: &'a str,
+}
+
+/// Reads our runs on the group's head (stopping there when `checks` were
+/// answered on it before, else sending them on `seen`), then its change
+/// and the review gate's last run on each of its pull requests.
 pub(crate) async fn read(
     repo: &RepoClient,
-    base: &str,
-    head: &str,
-    head_ref: &str,
+    group: Group<'_>,
+    checks: Checks<'_>,
     cache: &ReadCache,
-) -> Result<Outcome, ApiError> {
+    seen: oneshot::Sender<HeadSeen>,
+) -> Result<Reading, ApiError> {
+    let shown = check_runs::shown(repo, group.head).await?;
+    if checks.answered(&shown) {
+        return Ok(Reading { shown, change: None });
+    }
+    // The runner may have stopped listening (the read was quick).
+    let _ = seen.send(HeadSeen { head: group.head.to_string(), shown: shown.clone() });
+    let change = change(repo, group, cache).await?;
+    Ok(Reading { shown, change: Some(change) })
+}
+
+async fn change(repo: &RepoClient, group: Group<'_>, cache: &ReadCache) -> Result<Change, ApiError> {
+    let Group { base, head, head_ref } = group;
     let change = compare(repo, base, head).await?;
     if change.files.len() >= COMPARE_FILES {
-        return Ok(Outcome::TooManyFiles);
+        return Ok(Change::TooManyFiles);
     }
     let numbers = group_pulls(repo, &change.commits, head_ref).await?;
     let described = PullRequest {
@@ -79,9 +105,9 @@ pub(crate) async fn read(
     let files = change.files;
     let changes = match pull_request::read_changes(repo, described, async { Ok(files) }, cache).await {
         Ok(Read::Snapshot(snapshot)) => snapshot.changes,
-        Ok(Read::TooManyFiles { .. }) => return Ok(Outcome::TooManyFiles),
+        Ok(Read::TooManyFiles { .. }) => return Ok(Change::TooManyFiles),
         Err(err) if err.is_transient() => return Err(err),
-        Err(err) => return Ok(Outcome::Unreadable(err)),
+        Err(err) => return Ok(Change::Unreadable(err)),
     };
     let mut pulls = Vec::with_capacity(numbers.len());
     for (number, pr_head) in numbers {
@@ -89,7 +115,7 @@ pub(crate) async fn read(
         let last = runs.into_iter().filter(|r| r.name == REVIEW_CHECK).max_by_key(|r| r.id);
         pulls.push(PullGate { number, head: pr_head, run: last.map(|r| (r.status, r.conclusion)) });
     }
-    Ok(Outcome::Read(Box::new(GroupRead { changes, pulls })))
+    Ok(Change::Read(Box::new(GroupRead { changes, pulls })))
 }
 
 /// `GET /compare/{base}...{head}`, every page of commits (files come with

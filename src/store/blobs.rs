@@ -7,7 +7,6 @@
 //! is held under [`BLOB_STORE_BYTES`]: past it, the blobs stored longest ago
 //! go first, and with them the paths and merge bases recorded before them.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use anyhow::Result;
@@ -60,21 +59,6 @@ pub struct StoredBlob {
     pub content: Option<String>,
     pub number: i64,
     pub agent: Option<String>,
-}
-
-/// What a process read from GitHub and the store does not keep yet.
-#[derive(Debug, Default)]
-pub struct UnkeptReads {
-    /// By size limit: the blobs read, and what was at each path read by commit.
-    pub blobs: BTreeMap<u64, (Vec<StoredBlob>, Vec<StoredPath>)>,
-    /// (repo, base, head, merge base).
-    pub merge_bases: Vec<(String, String, String, String)>,
-}
-
-impl UnkeptReads {
-    pub fn is_empty(&self) -> bool {
-        self.blobs.is_empty() && self.merge_bases.is_empty()
-    }
 }
 
 /// Which blob was at a path of a commit (`None`: no file there).
@@ -167,18 +151,6 @@ impl Store {
                 .await?
                 .rows_affected()
         });
-        Ok(())
-    }
-
-    /// Keeps what an evaluation read from GitHub: every row, or none of
-    /// what follows the first that fails.
-    pub async fn keep_reads(&self, reads: UnkeptReads) -> Result<()> {
-        for (limit, (blobs, paths)) in &reads.blobs {
-            self.put_blobs(*limit, blobs, paths).await?;
-        }
-        for (repo, base, head, merge_base) in &reads.merge_bases {
-            self.put_merge_base(repo, base, head, merge_base).await?;
-        }
         Ok(())
     }
 

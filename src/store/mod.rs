@@ -76,7 +76,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, Postgres, Transaction};
 
-pub use blobs::{StoredBlob, StoredPath, UnkeptReads};
+pub use blobs::{StoredBlob, StoredPath};
 pub use dashboards::{DASHBOARD_COALESCE, DASHBOARD_REASON, DashboardIssue};
 pub use dependencies::{Dependencies, Dependency};
 pub use job::{Job, NewJob, PrNumber, Scope, Target, family_check};

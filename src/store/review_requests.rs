@@ -11,6 +11,7 @@ pub use crate::plan::requests::Made as ReviewRequests;
 /// A row of `gh_review_requests`: the logins joined by commas.
 #[derive(FromRow)]
 struct ReviewRequestsRow {
+    head_sha: String,
     requested: String,
     refused: String,
 }
@@ -24,16 +25,16 @@ fn split(logins: &str) -> Vec<String> {
 }
 
 impl Store {
-    /// The requests made on `head` of the PR, when any were.
-    pub async fn review_requests(&self, repo: &str, pr: u64, head: &str) -> Result<Option<ReviewRequests>> {
-        let sql = "SELECT requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 AND head_sha = $3";
+    /// The requests last made on the PR, and the head they were made on:
+    /// the job reads them before it knows the PR's head.
+    pub async fn review_requests(&self, repo: &str, pr: u64) -> Result<Option<(String, ReviewRequests)>> {
+        let sql = "SELECT head_sha, requested, refused FROM gh_review_requests WHERE repo = $1 AND pr = $2 \
+                   ORDER BY recorded_at DESC LIMIT 1";
         let key = repo.to_ascii_lowercase();
-        let row: Option<ReviewRequestsRow> = on_pool!(self, |pool| {
-            sqlx::query_as(sql).bind(&key).bind(pr as i64).bind(head).fetch_optional(pool).await?
-        });
-        Ok(row.map(|ReviewRequestsRow { requested, refused }| ReviewRequests {
-            requested: split(&requested),
-            refused: split(&refused),
+        let row: Option<ReviewRequestsRow> =
+            on_pool!(self, |pool| { sqlx::query_as(sql).bind(&key).bind(pr as i64).fetch_optional(pool).await? });
+        Ok(row.map(|ReviewRequestsRow { head_sha, requested, refused }| {
+            (head_sha, ReviewRequests { requested: split(&requested), refused: split(&refused) })
         }))
     }
 
