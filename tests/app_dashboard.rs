@@ -20,6 +20,21 @@ fn with_dashboard(enabled: bool) -> Tree {
     tree
 }
 
+const GUIDE: &str = "dark-factory/guidelines/backup-scripts@v1.md";
+
+/// `tree` with a vote of `weight` by `voter` on argument A of the demo's
+/// `backup-retention` section, after its vote by lin.
+fn add_vote(tree: &mut Tree, voter: &str, weight: &str) {
+    let lin = "        rationale: \"Thirty days matched every restore request we had in the last year.\"\n";
+    let vote = format!(
+        "      - voter: {voter}\n        vote: +1\n        weight: {weight}\n        ts: 2026-05-12T09:00:00Z\n        \
+         rationale: \"Thirty days held through both restore drills and the audit of the last year.\"\n"
+    );
+    let text = String::from_utf8(tree[GUIDE].clone()).unwrap();
+    assert!(text.contains(lin));
+    tree.insert(GUIDE.into(), text.replacen(lin, &format!("{lin}{vote}"), 1).into_bytes());
+}
+
 /// [`with_dashboard`] with the demo repository's voting docs, specs and
 /// decisions, and one more vote in its `backup-retention` ledger: A +6.5, B
 /// +1.5 over 8 weighted votes, 2 from quorum and from lock.
@@ -28,13 +43,7 @@ fn with_documents() -> Tree {
     let demo = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
     let documents = ["dark-factory/guidelines/", "fondue/specs/", ".harnery/decisions/"];
     tree.extend(demo.into_iter().filter(|(path, _)| documents.iter().any(|d| path.starts_with(d))));
-    let guide = "dark-factory/guidelines/backup-scripts@v1.md";
-    let first = "        rationale: \"Thirty days matched every restore request we had in the last year.\"\n";
-    let vote = "      - voter: dana/opus-4.7\n        vote: +1\n        weight: 4.5\n        ts: 2026-05-12T09:00:00Z\n        \
-                rationale: \"Thirty days held through both restore drills and the audit of the last year.\"\n";
-    let text = String::from_utf8(tree[guide].clone()).unwrap();
-    assert!(text.contains(first));
-    tree.insert(guide.into(), text.replacen(first, &format!("{first}{vote}"), 1).into_bytes());
+    add_vote(&mut tree, "dana/opus-4.7", "4.5");
     tree
 }
 
@@ -158,6 +167,20 @@ async fn one_issue_lists_what_each_pull_request_waits_on_and_is_edited_once_per_
     assert_eq!(writes(&sim, "PATCH", &format!("/issues/{}", issue.number)), edits + 1, "a single edit");
     assert_eq!(writes(&sim, "POST", "/issues"), 1);
     assert_ne!(dashboard(&sim).unwrap().body, issue.body, "the approval shows");
+
+    // Another pull request merged into the default branch with a vote that
+    // locks `backup-retention` (A +8.5, B +1.5 over 10): the push brings the
+    // dashboard up to date, with no pull request evaluated again.
+    let runs = sim.all_check_runs().len();
+    let mut main = with_documents();
+    add_vote(&mut main, "sasha/opus-4.7", "2");
+    let push = sim.push_to_default_branch(REPO, 1, main, "Merge pull request #9");
+    assert_eq!(deliver(app.addr, "push", "push-9", &push).await, 202);
+    let locked = "None of the 1 open section of 2 voting docs is within reach.";
+    wait_for("the dashboard follows the default branch", || dashboard(&sim).unwrap().body.contains(locked)).await;
+    settled(&app).await;
+    assert!(!dashboard(&sim).unwrap().body.contains("`backup-retention`"));
+    assert_eq!(sim.all_check_runs().len(), runs, "no pull request evaluated");
     app.kill();
 }
 

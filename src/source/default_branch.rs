@@ -57,13 +57,18 @@ pub(crate) async fn tip(repo: &RepoClient, cache: &ReadCache) -> Result<Option<T
     let Some(sha) = answer.repository.and_then(|r| r.default_branch_ref?.target).map(|t| t.oid) else {
         return Ok(None);
     };
-    let wanted = [Wanted { commit: &sha, path: CONFIG_PATH, blob: None }];
+    let config = config_at(repo, &sha, cache).await?;
+    Ok(Some(Tip { sha, config }))
+}
+
+/// The config at `commit`: the defaults where there is none or it is not text.
+pub(crate) async fn config_at(repo: &RepoClient, commit: &str, cache: &ReadCache) -> Result<Config, ApiError> {
+    let wanted = [Wanted { commit, path: CONFIG_PATH, blob: None }];
     let config = contents::read(repo, &wanted, u64::MAX, cache).await?.into_iter().next().flatten();
-    let config = match config.map(|blob| blob.content) {
+    Ok(match config.map(|blob| blob.content) {
         Some(FileContent::Text(text)) => reads::config(&text).0,
         _ => Config::default(),
-    };
-    Ok(Some(Tip { sha, config }))
+    })
 }
 
 /// The documents of the families in `needs` at `tip`, as a ChangeSet in
