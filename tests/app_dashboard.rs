@@ -1,13 +1,15 @@
 //! The dashboard issue on the simulated GitHub: opt-in in the config, one
 //! issue per repository kept current in a single edit after an evaluation,
-//! listing what each open pull request waits on and nothing of another
-//! repository's; closing it turns it off until it is reopened or the
-//! config turns it off and on.
+//! listing what each open pull request waits on and, from the documents of
+//! the default branch, the voting sections within reach of quorum or lock,
+//! the open decisions by tier and the specs by stage, nothing of another
+//! repository's or of a pull request's branch; closing it turns it off
+//! until it is reopened or the config turns it off and on.
 
 mod common;
 
 use common::*;
-use gatehouse_sim::{Issue, PrRefs, Sim, Tree};
+use gatehouse_sim::{Issue, PrRefs, Sim, Tree, tree_from_dir};
 
 const REPO: &str = "acme/docs";
 
@@ -15,6 +17,33 @@ fn with_dashboard(enabled: bool) -> Tree {
     let mut tree = base();
     let config = format!("{REVIEW_POLICY}dashboard:\n  enabled: {enabled}\n");
     tree.insert(".github/gatehouse.yml".into(), config.into_bytes());
+    tree
+}
+
+const GUIDE: &str = "dark-factory/guidelines/backup-scripts@v1.md";
+
+/// `tree` with a vote of `weight` by `voter` on argument A of the demo's
+/// `backup-retention` section, after its vote by lin.
+fn add_vote(tree: &mut Tree, voter: &str, weight: &str) {
+    let lin = "        rationale: \"Thirty days matched every restore request we had in the last year.\"\n";
+    let vote = format!(
+        "      - voter: {voter}\n        vote: +1\n        weight: {weight}\n        ts: 2026-05-12T09:00:00Z\n        \
+         rationale: \"Thirty days held through both restore drills and the audit of the last year.\"\n"
+    );
+    let text = String::from_utf8(tree[GUIDE].clone()).unwrap();
+    assert!(text.contains(lin));
+    tree.insert(GUIDE.into(), text.replacen(lin, &format!("{lin}{vote}"), 1).into_bytes());
+}
+
+/// [`with_dashboard`] with the demo repository's voting docs, specs and
+/// decisions, and one more vote in its `backup-retention` ledger: A +6.5, B
+/// +1.5 over 8 weighted votes, 2 from quorum and from lock.
+fn with_documents() -> Tree {
+    let mut tree = with_dashboard(true);
+    let demo = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    let documents = ["dark-factory/guidelines/", "fondue/specs/", ".harnery/decisions/"];
+    tree.extend(demo.into_iter().filter(|(path, _)| documents.iter().any(|d| path.starts_with(d))));
+    add_vote(&mut tree, "dana/opus-4.7", "4.5");
     tree
 }
 
@@ -66,10 +95,15 @@ async fn one_issue_lists_what_each_pull_request_waits_on_and_is_edited_once_per_
     let Some(db) = Db::postgres() else { return };
     let sim = sim().await;
     let app = start_app(config(&db, &sim.url())).await;
-    let enabled = with_dashboard(true);
+    let enabled = with_documents();
     // Both opened before either is evaluated: the issue is numbered after them.
-    let draft = sim.open_pr(REPO, 2, enabled.clone(), big_change(&enabled, "ADR-404"), "Draft.");
+    // The draft's branch adds a decision the default branch does not have.
+    let mut draft_head = big_change(&enabled, "ADR-404");
+    let pr_only = r#"{"status": "filed", "tier": 2, "question": "Only on a branch?"}"#;
+    draft_head.insert(".harnery/decisions/branch-only-2026-07-11-0000.json".into(), pr_only.into());
+    let draft = sim.open_pr(REPO, 2, enabled.clone(), draft_head, "Draft.");
     sim.set_draft(REPO, 2, true);
+    sim.set_ref(REPO, "main", &draft.base_sha);
     open(&sim, &app, REPO, 1, enabled.clone(), big_change(&enabled, "ADR-095")).await;
     let event = sim.pull_request_event(REPO, 2, "opened");
     assert_eq!(deliver(app.addr, "pull_request", "opened-2", &event).await, 202);
@@ -93,6 +127,36 @@ async fn one_issue_lists_what_each_pull_request_waits_on_and_is_edited_once_per_
     assert!(body.contains("- `gatehouse/briefs` fails: "), "{body}");
     assert!(!body.contains("#7") && !body.contains("acme/ops"), "{body}");
     assert_eq!(sim.issues("acme/ops").len(), 1, "acme/ops has its own");
+    // The default branch's documents.
+    assert!(
+        body.contains("## Voting sections within reach\n\n")
+            && body.contains(
+                "\n- `dark-factory/guidelines/backup-scripts@v1.md` section `backup-retention` (Retention): 8 of 10 \
+             weighted votes; `A` leads `B` by +5 (lock needs +5); quorum and lock 2 weighted votes away\n"
+            ),
+        "{body}"
+    );
+    assert!(!body.contains("`backup-dry-run`") && !body.contains("`api-error-body`"), "locked or far: {body}");
+    assert!(
+        body.contains(
+            "\n### Tier 2: a human decides before enactment (1)\n\n- Which queue backend should the job runner use? — \
+             `queue-backend-2026-07-10-7d21`, deliberating, stakes high, filed 2026-07-10T13:00:00Z\n\n### Tier 1 (2)\n\n\
+             - When should the nightly Postgres backup run? — `pg-backup-window-2026-07-06-1a2b`, resolved, awaiting \
+             enactment, stakes medium, filed 2026-07-06T08:10:00Z\n- Should the product cache be invalidated by events \
+             instead of a TTL? — `cache-invalidation-2026-07-21-5e02`, resolved, awaiting enactment, stakes medium, \
+             filed 2026-07-21T10:00:00Z\n"
+        ),
+        "{body}"
+    );
+    assert!(!body.contains("Only on a branch?") && !body.contains("cache-ttl"), "{body}");
+    assert!(
+        body.contains(
+            "\n### pre-plan (1)\n\n- `fondue/specs/search-index` Search index for the docs site: `pre-plan:Review`\n\
+             \n### plan (1)\n\n- `fondue/specs/csv-export` CSV export of invoices: `plan:Review`\n\nDone: 0; \
+             abandoned: 0.\n"
+        ),
+        "{body}"
+    );
 
     // A review: one evaluation, one edit of the issue.
     let edits = writes(&sim, "PATCH", &format!("/issues/{}", issue.number));
@@ -103,6 +167,20 @@ async fn one_issue_lists_what_each_pull_request_waits_on_and_is_edited_once_per_
     assert_eq!(writes(&sim, "PATCH", &format!("/issues/{}", issue.number)), edits + 1, "a single edit");
     assert_eq!(writes(&sim, "POST", "/issues"), 1);
     assert_ne!(dashboard(&sim).unwrap().body, issue.body, "the approval shows");
+
+    // Another pull request merged into the default branch with a vote that
+    // locks `backup-retention` (A +8.5, B +1.5 over 10): the push brings the
+    // dashboard up to date, with no pull request evaluated again.
+    let runs = sim.all_check_runs().len();
+    let mut main = with_documents();
+    add_vote(&mut main, "sasha/opus-4.7", "2");
+    let push = sim.push_to_default_branch(REPO, 1, main, "Merge pull request #9");
+    assert_eq!(deliver(app.addr, "push", "push-9", &push).await, 202);
+    let locked = "None of the 1 open section of 2 voting docs is within reach.";
+    wait_for("the dashboard follows the default branch", || dashboard(&sim).unwrap().body.contains(locked)).await;
+    settled(&app).await;
+    assert!(!dashboard(&sim).unwrap().body.contains("`backup-retention`"));
+    assert_eq!(sim.all_check_runs().len(), runs, "no pull request evaluated");
     app.kill();
 }
 

@@ -6,17 +6,17 @@
 //! requests into it whose documents changed: a brief citing a superseded
 //! ADR, a PR citing an edited brief, every PR when the config changed. Each
 //! evaluation's summaries name what changed on the base since the one
-//! before.
+//! before. The push also asks for the dashboard issue when the config at
+//! the new tip enables it: it lists what the default branch's documents say.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
 
 use super::worker::Ctx;
-use crate::config::CONFIG_PATH;
 use crate::github::{HeadSha, RepoClient};
-use crate::model::FileContent;
 use crate::source::contents::{self, Wanted};
+use crate::source::default_branch;
 use crate::source::dependencies::digest;
 use crate::source::pull_request as source;
 use crate::store::{Job, PrNumber};
@@ -34,8 +34,12 @@ pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClien
             ctx.store.forget_dependencies(&job.repo, entry.pr).await?;
         }
     }
+    let config = default_branch::config_at(repo, tip, &ctx.reads).await?;
+    // The default branch's documents may have changed, and its dashboard
+    // lists what they say.
+    ctx.store.note_dashboard(job, config.dashboard.enabled).await?;
     let paths: BTreeSet<&str> = tracked.iter().flat_map(|e| e.documents.iter().map(|d| d.path.as_str())).collect();
-    let at_tip = read_at(ctx, repo, tip, &paths).await?;
+    let at_tip = read_at(ctx, repo, tip, &paths, config.limits.max_file_bytes).await?;
     let changed: Vec<u64> = tracked
         .iter()
         .filter(|entry| entry.documents.iter().any(|d| at_tip.get(d.path.as_str()) != Some(&d.digest)))
@@ -49,24 +53,19 @@ pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClien
     Ok(changed)
 }
 
-/// The digests of `paths` at `commit`, read with the size limit of the
-/// config there (as the evaluations on that base will read them, so they
-/// find them cached).
+/// The digests of `paths` at `commit`, read with `limit`, the size limit of
+/// the config there (as the evaluations on that base will read them, so
+/// they find them cached).
 async fn read_at<'p>(
     ctx: &Ctx,
     repo: &RepoClient,
     commit: &str,
     paths: &BTreeSet<&'p str>,
+    limit: u64,
 ) -> Result<BTreeMap<&'p str, Option<String>>> {
     if paths.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let config = [Wanted { commit, path: CONFIG_PATH, blob: None }];
-    let config = contents::read(repo, &config, u64::MAX, &ctx.reads).await?.into_iter().next().flatten();
-    let limit = match config.map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => crate::reads::config(&text).0.limits.max_file_bytes,
-        _ => crate::config::Config::default().limits.max_file_bytes,
-    };
     let wanted: Vec<Wanted> = paths.iter().map(|path| Wanted { commit, path, blob: None }).collect();
     let blobs = contents::read(repo, &wanted, limit, &ctx.reads).await?;
     Ok(paths.iter().copied().zip(blobs.into_iter().map(|b| b.map(|b| digest(&b.content)))).collect())

@@ -150,8 +150,8 @@ impl<'a> Tally<'a> {
     }
 }
 
-/// The v9 stages in order; `abandoned` leaves the path.
-pub(super) const STAGES: [&str; 7] = ["brief", "pre-plan", "plan", "implementation", "audit", "handover", "done"];
+// The v9 stages in order; `abandoned` leaves the path.
+pub(super) use crate::docs::spec::state::STAGES;
 
 /// One stage's circle.
 struct Stop {

@@ -7,41 +7,41 @@ use askama::Template;
 
 use super::html::{self, Page};
 use super::{Card, Context, Entry, Family, Kind};
-use crate::docs::decision::Manifest;
+use crate::docs::decision::docket::{Docketed, HUMAN_TIER, QUEUE, seconds};
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::json::Json;
-use crate::docs::timestamp;
 use crate::rules::decision::DecisionView;
 
-/// The statuses of the queue, in lifecycle order: `resolved` is a decision
-/// awaiting enactment.
-const QUEUE: [(Status, &str); 4] = [
-    (Status::Filed, "Filed"),
-    (Status::Triaged, "Triaged"),
-    (Status::Deliberating, "Deliberating"),
-    (Status::Resolved, "Resolved, awaiting enactment"),
-];
+/// The queue's statuses as its headings name them.
+fn queue_name(status: Status) -> &'static str {
+    match status {
+        Status::Resolved => "Resolved, awaiting enactment",
+        Status::Filed => "Filed",
+        Status::Triaged => "Triaged",
+        Status::Deliberating => "Deliberating",
+        other => other.name(),
+    }
+}
 
-/// One decision, read from its manifest.
+/// One decision, read from its manifest as the docket lists it.
 struct Decision<'m> {
-    id: String,
+    docket: Docketed<'m>,
     /// The configured decisions folder the manifest sits in.
     folder: &'m str,
     page: String,
-    manifest: &'m Manifest<'m>,
-    status: Option<Status>,
-    tier: Option<i64>,
-    filed_at: Option<i64>,
+}
+
+impl<'m> std::ops::Deref for Decision<'m> {
+    type Target = Docketed<'m>;
+
+    fn deref(&self) -> &Docketed<'m> {
+        &self.docket
+    }
 }
 
 impl Decision<'_> {
     fn text(&self, key: &str) -> Option<&str> {
         self.manifest.text_field(key)
-    }
-
-    /// The question, else the id (a manifest may lack one).
-    fn question(&self) -> &str {
-        self.text("question").unwrap_or(&self.id)
     }
 
     fn block(&self, key: &str) -> Option<&Json> {
@@ -52,8 +52,8 @@ impl Decision<'_> {
         self.block(block)?.get(key)?.as_str().filter(|s| !s.trim().is_empty())
     }
 
-    fn stakes(&self) -> &str {
-        self.text("stakes").unwrap_or("—")
+    fn stakes_text(&self) -> &str {
+        self.stakes().unwrap_or("—")
     }
 
     fn tier_text(&self) -> String {
@@ -72,16 +72,8 @@ impl Decision<'_> {
 
 /// Oldest first: the order a queue is worked in.
 fn by_age<'d, 'm>(mut list: Vec<&'d Decision<'m>>) -> Vec<&'d Decision<'m>> {
-    list.sort_by_key(|d| (d.filed_at.unwrap_or(i64::MAX), d.id.clone()));
+    list.sort_by_key(|d| d.age_order());
     list
-}
-
-fn in_queue(status: Status) -> bool {
-    QUEUE.iter().any(|(s, _)| *s == status)
-}
-
-fn seconds(text: &str) -> Option<i64> {
-    timestamp::parse(text).map(|t| t.seconds)
 }
 
 pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
@@ -91,15 +83,7 @@ pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     let mut decisions = Vec::new();
     for d in &view.decisions {
         let page = cx.page_path("decisions", d.location.stem);
-        decisions.push(Decision {
-            id: d.location.stem.to_string(),
-            folder: d.location.folder,
-            page,
-            manifest: &d.head,
-            status: d.head.status().map(|(s, _)| s),
-            tier: d.head.get("tier").and_then(Json::as_i64),
-            filed_at: d.head.text_field("filed_at").and_then(seconds),
-        });
+        decisions.push(Decision { docket: Docketed::new(d.location.stem, &d.head), folder: d.location.folder, page });
     }
     for d in &decisions {
         let body_folder = format!("{}/{}", d.folder, d.id);
@@ -121,8 +105,8 @@ pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
         pages.push(page);
         entries.push(Entry { kind: Kind::Decision, path: path.to_string(), page: page_path, findings });
     }
-    let open: Vec<&Decision> = decisions.iter().filter(|d| d.status.is_some_and(in_queue)).collect();
-    let human = open.iter().filter(|d| d.tier == Some(2)).count();
+    let open: Vec<&Decision> = decisions.iter().filter(|d| d.is_open()).collect();
+    let human = open.iter().filter(|d| d.tier == Some(HUMAN_TIER)).count();
     pages.push(overview(&decisions, &entries, cx.options.now));
     let card = Card {
         title: "Open decisions",
@@ -175,10 +159,10 @@ fn queue_table(page: &mut Page, caption: &str, rows: &[&Decision], now: i64) {
         .iter()
         .map(|d| Queued {
             link: page.link(&d.page, d.question()),
-            id: &d.id,
+            id: d.id,
             tier: d.tier_text(),
-            human: d.tier == Some(2),
-            stakes: d.stakes(),
+            human: d.tier == Some(HUMAN_TIER),
+            stakes: d.stakes_text(),
             status: d.status.map_or("—", Status::name),
             age: d.filed_at.map_or("—".to_string(), |t| html::age(t, now)),
         })
@@ -231,14 +215,15 @@ struct Links<'a> {
 fn overview(decisions: &[Decision], entries: &[Entry], now: i64) -> Page {
     let mut page = Page::new("decisions/index.html", "Decisions");
     page.put(&Text::Docket);
-    let human = by_age(decisions.iter().filter(|d| d.tier == Some(2) && d.status.is_some_and(in_queue)).collect());
+    let human = by_age(decisions.iter().filter(|d| d.tier == Some(HUMAN_TIER) && d.is_open()).collect());
     if human.is_empty() {
         page.put(&Text::NoHuman);
     } else {
         queue_table(&mut page, "Open tier-2 decisions, oldest first", &human, now);
     }
     page.put(&Text::Queue);
-    for (status, name) in QUEUE {
+    for status in QUEUE {
+        let name = queue_name(status);
         let rows = by_age(decisions.iter().filter(|d| d.status == Some(status)).collect());
         page.put(&Counted { level: 3, id: status.name(), text: name, count: rows.len() });
         if rows.is_empty() {
@@ -301,7 +286,7 @@ struct FeedEnd;
 /// Resolved and reviewed decisions, newest first, with their evidence.
 fn feed(page: &mut Page, decisions: &[Decision]) {
     let mut feed: Vec<&Decision> = decisions.iter().filter(|d| d.status.is_some_and(Status::is_resolved)).collect();
-    feed.sort_by_key(|d| (std::cmp::Reverse(d.latest()), d.id.clone()));
+    feed.sort_by_key(|d| (std::cmp::Reverse(d.latest()), d.id));
     page.put(&Counted { level: 2, id: "feed", text: "Review feed", count: feed.len() });
     if feed.is_empty() {
         page.put(&Text::NoFeed);
@@ -313,7 +298,7 @@ fn feed(page: &mut Page, decisions: &[Decision]) {
             link: page.link(&d.page, d.question()),
             status: d.status.map_or("", Status::name),
             tier: d.tier_text(),
-            stakes: d.stakes(),
+            stakes: d.stakes_text(),
             when: d.latest().map_or("—".to_string(), html::utc),
         });
         resolution(page, d);
@@ -417,12 +402,13 @@ fn decision_page(page: &mut Page, d: &Decision, all: &[Decision], body_folder: &
     let now = cx.options.now;
     page.put(&Part::Heading(d.question(), d.manifest.path));
     let mut facts = vec![
-        ("Id", Value::Code(&d.id)),
+        ("Id", Value::Code(d.id)),
         ("Status", Value::Text(d.status.map_or("(no valid status)", Status::name).to_string())),
     ];
-    let tier = if d.tier == Some(2) { "2 — a human decides before enactment".to_string() } else { d.tier_text() };
+    let tier =
+        if d.tier == Some(HUMAN_TIER) { "2 — a human decides before enactment".to_string() } else { d.tier_text() };
     facts.push(("Tier", Value::Text(tier)));
-    facts.push(("Stakes", Value::Text(d.stakes().to_string())));
+    facts.push(("Stakes", Value::Text(d.stakes_text().to_string())));
     let filed = match (d.text("filed_at"), d.filed_at) {
         (Some(text), Some(at)) => format!("{text} ({} ago)", html::age(at, now)),
         (Some(text), None) => text.to_string(),

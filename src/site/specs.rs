@@ -23,16 +23,7 @@ struct Row {
 
 /// Where a state sits on the stage path, and whether the spec was abandoned.
 fn stage(state: State) -> (Option<usize>, bool) {
-    match state {
-        State::Brief => (Some(0), false),
-        State::PrePlan(_) => (Some(1), false),
-        State::Plan(_) => (Some(2), false),
-        State::Implementation(..) => (Some(3), false),
-        State::Audit(..) => (Some(4), false),
-        State::HandoverUpdate(_) | State::Handover => (Some(5), false),
-        State::Done => (Some(6), false),
-        State::Abandoned => (None, true),
-    }
+    (state.stage(), state == State::Abandoned)
 }
 
 /// Review topics in the order the stages run them.
@@ -56,17 +47,11 @@ pub(super) fn build<'a>(cx: &mut Context<'a>) -> Family<'a> {
     let mut entries = Vec::new();
     let mut rows = Vec::new();
     for spec in view.specs.iter().filter(|s| !s.deleted) {
-        let name = spec.root.rsplit('/').next().unwrap_or(&spec.root);
+        let name = spec.name();
         let label = if spec.archived { format!("archive-{name}") } else { name.to_string() };
         let page_path = cx.page_path("specs", &label);
         let findings = cx.findings_under(&spec.root);
-        let title = spec
-            .text("pre-plan/00-brief.md")
-            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("# ")))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .unwrap_or(name)
-            .to_string();
+        let title = spec.title().unwrap_or(name).to_string();
         let state = match &spec.state {
             Some(Ok(state)) => state.to_string(),
             Some(Err(e)) => format!("malformed (line {}: {})", e.line, e.message),

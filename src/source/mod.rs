@@ -3,6 +3,7 @@
 
 pub(crate) mod approved;
 pub mod contents;
+pub(crate) mod default_branch;
 pub(crate) mod dependencies;
 pub(crate) mod evaluation;
 pub mod fs;

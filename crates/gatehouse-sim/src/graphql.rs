@@ -1,5 +1,6 @@
 //! The GraphQL operations gatehouse sends, answered by operation name
-//! (`Blobs`, `Objects`, `Threads`, `Resolve`) from their variables.
+//! (`Blobs`, `Objects`, `DefaultBranch`, `Threads`, `Resolve`) from their
+//! variables.
 
 use axum::Json;
 use axum::extract::State;
@@ -50,6 +51,16 @@ pub(crate) async fn handle(State(state): State<Shared>, Json(body): Json<Value>)
             out.insert(format!("o{i}"), object(repo, &expression));
         }
         json!({ "repository": out })
+    } else if query.starts_with("query DefaultBranch") {
+        // GraphQL API reference, "Objects": `Repository.defaultBranchRef`,
+        // "The Ref associated with the repository's default branch" (null
+        // while the repository is empty), and `Ref.target`, "The object the
+        // ref points to". The default branch is `main`, as the simulated
+        // payloads name it; it has a tip once a test points `main` at a
+        // commit.
+        let Some(repo) = s.repo(&var("owner"), &var("name")) else { return not_found() };
+        let default_branch = repo.refs.get("main").map(|sha| json!({ "target": { "oid": sha } }));
+        json!({ "repository": { "defaultBranchRef": default_branch } })
     } else if query.starts_with("query Threads") {
         let full = format!("{}/{}", var("owner"), var("name"));
         let number = vars.get("number").and_then(Value::as_u64).unwrap_or(0);

@@ -2,6 +2,7 @@
 //! `<folder>/<id>.json`, long-form bodies in `<folder>/<id>/`, terminal and
 //! graduated manifests in `<folder>/archive/<id>.json`.
 
+pub mod docket;
 pub mod lifecycle;
 
 use crate::docs::json::{self, Json, JsonError, Member};

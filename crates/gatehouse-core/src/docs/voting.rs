@@ -11,6 +11,7 @@ use super::markdown;
 use super::timestamp;
 mod facts;
 mod problems;
+pub mod reach;
 pub mod tally;
 
 pub use self::problems::{Problem, VoteProblem};

@@ -109,6 +109,10 @@ impl Topic {
     }
 }
 
+/// The stage path of v9 (Stages, Glossary: "Stage"), then the engine's
+/// `done`; `abandoned` leaves it.
+pub const STAGES: [&str; 7] = ["brief", "pre-plan", "plan", "implementation", "audit", "handover", "done"];
+
 /// A spec's state. `HandoverUpdate` is `handover:<Step>`, the update topic;
 /// `Handover` is the bare `handover` stage that follows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -150,6 +154,21 @@ impl State {
 
     pub fn is_terminal(self) -> bool {
         matches!(self, State::Done | State::Abandoned)
+    }
+
+    /// Where the state sits on the stage path: an index into [`STAGES`];
+    /// `None` for `abandoned`, which leaves the path.
+    pub fn stage(self) -> Option<usize> {
+        match self {
+            State::Brief => Some(0),
+            State::PrePlan(_) => Some(1),
+            State::Plan(_) => Some(2),
+            State::Implementation(..) => Some(3),
+            State::Audit(..) => Some(4),
+            State::HandoverUpdate(_) | State::Handover => Some(5),
+            State::Done => Some(6),
+            State::Abandoned => None,
+        }
     }
 
     /// Every state, with phases `01..=max_phase`.
@@ -311,6 +330,16 @@ mod tests {
             assert_eq!(State::parse(&state.to_string()), Ok(state), "{state}");
             assert_eq!(parse_file(&format!("{state}\n")), Ok(state));
         }
+    }
+
+    #[test]
+    fn each_state_sits_on_its_stage() {
+        let stage = |text: &str| State::parse(text).unwrap().stage().map(|i| STAGES[i]);
+        assert_eq!(stage("pre-plan:Answer"), Some("pre-plan"));
+        assert_eq!(stage("implementation:03:Review"), Some("implementation"));
+        assert_eq!(stage("audit:fixes:Draft"), Some("audit"));
+        assert_eq!((stage("handover:Review"), stage("handover")), (Some("handover"), Some("handover")));
+        assert_eq!((stage("done"), stage("abandoned")), (Some("done"), None));
     }
 
     #[test]

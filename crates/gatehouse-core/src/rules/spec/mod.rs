@@ -377,6 +377,20 @@ impl<'a> Spec<'a> {
         self.state.as_ref().and_then(|s| s.as_ref().ok()).copied()
     }
 
+    /// The spec's folder name.
+    pub fn name(&self) -> &str {
+        self.root.rsplit('/').next().unwrap_or(&self.root)
+    }
+
+    /// The brief's title: the text of its first `# ` line, when it has one.
+    pub fn title(&self) -> Option<&'a str> {
+        self.text("pre-plan/00-brief.md")?
+            .lines()
+            .find_map(|l| l.strip_prefix("# "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    }
+
     /// The files of `review/<topic>/`, by name.
     pub fn review(&self, topic: Topic) -> &[ReviewEntry<'a>] {
         self.reviews.get(topic.dir().as_str()).map_or(&[], Vec::as_slice)

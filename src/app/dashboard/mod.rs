@@ -2,16 +2,23 @@
 //! `.github/gatehouse.yml`): one issue per repository, brought up to date
 //! in one edit by a job queued after evaluations (`Store::note_dashboard`
 //! coalesces them). It lists the open pull requests of this repository and
-//! what gatehouse's check runs on each head show they wait on: nothing a
-//! collaborator of the repository cannot already read on each pull
-//! request. Closing the issue turns the dashboard off; reopening it, or the
-//! config turning the dashboard off and on, turns it back on.
+//! what gatehouse's check runs on each head show they wait on, and, from
+//! the documents of the default branch, the voting sections within reach
+//! of quorum or lock, the open decisions by tier and the specs by stage
+//! (`documents`): nothing a collaborator of the repository cannot already
+//! read on each pull request and on its default branch. Closing the issue
+//! turns the dashboard off; reopening it, or the config turning the
+//! dashboard off and on, turns it back on.
+
+mod documents;
 
 use anyhow::Result;
 
 use crate::github::answers::CheckRun;
 use crate::github::{RepoClient, issues};
+use crate::model::ChangeSet;
 use crate::plan::REVIEW_CHECK;
+use crate::source::default_branch;
 use crate::store::{DashboardIssue, Job};
 
 use super::worker::Ctx;
@@ -52,7 +59,15 @@ pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> 
         let runs = issues::runs(repo, &pull.head.sha).await?;
         pulls.push(Pull { number: pull.number, title: pull.title, draft: pull.draft, runs });
     }
-    let body = render(&name, &pulls);
+    // The default branch's documents, read only when the config there
+    // enables the dashboard too, and only the families it lists.
+    let documents = match default_branch::tip(repo, &ctx.reads).await? {
+        Some(tip) if tip.config.dashboard.enabled => {
+            Some(default_branch::documents(repo, &tip, documents::NEEDS, &ctx.reads).await?)
+        }
+        _ => None,
+    };
+    let body = render(&name, &pulls, documents.as_ref());
     let number = match shown {
         Some((number, current)) if current == body => number,
         Some((number, _)) => {
@@ -120,20 +135,29 @@ fn missing(summary: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A pull request's title as a list item shows it: on one line, and no
-/// `@` that would mention someone.
-fn title(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('@', "@\u{200b}")
+/// Text from a pull request or a document as the body shows it: on one
+/// line, no `@` that would mention someone, and no `<` that would open an
+/// HTML tag or comment hiding the rest.
+fn plain(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('@', "@\u{200b}").replace('<', "&lt;")
 }
 
-/// The dashboard's body.
-pub(crate) fn render(repo: &str, pulls: &[Pull]) -> String {
+/// A name or path as a code span: on one line, a backtick inside turned
+/// into `'` so that the span cannot end early. GitHub mentions no one from
+/// inside code, so an `@` there (`smoke-spec-path@v1.md`) stays as written.
+fn code(text: &str) -> String {
+    format!("`{}`", text.split_whitespace().collect::<Vec<_>>().join(" ").replace('`', "'"))
+}
+
+/// The dashboard's body: the open pull requests, and the sections on the
+/// default branch's documents when they were read.
+pub(crate) fn render(repo: &str, pulls: &[Pull], documents: Option<&ChangeSet>) -> String {
     let mut waiting = Vec::new();
     let mut passing = Vec::new();
     let mut unseen = Vec::new();
     for pull in pulls {
         let draft = if pull.draft { " (draft)" } else { "" };
-        let head = format!("#{} {}{draft}", pull.number, title(&pull.title));
+        let head = format!("#{} {}{draft}", pull.number, plain(&pull.title));
         let latest = pull.latest();
         if latest.is_empty() {
             unseen.push(format!("- {head}"));
@@ -160,10 +184,15 @@ pub(crate) fn render(repo: &str, pulls: &[Pull]) -> String {
         }
         waiting.push(item);
     }
+    let also = if documents.is_some() {
+        ", and where the voting docs, decisions and specs of its default branch stand"
+    } else {
+        ""
+    };
     let mut body = format!(
-        "{MARK}\nWhat each open pull request of `{repo}` waits on, as gatehouse's checks on its head show it; the \
-         gatehouse App keeps this issue current after each evaluation. Close it to turn the dashboard off; reopen \
-         it, or turn `dashboard.enabled` off and on in `.github/gatehouse.yml`, to turn it back on.\n"
+        "{MARK}\nWhat each open pull request of `{repo}` waits on, as gatehouse's checks on its head show it{also}; \
+         the gatehouse App keeps this issue current after each evaluation. Close it to turn the dashboard off; \
+         reopen it, or turn `dashboard.enabled` off and on in `.github/gatehouse.yml`, to turn it back on.\n"
     );
     let sections =
         [("Waiting", waiting.join("\n")), ("Passing", passing.join("\n")), ("Not evaluated yet", unseen.join("\n"))];
@@ -177,6 +206,9 @@ pub(crate) fn render(repo: &str, pulls: &[Pull]) -> String {
     }
     if pulls.len() >= issues::MAX_LISTED {
         body.push_str(&format!("\nThe first {} open pull requests are listed.\n", issues::MAX_LISTED));
+    }
+    if let Some(changes) = documents {
+        body.push_str(&documents::sections(changes));
     }
     if body.chars().count() > BODY_CHARS {
         body = body.chars().take(BODY_CHARS).collect();
@@ -224,7 +256,7 @@ mod tests {
             },
             Pull { number: 6, title: "New".into(), draft: false, runs: Vec::new() },
         ];
-        let body = render("acme/docs", &pulls);
+        let body = render("acme/docs", &pulls, None);
         assert!(body.starts_with(MARK), "{body}");
         assert!(body.contains("### #4 Backups by @\u{200b}lin (draft)\n"), "{body}");
         assert!(
