@@ -14,15 +14,17 @@ pub(crate) mod issues;
 mod limits;
 mod outage;
 mod repo;
+mod retry;
 pub(crate) mod reviews;
 pub(crate) mod threads;
 
 pub use auth::{AppCredentials, Token};
 pub use budget::{Budget, Urgency};
-pub use client::{ApiError, GitHub, RetryPolicy};
+pub use client::{ApiError, GitHub};
 pub(crate) use client::{Call, Response};
 pub(crate) use deliveries::HookDelivery;
 pub use repo::RepoClient;
+pub use retry::RetryPolicy;
 
 /// A commit id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
