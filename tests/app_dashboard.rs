@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use gatehouse_sim::{Issue, PrRefs, Sim, Tree, tree_from_dir};
+use gatehouse_sim::{Faults, Issue, PrRefs, Sim, Tree, tree_from_dir};
 
 const REPO: &str = "acme/docs";
 
@@ -236,5 +236,36 @@ async fn without_the_config_there_is_no_dashboard() {
     settled(&app).await;
     assert!(sim.issues(REPO).is_empty());
     assert_eq!(writes(&sim, "POST", "/issues"), 0);
+    app.kill();
+}
+
+#[tokio::test]
+async fn an_unconfirmed_create_is_found_not_repeated_and_no_pull_request_is_taken_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let enabled = with_dashboard(true);
+    let pr = sim.open_pr(REPO, 1, enabled.clone(), big_change(&enabled, "ADR-095"), "Backups.");
+    // GitHub makes the issue but answers after the client gave up waiting.
+    let delay = std::time::Duration::from_secs(7);
+    sim.set_faults(Faults { slow_next: 1, delay, only: "POST /repos/acme/docs/issues".into(), ..Faults::default() });
+    let event = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "opened-1", &event).await, 202);
+    evaluated(&sim, REPO, &pr.head_sha).await;
+    wait_for("the issue made", || !sim.issues(REPO).is_empty()).await;
+    // Meanwhile a pull request whose body starts as the dashboard's does is
+    // opened: "List repository issues" lists it first, and it is not the
+    // dashboard.
+    sim.open_pr(REPO, 3, enabled.clone(), big_change(&enabled, "ADR-095"), "<!-- gatehouse:dashboard -->\nMine.");
+    wait_for("the dashboard's job ran again", || writes(&sim, "GET", "/issues") > 0).await;
+    settled(&app).await;
+    // The slow create is never logged as answered: the client hung up.
+    assert_eq!(writes(&sim, "POST", "/issues"), 0, "the create is not repeated");
+    assert_eq!(sim.issues(REPO).len(), 1, "one issue, made by the create the client gave up on");
+    let issue = dashboard(&sim).expect("the issue made");
+    assert_eq!(issue.number, 2);
+    assert_eq!(writes(&sim, "PATCH", "/issues/2"), 1, "found and brought up to date");
+    assert_eq!(writes(&sim, "PATCH", "/issues/3"), 0, "the pull request is left alone");
+    assert!(issue.body.contains("### #1 Change #1\n"), "{}", issue.body);
     app.kill();
 }

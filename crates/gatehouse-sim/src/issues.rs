@@ -3,7 +3,7 @@
 //! and a pull request never share a number).
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Sim;
-use super::routes::{BODY_CHARS, Shared, error, lock};
+use super::routes::{BODY_CHARS, Page, Shared, error, lock, paged};
 
 /// An issue as the simulated GitHub stores it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,27 +55,38 @@ struct Listing {
 }
 
 /// "List repository issues" (docs.github.com/en/rest/issues/issues#list-repository-issues):
-/// open issues by default, `state=closed` or `all`. (GitHub lists pull
-/// requests here too, marked by a `pull_request` key; they are left out,
-/// as every caller leaves them out.)
+/// open issues by default, `state=closed` or `all`, newest first (the
+/// default sort, `created` descending), paged. Pull requests are listed too,
+/// marked by a `pull_request` key ("GitHub's REST API considers every pull
+/// request an issue"); the simulated ones are all open.
 async fn list(
     State(state): State<Shared>,
     Path((owner, name)): Path<(String, String)>,
     Query(q): Query<Listing>,
+    Query(page): Query<Page>,
+    headers: HeaderMap,
 ) -> Response {
     let s = lock(&state);
-    if s.repo(&owner, &name).is_none() {
+    let Some(repo) = s.repo(&owner, &name) else {
         return error(StatusCode::NOT_FOUND, "Not Found");
-    }
+    };
     let full = format!("{owner}/{name}");
     let wanted = q.state.unwrap_or_else(|| "open".into());
-    let listed: Vec<Value> = s
+    let mut listed: Vec<(u64, Value)> = s
         .issues
         .iter()
         .filter(|i| i.repo.eq_ignore_ascii_case(&full) && (wanted == "all" || i.state == wanted))
-        .map(issue_json)
+        .map(|i| (i.number, issue_json(i)))
         .collect();
-    Json(listed).into_response()
+    if wanted != "closed" {
+        listed.extend(repo.pulls.values().map(|p| {
+            let url = format!("/repos/{full}/pulls/{}", p.number);
+            (p.number, json!({ "number": p.number, "title": p.title, "body": p.body, "state": "open", "pull_request": { "url": url } }))
+        }));
+    }
+    listed.sort_by_key(|(number, _)| std::cmp::Reverse(*number));
+    let listed: Vec<Value> = listed.into_iter().map(|(_, issue)| issue).collect();
+    paged(&page, &listed, &headers, &format!("/repos/{owner}/{name}/issues"))
 }
 
 /// "Create an issue" (docs.github.com/en/rest/issues/issues#create-an-issue):

@@ -11,15 +11,13 @@
 //! weight still needed to lock is therefore the larger of the two gaps, and
 //! the weight still needed for quorum is the quorum's gap alone.
 
-use super::tally::{MARGIN, QUORUM, SectionTally, State};
+use super::tally::{MARGIN_MICROS, MICRO, QUORUM_MICROS, SectionTally, State, micros};
 
 /// Within reach: at most this many weighted votes away. ADR-140 names a
 /// 3-vote drift as the noise its +5 margin must outlast: a section the next
 /// drift of that size can carry to quorum or lock is the one whose next
 /// votes decide it.
 pub const REACH: f64 = 3.0;
-
-const MICRO: f64 = 1_000_000.0;
 
 /// What an open section still needs, in weighted votes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,12 +45,6 @@ impl Reach {
     }
 }
 
-/// Tallies are sums of whole millionths (see `tally`): compared as such,
-/// the boundaries are exact.
-fn micros(value: f64) -> i128 {
-    i128::from((value * MICRO).round() as i64)
-}
-
 /// What section `t` still needs; `None` when it is not open (locked
 /// already) or has no argument to vote on.
 pub fn reach(t: &SectionTally) -> Option<Reach> {
@@ -66,34 +58,15 @@ pub fn reach(t: &SectionTally) -> Option<Reach> {
         (_, Some(margin)) => margin,
         _ => return None,
     };
-    let to_quorum = (micros(QUORUM) - micros(t.weighted_votes)).max(0);
-    let to_margin = (micros(MARGIN) - micros(lead)).max(0);
+    let to_quorum = (QUORUM_MICROS - micros(t.weighted_votes)).max(0);
+    let to_margin = (MARGIN_MICROS - micros(lead)).max(0);
     Some(Reach { to_quorum: to_quorum as f64 / MICRO, to_lock: to_quorum.max(to_margin) as f64 / MICRO })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::tally::tally_document;
+    use super::super::tally::tests::section;
     use super::*;
-
-    const RATIONALE: &str = "the bound example lands in the repository and the rule holds there";
-
-    /// A one-section doc: per argument its (vote, weight) pairs.
-    fn section(arguments: &[(&str, &[(i32, &str)])]) -> SectionTally {
-        let mut text = "## S\n\n```voting\nsection: s\narguments:\n".to_string();
-        for (index, (id, votes)) in arguments.iter().enumerate() {
-            let kind = if index == 0 { "original" } else { "counter-argument" };
-            text.push_str(&format!("  - id: {id}\n    modification_kind: {kind}\n    vote_ledger:\n"));
-            for (n, (vote, weight)) in votes.iter().enumerate() {
-                text.push_str(&format!(
-                    "      - voter: p{n}/m\n        vote: {vote:+}\n        weight: {weight}\n        \
-                     ts: 2026-05-06T09:42:11Z\n        rationale: {RATIONALE}\n"
-                ));
-            }
-        }
-        text.push_str("```\n");
-        tally_document("g/t@v1.md", &text).unwrap().sections.remove(0)
-    }
 
     #[test]
     fn the_lock_is_the_larger_gap_and_the_quorum_its_own() {
