@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tokio::sync::watch;
 
 use crate::github::{GitHub, RepoClient, RepoName, Urgency, comments, issues};
-use crate::plan::REVIEW_CHECK;
+use crate::plan::{GATE_REASONS, REVIEW_CHECK};
 use crate::store::{ReminderSchedule, Store, now_ms};
 
 /// How reminders are swept.
@@ -154,7 +154,7 @@ async fn remind(store: &Store, github: &GitHub, policy: &ReminderPolicy, schedul
 /// The gate's reasons, from its summary's "Why the gate applies" list.
 fn what_is_asked(summary: &str) -> String {
     let reasons: Vec<&str> = summary
-        .split("**Why the gate applies**")
+        .split(GATE_REASONS)
         .nth(1)
         .unwrap_or("")
         .lines()

@@ -8,12 +8,12 @@ use crate::app::worker::{Ctx, Outcome};
 use crate::github::answers::{CheckRun, CheckRunList};
 use crate::github::check_runs::DIGEST_MARK;
 use crate::github::{RepoClient, comments};
-use crate::plan::REVIEW_CHECK;
+use crate::plan::{GATE_REASONS, REVIEW_CHECK};
 use crate::store::{Job, PrNumber};
 
 /// Where a check's summary stops saying what it waits on: why the gate
 /// applies, the note on annotations, the digest.
-const SUMMARY_ENDS: [&str; 3] = ["**Why the gate applies**", "Every finding in a file is annotated", DIGEST_MARK];
+const SUMMARY_ENDS: [&str; 3] = [GATE_REASONS, "Every finding in a file is annotated", DIGEST_MARK];
 /// At most this much of one check's summary is quoted.
 const SECTION_CHARS: usize = 4000;
 

@@ -14,6 +14,7 @@ mod documents;
 
 use anyhow::Result;
 
+use crate::gate::STILL_MISSING;
 use crate::github::answers::CheckRun;
 use crate::github::{RepoClient, issues};
 use crate::model::ChangeSet;
@@ -125,7 +126,7 @@ fn passes(run: &CheckRun) -> bool {
 
 /// The lines of a review gate's summary under "Still missing:".
 fn missing(summary: &str) -> Vec<&str> {
-    let Some(at) = summary.find("Still missing:") else { return Vec::new() };
+    let Some(at) = summary.find(STILL_MISSING) else { return Vec::new() };
     summary[at..]
         .lines()
         .skip(1)

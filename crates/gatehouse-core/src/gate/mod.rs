@@ -12,6 +12,10 @@ pub use applies::{Applicability, applicability};
 pub use content::{Contents, Standing};
 pub use requests::reviewers_to_request;
 
+/// What the review gate's summary lists the missing items under; the App's
+/// dashboard reads the list that follows.
+pub const STILL_MISSING: &str = "Still missing:";
+
 use crate::config::ReviewConfig;
 
 /// A review as the policy reads it.
@@ -216,7 +220,7 @@ impl Outcome {
             )
         } else {
             format!(
-                "Review gate not passed. Still missing:\n\n{}",
+                "Review gate not passed. {STILL_MISSING}\n\n{}",
                 self.missing_lines().iter().map(|l| format!("- {l}\n")).collect::<String>()
             )
         };

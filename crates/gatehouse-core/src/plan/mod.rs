@@ -18,7 +18,7 @@ use crate::model::{ChangeSet, Check, Finding, PR_BODY, Report};
 use dependencies::{AtBase, Dependencies};
 use requests::{GateState, Made, Requests};
 use review::{DiffFile, ReviewPlan};
-pub use summary::{CheckOutput, REVIEW_CHECK};
+pub use summary::{CheckOutput, GATE_REASONS, REVIEW_CHECK};
 
 /// The check-run names every job reports: the config's check, the check of
 /// each registered family (families sharing a check share its run), then

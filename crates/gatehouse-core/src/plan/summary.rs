@@ -140,6 +140,9 @@ pub fn render(check: &CheckReport) -> CheckOutput {
 
 /// The review gate's check run.
 pub const REVIEW_CHECK: &str = "gatehouse/review";
+/// The heading of the review gate's reasons in its summary; the App's
+/// reminders and comment answers read the summary up to or from it.
+pub const GATE_REASONS: &str = "**Why the gate applies**";
 
 /// The review gate's output: neutral where the gate does not apply (saying
 /// why), else the policy's verdict with exactly what is still missing.
@@ -153,7 +156,7 @@ pub fn review_gate(applicability: &Applicability, outcome: Option<&Outcome>) -> 
                 format!("Review gate: {} still missing", plural(outcome.missing.len(), "item"))
             };
             let conclusion = if outcome.passed { "success" } else { "failure" };
-            (conclusion, title, format!("{}\n\n**Why the gate applies**\n\n{reasons}", outcome.summary().trim_end()))
+            (conclusion, title, format!("{}\n\n{GATE_REASONS}\n\n{reasons}", outcome.summary().trim_end()))
         }
         _ => (
             "neutral",
