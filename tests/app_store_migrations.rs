@@ -116,9 +116,10 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
 
     let group = store.merge_group("acme/docs", "m1").await.unwrap().expect("0.1's merge group");
     assert_eq!((group.base_sha.as_str(), group.base_ref.as_str()), ("b0", "refs/heads/main"));
-    let (head, requests) = store.review_requests("acme/docs", 12).await.unwrap().expect("0.1's review requests");
+    let (head, recorded) = store.review_requests("acme/docs", 12).await.unwrap().expect("0.1's review requests");
     assert_eq!(head, "a1");
-    assert_eq!((requests.requested, requests.refused), (vec!["alice".to_string()], vec!["bob".to_string()]));
+    let made = gatehouse::plan::requests::Made { requested: vec!["alice".into()], refused: vec!["bob".into()] };
+    assert_eq!(recorded, gatehouse::plan::requests::Recorded::Made(made), "what 0.1 recorded was settled");
     let blobs = store.blobs(1000, &["o1"]).await.unwrap();
     assert_eq!(blobs.iter().map(|b| b.content.as_deref()).collect::<Vec<_>>(), [Some("# Brief\n")]);
     let paths = store.blob_paths("a1", &["briefs/one.md"]).await.unwrap();

@@ -34,7 +34,8 @@ pub(super) async fn evaluate(
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
     let names = check_names(job.scope);
-    let checks = Checks { names: &names, once_per_head: job.once_per_head };
+    let finished = ctx.store.finished_jobs(job).await?;
+    let checks = Checks { names: &names, once_per_head: job.once_per_head, finished: &finished };
     let at = Group { base: &group.base_sha, head, head_ref: &group.head_ref };
     let (seen, on_seen) = oneshot::channel();
     let read = async { Ok(group_source::read(repo, at, checks, &ctx.reads, seen).await?) };

@@ -17,6 +17,7 @@ pub(crate) mod redeliver;
 mod reminders;
 mod server;
 pub(crate) mod settings;
+mod stops;
 mod worker;
 
 use std::net::SocketAddr;
@@ -38,6 +39,7 @@ pub use redeliver::RedeliverPolicy;
 pub use reminders::ReminderPolicy;
 pub use server::ServerLimits;
 pub(crate) use settings::Settings;
+pub use stops::{StopPoint, StopPoints};
 
 /// App configuration, from flags or the environment.
 #[derive(Clone)]
@@ -67,6 +69,8 @@ pub struct AppConfig {
     /// How long an evaluation may take before its check runs are shown in
     /// progress; a quicker one posts each run with its conclusion at once.
     pub progress_after: Duration,
+    /// Where a test stops a job as a crash would (none in `gatehouse serve`).
+    pub stop_points: StopPoints,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -111,6 +115,7 @@ impl AppConfig {
             reminders: ReminderPolicy::default(),
             budget: Budget::default(),
             progress_after: Duration::from_secs(2),
+            stop_points: StopPoints::default(),
         }
     }
 }
@@ -193,6 +198,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         wake: wake.clone(),
         retry: config.retry,
         progress_after: config.progress_after,
+        stops: config.stop_points.clone(),
     });
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))

@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use tokio::sync::{Notify, oneshot, watch};
 
+use super::StopPoint;
 use super::failure::Failure;
 use super::progress::{Progress, conclude_runs, read_in_view};
 use crate::github::RetryPolicy;
 use crate::github::{GitHub, RepoClient, RepoName};
 use crate::metrics::Metrics;
+use crate::plan::requests::Requests;
 use crate::plan::{self, REVIEW_CHECK};
 use crate::publish::runs::{HeadRuns, Writer};
 use crate::publish::{self, Answer};
@@ -33,6 +35,7 @@ pub(crate) struct Ctx {
     pub wake: Arc<Notify>,
     pub retry: RetryPolicy,
     pub progress_after: Duration,
+    pub stops: super::StopPoints,
 }
 
 pub(crate) fn worker_id(n: usize) -> String {
@@ -235,9 +238,10 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     let repo_name = repo.repo.full();
     let made = ctx.store.review_requests(&repo_name, number).await?;
     let previous = ctx.store.dependencies(&repo_name, number).await?;
+    let finished = ctx.store.finished_jobs(job).await?;
     let review_only = job.scope == Scope::ReviewGate;
     let names = check_names(job.scope);
-    let checks = evaluation::Checks { names: &names, once_per_head: job.once_per_head };
+    let checks = evaluation::Checks { names: &names, once_per_head: job.once_per_head, finished: &finished };
     let known = evaluation::Known { made, previous };
     let ask = evaluation::Ask { number, begun: &begun, checks, known, with_review: !review_only };
     let (seen, on_seen) = oneshot::channel();
@@ -246,7 +250,7 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     let evaluation::Reading { head: evaluation::Head { pr, shown, earlier }, change } = reading;
     let head = pr.head_sha.0.clone();
     let Some(change) = change else {
-        tracing::info!(job = job.id, "this head was evaluated already");
+        tracing::info!(job = job.id, "this head was evaluated already, by a job that finished");
         return publish::close_stale(repo, &earlier).await;
     };
     progress.note(repo, &head, &names);
@@ -273,18 +277,34 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
         Answer::FailClosed(_) => None,
     };
     progress.record_start(ctx, job, &head).await?;
+    ctx.stops.reached(StopPoint::Begun).await;
+    // Whom the plan asks is recorded before asking: an attempt killed after
+    // asking asks the same logins again (see `plan::requests::Recorded`).
+    if let Answer::Plan(plan) = &answer
+        && let Requests::Ask(wanted) = &plan.requests
+        && !wanted.is_empty()
+    {
+        ctx.store.record_asking(&repo_name, number, &head, wanted).await?;
+        ctx.stops.reached(StopPoint::AskingRecorded).await;
+    }
     let runs = HeadRuns::new(writer(job), &head, names, shown, started);
     let applied = publish::pull_request(repo, &runs, &earlier, number, answer, with_review).await?;
     if let Some(err) = error {
         return Err(err.into());
     }
+    // What follows the writes is recorded after them all; an attempt killed
+    // in between writes nothing again on GitHub and records it all.
     if let Some(made) = &applied.made {
         ctx.store.record_review_requests(&repo_name, number, &head, made).await?;
+        ctx.stops.reached(StopPoint::AskedRecorded).await;
     }
     if let Some((index_entry, dashboard, remind_every_days)) = after {
         ctx.store.record_dependencies(&repo_name, &index_entry).await?;
+        ctx.stops.reached(StopPoint::DependenciesRecorded).await;
         ctx.store.note_dashboard(job, dashboard).await?;
+        ctx.stops.reached(StopPoint::DashboardNoted).await;
         ctx.store.schedule_reminders(&repo_name, number, job.installation, remind_every_days).await?;
+        ctx.stops.reached(StopPoint::RemindersScheduled).await;
     }
     tracing::info!(job = job.id, pr = number, head = %&head[..head.len().min(7)], published = ?applied.review, "evaluated");
     Ok(())

@@ -3,7 +3,7 @@
 //! annotations it carries, and the digest of its output its summary ends
 //! with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::answers::CheckRunList;
 use super::{ApiError, RepoClient};
@@ -14,6 +14,11 @@ pub(crate) const DIGEST_MARK: &str = "<!-- gatehouse:output ";
 
 pub(crate) fn external_id(job: i64, name: &str) -> String {
     format!("gatehouse:{job}:{name}")
+}
+
+/// The job in an external id `gatehouse:{job}:{name}`.
+pub(crate) fn job_of(external_id: &str) -> Option<i64> {
+    external_id.strip_prefix("gatehouse:")?.split_once(':')?.0.parse().ok()
 }
 
 /// The check name in an external id `gatehouse:{job}:{name}`.
@@ -43,9 +48,13 @@ impl Shown {
         self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).max_by_key(|l| l.id)
     }
 
-    /// Whether every check of `names` has a completed run.
-    pub(crate) fn all_completed(&self, names: &[String]) -> bool {
-        names.iter().all(|name| self.newest(name).is_some_and(|l| l.status == "completed"))
+    /// Whether the newest run of every check of `names` is completed, by
+    /// one of the jobs `by`.
+    pub(crate) fn all_completed_by(&self, names: &[String], by: &BTreeSet<i64>) -> bool {
+        names.iter().all(|name| {
+            let newest = self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).max_by_key(|(_, l)| l.id);
+            newest.is_some_and(|(ext, l)| l.status == "completed" && job_of(ext).is_some_and(|job| by.contains(&job)))
+        })
     }
 }
 

@@ -6,6 +6,8 @@
 //! (each only when the plan needs it), and gatehouse's review comments on
 //! the PR: the plain data [`crate::plan::pull_request`] decides from.
 
+use std::collections::BTreeSet;
+
 use serde::Deserialize;
 use tokio::sync::oneshot;
 
@@ -16,7 +18,7 @@ use crate::github::check_runs::{self, Shown};
 use crate::github::{ApiError, RepoClient, threads};
 use crate::model::ChangeSet;
 use crate::plan::dependencies::Dependencies;
-use crate::plan::requests::Made;
+use crate::plan::requests::Recorded;
 use crate::plan::review::DiffFile;
 use crate::plan::{self, Authors, GateRead, PullRequestRead};
 
@@ -24,14 +26,20 @@ use crate::plan::{self, Authors, GateRead, PullRequestRead};
 #[derive(Clone, Copy)]
 pub(crate) struct Checks<'a> {
     pub names: &'a [String],
-    /// A check completed on the head by any job is not answered again.
+    /// A head answered by a job that finished is not answered again.
     pub once_per_head: bool,
+    /// The jobs of the same pull request (or commit) that finished: each
+    /// wrote its whole plan (runs, requests, review) and recorded it.
+    pub finished: &'a BTreeSet<i64>,
 }
 
 impl Checks<'_> {
-    /// Every check was answered on the head already: nothing more to read.
+    /// Every check was answered on the head by a job that finished, so its
+    /// whole plan is on GitHub: nothing more to read. Completed runs of a
+    /// job that did not finish (it was killed after them) are not enough:
+    /// the plan is read and decided again, and what is missing written.
     pub(crate) fn answered(&self, shown: &Shown) -> bool {
-        self.once_per_head && shown.all_completed(self.names)
+        self.once_per_head && shown.all_completed_by(self.names, self.finished)
     }
 }
 
@@ -45,8 +53,8 @@ pub(crate) struct HeadSeen {
 
 /// What the job runner knows of a pull request from its store.
 pub(crate) struct Known {
-    /// The review requests made on the head it last asked on: (head, made).
-    pub made: Option<(String, Made)>,
+    /// What it recorded of asking on the head it last asked on: (head, what).
+    pub made: Option<(String, Recorded)>,
     /// Its entry in the dependency index.
     pub previous: Option<Dependencies>,
 }
@@ -139,7 +147,7 @@ async fn change(
 ) -> Result<Change, ApiError> {
     let Known { made, previous } = known;
     let head = pr.head_sha.0.clone();
-    let made = made.filter(|(on, _)| *on == head).map(|(_, made)| made);
+    let recorded = made.filter(|(on, _)| *on == head).map(|(_, recorded)| recorded);
     let snapshot = match pull_request::read(repo, pr.clone(), cache).await? {
         Read::Snapshot(snapshot) => snapshot,
         Read::TooManyFiles { pr } => return Ok(Change::TooManyFiles(pr.changed_files)),
@@ -147,7 +155,7 @@ async fn change(
     let PrSnapshot { pr, files, changes, dependencies } = *snapshot;
     let gate = match (plan::reads_gate(&changes), &changes.config.review) {
         (Some(applicability), Some(policy)) => {
-            Some(gate(repo, &pr, &changes, policy, &applicability.documents, made).await?)
+            Some(gate(repo, &pr, &changes, policy, &applicability.documents, recorded).await?)
         }
         _ => None,
     };
@@ -164,13 +172,18 @@ async fn gate(
     changes: &ChangeSet,
     policy: &ReviewConfig,
     documents: &[String],
-    made: Option<Made>,
+    recorded: Option<Recorded>,
 ) -> Result<GateRead, ApiError> {
     let head = &pr.head_sha.0;
     let (reviews, authors) = pull_request::reviews_and_authors(repo, pr.number).await?;
     let contents = approved::contents(repo, policy, head, documents, &reviews).await?;
     let authors = authors.map_or(Authors::Capped(MAX_COMMITS), Authors::Read);
-    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made };
+    let (made, asking) = match recorded {
+        Some(Recorded::Made(made)) => (Some(made), None),
+        Some(Recorded::Asking(logins)) => (None, Some(logins)),
+        None => (None, None),
+    };
+    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made, asking };
     if plan::asks_reviewers(changes, head, pr.draft, &gate) {
         let requested: Requested = repo.get(&format!("/pulls/{}/requested_reviewers", pr.number)).await?;
         gate.pending = requested.users.into_iter().map(|u| u.login).collect();

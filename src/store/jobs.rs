@@ -1,6 +1,7 @@
 //! The job queue: jobs claimed under their PR's lock with a lease, coalesced
 //! per PR, put back with a delay, resolved from a head commit to its PRs.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -253,6 +254,15 @@ impl Store {
             changed
         });
         Ok(changed == 1)
+    }
+
+    /// The jobs of `job`'s pull request (or commit) that are done: each
+    /// wrote its whole plan on GitHub and recorded what follows it.
+    pub(crate) async fn finished_jobs(&self, job: &Job) -> Result<BTreeSet<i64>> {
+        let sql = "SELECT id FROM gh_jobs WHERE pr_key = $1 AND state = 'done'";
+        let key = job.pr_key();
+        let ids: Vec<i64> = on_pool!(self, |pool| sqlx::query_scalar(sql).bind(&key).fetch_all(pool).await?);
+        Ok(ids.into_iter().collect())
     }
 
     /// Is a newer job evaluating every check of this job's PR at another

@@ -2,7 +2,8 @@
 //! passes here first, to be answered with the fault a test switched on (a
 //! 500, any status, a secondary or primary rate limit, GraphQL's
 //! `RATE_LIMITED`, a slow answer, a missing field), held while a rate limit
-//! it answered lasts, and logged.
+//! it answered lasts, and logged. A stall ([`Sim::stall_after_writes`])
+//! stands for the client's process dying after a write reached GitHub.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,8 +14,54 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::Logged;
 use super::routes::{Shared, error, lock, now};
+use super::{Logged, Sim};
+
+/// A crash staged by a test: the `after`th write from when it was set is
+/// applied and never answered, and nothing after it is answered either,
+/// until the test resumes (its client is gone by then).
+#[derive(Debug, Default)]
+pub(crate) struct Stall {
+    /// 0: no stall is set.
+    after: u32,
+    seen: u32,
+    stalled: bool,
+}
+
+impl Sim {
+    /// Applies the `n`th write from now (a REST write under `/repos/` or a
+    /// GraphQL mutation) without answering it, and holds every later
+    /// request unanswered until [`Sim::resume`]: what GitHub sees of a
+    /// client whose process was killed once that write reached GitHub.
+    /// A test's stand-in for a crash, not a behaviour of GitHub's.
+    pub fn stall_after_writes(&self, n: u32) {
+        self.lock().stall = Stall { after: n, seen: 0, stalled: false };
+    }
+
+    /// Whether the staged write was applied and the stall holds.
+    pub fn stalled(&self) -> bool {
+        self.lock().stall.stalled
+    }
+
+    /// Answers requests again (those held stay unanswered: their client
+    /// is gone).
+    pub fn resume(&self) {
+        self.lock().stall = Stall::default();
+    }
+}
+
+/// Counts a write GitHub applied against the stall set; true when it is
+/// the staged one.
+fn stall_on(state: &Shared) -> bool {
+    let mut s = lock(state);
+    let stall = &mut s.stall;
+    if stall.after == 0 || stall.stalled {
+        return false;
+    }
+    stall.seen += 1;
+    stall.stalled = stall.seen == stall.after;
+    stall.stalled
+}
 
 /// How soon after a rate limit's answer a request may still arrive without
 /// having been sent after the client read it: a job's reads go out
@@ -51,6 +98,9 @@ async fn graphql_mutation(request: Request) -> (Request, bool) {
 }
 
 pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    if lock(&state).stall.stalled {
+        return std::future::pending().await;
+    }
     let latency = lock(&state).latency;
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
@@ -112,13 +162,13 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
     // A write GitHub acts on (no fault, or one that still applies it) counts
     // against the content limits, and is in flight until it is answered.
     let applied = matches!(fault, None | Some(Fault::Slow(_) | Fault::Omit(_)));
-    let mut _in_flight = None;
+    let mut in_flight = None;
     let mut fault = fault;
     if content && applied {
         let mut s = lock(&state);
         let limits = s.secondary;
         match s.content.admit(&limits, std::time::Instant::now()) {
-            Ok(()) => _in_flight = Some(InFlight(state.clone())),
+            Ok(()) => in_flight = Some(InFlight(state.clone())),
             Err(after) => fault = Some(Fault::RateLimit(after, 403)),
         }
     }
@@ -186,6 +236,9 @@ pub(crate) async fn faults_and_log(State(state): State<Shared>, request: Request
         }
         None => next.run(request).await,
     };
+    if content && in_flight.is_some() && stall_on(&state) {
+        return std::future::pending().await;
+    }
     let mut response = response;
     response.headers_mut().insert("x-ratelimit-remaining", 4999.into());
     log(&state, method, path, response)

@@ -7,7 +7,7 @@
 //! their history and redelivery, a request log, switches that
 //! inject 500s, any status (401, 404, 422...), secondary rate limits, slow
 //! responses, answers missing a field and review lines GitHub cannot place,
-//! and the App manifest
+//! a stall that stands for the client dying after a write, and the App manifest
 //! flow (`gatehouse register`).
 
 #![warn(unreachable_pub)]
@@ -263,6 +263,8 @@ pub(crate) struct State {
     pub latency: Duration,
     /// Every request as it is answered, for a watcher (`gatehouse demo`).
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<Logged>>,
+    /// A client's death after a write, as a crash test stages it.
+    pub stall: faults::Stall,
 }
 
 /// A plain comment on a PR's conversation.
@@ -348,6 +350,7 @@ impl Sim {
             content: secondary::ContentLog::default(),
             latency: Duration::ZERO,
             watch: None,
+            stall: faults::Stall::default(),
         }));
         let app = routes::router(state.clone());
         let server = tokio::spawn(async move {

@@ -76,6 +76,8 @@ pub struct GateRead {
     pub pending: Vec<String>,
     /// What was asked on this head before, when it was.
     pub made: Option<Made>,
+    /// Whom a job killed mid-way was about to ask on this head.
+    pub asking: Option<Vec<String>>,
 }
 
 /// Everything a pull request's evaluation was read.
@@ -163,7 +165,14 @@ fn state<'a>(
     gate: &'a GateRead,
 ) -> GateState<'a> {
     let hold = draft || matches!(gate.authors, Authors::Capped(_));
-    GateState { policy, outcome, reviews: &gate.reviews, hold, made: gate.made.as_ref() }
+    GateState {
+        policy,
+        outcome,
+        reviews: &gate.reviews,
+        hold,
+        made: gate.made.as_ref(),
+        asking: gate.asking.as_deref(),
+    }
 }
 
 /// Decides a pull request's checks, review requests and review.
@@ -247,6 +256,7 @@ mod tests {
                 contents: Contents::default(),
                 pending: Vec::new(),
                 made: None,
+                asking: None,
             }),
             review: review::Shown::default(),
             dependencies: Vec::new(),

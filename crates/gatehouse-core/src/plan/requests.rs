@@ -21,6 +21,16 @@ pub struct Made {
     pub refused: Vec<String>,
 }
 
+/// What the App recorded of asking on one head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// What asking came to.
+    Made(Made),
+    /// The logins a job was about to ask when it recorded them: it may have
+    /// been killed before or after asking.
+    Asking(Vec<String>),
+}
+
 /// One pull request head, as the gate saw it.
 pub struct GateState<'a> {
     pub policy: &'a ReviewConfig,
@@ -31,6 +41,8 @@ pub struct GateState<'a> {
     pub hold: bool,
     /// What was asked on this head before, when it was.
     pub made: Option<&'a Made>,
+    /// Whom a job killed mid-way was about to ask on this head.
+    pub asking: Option<&'a [String]>,
 }
 
 impl GateState<'_> {
@@ -60,6 +72,11 @@ pub fn decide(gate: &GateState<'_>, pending: &[String]) -> Requests {
     }
     if !gate.asks() {
         return Requests::None;
+    }
+    // The same logins again: GitHub keeps a login requested once, and the
+    // gate's summary then names whom the first attempt asked.
+    if let Some(asking) = gate.asking {
+        return Requests::Ask(asking.to_vec());
     }
     let counting = still_reviewed(gate.reviews, &gate.outcome.stale);
     Requests::Ask(reviewers_to_request(gate.outcome, &counting, pending))
@@ -137,7 +154,8 @@ mod tests {
         let reviews = [review("gyrum-marcus", ReviewState::Approved, head)];
         let outcome = crate::gate::evaluate(&policy, &reviews, &["author".into()], head);
         assert!(!outcome.passed);
-        let state = |hold, made| GateState { policy: &policy, outcome: &outcome, reviews: &reviews, hold, made };
+        let state =
+            |hold, made| GateState { policy: &policy, outcome: &outcome, reviews: &reviews, hold, made, asking: None };
         let Requests::Ask(wanted) = decide(&state(false, None), &["gyrum-lin".into()]) else {
             panic!("a head whose gate has not passed is asked")
         };
@@ -148,6 +166,13 @@ mod tests {
         let made = Made { requested: vec!["gyrum-priya".into()], refused: vec![] };
         assert!(!state(false, Some(&made)).asks(), "asked once per head");
         assert_eq!(decide(&state(false, Some(&made)), &[]), Requests::Made(made.clone()));
+        let asking = ["gyrum-priya".to_string(), "gyrum-dana".to_string()];
+        let again = GateState { asking: Some(&asking), ..state(false, None) };
+        assert_eq!(
+            decide(&again, &asking),
+            Requests::Ask(asking.to_vec()),
+            "a killed attempt's logins are asked again, though GitHub shows them requested"
+        );
         let passed = crate::gate::Outcome { passed: true, ..outcome.clone() };
         let done = GateState { outcome: &passed, ..state(false, None) };
         assert_eq!(decide(&done, &[]), Requests::None);
