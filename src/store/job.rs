@@ -152,8 +152,8 @@ pub struct NewJob {
     pub scope: Scope,
     /// The event comes with every push (`pull_request.opened`,
     /// `synchronize`, `check_suite.requested`, `merge_group.checks_requested`):
-    /// a head evaluated already is not evaluated again. Re-runs, reviews,
-    /// installs and pushes to the base evaluate again.
+    /// a head a job that finished answered already is not evaluated again.
+    /// Re-runs, reviews, installs and pushes to the base evaluate again.
     pub once_per_head: bool,
     /// The event and action, for the logs: `pull_request.opened`...
     pub reason: String,
