@@ -172,6 +172,21 @@ fn the_measure_parts_meet_the_targets() {
     }
 }
 
+/// Issue #54's targets on its held-out part, `held-out.tsv`: written before
+/// the judgement was changed for the issue and never tuned on, so only its
+/// figures are printed. A testable criterion is blocked (given an error) in
+/// at most 1% of rows; an untestable one is flagged (an error or a warning)
+/// in at least 80%.
+#[test]
+fn the_held_out_part_meets_the_targets() {
+    let f = Figures::of(&read("held-out.tsv"));
+    let report = f.summary("held-out part");
+    println!("{report}");
+    assert!(f.testable >= 200 && f.untestable >= 100, "want at least 200 testable and 100 untestable rows\n{report}");
+    assert!(f.testable_errors.len() * 100 <= f.testable, "errors on more than 1% of testable\n{report}");
+    assert!(f.untestable_flagged * 5 >= f.untestable * 4, "under 80% of untestable flagged\n{report}");
+}
+
 #[test]
 fn each_table_has_300_rows_in_two_parts() {
     for (tune, measure) in [("tune.tsv", "measure.tsv"), ("learned-tune.tsv", "learned-measure.tsv")] {
