@@ -2,12 +2,15 @@
 //! test could assert"). It reads the sentence for what a test would observe
 //! and what is said of it, and for what is vague: a quality word, a hedge,
 //! an aspiration or a process step that nothing measurable pins down. Its
-//! verdict carries its confidence: testable, unsure, or untestable.
+//! verdict carries its confidence: it is certain a criterion is untestable
+//! only when the criterion is empty or names nothing a test could look at;
+//! a vague word beside an observable leaves it unsure.
 
 mod language;
 mod process;
 mod words;
 
+use process::stem;
 use words::*;
 
 /// What the rubric found in one criterion.
@@ -29,6 +32,8 @@ pub struct Assessment {
     /// Written in a language other than English, which the word lists do
     /// not read.
     pub foreign: bool,
+    /// Holds no word, code span or quote at all.
+    pub empty: bool,
 }
 
 /// The rubric's judgement, with its confidence.
@@ -36,11 +41,11 @@ pub struct Assessment {
 pub enum Verdict {
     /// Names something observable and what must hold of it.
     Testable,
-    /// Neither confidently testable nor confidently untestable: a vague word
-    /// beside a concrete observable, or a phrase with too little in it.
+    /// Names something a test could look at, but what is said of it is a
+    /// quality, hedge, catch-all, aspiration or process step nothing pins
+    /// down, or nothing is said of it.
     Unsure,
-    /// Nothing observable, or only a quality, hedge, aspiration or process
-    /// step that nothing pins down.
+    /// Empty, or names nothing a test could look at.
     Untestable,
     /// In a language the rubric does not read, with nothing concrete in it.
     Unread,
@@ -48,27 +53,29 @@ pub enum Verdict {
 
 impl Assessment {
     pub fn verdict(&self) -> Verdict {
+        if self.empty {
+            return Verdict::Untestable;
+        }
         if self.foreign {
             return if self.concrete { Verdict::Testable } else { Verdict::Unread };
         }
-        if !self.vague.is_empty() {
-            // A quality, a goal, a step of the process or a catch-all verb
-            // that nothing after it measures is what the criterion asks for:
-            // a number or code span elsewhere names what it is said of ("All
-            // 12 screens", "`src/parser.rs`"), not a measure of it. Only a
-            // hedge leaves the rubric unsure beside a concrete observable:
-            // the verb it qualifies may be particular enough to test.
-            let hedged = self.vague.iter().all(|v| v.kind == VagueKind::Hedge);
-            return if self.concrete && hedged { Verdict::Unsure } else { Verdict::Untestable };
+        // Certain: there is nothing a test could look at, whatever words
+        // stand around it ("the feature works", "improve UX").
+        if self.observable.is_none() {
+            return Verdict::Untestable;
         }
-        match (self.predicate.is_some(), self.observable.is_some()) {
-            (_, false) => Verdict::Untestable,
-            (true, true) => Verdict::Testable,
-            // Checklist shorthand drops the verb ("Spinner while loading",
-            // "CSV export button on the reports page"): a phrase of two or
-            // more content words names a thing a tester can look for.
-            (false, true) if self.concrete || self.content_words >= 2 => Verdict::Testable,
-            (false, true) => Verdict::Unsure,
+        // A word list reads words, not what a test would observe: a vague
+        // word beside an observable may be read wrong, so it warns.
+        if !self.vague.is_empty() {
+            return Verdict::Unsure;
+        }
+        // Checklist shorthand drops the verb ("Spinner while loading",
+        // "CSV export button on the reports page"): a phrase of two or more
+        // content words names a thing a tester can look for.
+        if self.predicate.is_some() || self.concrete || self.content_words >= 2 {
+            Verdict::Testable
+        } else {
+            Verdict::Unsure
         }
     }
 
@@ -147,15 +154,23 @@ pub fn assess(text: &str) -> Assessment {
         raw.sort_by_key(|(i, _)| *i);
     }
     let strong = (0..tokens.len()).position(|i| strong_at(&tokens, i));
+    // In "Given …, when …, then …" the test sets up what stands before
+    // `then` and asserts what follows: a word before it describes the case
+    // ("a delivery whose configuration cannot be resolved"), not the result.
+    let outcome = outcome_start(&tokens);
     // What comes after a vague word and may measure it.
     let strong_after = |at: usize| (at + 1..tokens.len()).any(|i| strong_at(&tokens, i));
     let condition = has_condition(&tokens);
     // A quality that names a measured quantity ("relevance score", "trust
     // rating") is the quantity a test reads, not a vague word.
     let measured = |at: usize| tokens.get(at + 1).is_some_and(|t| MEASURES.contains(&t.word.as_str()));
+    // The words read as vague, whatever pins them down: none of them is
+    // what a test would look at ("improve UX", "works well").
+    let vague_words: Vec<usize> = raw.iter().flat_map(|(at, v)| *at..*at + v.text.split_whitespace().count()).collect();
     let vague = raw
         .into_iter()
-        .filter(|(at, v)| !(matches!(v.kind, VagueKind::Quality) && measured(*at)))
+        .filter(|(at, _)| *at >= outcome)
+        .filter(|(at, v)| !(matches!(v.kind, VagueKind::Quality) && (measured(*at) || run_outcome(&tokens, *at))))
         .filter(|(at, v)| match v.kind {
             VagueKind::Process => !pinning,
             VagueKind::Aspiration if PURE_ASPIRATIONS.contains(&tokens[*at].word.as_str()) => true,
@@ -163,6 +178,16 @@ pub fn assess(text: &str) -> Assessment {
             // "Edge cases in `src/parser.rs` are covered" the path is where,
             // and nothing says what a test would see.
             VagueKind::Catchall => !strong_after(*at) && !explained(&tokens, *at),
+            // A hedging adverb on a verb that names a behaviour ("trap and
+            // restore focus correctly") adds no doubt to it: the behaviour is
+            // what a test checks. On a verb that names none ("behaves
+            // correctly", "is handled appropriately") it is all there is.
+            VagueKind::Hedge if tokens[*at].word.ends_with("ly") => {
+                (after_generic_verb(&tokens, *at) || !behaviour_before(&tokens, *at)) && !explained(&tokens, *at)
+            }
+            // An adjective stands for the result itself ("the correct
+            // total", "the expected output"): a particular observable or a
+            // condition says which.
             VagueKind::Hedge => {
                 (strong.is_none() && !condition || after_generic_verb(&tokens, *at)) && !explained(&tokens, *at)
             }
@@ -183,15 +208,78 @@ pub fn assess(text: &str) -> Assessment {
         .map(|(_, v)| v)
         .collect();
     let verb = predicate(&tokens);
+    let observable = observable(&tokens, verb, &vague_words);
     let content_words = tokens.iter().filter(|t| t.kind == Kind::Word && is_content(&t.word)).count();
     Assessment {
         vague,
         predicate: verb.map(|i| tokens[i].raw.to_string()),
-        observable: observable(&tokens, verb),
+        observable,
         concrete,
         content_words,
         foreign,
+        empty: tokens.iter().all(|t| t.kind == Kind::Break),
     }
+}
+
+/// Where the asserted outcome starts: after the `then` of a criterion that
+/// opens with a setup (`Given`, `When`, `If`, `Scenario`), else at the start.
+fn outcome_start(tokens: &[Token]) -> usize {
+    let setup = tokens.iter().find(|t| t.kind == Kind::Word).is_some_and(|t| {
+        matches!(t.word.as_str(), "given" | "when" | "if" | "scenario" | "while" | "after" | "once" | "whenever")
+    });
+    let then = tokens.iter().position(|t| t.kind == Kind::Word && t.word == "then");
+    then.filter(|_| setup).unwrap_or(0)
+}
+
+/// Whether the quality word at `at` is the outcome of running something: a
+/// command that "runs clean" or "builds cleanly" exits 0 with no error, which
+/// is what a test checks.
+fn run_outcome(tokens: &[Token], at: usize) -> bool {
+    let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
+    let verb = match word(at.wrapping_sub(1)) {
+        "back" | "through" | "out" => word(at.wrapping_sub(2)),
+        other => other,
+    };
+    matches!(word(at), "clean" | "cleanly")
+        && matches!(
+            stem(verb),
+            "run"
+                | "ran"
+                | "runn"
+                | "build"
+                | "built"
+                | "exit"
+                | "pass"
+                | "compil"
+                | "complet"
+                | "finish"
+                | "apply"
+                | "appl"
+                | "install"
+                | "deploy"
+                | "com"
+                | "came"
+                | "return"
+                | "lint"
+                | "validat"
+                | "check"
+                | "scan"
+                | "test"
+                | "migrat"
+                | "start"
+                | "boot"
+                | "shut"
+        )
+}
+
+/// Whether the hedge at `at` qualifies a behaviour or a thing of the system:
+/// the verb or object right before it is a content word that is not generic
+/// ("restore focus correctly", not "displays data correctly").
+fn behaviour_before(tokens: &[Token], at: usize) -> bool {
+    at > 0
+        && tokens[at - 1].kind == Kind::Word
+        && is_content(&tokens[at - 1].word)
+        && !GENERIC_VERBS.contains(&tokens[at - 1].word.as_str())
 }
 
 /// What pins a process step to something a test can read: a code span, a
@@ -527,7 +615,7 @@ fn explained(tokens: &[Token], at: usize) -> bool {
         let clause = &tokens[start + 1..end];
         !clause.is_empty()
             && vague_terms(clause).is_empty()
-            && predicate(clause).is_some_and(|verb| observable(clause, Some(verb)).is_some())
+            && predicate(clause).is_some_and(|verb| observable(clause, Some(verb), &[]).is_some())
     })
 }
 
@@ -552,6 +640,7 @@ fn is_content(word: &str) -> bool {
         && !GENERIC.contains(&word)
         && !AUXILIARIES.contains(&word)
         && !LINKING.contains(&word)
+        && !INTENSIFIERS.contains(&word)
         && !QUALITY.contains(&word)
         && !PREDICATIVE.contains(&word)
         && !HEDGES.contains(&word)
@@ -568,14 +657,19 @@ fn predicate(tokens: &[Token]) -> Option<usize> {
                 || w.ends_with("ed")
                 || w.ends_with("ing"))
     };
-    // A leading word ending in -s is the subject (`backups`), not its verb.
+    // A leading word ending in -s is the subject (`backups`), not its verb;
+    // so is one before an auxiliary (`the error messages are`).
+    let subject = |i: usize| {
+        tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Word && AUXILIARIES.contains(&n.word.as_str()))
+            && tokens[i].word.ends_with('s')
+    };
     let found = tokens.iter().enumerate().position(|(i, t)| {
         let w = t.word.as_str();
         t.kind == Kind::Word
             && (AUXILIARIES.contains(&w)
                 || COMPARISONS.contains(&w)
                 || (i > 0 && STATES.contains(&w))
-                || (i > 0 && (verb_shaped(w) || BASE_VERBS.contains(&w))))
+                || (i > 0 && !subject(i) && (verb_shaped(w) || BASE_VERBS.contains(&w))))
     });
     if found.is_some() {
         return found;
@@ -583,13 +677,17 @@ fn predicate(tokens: &[Token]) -> Option<usize> {
     // An imperative: a leading word followed by its object.
     let first = tokens.first().filter(|t| t.kind == Kind::Word && !STOP.contains(&t.word.as_str()))?;
     let next = tokens.get(1)?;
-    let object = next.kind == Kind::Code || matches!(next.word.as_str(), "a" | "an" | "the") || is_strong(next);
+    let object = next.kind == Kind::Code
+        || matches!(next.word.as_str(), "a" | "an" | "the")
+        || GENERIC.contains(&next.word.as_str())
+        || is_strong(next);
     (object && first.kind == Kind::Word).then_some(0)
 }
 
-/// What a test would look at, other than the predicate's own word.
-fn observable(tokens: &[Token], predicate: Option<usize>) -> Option<String> {
-    if let Some(t) = (0..tokens.len()).find(|&i| strong_at(tokens, i)).map(|i| &tokens[i]) {
+/// What a test would look at, other than the predicate's own word and the
+/// words read as vague (`vague`, token indexes).
+fn observable(tokens: &[Token], predicate: Option<usize>, vague: &[usize]) -> Option<String> {
+    if let Some(t) = (0..tokens.len()).find(|&i| strong_at(tokens, i) && !vague.contains(&i)).map(|i| &tokens[i]) {
         return Some(match t.kind {
             Kind::Code => format!("`{}`", t.raw),
             Kind::Quote => format!("\"{}\"", t.raw),
@@ -599,7 +697,7 @@ fn observable(tokens: &[Token], predicate: Option<usize>) -> Option<String> {
     tokens
         .iter()
         .enumerate()
-        .find(|(i, t)| Some(*i) != predicate && t.kind == Kind::Word && is_content(&t.word))
+        .find(|(i, t)| Some(*i) != predicate && !vague.contains(i) && t.kind == Kind::Word && is_content(&t.word))
         .map(|(_, t)| t.raw.to_string())
 }
 
