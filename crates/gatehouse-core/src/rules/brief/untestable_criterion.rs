@@ -112,7 +112,7 @@ fn why(a: &Assessment) -> String {
 
 /// What a test could not observe in a criterion that names something.
 fn unobservable(a: &Assessment) -> String {
-    let thing = a.observable.as_deref().unwrap_or("it");
+    let thing = a.subject.as_deref().unwrap_or("it");
     let reasons = vague_reasons(a);
     if reasons.is_empty() {
         format!(
@@ -123,46 +123,109 @@ fn unobservable(a: &Assessment) -> String {
     }
 }
 
+/// What kind of thing a criterion's observable is, for a rewrite that fits
+/// it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A route or a request: `/backups`, `GET /search`.
+    Endpoint,
+    /// Any other code span: a command, a script, a file.
+    Command,
+    /// A thing named in words: the nightly run, the settings page.
+    Thing,
+}
+
+impl Shape {
+    fn of(observable: &str) -> Shape {
+        let code = observable.strip_prefix('`');
+        let route = |c: &str| {
+            c.starts_with('/') || ["GET ", "POST ", "PUT ", "PATCH ", "DELETE "].iter().any(|m| c.starts_with(m))
+        };
+        match code {
+            Some(c) if route(c) => Shape::Endpoint,
+            Some(_) => Shape::Command,
+            None => Shape::Thing,
+        }
+    }
+}
+
 /// A testable rewrite for what the rubric found, built on the criterion's
-/// own observable where it names one.
+/// own subject where it names one.
 fn help(a: &Assessment) -> String {
     if a.foreign {
         return "name what a test observes (a status or exit code, an output, a file, a field, a UI element's state, a metric with a bound) and what must hold of it; a code span, a quoted output or a number is read in any language".to_string();
     }
-    let Some(thing) = a.observable.as_deref() else {
+    let (Some(observable), Some(thing)) = (a.observable.as_deref(), a.subject.as_deref()) else {
         return "name what a test observes and what must hold of it, for example \"`GET /backups` returns 200 and lists the newest backup first\" or \"`backup.sh --dry-run` exits 0 and prints the bucket name\"".to_string();
     };
-    let example = match a.vague.first() {
-        Some(v) => match v.kind {
-            VagueKind::Quality => quality_rewrite(&v.text, thing),
-            VagueKind::Hedge => format!("{thing} returns 400 with \"missing id\" when a row has no id"),
-            VagueKind::Catchall => format!("given an empty file, {thing} exits 2 and prints the line of the bad row"),
-            VagueKind::Aspiration => format!("{thing} takes under 300 ms at p95, down from 450 ms"),
-            VagueKind::Process => {
-                return "state what the finished work makes true of the system instead of the step, for example \"`docs/api.md` documents the `--since` flag\" or \"`GET /backups` returns 200\"".to_string();
-            }
-        },
-        None => format!("{thing} is visible on the settings page"),
+    let shape = Shape::of(observable);
+    let example = match (a.vague.first().map(|v| v.kind), shape) {
+        (Some(VagueKind::Process), _) => {
+            return "state what the finished work makes true of the system instead of the step, for example \"`docs/api.md` documents the `--since` flag\" or \"`GET /backups` returns 200\"".to_string();
+        }
+        (Some(VagueKind::Quality), _) => quality_rewrite(&a.vague[0].text, thing, shape),
+        (Some(VagueKind::Hedge), Shape::Endpoint) => format!("{thing} returns 200 with the documented schema"),
+        (Some(VagueKind::Hedge), Shape::Command) => format!("{thing} exits 0 and prints 'nothing to restore'"),
+        (Some(VagueKind::Hedge), Shape::Thing) => format!(
+            "{thing} {} a row with no id and {} its line",
+            agree(thing, "rejects", "reject"),
+            agree(thing, "names", "name")
+        ),
+        (Some(VagueKind::Catchall), Shape::Endpoint) => {
+            format!("{thing} returns 400 with a `detail` field for a malformed body")
+        }
+        (Some(VagueKind::Catchall), _) => {
+            format!("given an empty file, {thing} exits 2 and prints the line of the bad row")
+        }
+        (Some(VagueKind::Aspiration), _) => {
+            format!("{thing} {} under 300 ms at p95, down from 450 ms", agree(thing, "takes", "take"))
+        }
+        (None, Shape::Endpoint) => format!("{thing} returns 200 and lists the newest item first"),
+        (None, Shape::Command) => format!("{thing} exits 0 and prints a summary line"),
+        (None, Shape::Thing) => format!("{thing} {} visible on the settings page", agree(thing, "is", "are")),
     };
     format!("say what a test observes, for example \"{example}\"")
 }
 
+/// The verb form that agrees with `thing`: plural when it ends in a plural
+/// noun written in words ("backups"), singular otherwise.
+fn agree<'a>(thing: &str, singular: &'a str, plural: &'a str) -> &'a str {
+    let last = thing.rsplit(' ').next().unwrap_or(thing);
+    let plural_noun = last.ends_with('s') && !last.ends_with("ss") && last.chars().all(char::is_alphabetic);
+    if plural_noun { plural } else { singular }
+}
+
 /// A rewrite for a quality word, by what the quality is about.
-fn quality_rewrite(word: &str, thing: &str) -> String {
+fn quality_rewrite(word: &str, thing: &str, shape: Shape) -> String {
     let w = word.to_lowercase();
     let has = |stems: &[&str]| stems.iter().any(|s| w.contains(s));
     if has(&["fast", "quick", "slow", "snapp", "perform", "respons", "efficien", "timely", "latenc", "speed"]) {
-        format!("{thing} finishes in under 2 s at p95 on the load you name")
+        match shape {
+            Shape::Endpoint => format!(
+                "{thing} {} in under 300 ms at p95 at 50 requests per second",
+                agree(thing, "answers", "answer")
+            ),
+            _ => format!("{thing} {} in under 20 minutes on the 10 GB fixture", agree(thing, "finishes", "finish")),
+        }
     } else if has(&["robust", "reliab", "stab", "resilien", "dependab", "graceful", "harden", "work"]) {
-        format!("{thing} exits non-zero and names the failure when the fault you name occurs")
+        match shape {
+            Shape::Endpoint => format!(
+                "{thing} {} 503 with `Retry-After` while the database is down",
+                agree(thing, "returns", "return")
+            ),
+            _ => format!(
+                "{thing} {} when the bucket is unreachable",
+                agree(thing, "exits non-zero and names the bucket", "exit non-zero and name the bucket")
+            ),
+        }
     } else if has(&["secur", "safe"]) {
-        format!("{thing} answers 401 to a request without a valid token")
+        format!("{thing} {} 401 to a request without a valid token", agree(thing, "answers", "answer"))
     } else if has(&["clean", "maintain", "readab", "idiomat", "elegan", "simpl", "quality"]) {
         format!("`make lint` reports nothing for {thing}")
     } else if has(&["happy", "satisf", "pleas", "comfort", "confiden", "delight", "love", "like", "enjoy", "trust"]) {
-        format!("8 of 10 test users finish the task you name on {thing} without help")
+        format!("8 of 10 test users finish the restore on {thing} without help")
     } else {
-        format!("a new user reaches the goal you name on {thing} in at most 3 clicks")
+        format!("a new user reaches the restore form on {thing} in at most 3 clicks")
     }
 }
 
@@ -188,22 +251,24 @@ check it by; \"properly\" says the result is right without saying what right is"
         );
         assert_eq!(
             unobservable(&assess("the PR is reviewed")),
-            "a test could look at \"PR\" but not observe what is asked of it: \"reviewed\" is a step of the team's process, not \
+            "a test could look at \"the PR\" but not observe what is asked of it: \"reviewed\" is a step of the team's process, not \
 something the system does"
         );
     }
 
     #[test]
-    fn a_warning_offers_a_rewrite_on_the_criterions_own_observable() {
+    fn a_warning_offers_a_rewrite_on_the_criterions_own_subject() {
         assert_eq!(
             help(&assess("the nightly run is fast")),
-            "say what a test observes, for example \"nightly finishes in under 2 s at p95 on the load you name\""
+            "say what a test observes, for example \"the nightly run finishes in under 20 minutes on the 10 GB fixture\""
         );
         assert_eq!(
-            help(&assess("the `/backups` page is intuitive")),
-            "say what a test observes, for example \"`/backups` reaches the goal you name in at most 3 clicks\""
-                .replace("`/backups` reaches", "a new user reaches")
-                .replace("name in", "name on `/backups` in")
+            help(&assess("`GET /backups` is fast")),
+            "say what a test observes, for example \"`GET /backups` answers in under 300 ms at p95 at 50 requests per second\""
+        );
+        assert_eq!(
+            help(&assess("`restore.sh` behaves correctly on an empty bucket")),
+            "say what a test observes, for example \"`restore.sh` exits 0 and prints 'nothing to restore'\""
         );
         assert!(help(&assess("the feature works")).contains("`GET /backups` returns 200"));
     }

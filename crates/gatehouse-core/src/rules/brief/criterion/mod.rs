@@ -28,6 +28,9 @@ pub struct Assessment {
     /// What a test would look at: a code span, a quoted string, a number, an
     /// identifier, or a named thing of the system.
     pub observable: Option<String>,
+    /// The phrase the criterion says something of, as written ("the nightly
+    /// run"), when it holds the observable; else the observable.
+    pub subject: Option<String>,
     /// A code span, quoted string, number or identifier-shaped word: a
     /// concrete thing a test would look at.
     pub concrete: bool,
@@ -194,17 +197,54 @@ pub fn assess(text: &str) -> Assessment {
         .map(|(_, v)| v)
         .collect();
     let verb = predicate(&tokens);
-    let observable = observable(&tokens, verb, &vague_words);
+    let seen = observable(&tokens, verb, &vague_words);
     let content_words = tokens.iter().filter(|t| t.kind == Kind::Word && is_content(&t.word)).count();
     Assessment {
         vague,
         predicate: verb.map(|i| tokens[i].raw.to_string()),
-        observable,
+        observable: seen.map(|i| phrase(&tokens[i..=i])),
+        subject: seen.map(|i| subject(&tokens, i, verb, vague_words.iter().min().copied())),
         concrete,
         content_words,
         foreign,
         empty: tokens.iter().all(|t| t.kind == Kind::Break),
     }
+}
+
+/// The phrase before the predicate or the first vague word when it holds
+/// the observable at `seen` and is short (up to six tokens), else the
+/// observable alone.
+fn subject(tokens: &[Token], seen: usize, verb: Option<usize>, vague: Option<usize>) -> String {
+    let end = match (verb, vague) {
+        (Some(v), Some(w)) => v.min(w),
+        (Some(end), None) | (None, Some(end)) => end,
+        (None, None) => tokens.len(),
+    };
+    let words = &tokens[..end];
+    if seen >= end || end > 6 || words.iter().any(|t| t.kind == Kind::Break) {
+        return phrase(&tokens[seen..=seen]);
+    }
+    let mut text = phrase(words);
+    // A word capitalised only because it opens the criterion is lowered, so
+    // the phrase reads inside another sentence.
+    if !strong_at(tokens, 0) && tokens[0].kind == Kind::Word {
+        let first = text.chars().next().map_or(0, char::len_utf8);
+        text = text[..first].to_lowercase() + &text[first..];
+    }
+    text
+}
+
+/// Tokens as written: a code span in backticks, a quote in double quotes.
+fn phrase(tokens: &[Token]) -> String {
+    let shown: Vec<String> = tokens
+        .iter()
+        .map(|t| match t.kind {
+            Kind::Code => format!("`{}`", t.raw),
+            Kind::Quote => format!("'{}'", t.raw),
+            _ => t.raw.to_string(),
+        })
+        .collect();
+    shown.join(" ")
 }
 
 /// Where the asserted outcome starts: after the `then` of a criterion that

@@ -106,11 +106,10 @@ pub(super) fn predicate(tokens: &[Token]) -> Option<usize> {
                 || w.ends_with("ing"))
     };
     // A leading word ending in -s is the subject (`backups`), not its verb;
-    // so is one before an auxiliary (`the error messages are`).
-    let subject = |i: usize| {
-        tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Word && AUXILIARIES.contains(&n.word.as_str()))
-            && tokens[i].word.ends_with('s')
-    };
+    // so is a word before an auxiliary (`the error messages are`, `the
+    // nightly run is`).
+    let subject =
+        |i: usize| tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Word && AUXILIARIES.contains(&n.word.as_str()));
     let found = tokens.iter().enumerate().position(|(i, t)| {
         let w = t.word.as_str();
         t.kind == Kind::Word
@@ -132,19 +131,13 @@ pub(super) fn predicate(tokens: &[Token]) -> Option<usize> {
     (object && first.kind == Kind::Word).then_some(0)
 }
 
-/// What a test would look at, other than the predicate's own word and the
-/// words read as vague (`vague`, token indexes).
-pub(super) fn observable(tokens: &[Token], predicate: Option<usize>, vague: &[usize]) -> Option<String> {
-    if let Some(t) = (0..tokens.len()).find(|&i| strong_at(tokens, i) && !vague.contains(&i)).map(|i| &tokens[i]) {
-        return Some(match t.kind {
-            Kind::Code => format!("`{}`", t.raw),
-            Kind::Quote => format!("\"{}\"", t.raw),
-            _ => t.raw.to_string(),
-        });
-    }
-    tokens
-        .iter()
-        .enumerate()
-        .find(|(i, t)| Some(*i) != predicate && !vague.contains(i) && t.kind == Kind::Word && is_content(&t.word))
-        .map(|(_, t)| t.raw.to_string())
+/// The index of what a test would look at, other than the predicate's own
+/// word and the words read as vague (`vague`, token indexes).
+pub(super) fn observable(tokens: &[Token], predicate: Option<usize>, vague: &[usize]) -> Option<usize> {
+    (0..tokens.len()).find(|&i| strong_at(tokens, i) && !vague.contains(&i)).or_else(|| {
+        (0..tokens.len()).find(|&i| {
+            let t = &tokens[i];
+            Some(i) != predicate && !vague.contains(&i) && t.kind == Kind::Word && is_content(&t.word)
+        })
+    })
 }
