@@ -214,8 +214,8 @@ fn quality_rewrite(word: &str, thing: &str, shape: Shape) -> String {
                 agree(thing, "returns", "return")
             ),
             _ => format!(
-                "{thing} {} when the bucket is unreachable",
-                agree(thing, "exits non-zero and names the bucket", "exit non-zero and name the bucket")
+                "{thing} {} when its input file is missing",
+                agree(thing, "exits non-zero and names the file", "exit non-zero and name the file")
             ),
         }
     } else if has(&["secur", "safe"]) {

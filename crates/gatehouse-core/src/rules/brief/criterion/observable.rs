@@ -107,9 +107,15 @@ pub(super) fn predicate(tokens: &[Token]) -> Option<usize> {
     };
     // A leading word ending in -s is the subject (`backups`), not its verb;
     // so is a word before an auxiliary (`the error messages are`, `the
-    // nightly run is`).
-    let subject =
-        |i: usize| tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Word && AUXILIARIES.contains(&n.word.as_str()));
+    // nightly run is`) and a plural before a bare verb (`the manifest tools
+    // work`).
+    let subject = |i: usize| {
+        tokens.get(i + 1).is_some_and(|n| {
+            n.kind == Kind::Word
+                && (AUXILIARIES.contains(&n.word.as_str())
+                    || tokens[i].word.ends_with('s') && BASE_VERBS.contains(&n.word.as_str()))
+        })
+    };
     let found = tokens.iter().enumerate().position(|(i, t)| {
         let w = t.word.as_str();
         t.kind == Kind::Word
