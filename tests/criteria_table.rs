@@ -1,16 +1,21 @@
 //! brief/untestable-criterion's judgement against the criteria corpus in
-//! `fixtures/criteria/`. Two tables, each split into a part the rule's
-//! word lists were adjusted on and a part they never were:
+//! `fixtures/criteria/`. Three tables:
 //! - the project's table, written from ADR-099's intent: `tune.tsv` (with
 //!   the earlier `success-criteria.tsv`) and `measure.tsv`;
 //! - the learned table, written in the forms read in public material
-//!   (`PROVENANCE.md`): `learned-tune.tsv` and `learned-measure.tsv`.
+//!   (`PROVENANCE.md`): `learned-tune.tsv` and `learned-measure.tsv`;
+//! - the held-out part of issue #54, `held-out.tsv`: written before the
+//!   judgement was changed to block only where it is certain, and never
+//!   tuned on.
 //!
 //! Each row is labelled testable, untestable or ambiguous (not scored) from
-//! ADR-099's sentence alone. On each measure part the rule may give an
-//! error to at most 2% of testable criteria and a warning to at most 5%
-//! more, and must give an error or a warning to at least 75% of untestable
-//! ones. The figures of all four parts are printed
+//! ADR-099's sentence alone. The judgement is adjusted on the tune parts
+//! only; of the other parts only the figures are printed, never the rows.
+//! On the held-out part the rule may give an error to at most 1% of
+//! testable criteria and a warning to at most 5% more, and must flag (an
+//! error or a warning) at least 80% of untestable ones; on each measure
+//! part errors on at most 2%, warnings on at most 5% more, and at least 75%
+//! flagged. The figures of all parts are printed
 //! (`cargo test --test criteria_table -- --nocapture`).
 
 use gatehouse::rules::brief::{Verdict, assess_criterion};
@@ -175,8 +180,8 @@ fn the_measure_parts_meet_the_targets() {
 /// Issue #54's targets on its held-out part, `held-out.tsv`: written before
 /// the judgement was changed for the issue and never tuned on, so only its
 /// figures are printed. A testable criterion is blocked (given an error) in
-/// at most 1% of rows; an untestable one is flagged (an error or a warning)
-/// in at least 80%.
+/// at most 1% of rows and warned in at most 5% more; an untestable one is
+/// flagged (an error or a warning) in at least 80%.
 #[test]
 fn the_held_out_part_meets_the_targets() {
     let f = Figures::of(&read("held-out.tsv"));
@@ -184,6 +189,7 @@ fn the_held_out_part_meets_the_targets() {
     println!("{report}");
     assert!(f.testable >= 200 && f.untestable >= 100, "want at least 200 testable and 100 untestable rows\n{report}");
     assert!(f.testable_errors.len() * 100 <= f.testable, "errors on more than 1% of testable\n{report}");
+    assert!(f.testable_warnings.len() * 20 <= f.testable, "warnings on more than 5% of testable\n{report}");
     assert!(f.untestable_flagged * 5 >= f.untestable * 4, "under 80% of untestable flagged\n{report}");
 }
 
