@@ -35,7 +35,7 @@ output\";\n\
 - an ASPIRATION without a target: improve, reduce, minimise, strive for;\n\
 - a PROCESS step about the team rather than the system: \"Documentation updated\", \"PR merged\", \
 \"follows existing conventions\";\n\
-- a single noun with nothing said of it.\n\n\
+- a single noun with nothing said of it, or a behaviour with nothing named that it is of (\"It compiles\").\n\n\
 What is not vague: a quality, hedge or catch-all pinned down by what comes after it — a number, a quoted \
 output or a code span (its measure or baseline: \"under 200 ms\", \"20% faster than v1\"), or a testable \
 explanation (\"the API is fast: p95 under 300 ms\"); a hedging adverb on a verb that names a behaviour \
@@ -114,7 +114,11 @@ fn why(a: &Assessment) -> String {
 fn unobservable(a: &Assessment) -> String {
     let thing = a.subject.as_deref().unwrap_or("it");
     let reasons = vague_reasons(a);
-    if reasons.is_empty() {
+    if a.behaviour_only && reasons.is_empty() {
+        format!(
+            "a test could see \"{thing}\" happen but the criterion names nothing it is of (no command, output, file, page or value)"
+        )
+    } else if reasons.is_empty() {
         format!(
             "a test could look at \"{thing}\" but the criterion says nothing about it (no verb, state or comparison)"
         )
@@ -158,6 +162,11 @@ fn help(a: &Assessment) -> String {
     let (Some(observable), Some(thing)) = (a.observable.as_deref(), a.subject.as_deref()) else {
         return "name what a test observes and what must hold of it, for example \"`GET /backups` returns 200 and lists the newest backup first\" or \"`backup.sh --dry-run` exits 0 and prints the bucket name\"".to_string();
     };
+    if a.behaviour_only && a.vague.is_empty() {
+        return format!(
+            "name what {thing} is said of and what a test sees, for example \"`make build` {thing} with no warnings on a clean checkout\""
+        );
+    }
     let shape = Shape::of(observable);
     let example = match (a.vague.first().map(|v| v.kind), shape) {
         (Some(VagueKind::Process), _) => {
@@ -271,6 +280,10 @@ something the system does"
             "say what a test observes, for example \"`restore.sh` exits 0 and prints 'nothing to restore'\""
         );
         assert!(help(&assess("the feature works")).contains("`GET /backups` returns 200"));
+        assert_eq!(
+            help(&assess("It compiles")),
+            "name what compiles is said of and what a test sees, for example \"`make build` compiles with no warnings on a clean checkout\""
+        );
     }
 
     #[test]

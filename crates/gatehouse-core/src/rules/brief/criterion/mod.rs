@@ -12,7 +12,7 @@ mod process;
 mod tokens;
 mod words;
 
-use observable::{is_anchor, is_content, is_strong, observable, predicate, strong_at};
+use observable::{behaviour, is_anchor, is_content, is_strong, observable, predicate, strong_at};
 use process::stem;
 use tokens::{Kind, Token, tokenize};
 use words::*;
@@ -28,6 +28,9 @@ pub struct Assessment {
     /// What a test would look at: a code span, a quoted string, a number, an
     /// identifier, or a named thing of the system.
     pub observable: Option<String>,
+    /// The only observable is the predicate: a behaviour ("it compiles",
+    /// "everything passes") with nothing named that it is of.
+    pub behaviour_only: bool,
     /// The phrase the criterion says something of, as written ("the nightly
     /// run"), when it holds the observable; else the observable.
     pub subject: Option<String>,
@@ -73,7 +76,7 @@ impl Assessment {
         }
         // A word list reads words, not what a test would observe: a vague
         // word beside an observable may be read wrong, so it warns.
-        if !self.vague.is_empty() {
+        if !self.vague.is_empty() || self.behaviour_only {
             return Verdict::Unsure;
         }
         // Checklist shorthand drops the verb ("Spinner while loading",
@@ -197,12 +200,15 @@ pub fn assess(text: &str) -> Assessment {
         .map(|(_, v)| v)
         .collect();
     let verb = predicate(&tokens);
-    let seen = observable(&tokens, verb, &vague_words);
+    let named = observable(&tokens, verb, &vague_words);
+    let behaviour = named.is_none().then(|| behaviour(&tokens, verb, &vague_words)).flatten();
+    let seen = named.or(behaviour);
     let content_words = tokens.iter().filter(|t| t.kind == Kind::Word && is_content(&t.word)).count();
     Assessment {
         vague,
         predicate: verb.map(|i| tokens[i].raw.to_string()),
         observable: seen.map(|i| phrase(&tokens[i..=i])),
+        behaviour_only: behaviour.is_some(),
         subject: seen.map(|i| subject(&tokens, i, verb, vague_words.iter().min().copied())),
         concrete,
         content_words,

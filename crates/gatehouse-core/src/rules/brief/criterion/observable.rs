@@ -138,12 +138,27 @@ pub(super) fn predicate(tokens: &[Token]) -> Option<usize> {
 }
 
 /// The index of what a test would look at, other than the predicate's own
-/// word and the words read as vague (`vague`, token indexes).
+/// word and the words read as vague (`vague`, token indexes): a strong
+/// token, else a content word that names a thing. A verb that says a thing
+/// does its job without saying what the job is (works, behaves) names
+/// nothing.
 pub(super) fn observable(tokens: &[Token], predicate: Option<usize>, vague: &[usize]) -> Option<usize> {
-    (0..tokens.len()).find(|&i| strong_at(tokens, i) && !vague.contains(&i)).or_else(|| {
-        (0..tokens.len()).find(|&i| {
-            let t = &tokens[i];
-            Some(i) != predicate && !vague.contains(&i) && t.kind == Kind::Word && is_content(&t.word)
-        })
-    })
+    (0..tokens.len())
+        .find(|&i| strong_at(tokens, i) && !vague.contains(&i))
+        .or_else(|| (0..tokens.len()).find(|&i| Some(i) != predicate && names_something(tokens, i, vague)))
+}
+
+/// The predicate, when it names a behaviour a check can see ("the app
+/// starts", "it compiles"): what a test looks at when nothing else is named.
+pub(super) fn behaviour(tokens: &[Token], predicate: Option<usize>, vague: &[usize]) -> Option<usize> {
+    predicate.filter(|&p| names_something(tokens, p, vague))
+}
+
+fn names_something(tokens: &[Token], i: usize, vague: &[usize]) -> bool {
+    let t = &tokens[i];
+    !vague.contains(&i)
+        && t.kind == Kind::Word
+        && is_content(&t.word)
+        && !GENERIC_VERBS.contains(&t.word.as_str())
+        && !MAKING.contains(&t.word.as_str())
 }

@@ -84,5 +84,18 @@ fn vague_words_are_reported_as_written() {
     assert_eq!(a.vague[0], Vague { text: "handled".into(), kind: VagueKind::Catchall });
     assert!(assess("backups").predicate.is_none());
     assert!(assess("a nightly backup").predicate.is_none());
-    assert!(assess("everything passes").observable.is_none());
+    assert!(assess("everything passes").behaviour_only);
+}
+
+#[test]
+fn a_behaviour_alone_is_not_blocked() {
+    // A behaviour a check can see is something to look at, but with nothing
+    // named that it is of the rubric is unsure.
+    for behaviour in ["The app starts", "It compiles", "everything passes"] {
+        assert_eq!(assess(behaviour).verdict(), Verdict::Unsure, "{behaviour}");
+    }
+    assert!(assess("the page loads").testable());
+    for nothing in ["Behaves correctly", "It functions", "Make it better", "the feature works"] {
+        assert_eq!(assess(nothing).verdict(), Verdict::Untestable, "{nothing}");
+    }
 }
