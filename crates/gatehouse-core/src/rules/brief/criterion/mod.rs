@@ -53,7 +53,8 @@ pub enum Verdict {
     Testable,
     /// Names something a test could look at, but what is said of it is a
     /// quality, hedge, catch-all, aspiration or process step nothing pins
-    /// down, or nothing is said of it.
+    /// down, or nothing is said of it, or it is a behaviour with nothing
+    /// named that it is of.
     Unsure,
     /// Empty, or names nothing a test could look at.
     Untestable,
@@ -240,7 +241,8 @@ fn subject(tokens: &[Token], seen: usize, verb: Option<usize>, vague: Option<usi
     text
 }
 
-/// Tokens as written: a code span in backticks, a quote in double quotes.
+/// Tokens as written: a code span in backticks, a quote in single quotes
+/// (the phrase stands inside a message's double quotes).
 fn phrase(tokens: &[Token]) -> String {
     let shown: Vec<String> = tokens
         .iter()
@@ -272,36 +274,7 @@ fn run_outcome(tokens: &[Token], at: usize) -> bool {
         "back" | "through" | "out" => word(at.wrapping_sub(2)),
         other => other,
     };
-    matches!(word(at), "clean" | "cleanly")
-        && matches!(
-            stem(verb),
-            "run"
-                | "ran"
-                | "runn"
-                | "build"
-                | "built"
-                | "exit"
-                | "pass"
-                | "compil"
-                | "complet"
-                | "finish"
-                | "apply"
-                | "appl"
-                | "install"
-                | "deploy"
-                | "com"
-                | "came"
-                | "return"
-                | "lint"
-                | "validat"
-                | "check"
-                | "scan"
-                | "test"
-                | "migrat"
-                | "start"
-                | "boot"
-                | "shut"
-        )
+    matches!(word(at), "clean" | "cleanly") && RUNS.contains(&stem(verb))
 }
 
 /// Whether the hedge at `at` qualifies a behaviour or a thing of the system:
