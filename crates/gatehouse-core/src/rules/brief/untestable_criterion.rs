@@ -164,7 +164,7 @@ fn help(a: &Assessment) -> String {
     };
     if a.behaviour_only && a.vague.is_empty() {
         return format!(
-            "name what {thing} is said of and what a test sees, for example \"`make build` {thing} with no warnings on a clean checkout\""
+            "name what {thing} and what a test sees then (an exit code, an output, a state), for example \"`scripts/restore.sh` restores the newest backup and exits 0\""
         );
     }
     let shape = Shape::of(observable);
@@ -174,7 +174,7 @@ fn help(a: &Assessment) -> String {
         }
         (Some(VagueKind::Quality), _) => quality_rewrite(&a.vague[0].text, thing, shape),
         (Some(VagueKind::Hedge), Shape::Endpoint) => format!("{thing} returns 200 with the documented schema"),
-        (Some(VagueKind::Hedge), Shape::Command) => format!("{thing} exits 0 and prints 'nothing to restore'"),
+        (Some(VagueKind::Hedge), Shape::Command) => format!("{thing} exits 0 and prints the number of rows it wrote"),
         (Some(VagueKind::Hedge), Shape::Thing) => format!(
             "{thing} {} a row with no id and {} its line",
             agree(thing, "rejects", "reject"),
@@ -277,12 +277,12 @@ something the system does"
         );
         assert_eq!(
             help(&assess("`restore.sh` behaves correctly on an empty bucket")),
-            "say what a test observes, for example \"`restore.sh` exits 0 and prints 'nothing to restore'\""
+            "say what a test observes, for example \"`restore.sh` exits 0 and prints the number of rows it wrote\""
         );
         assert!(help(&assess("the feature works")).contains("`GET /backups` returns 200"));
         assert_eq!(
             help(&assess("It compiles")),
-            "name what compiles is said of and what a test sees, for example \"`make build` compiles with no warnings on a clean checkout\""
+            "name what compiles and what a test sees then (an exit code, an output, a state), for example \"`scripts/restore.sh` restores the newest backup and exits 0\""
         );
     }
 
