@@ -1,16 +1,21 @@
 //! brief/untestable-criterion's judgement against the criteria corpus in
-//! `fixtures/criteria/`. Two tables, each split into a part the rule's
-//! word lists were adjusted on and a part they never were:
+//! `fixtures/criteria/`. Three tables:
 //! - the project's table, written from ADR-099's intent: `tune.tsv` (with
 //!   the earlier `success-criteria.tsv`) and `measure.tsv`;
 //! - the learned table, written in the forms read in public material
-//!   (`PROVENANCE.md`): `learned-tune.tsv` and `learned-measure.tsv`.
+//!   (`PROVENANCE.md`): `learned-tune.tsv` and `learned-measure.tsv`;
+//! - the held-out part of issue #54, `held-out.tsv`: written before the
+//!   judgement was changed to block only where it is certain, and never
+//!   tuned on.
 //!
 //! Each row is labelled testable, untestable or ambiguous (not scored) from
-//! ADR-099's sentence alone. On each measure part the rule may give an
-//! error to at most 2% of testable criteria and a warning to at most 5%
-//! more, and must give an error or a warning to at least 75% of untestable
-//! ones. The figures of all four parts are printed
+//! ADR-099's sentence alone. The judgement is adjusted on the tune parts
+//! only; of the other parts only the figures are printed, never the rows.
+//! On the held-out part the rule may give an error to at most 1% of
+//! testable criteria and a warning to at most 5% more, and must flag (an
+//! error or a warning) at least 80% of untestable ones; on each measure
+//! part errors on at most 2%, warnings on at most 5% more, and at least 75%
+//! flagged. The figures of all parts are printed
 //! (`cargo test --test criteria_table -- --nocapture`).
 
 use gatehouse::rules::brief::{Verdict, assess_criterion};
@@ -172,6 +177,22 @@ fn the_measure_parts_meet_the_targets() {
     }
 }
 
+/// Issue #54's targets on its held-out part, `held-out.tsv`: written before
+/// the judgement was changed for the issue and never tuned on, so only its
+/// figures are printed. A testable criterion is blocked (given an error) in
+/// at most 1% of rows and warned in at most 5% more; an untestable one is
+/// flagged (an error or a warning) in at least 80%.
+#[test]
+fn the_held_out_part_meets_the_targets() {
+    let f = Figures::of(&read("held-out.tsv"));
+    let report = f.summary("held-out part");
+    println!("{report}");
+    assert!(f.testable >= 200 && f.untestable >= 100, "want at least 200 testable and 100 untestable rows\n{report}");
+    assert!(f.testable_errors.len() * 100 <= f.testable, "errors on more than 1% of testable\n{report}");
+    assert!(f.testable_warnings.len() * 20 <= f.testable, "warnings on more than 5% of testable\n{report}");
+    assert!(f.untestable_flagged * 5 >= f.untestable * 4, "under 80% of untestable flagged\n{report}");
+}
+
 #[test]
 fn each_table_has_300_rows_in_two_parts() {
     for (tune, measure) in [("tune.tsv", "measure.tsv"), ("learned-tune.tsv", "learned-measure.tsv")] {
@@ -188,22 +209,39 @@ fn the_issue_and_adr_examples() {
         "the `backup_last_success_timestamp` metric is exported on `/metrics`",
         "endpoint returns 200 with the documented schema",
         "Search results are ordered by relevance score, highest first",
+        // Issue #54's examples: criteria a test checks that a word list read
+        // as vague.
+        "`terraform validate` and `terraform plan` run clean",
+        "Modals trap and restore focus correctly",
+        "Users can complete a purchase with at most three clicks after reaching the cart",
+        "Given a delivery whose configuration cannot be resolved, when it fails, then it is classified as a \
+         configuration error and not retried",
     ] {
         assert_eq!(assess_criterion(testable).verdict(), Verdict::Testable, "{testable}");
     }
-    for vague in [
+    // Certain: empty, or nothing a test could look at.
+    for certain in [
+        "",
         "the feature works",
         "is robust",
+        "works well",
+        "improve UX",
+        "code is clean",
+        "Make it better",
         "handles errors gracefully",
+        "The code is idiomatic",
+    ] {
+        assert_eq!(assess_criterion(certain).verdict(), Verdict::Untestable, "{certain:?}");
+    }
+    // Something a test could look at, with only a quality, a catch-all, an
+    // aspiration, a process step or a person's feelings said of it: a
+    // warning, whatever numbers or code spans stand before the vague word.
+    for vague in [
         "Documentation updated",
         "Memory leaks are minimised",
         "Marcus is comfortable with the design",
         "The error messages are friendlier",
-        "The code is idiomatic",
         "The team reviews it",
-        // A number or a code span is no measure of a quality, a comparison
-        // without a baseline, a catch-all verb or a process step it does not
-        // follow: it names what they are said of.
         "All 12 screens look polished",
         "The API is 10x better",
         "The 404 page looks nice",
@@ -212,8 +250,9 @@ fn the_issue_and_adr_examples() {
         "`gatehouse explain` is helpful",
         "PR #412 merged to main",
         "The 3 on-call engineers are comfortable with `runbook.md`",
+        "`PII` is handled appropriately",
     ] {
-        assert_eq!(assess_criterion(vague).verdict(), Verdict::Untestable, "{vague}");
+        assert_eq!(assess_criterion(vague).verdict(), Verdict::Unsure, "{vague}");
     }
     // A measure or a baseline after the word pins it down.
     for testable in [
@@ -223,8 +262,5 @@ fn the_issue_and_adr_examples() {
     ] {
         assert_eq!(assess_criterion(testable).verdict(), Verdict::Testable, "{testable}");
     }
-    // A hedge beside a concrete observable may qualify a particular verb:
-    // the rubric is unsure (a warning).
-    assert_eq!(assess_criterion("`PII` is handled appropriately").verdict(), Verdict::Unsure);
     assert_eq!(assess_criterion("Die Dokumentation ist aktualisiert").verdict(), Verdict::Unread);
 }

@@ -2,12 +2,19 @@
 //! test could assert"). It reads the sentence for what a test would observe
 //! and what is said of it, and for what is vague: a quality word, a hedge,
 //! an aspiration or a process step that nothing measurable pins down. Its
-//! verdict carries its confidence: testable, unsure, or untestable.
+//! verdict carries its confidence: it is certain a criterion is untestable
+//! only when the criterion is empty or names nothing a test could look at;
+//! a vague word beside an observable leaves it unsure.
 
 mod language;
+mod observable;
 mod process;
+mod tokens;
 mod words;
 
+use observable::{behaviour, is_anchor, is_content, is_strong, observable, predicate, strong_at};
+use process::stem;
+use tokens::{Kind, Token, tokenize};
 use words::*;
 
 /// What the rubric found in one criterion.
@@ -21,6 +28,12 @@ pub struct Assessment {
     /// What a test would look at: a code span, a quoted string, a number, an
     /// identifier, or a named thing of the system.
     pub observable: Option<String>,
+    /// The only observable is the predicate: a behaviour ("it compiles",
+    /// "everything passes") with nothing named that it is of.
+    pub behaviour_only: bool,
+    /// The phrase the criterion says something of, as written ("the nightly
+    /// run"), when it holds the observable; else the observable.
+    pub subject: Option<String>,
     /// A code span, quoted string, number or identifier-shaped word: a
     /// concrete thing a test would look at.
     pub concrete: bool,
@@ -29,6 +42,8 @@ pub struct Assessment {
     /// Written in a language other than English, which the word lists do
     /// not read.
     pub foreign: bool,
+    /// Holds no word, code span or quote at all.
+    pub empty: bool,
 }
 
 /// The rubric's judgement, with its confidence.
@@ -36,11 +51,12 @@ pub struct Assessment {
 pub enum Verdict {
     /// Names something observable and what must hold of it.
     Testable,
-    /// Neither confidently testable nor confidently untestable: a vague word
-    /// beside a concrete observable, or a phrase with too little in it.
+    /// Names something a test could look at, but what is said of it is a
+    /// quality, hedge, catch-all, aspiration or process step nothing pins
+    /// down, or nothing is said of it, or it is a behaviour with nothing
+    /// named that it is of.
     Unsure,
-    /// Nothing observable, or only a quality, hedge, aspiration or process
-    /// step that nothing pins down.
+    /// Empty, or names nothing a test could look at.
     Untestable,
     /// In a language the rubric does not read, with nothing concrete in it.
     Unread,
@@ -48,27 +64,29 @@ pub enum Verdict {
 
 impl Assessment {
     pub fn verdict(&self) -> Verdict {
+        if self.empty {
+            return Verdict::Untestable;
+        }
         if self.foreign {
             return if self.concrete { Verdict::Testable } else { Verdict::Unread };
         }
-        if !self.vague.is_empty() {
-            // A quality, a goal, a step of the process or a catch-all verb
-            // that nothing after it measures is what the criterion asks for:
-            // a number or code span elsewhere names what it is said of ("All
-            // 12 screens", "`src/parser.rs`"), not a measure of it. Only a
-            // hedge leaves the rubric unsure beside a concrete observable:
-            // the verb it qualifies may be particular enough to test.
-            let hedged = self.vague.iter().all(|v| v.kind == VagueKind::Hedge);
-            return if self.concrete && hedged { Verdict::Unsure } else { Verdict::Untestable };
+        // Certain: there is nothing a test could look at, whatever words
+        // stand around it ("the feature works", "improve UX").
+        if self.observable.is_none() {
+            return Verdict::Untestable;
         }
-        match (self.predicate.is_some(), self.observable.is_some()) {
-            (_, false) => Verdict::Untestable,
-            (true, true) => Verdict::Testable,
-            // Checklist shorthand drops the verb ("Spinner while loading",
-            // "CSV export button on the reports page"): a phrase of two or
-            // more content words names a thing a tester can look for.
-            (false, true) if self.concrete || self.content_words >= 2 => Verdict::Testable,
-            (false, true) => Verdict::Unsure,
+        // A word list reads words, not what a test would observe: a vague
+        // word beside an observable may be read wrong, so it warns.
+        if !self.vague.is_empty() || self.behaviour_only {
+            return Verdict::Unsure;
+        }
+        // Checklist shorthand drops the verb ("Spinner while loading",
+        // "CSV export button on the reports page"): a phrase of two or more
+        // content words names a thing a tester can look for.
+        if self.predicate.is_some() || self.concrete || self.content_words >= 2 {
+            Verdict::Testable
+        } else {
+            Verdict::Unsure
         }
     }
 
@@ -111,24 +129,6 @@ impl VagueKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Word,
-    Code,
-    Quote,
-    /// Where an explanation starts: `:`, `;`, `—`, `(`, `e.g.`, `i.e.`.
-    Break,
-}
-
-#[derive(Clone, Debug)]
-struct Token<'a> {
-    kind: Kind,
-    /// As written (without surrounding punctuation).
-    raw: &'a str,
-    /// Lower-cased, for word lists.
-    word: String,
-}
-
 /// Applies the rubric to one criterion.
 pub fn assess(text: &str) -> Assessment {
     let tokens = tokenize(text);
@@ -147,15 +147,23 @@ pub fn assess(text: &str) -> Assessment {
         raw.sort_by_key(|(i, _)| *i);
     }
     let strong = (0..tokens.len()).position(|i| strong_at(&tokens, i));
+    // In "Given …, when …, then …" the test sets up what stands before
+    // `then` and asserts what follows: a word before it describes the case
+    // ("a delivery whose configuration cannot be resolved"), not the result.
+    let outcome = outcome_start(&tokens);
     // What comes after a vague word and may measure it.
     let strong_after = |at: usize| (at + 1..tokens.len()).any(|i| strong_at(&tokens, i));
     let condition = has_condition(&tokens);
     // A quality that names a measured quantity ("relevance score", "trust
     // rating") is the quantity a test reads, not a vague word.
     let measured = |at: usize| tokens.get(at + 1).is_some_and(|t| MEASURES.contains(&t.word.as_str()));
+    // The words read as vague, whatever pins them down: none of them is
+    // what a test would look at ("improve UX", "works well").
+    let vague_words: Vec<usize> = raw.iter().flat_map(|(at, v)| *at..*at + v.text.split_whitespace().count()).collect();
     let vague = raw
         .into_iter()
-        .filter(|(at, v)| !(matches!(v.kind, VagueKind::Quality) && measured(*at)))
+        .filter(|(at, _)| *at >= outcome)
+        .filter(|(at, v)| !(matches!(v.kind, VagueKind::Quality) && (measured(*at) || run_outcome(&tokens, *at))))
         .filter(|(at, v)| match v.kind {
             VagueKind::Process => !pinning,
             VagueKind::Aspiration if PURE_ASPIRATIONS.contains(&tokens[*at].word.as_str()) => true,
@@ -163,6 +171,16 @@ pub fn assess(text: &str) -> Assessment {
             // "Edge cases in `src/parser.rs` are covered" the path is where,
             // and nothing says what a test would see.
             VagueKind::Catchall => !strong_after(*at) && !explained(&tokens, *at),
+            // A hedging adverb on a verb that names a behaviour ("trap and
+            // restore focus correctly") adds no doubt to it: the behaviour is
+            // what a test checks. On a verb that names none ("behaves
+            // correctly", "is handled appropriately") it is all there is.
+            VagueKind::Hedge if tokens[*at].word.ends_with("ly") => {
+                (after_generic_verb(&tokens, *at) || !behaviour_before(&tokens, *at)) && !explained(&tokens, *at)
+            }
+            // An adjective stands for the result itself ("the correct
+            // total", "the expected output"): a particular observable or a
+            // condition says which.
             VagueKind::Hedge => {
                 (strong.is_none() && !condition || after_generic_verb(&tokens, *at)) && !explained(&tokens, *at)
             }
@@ -183,15 +201,90 @@ pub fn assess(text: &str) -> Assessment {
         .map(|(_, v)| v)
         .collect();
     let verb = predicate(&tokens);
+    let named = observable(&tokens, verb, &vague_words);
+    let behaviour = named.is_none().then(|| behaviour(&tokens, verb, &vague_words)).flatten();
+    let seen = named.or(behaviour);
     let content_words = tokens.iter().filter(|t| t.kind == Kind::Word && is_content(&t.word)).count();
     Assessment {
         vague,
         predicate: verb.map(|i| tokens[i].raw.to_string()),
-        observable: observable(&tokens, verb),
+        observable: seen.map(|i| phrase(&tokens[i..=i])),
+        behaviour_only: behaviour.is_some(),
+        subject: seen.map(|i| subject(&tokens, i, verb, vague_words.iter().min().copied())),
         concrete,
         content_words,
         foreign,
+        empty: tokens.iter().all(|t| t.kind == Kind::Break),
     }
+}
+
+/// The phrase before the predicate or the first vague word when it holds
+/// the observable at `seen` and is short (up to six tokens), else the
+/// observable alone.
+fn subject(tokens: &[Token], seen: usize, verb: Option<usize>, vague: Option<usize>) -> String {
+    let end = match (verb, vague) {
+        (Some(v), Some(w)) => v.min(w),
+        (Some(end), None) | (None, Some(end)) => end,
+        (None, None) => tokens.len(),
+    };
+    let words = &tokens[..end];
+    if seen >= end || end > 6 || words.iter().any(|t| t.kind == Kind::Break) {
+        return phrase(&tokens[seen..=seen]);
+    }
+    let mut text = phrase(words);
+    // A word capitalised only because it opens the criterion is lowered, so
+    // the phrase reads inside another sentence.
+    if !strong_at(tokens, 0) && tokens[0].kind == Kind::Word {
+        let first = text.chars().next().map_or(0, char::len_utf8);
+        text = text[..first].to_lowercase() + &text[first..];
+    }
+    text
+}
+
+/// Tokens as written: a code span in backticks, a quote in single quotes
+/// (the phrase stands inside a message's double quotes).
+fn phrase(tokens: &[Token]) -> String {
+    let shown: Vec<String> = tokens
+        .iter()
+        .map(|t| match t.kind {
+            Kind::Code => format!("`{}`", t.raw),
+            Kind::Quote => format!("'{}'", t.raw),
+            _ => t.raw.to_string(),
+        })
+        .collect();
+    shown.join(" ")
+}
+
+/// Where the asserted outcome starts: after the `then` of a criterion that
+/// opens with a setup (`Given`, `When`, `If`, `Scenario`), else at the start.
+fn outcome_start(tokens: &[Token]) -> usize {
+    let setup = tokens.iter().find(|t| t.kind == Kind::Word).is_some_and(|t| {
+        matches!(t.word.as_str(), "given" | "when" | "if" | "scenario" | "while" | "after" | "once" | "whenever")
+    });
+    let then = tokens.iter().position(|t| t.kind == Kind::Word && t.word == "then");
+    then.filter(|_| setup).unwrap_or(0)
+}
+
+/// Whether the quality word at `at` is the outcome of running something: a
+/// command that "runs clean" or "builds cleanly" exits 0 with no error, which
+/// is what a test checks.
+fn run_outcome(tokens: &[Token], at: usize) -> bool {
+    let word = |i: usize| tokens.get(i).filter(|t| t.kind == Kind::Word).map_or("", |t| t.word.as_str());
+    let verb = match word(at.wrapping_sub(1)) {
+        "back" | "through" | "out" => word(at.wrapping_sub(2)),
+        other => other,
+    };
+    matches!(word(at), "clean" | "cleanly") && RUNS.contains(&stem(verb))
+}
+
+/// Whether the hedge at `at` qualifies a behaviour or a thing of the system:
+/// the verb or object right before it is a content word that is not generic
+/// ("restore focus correctly", not "displays data correctly").
+fn behaviour_before(tokens: &[Token], at: usize) -> bool {
+    at > 0
+        && tokens[at - 1].kind == Kind::Word
+        && is_content(&tokens[at - 1].word)
+        && !GENERIC_VERBS.contains(&tokens[at - 1].word.as_str())
 }
 
 /// What pins a process step to something a test can read: a code span, a
@@ -210,60 +303,6 @@ fn is_pinning(t: &Token) -> bool {
                 || t.raw.contains(['/', '_', '='])
                 || (t.raw.starts_with('-') && t.raw.len() > 1)
                 || dotted && !matches!(t.word.as_str(), "e.g" | "i.e")
-        }
-    }
-}
-
-/// Splits a criterion into code spans, quoted strings, words and breaks.
-fn tokenize(text: &str) -> Vec<Token<'_>> {
-    let mut tokens = Vec::new();
-    let mut plain_start = 0;
-    let mut i = 0;
-    while i < text.len() {
-        let c = text[i..].chars().next().expect("in bounds");
-        let close = match c {
-            '`' => Some(('`', Kind::Code)),
-            '"' => Some(('"', Kind::Quote)),
-            '“' => Some(('”', Kind::Quote)),
-            '\'' if text[..i].chars().last().is_none_or(|p| !p.is_alphanumeric()) => Some(('\'', Kind::Quote)),
-            _ => None,
-        };
-        if let Some((close, kind)) = close {
-            let start = i + c.len_utf8();
-            let end = text[start..].find(close).map(|e| start + e);
-            if let Some(end) = end.filter(|e| *e > start) {
-                words(&text[plain_start..i], &mut tokens);
-                tokens.push(Token { kind, raw: &text[start..end], word: text[start..end].to_lowercase() });
-                i = end + close.len_utf8();
-                plain_start = i;
-                continue;
-            }
-        }
-        i += c.len_utf8();
-    }
-    words(&text[plain_start..], &mut tokens);
-    tokens
-}
-
-/// Splits plain text at whitespace into words, trimming punctuation, and
-/// marks where an explanation starts.
-fn words<'a>(text: &'a str, out: &mut Vec<Token<'a>>) {
-    for chunk in text.split_whitespace() {
-        if matches!(chunk, "—" | "–" | "-" | "--" | "e.g." | "i.e." | "e.g.," | "i.e.,") {
-            out.push(Token { kind: Kind::Break, raw: chunk, word: String::new() });
-            continue;
-        }
-        if chunk.starts_with('(') {
-            out.push(Token { kind: Kind::Break, raw: "(", word: String::new() });
-        }
-        let trailing = |c: char| matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | '\'' | '"');
-        let word = chunk.trim_start_matches(['(', '\'', '"']).trim_end_matches(trailing);
-        if !word.is_empty() {
-            out.push(Token { kind: Kind::Word, raw: word, word: word.to_lowercase() });
-        }
-        let tail = &chunk[chunk.trim_end_matches(trailing).len()..];
-        if tail.contains([':', ';']) {
-            out.push(Token { kind: Kind::Break, raw: tail, word: String::new() });
         }
     }
 }
@@ -441,81 +480,6 @@ const MEASURABLE_COMPARATIVES: [&str; 12] = [
 /// Nouns that make the quality before them a named quantity.
 const MEASURES: [&str; 8] = ["score", "scores", "rank", "ranking", "rating", "ratings", "index", "percentile"];
 
-/// A number that measures: it starts with a digit (`200`, `2.5s`, `10k`,
-/// `50%`, `<=3`), or is a number word. `p99`, `v2` and `S3` name things.
-fn is_anchor(t: &Token) -> bool {
-    match t.kind {
-        Kind::Quote => true,
-        Kind::Word => {
-            t.raw
-                .trim_start_matches(['<', '>', '=', '≤', '≥', '~', '±', '$', '+'])
-                .starts_with(|c: char| c.is_ascii_digit())
-                || NUMBER_WORDS.contains(&t.word.as_str())
-        }
-        _ => false,
-    }
-}
-
-/// Whether the token at `i` is a concrete observable, leaving out a word
-/// capitalised only because it opens the criterion (`Handles`, `Users`) and
-/// the keywords of a scenario (`GIVEN`, `When`, `Then`).
-fn strong_at(tokens: &[Token], i: usize) -> bool {
-    let t = &tokens[i];
-    if t.kind == Kind::Word && matches!(t.word.as_str(), "given" | "when" | "then" | "and" | "but" | "scenario" | "i") {
-        return false;
-    }
-    if !is_strong(t) {
-        return false;
-    }
-    let opening = tokens[..i].iter().all(|t| t.kind == Kind::Break);
-    // ASCII lower-cases letter by letter; other text through `to_lowercase`,
-    // which may change a word's length.
-    let only_capitalised = || {
-        let rest_unchanged = if t.raw.is_ascii() {
-            !t.raw.bytes().skip(1).any(|b| b.is_ascii_uppercase())
-        } else {
-            let lower = t.raw.to_lowercase();
-            let rest: String = lower.chars().skip(1).collect();
-            t.raw.chars().skip(1).collect::<String>() == rest
-        };
-        t.kind == Kind::Word && rest_unchanged && !is_anchor(t)
-    };
-    !(opening && only_capitalised())
-}
-
-/// A concrete observable: a code span, a quoted string, a number, or a word
-/// shaped like an identifier, path, flag, header or proper name.
-fn is_strong(t: &Token) -> bool {
-    match t.kind {
-        Kind::Code | Kind::Quote => true,
-        Kind::Break => false,
-        Kind::Word => is_anchor(t) || identifier_like(t.raw),
-    }
-}
-
-fn identifier_like(raw: &str) -> bool {
-    // One pass over the characters, each with the two before it.
-    let (mut upper, mut camel, mut dotted) = (0, false, false);
-    let (mut before, mut last): (Option<char>, Option<char>) = (None, None);
-    for c in raw.chars() {
-        upper += usize::from(c.is_ascii_uppercase());
-        camel |= last.is_some_and(|l| l.is_ascii_lowercase()) && c.is_ascii_uppercase();
-        dotted |= before.is_some_and(char::is_alphanumeric) && last == Some('.') && c.is_alphanumeric();
-        (before, last) = (last, Some(c));
-    }
-    let dotted = dotted && !matches!(raw, "e.g" | "i.e");
-    let capitalised = raw.starts_with(|c: char| c.is_ascii_uppercase()) && upper == 1 && raw.chars().nth(1).is_some();
-    raw.chars().any(|c| c.is_ascii_digit())
-        || raw.contains(['_', '=', '(', '{', '<', '@', '#'])
-        || (raw.contains('/') && raw != "and/or")
-        || raw.starts_with('-') && raw.len() > 1
-        || raw.starts_with('.') && raw.len() > 1
-        || dotted
-        || camel
-        || upper >= 2
-        || capitalised
-}
-
 /// Whether an explanation after the vague word at `at` pins it down: a
 /// clause after `:`, `;`, `—`, `(` or `e.g.` that names an observable, says
 /// something about it, and is not vague itself.
@@ -527,7 +491,7 @@ fn explained(tokens: &[Token], at: usize) -> bool {
         let clause = &tokens[start + 1..end];
         !clause.is_empty()
             && vague_terms(clause).is_empty()
-            && predicate(clause).is_some_and(|verb| observable(clause, Some(verb)).is_some())
+            && predicate(clause).is_some_and(|verb| observable(clause, Some(verb), &[]).is_some())
     })
 }
 
@@ -544,63 +508,6 @@ fn has_condition(tokens: &[Token]) -> bool {
         CONDITIONS.contains(&t.word.as_str())
             && tokens[i + 1..].iter().any(|t| t.kind == Kind::Word && is_content(&t.word))
     })
-}
-
-fn is_content(word: &str) -> bool {
-    word.chars().filter(|c| c.is_alphabetic()).count() >= 3
-        && !STOP.contains(&word)
-        && !GENERIC.contains(&word)
-        && !AUXILIARIES.contains(&word)
-        && !LINKING.contains(&word)
-        && !QUALITY.contains(&word)
-        && !PREDICATIVE.contains(&word)
-        && !HEDGES.contains(&word)
-        && !ASPIRATIONS.contains(&word)
-}
-
-/// The index of the word that says something about what is named.
-fn predicate(tokens: &[Token]) -> Option<usize> {
-    let verb_shaped = |w: &str| {
-        let letters = w.chars().all(|c| c.is_ascii_lowercase() || c == '\'');
-        letters
-            && w.len() >= 4
-            && ((w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is"))
-                || w.ends_with("ed")
-                || w.ends_with("ing"))
-    };
-    // A leading word ending in -s is the subject (`backups`), not its verb.
-    let found = tokens.iter().enumerate().position(|(i, t)| {
-        let w = t.word.as_str();
-        t.kind == Kind::Word
-            && (AUXILIARIES.contains(&w)
-                || COMPARISONS.contains(&w)
-                || (i > 0 && STATES.contains(&w))
-                || (i > 0 && (verb_shaped(w) || BASE_VERBS.contains(&w))))
-    });
-    if found.is_some() {
-        return found;
-    }
-    // An imperative: a leading word followed by its object.
-    let first = tokens.first().filter(|t| t.kind == Kind::Word && !STOP.contains(&t.word.as_str()))?;
-    let next = tokens.get(1)?;
-    let object = next.kind == Kind::Code || matches!(next.word.as_str(), "a" | "an" | "the") || is_strong(next);
-    (object && first.kind == Kind::Word).then_some(0)
-}
-
-/// What a test would look at, other than the predicate's own word.
-fn observable(tokens: &[Token], predicate: Option<usize>) -> Option<String> {
-    if let Some(t) = (0..tokens.len()).find(|&i| strong_at(tokens, i)).map(|i| &tokens[i]) {
-        return Some(match t.kind {
-            Kind::Code => format!("`{}`", t.raw),
-            Kind::Quote => format!("\"{}\"", t.raw),
-            _ => t.raw.to_string(),
-        });
-    }
-    tokens
-        .iter()
-        .enumerate()
-        .find(|(i, t)| Some(*i) != predicate && t.kind == Kind::Word && is_content(&t.word))
-        .map(|(_, t)| t.raw.to_string())
 }
 
 #[cfg(test)]

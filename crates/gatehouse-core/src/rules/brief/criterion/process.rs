@@ -176,7 +176,17 @@ pub(super) fn process_step(tokens: &[Token]) -> Option<(usize, String)> {
             continue;
         }
         let first = k == 0;
-        if COMPLETION.contains(&w) {
+        // "Users can complete a purchase": with an object, or after a
+        // modal, the word is something done in the system, not the work
+        // being over.
+        let transitive = words.get(k + 1).is_some_and(|(_, n)| {
+            matches!(
+                *n,
+                "a" | "an" | "the" | "their" | "its" | "his" | "her" | "your" | "my" | "our" | "every" | "each"
+            )
+        }) || k > 0
+            && matches!(words[k - 1].1, "can" | "could" | "must" | "should" | "will" | "may" | "to" | "cannot");
+        if COMPLETION.contains(&w) && !transitive {
             return Some((i, raw(i)));
         }
         // `self-review`, `peer-review`: a compound ending in a step noun.

@@ -55,16 +55,21 @@ fn names_sentiments_and_generic_verbs_are_read() {
     assert_eq!(assess("Do users like the new layout?").vague[0].kind, VagueKind::Quality);
     assert!(assess("the list is sorted like the sidebar").vague.is_empty());
     // A hedge on a verb that names no behaviour stays vague whatever the
-    // sentence names; on a particular verb a condition pins it down.
-    assert_eq!(assess("Then the system behaves correctly for admins").verdict(), Verdict::Untestable);
+    // sentence names; on a verb that names one it adds no doubt.
+    assert_eq!(assess("Then it behaves correctly").verdict(), Verdict::Untestable);
+    assert_eq!(assess("Then the system behaves correctly for admins").verdict(), Verdict::Unsure);
     assert_eq!(assess("PII is handled appropriately").verdict(), Verdict::Unsure);
     assert!(assess("rejects rows correctly when the id column is missing").testable());
-    for vague in ["Backwards compatible", "The site is accessible", "The feature is fully functional"] {
+    assert!(assess("Modals trap and restore focus correctly").testable());
+    for vague in ["The feature is fully functional", "optimisation", "all cases covered", "self-review done"] {
         assert_eq!(assess(vague).verdict(), Verdict::Untestable, "{vague}");
     }
     assert!(assess("Every icon-only button has an accessible name").testable());
-    for vague in ["users like the new layout", "all cases covered", "data size optimisation", "self-review done"] {
-        assert_eq!(assess(vague).verdict(), Verdict::Untestable, "{vague}");
+    // Named things with only a vague word said of them warn.
+    for vague in
+        ["Backwards compatible", "data size optimisation", "The site is accessible", "users like the new layout"]
+    {
+        assert_eq!(assess(vague).verdict(), Verdict::Unsure, "{vague}");
     }
 }
 
@@ -79,5 +84,18 @@ fn vague_words_are_reported_as_written() {
     assert_eq!(a.vague[0], Vague { text: "handled".into(), kind: VagueKind::Catchall });
     assert!(assess("backups").predicate.is_none());
     assert!(assess("a nightly backup").predicate.is_none());
-    assert!(assess("everything passes").observable.is_none());
+    assert!(assess("everything passes").behaviour_only);
+}
+
+#[test]
+fn a_behaviour_alone_is_not_blocked() {
+    // A behaviour a check can see is something to look at, but with nothing
+    // named that it is of the rubric is unsure.
+    for behaviour in ["The app starts", "It compiles", "everything passes"] {
+        assert_eq!(assess(behaviour).verdict(), Verdict::Unsure, "{behaviour}");
+    }
+    assert!(assess("the page loads").testable());
+    for nothing in ["Behaves correctly", "It functions", "Make it better", "the feature works"] {
+        assert_eq!(assess(nothing).verdict(), Verdict::Untestable, "{nothing}");
+    }
 }

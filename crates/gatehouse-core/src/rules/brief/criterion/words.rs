@@ -584,3 +584,10 @@ pub(super) static PEOPLE: WordList = WordList::new(&[
     "admins",
     "stakeholders",
 ]);
+
+/// Stems (see `process::stem`) of the verbs of running something: a quality
+/// after one ("runs clean", "builds cleanly") is the run's outcome.
+pub(super) static RUNS: WordList = WordList::new(&[
+    "run", "ran", "runn", "build", "built", "exit", "pass", "compil", "complet", "finish", "apply", "appl", "install",
+    "deploy", "com", "came", "return", "lint", "validat", "check", "scan", "test", "migrat", "start", "boot", "shut",
+]);
