@@ -32,11 +32,11 @@ use gatehouse_sim::{SecondaryLimits, Sim, Tree};
 
 use super::{APP_ID, INSTALLATION, PUBLIC_KEY, SECRET, in_process, ms, percentile};
 
-const REPO: &str = "load/feedback";
+pub(super) const REPO: &str = "load/feedback";
 const ADR: &str = "docs/adr/ADR-095-backups.md";
 const RECHECKED: u64 = 100;
 
-fn base() -> Tree {
+pub(super) fn base() -> Tree {
     let mut base = Tree::new();
     base.insert(ADR.into(), b"# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go off-host.\n".to_vec());
     base.insert("scripts/backup.sh".into(), b"#!/bin/sh\n".to_vec());
@@ -45,7 +45,7 @@ fn base() -> Tree {
 
 /// A brief citing ADR-095; `missing` names a script that does not exist
 /// (one `brief/path-missing` finding) or, fixed, one that does.
-fn brief(n: u64, fixed: bool) -> String {
+pub(super) fn brief(n: u64, fixed: bool) -> String {
     let script = if fixed { "scripts/backup.sh" } else { "scripts/restore.sh" };
     format!(
         "---\nagent: SWARM-F{n}\nrepos_touched: [{REPO}]\nadrs_referenced: [ADR-095]\nsuccess_criteria:\n  - \"`scripts/backup.sh --dry-run` exits 0 and prints the bucket name\"\nout_of_scope:\n  - restores\nlines_estimate: 40\n---\n\n# Brief {n}\n\nFollows ADR-095; edits `{script}`.\n"
@@ -68,7 +68,7 @@ struct Row {
     prs: usize,
 }
 
-async fn deliver(app: &Running, event: &str, id: &str, payload: &serde_json::Value) -> Result<()> {
+pub(super) async fn deliver(app: &Running, event: &str, id: &str, payload: &serde_json::Value) -> Result<()> {
     let body = serde_json::to_vec(payload)?;
     let status = reqwest::Client::new()
         .post(format!("http://{}/webhook", app.addr))
@@ -144,65 +144,6 @@ where
     row.limited = sim.secondary_limit_answers() - limited;
     row.times.sort();
     Ok(row)
-}
-
-/// **burst** (`--only burst`): `prs` pull requests (default 2,000) of one
-/// installation, over 20 repositories, opened and delivered within 20 s,
-/// against a simulated GitHub answering after `latency` (default 20 ms),
-/// both as an instance without secondary limits; the time until every job
-/// is done, or what is left after 5 minutes.
-pub async fn burst(latency: Duration, prs: u64, workers: usize) -> Result<()> {
-    const REPOS: u64 = 20;
-    const SPREAD: Duration = Duration::from_secs(20);
-    const DEADLINE: Duration = Duration::from_secs(300);
-    let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
-    sim.set_latency(latency);
-    let dir = tempfile::tempdir()?;
-    let mut config = in_process(&sim, &dir.path().join("burst.db"))?;
-    config.workers = workers;
-    let running = app::start(config).await?;
-    let started = Instant::now();
-    for n in 0..prs {
-        let repo = format!("load/burst-{}", n % REPOS);
-        let number = n / REPOS + 1;
-        let mut tree = base();
-        tree.insert(
-            format!("dark-factory/briefs/SWARM-F{n}-brief.md"),
-            brief(n, true).replace(REPO, &repo).into_bytes(),
-        );
-        sim.open_pr(&repo, number, base(), tree, "One brief.");
-        let event = sim.pull_request_event(&repo, number, "opened");
-        deliver(&running, "pull_request", &format!("burst-{n}"), &event).await?;
-        let due = SPREAD.mul_f64((n + 1) as f64 / prs as f64);
-        if let Some(wait) = due.checked_sub(started.elapsed()) {
-            tokio::time::sleep(wait).await;
-        }
-    }
-    let delivered = started.elapsed();
-    let settled = loop {
-        let counts = running.store.job_counts().await?;
-        if counts.queued + counts.running == 0 {
-            break Some(started.elapsed());
-        }
-        if started.elapsed() > DEADLINE {
-            break None;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let counts = running.store.job_counts().await?;
-    println!(
-        "burst: {prs} pull requests of one installation over {REPOS} repositories, delivered in {:.1} s, a simulated \
-         GitHub answering after {} ms, no secondary limits on either side ({workers} workers)",
-        delivered.as_secs_f64(),
-        latency.as_millis()
-    );
-    match settled {
-        Some(at) => println!("  settled after {:.1} s", at.as_secs_f64()),
-        None => println!("  not settled after {} s", DEADLINE.as_secs()),
-    }
-    println!("  jobs: {counts:?}; writes {}; requests {}", sim.content_writes(), sim.requests().len());
-    running.kill();
-    Ok(())
 }
 
 pub async fn main(latency: Duration, prs: u64, workers: usize) -> Result<()> {

@@ -24,8 +24,9 @@
 //! And one more in this process, when asked:
 //! - **feedback** (`--only feedback`): see [`feedback`]; `--prs N`,
 //!   `--github-latency-ms N` (default 100 here).
-//! - **burst** (`--only burst`): see [`feedback::burst`]; `--prs N`
-//!   (default 2,000), `--github-latency-ms N` (default 20 here).
+//! - **burst** (`--only burst`): see [`burst`]; `--prs N` (default 2,000),
+//!   `--github-latency-ms N` (default 20 here), `--kills N`,
+//!   `--database-url URL`.
 //!
 //! `--deliveries N` (per concurrency, after 1,000 unmeasured),
 //! `--concurrency N` (repeatable; default 8 and 64), `--workers N`,
@@ -35,6 +36,7 @@
 //! target/release/gatehouse), `--history N` (see [`history`]), `--flood N`,
 //! `--flood-secs N` (default 20).
 
+mod burst;
 mod client;
 mod feedback;
 mod flood;
@@ -80,6 +82,10 @@ struct Args {
     history: usize,
     /// Pull requests per scenario of the feedback mode.
     prs: u64,
+    /// How often the burst kills the App mid-way.
+    kills: u32,
+    /// The burst's database, when not SQLite in a temporary folder.
+    database_url: Option<String>,
     /// Whether `--github-latency-ms` and `--prs` were given.
     latency_given: bool,
     prs_given: bool,
@@ -98,6 +104,8 @@ fn args() -> Result<Args> {
         flood_secs: 20,
         history: 0,
         prs: 10,
+        kills: 0,
+        database_url: None,
         latency_given: false,
         prs_given: false,
     };
@@ -113,6 +121,8 @@ fn args() -> Result<Args> {
             "--flood" => args.flood = Some(it.next().context("--flood N")?.parse()?),
             "--flood-secs" => args.flood_secs = it.next().context("--flood-secs N")?.parse()?,
             "--history" => args.history = it.next().context("--history N")?.parse()?,
+            "--kills" => args.kills = it.next().context("--kills N")?.parse()?,
+            "--database-url" => args.database_url = Some(it.next().context("--database-url URL")?),
             "--prs" => {
                 args.prs = it.next().context("--prs N")?.parse()?;
                 args.prs_given = true;
@@ -129,6 +139,9 @@ fn args() -> Result<Args> {
     }
     if args.history > 0 && (args.only.as_deref() != Some("http") || args.target.is_some()) {
         bail!("--history N fills the database of the http mode's gatehouse serve: use it with --only http");
+    }
+    if (args.kills > 0 || args.database_url.is_some()) && args.only.as_deref() != Some("burst") {
+        bail!("--kills and --database-url are the burst's: use them with --only burst");
     }
     if args.concurrency.contains(&0) || args.workers == 0 {
         bail!("--concurrency and --workers must be at least 1");
@@ -147,7 +160,14 @@ fn main() -> Result<()> {
     if args.only.as_deref() == Some("burst") {
         let latency = if args.latency_given { args.github_latency } else { Duration::from_millis(20) };
         let prs = if args.prs_given { args.prs } else { 2_000 };
-        return client.block_on(feedback::burst(latency, prs.max(1), args.workers));
+        let options = burst::Options {
+            latency,
+            prs: prs.max(1),
+            workers: args.workers,
+            kills: args.kills,
+            database_url: args.database_url.clone(),
+        };
+        return client.block_on(burst::main(options));
     }
     if args.only.as_deref() == Some("feedback") {
         let latency = if args.latency_given { args.github_latency } else { Duration::from_millis(100) };

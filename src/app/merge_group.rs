@@ -34,7 +34,7 @@ pub(super) async fn evaluate(
     // The queue's request and the check suite of the group's push are
     // answered once per group; a re-run (of one check or all) evaluates again.
     let names = check_names(job.scope);
-    let finished = ctx.store.finished_jobs(job).await?;
+    let finished = if job.once_per_head { ctx.store.finished_jobs(job).await? } else { Default::default() };
     let checks = Checks { names: &names, once_per_head: job.once_per_head, finished: &finished };
     let at = Group { base: &group.base_sha, head, head_ref: &group.head_ref };
     let (seen, on_seen) = oneshot::channel();

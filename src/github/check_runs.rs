@@ -45,15 +45,20 @@ pub(crate) struct Shown {
 impl Shown {
     /// The newest of our runs named `name` (the one GitHub shows for it).
     pub(crate) fn newest(&self, name: &str) -> Option<&Listed> {
-        self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).map(|(_, l)| l).max_by_key(|l| l.id)
+        self.newest_with_id(name).map(|(_, l)| l)
+    }
+
+    /// The newest run named `name` with its external id.
+    fn newest_with_id(&self, name: &str) -> Option<(&String, &Listed)> {
+        self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).max_by_key(|(_, l)| l.id)
     }
 
     /// Whether the newest run of every check of `names` is completed, by
     /// one of the jobs `by`.
     pub(crate) fn all_completed_by(&self, names: &[String], by: &BTreeSet<i64>) -> bool {
         names.iter().all(|name| {
-            let newest = self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).max_by_key(|(_, l)| l.id);
-            newest.is_some_and(|(ext, l)| l.status == "completed" && job_of(ext).is_some_and(|job| by.contains(&job)))
+            self.newest_with_id(name)
+                .is_some_and(|(ext, l)| l.status == "completed" && job_of(ext).is_some_and(|job| by.contains(&job)))
         })
     }
 }
@@ -90,4 +95,29 @@ pub(crate) async fn shown(repo: &RepoClient, sha: &str) -> Result<Shown, ApiErro
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(id: u64, status: &str) -> Listed {
+        Listed { id, status: status.into(), annotations: 0, digest: None }
+    }
+
+    #[test]
+    fn a_head_is_answered_by_the_newest_runs_of_jobs_that_finished() {
+        let names = vec!["gatehouse/briefs".to_string(), "gatehouse/review".to_string()];
+        let mut shown = Shown::default();
+        shown.runs.insert(external_id(4, "gatehouse/briefs"), listed(10, "completed"));
+        shown.runs.insert(external_id(4, "gatehouse/review"), listed(11, "completed"));
+        assert_eq!(job_of(&external_id(4, "gatehouse/review")), Some(4));
+        assert!(shown.all_completed_by(&names, &BTreeSet::from([4])));
+        assert!(!shown.all_completed_by(&names, &BTreeSet::new()), "job 4 was killed before it finished");
+        shown.runs.insert(external_id(5, "gatehouse/review"), listed(12, "completed"));
+        assert!(!shown.all_completed_by(&names, &BTreeSet::from([4])), "the newest review run is job 5's");
+        assert!(shown.all_completed_by(&names, &BTreeSet::from([4, 5])));
+        shown.runs.insert(external_id(6, "gatehouse/briefs"), listed(13, "in_progress"));
+        assert!(!shown.all_completed_by(&names, &BTreeSet::from([4, 5, 6])));
+    }
 }
