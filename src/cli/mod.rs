@@ -416,7 +416,7 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
         eprint!(
             "No site written: no governed document was found in {}. {}",
             args.repo.display(),
-            searched::explain(&changes)
+            searched::explain(&changes, true)
         );
         return Ok(ExitCode::from(2));
     }
@@ -437,7 +437,7 @@ fn nothing_found(report: &crate::model::Report, changes: &crate::model::ChangeSe
         return None;
     }
     let what = if all { "No governed document was found" } else { "The change touches no governed document" };
-    Some(format!("\n{what}. {}", searched::explain(changes)))
+    Some(format!("\n{what}. {}", searched::explain(changes, all)))
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {
