@@ -232,7 +232,7 @@ fn the_demo_site_has_every_document_and_the_tallies_gatehouse_tally_prints() {
     assert_eq!(sections[0].left_out_lines, ["32", "39"]);
     assert_eq!(sections[0].weighted, "0.8");
     let ledger = page("ledgers/api-errors-v1.html");
-    assert!(ledger.contains("<td>2026-05-07T10:15:00</td>"), "{ledger}");
+    assert!(ledger.contains("<td data-label=\"Time\">2026-05-07T10:15:00</td>"), "{ledger}");
     assert_eq!(ledger.matches(" (not counted)").count(), 2, "{ledger}");
 
     // The index counts and links the documents with errors.

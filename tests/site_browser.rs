@@ -3,8 +3,9 @@
 //! page's Content-Security-Policy forbids every fetch, and Chromium logs a
 //! blocked one to the console, which a control page shows); at 390 px and at
 //! 1280 px no page scrolls sideways except a table that says it scrolls, no
-//! text is under 12 px (chart labels included) and no word is split across
-//! lines. Screenshots of the index and a ledger page are saved under
+//! table cell is off screen or cuts its text (on a phone a table's rows are
+//! cards), no text is under 12 px (chart labels included) and no word is
+//! split across lines. Screenshots of the index and a ledger page are saved under
 //! `target/`; the README's picture of the index and the ledger page at
 //! desktop and phone width are kept in `docs/screenshots/` (see
 //! [`chromium::keep_screenshot`]: `GATEHOUSE_SCREENSHOTS=write` rewrites them).

@@ -178,9 +178,9 @@ struct Listed<'a> {
 <div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every brief (scrolls sideways)\"><table>\n<caption>Every brief</caption>\n<thead><tr><th scope=\"col\">Brief</th>\
 <th scope=\"col\">Agent</th><th scope=\"col\">Repositories</th><th scope=\"col\" class=\"num\">Lines</th>\
 <th scope=\"col\">Brief-PR review</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
-{% for listed in rows %}{% let row = listed.row %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.path }}</code></td>\
-<td><code>{{ row.agent }}</code></td><td>{{ row.repos }}</td><td class=\"num\">{{ row.lines }}</td>\
-<td>{{ ReviewText::new(&row.review)|safe }}</td><td>{{ row.counts }}</td></tr>\n\
+{% for listed in rows %}{% let row = listed.row %}<tr><td data-label=\"Brief\">{{ listed.link|safe }}<br><code class=\"where\">{{ row.path }}</code></td>\
+<td data-label=\"Agent\"><code>{{ row.agent }}</code></td><td data-label=\"Repositories\">{{ row.repos }}</td><td class=\"num\" data-label=\"Lines\">{{ row.lines }}</td>\
+<td data-label=\"Brief-PR review\">{{ ReviewText::new(&row.review)|safe }}</td><td data-label=\"Findings\">{{ row.counts }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{% endif %}"
 )]
 struct Overview<'a> {

@@ -144,9 +144,9 @@ struct Queued<'a> {
     ext = "html",
     source = "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"{{ caption }} (scrolls sideways)\"><table>\n<caption>{{ caption }}</caption>\n<thead><tr><th scope=\"col\">Question</th>\
 <th scope=\"col\" class=\"num\">Tier</th><th scope=\"col\">Stakes</th><th scope=\"col\">Status</th>\
-<th scope=\"col\" class=\"num\">Age</th></tr></thead>\n<tbody>\n{% for d in rows %}<tr><td>{{ d.link|safe }}<br>\
-<code class=\"where\">{{ d.id }}</code></td><td class=\"num\">{% if d.human %}2 <span class=\"badge human\">human</span>\
-{% else %}{{ d.tier }}{% endif %}</td><td>{{ d.stakes }}</td><td>{{ d.status }}</td><td class=\"num\">{{ d.age }}</td></tr>\n\
+<th scope=\"col\" class=\"num\">Age</th></tr></thead>\n<tbody>\n{% for d in rows %}<tr><td data-label=\"Question\">{{ d.link|safe }}<br>\
+<code class=\"where\">{{ d.id }}</code></td><td class=\"num\" data-label=\"Tier\">{% if d.human %}2 <span class=\"badge human\">human</span>\
+{% else %}{{ d.tier }}{% endif %}</td><td data-label=\"Stakes\">{{ d.stakes }}</td><td data-label=\"Status\">{{ d.status }}</td><td class=\"num\" data-label=\"Age\">{{ d.age }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n"
 )]
 struct QueueTable<'a> {

@@ -25,7 +25,7 @@ this repository, with what <code>gatehouse check --all</code> finds in them: {{ 
 {% if failing.is_empty() %}<p class=\"ok\">No document has an error finding.</p>\n\
 {% else %}<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Documents whose findings include errors (scrolls sideways)\"><table>\n<caption>Documents whose findings include errors</caption>\n<thead><tr>\
 <th scope=\"col\">Document</th><th scope=\"col\">Kind</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
-{% for row in failing %}<tr><td>{{ row.link|safe }}</td><td>{{ row.noun }}</td><td>{{ row.counts }}</td></tr>\n\
+{% for row in failing %}<tr><td data-label=\"Document\">{{ row.link|safe }}</td><td data-label=\"Kind\">{{ row.noun }}</td><td data-label=\"Findings\">{{ row.counts }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{% endif %}\
 {% if unclaimed > 0 %}<h2 id=\"other\">Other findings ({{ unclaimed }})</h2>\n<p>Findings about files that have no \
 page here (the repository's config, ADRs, files outside the document folders).</p>\n{% endif %}"

@@ -240,9 +240,9 @@ weighted total; the dashed line is the margin of +{{ needed }} below the top arg
 lock).</figcaption>\n</figure>\n<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Weighted totals (scrolls sideways)\"><table class=\"totals\">\n<caption>Weighted totals</caption>\n<thead><tr>\
 <th scope=\"col\">Argument</th><th scope=\"col\">Kind</th><th scope=\"col\">Proposition</th>\
 <th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"num\">Votes</th></tr></thead>\n<tbody>\n\
-{% for a in totals %}<tr data-argument=\"{{ a.id }}\"><th scope=\"row\"><code>{{ a.id }}</code>\
-{% if a.top %} <span class=\"badge ok\">top</span>{% endif %}</th><td>{{ a.kind }}</td><td>{{ crate::site::markdown::inline(a.proposition)|safe }}</td>\
-<td class=\"num\" data-tally=\"total\">{{ a.total }}</td><td class=\"num\" data-tally=\"votes\">{{ a.votes }}</td></tr>\n\
+{% for a in totals %}<tr data-argument=\"{{ a.id }}\"><th scope=\"row\" data-label=\"Argument\"><code>{{ a.id }}</code>\
+{% if a.top %} <span class=\"badge ok\">top</span>{% endif %}</th><td data-label=\"Kind\">{{ a.kind }}</td><td data-label=\"Proposition\">{{ crate::site::markdown::inline(a.proposition)|safe }}</td>\
+<td class=\"num\" data-label=\"Total\" data-tally=\"total\">{{ a.total }}</td><td class=\"num\" data-label=\"Votes\" data-tally=\"votes\">{{ a.votes }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{{ ledger|safe }}"
 )]
 struct TallyHtml<'a> {
@@ -334,8 +334,8 @@ fn weight_text(vote: &Vote) -> String {
 <th scope=\"col\">Argument</th><th scope=\"col\">Voter</th><th scope=\"col\" class=\"num\">Vote</th>\
 <th scope=\"col\" class=\"num\">Weight</th><th scope=\"col\">Time</th><th scope=\"col\">Rationale</th></tr></thead>\n<tbody>\n\
 {% for argument in block.arguments() %}{% let name = argument.name() %}{% for vote in argument.votes() %}\
-<tr><td><code>{{ name }}</code></td><td>{{ vote.voter().unwrap_or(\"—\") }}</td><td class=\"num\">{{ self::vote_text(vote) }}</td>\
-<td class=\"num\">{{ self::weight_text(vote) }}</td><td>{{ self::raw(vote, \"ts\") }}</td><td>{{ self::raw(vote, \"rationale\") }}</td></tr>\n\
+<tr><td data-label=\"Argument\"><code>{{ name }}</code></td><td data-label=\"Voter\">{{ vote.voter().unwrap_or(\"—\") }}</td><td class=\"num\" data-label=\"Vote\">{{ self::vote_text(vote) }}</td>\
+<td class=\"num\" data-label=\"Weight\">{{ self::weight_text(vote) }}</td><td data-label=\"Time\">{{ self::raw(vote, \"ts\") }}</td><td data-label=\"Rationale\">{{ self::raw(vote, \"rationale\") }}</td></tr>\n\
 {% endfor %}{% endfor %}</tbody></table></div>\n</details>\n{% endif %}"
 )]
 struct LedgerTable<'a> {
@@ -367,8 +367,8 @@ weighted votes reach {{ quorum }} and the top argument leads the next by at leas
 consensus-locked.</p>\n{% if rows.is_empty() %}<p>No voting docs under the configured paths.</p>\n{% else %}\
 <div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every voting doc (scrolls sideways)\"><table>\n<caption>Every voting doc</caption>\n<thead><tr><th scope=\"col\">Doc</th>\
 <th scope=\"col\" class=\"num\">Sections</th><th scope=\"col\">States</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
-{% for listed in rows %}<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ listed.row.path }}</code></td>\
-<td class=\"num\">{{ listed.row.sections }}</td><td>{{ listed.states }}</td><td>{{ listed.row.counts }}</td></tr>\n\
+{% for listed in rows %}<tr><td data-label=\"Doc\">{{ listed.link|safe }}<br><code class=\"where\">{{ listed.row.path }}</code></td>\
+<td class=\"num\" data-label=\"Sections\">{{ listed.row.sections }}</td><td data-label=\"States\">{{ listed.states }}</td><td data-label=\"Findings\">{{ listed.row.counts }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{% endif %}\
 {% if !passed_over.is_empty() %}<h2>Not voting docs</h2>\n<p>These files sit on the voting paths but declare no \
 <code>format: voting/…</code> and hold no <code>voting</code> block:</p>\n<ul>\n\

@@ -130,9 +130,9 @@ struct ReviewFile<'a> {
 <div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Files of review/{{ dir }}/ (scrolls sideways)\"><table>\n\
 <caption>Files of review/{{ dir }}/</caption>\n<thead><tr><th scope=\"col\">File</th><th scope=\"col\">Kind</th>\
 <th scope=\"col\">Verdict</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n\
-{% for file in files %}<tr><td><code>{{ file.name }}</code></td><td>{{ file.kind }}</td><td>\
+{% for file in files %}<tr><td data-label=\"File\"><code>{{ file.name }}</code></td><td data-label=\"Kind\">{{ file.kind }}</td><td data-label=\"Verdict\">\
 {% if let Some((word, subject)) = file.verdict %}<strong>{{ word }}</strong> {{ subject }}{% else %}—{% endif %}</td>\
-<td>{{ file.found }}</td></tr>\n{% endfor %}</tbody></table></div>\n{% endfor %}{% endif %}"
+<td data-label=\"Findings\">{{ file.found }}</td></tr>\n{% endfor %}</tbody></table></div>\n{% endfor %}{% endif %}"
 )]
 struct ReviewRounds<'a> {
     topics: Vec<(&'a str, Vec<ReviewFile<'a>>)>,
@@ -195,8 +195,8 @@ struct OpenFinding<'a> {
 {% when Audit::Open(open, closed) %}<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Entries of audit/findings.md \
 without an answer (scrolls sideways)\"><table>\n<caption>Entries of audit/findings.md without an answer\
 </caption>\n<thead><tr><th scope=\"col\" class=\"num\">Id</th><th scope=\"col\">Title</th><th scope=\"col\">Severity</th>\
-<th scope=\"col\" class=\"num\">Line</th></tr></thead>\n<tbody>\n{% for f in open %}<tr><td class=\"num\">#{{ f.id }}</td>\
-<td>{{ f.title }}</td><td>{{ f.severity }}</td><td class=\"num\">{{ f.line }}</td></tr>\n{% endfor %}</tbody></table></div>\n\
+<th scope=\"col\" class=\"num\">Line</th></tr></thead>\n<tbody>\n{% for f in open %}<tr><td class=\"num\" data-label=\"Id\">#{{ f.id }}</td>\
+<td data-label=\"Title\">{{ f.title }}</td><td data-label=\"Severity\">{{ f.severity }}</td><td class=\"num\" data-label=\"Line\">{{ f.line }}</td></tr>\n{% endfor %}</tbody></table></div>\n\
 {% if let Some(closed) = closed %}<p>{{ closed }} more answered in <code>review/audit-fixes/</code>.</p>\n{% endif %}\
 {% endmatch %}"
 )]
@@ -268,8 +268,8 @@ struct Listed<'a> {
 <div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"Every spec (scrolls sideways)\"><table>\n<caption>Every spec</caption>\n<thead><tr><th scope=\"col\">Spec</th>\
 <th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Review rounds</th><th scope=\"col\" class=\"num\">Open audit \
 findings</th><th scope=\"col\">Findings</th></tr></thead>\n<tbody>\n{% for listed in rows %}{% let row = listed.row %}\
-<tr><td>{{ listed.link|safe }}<br><code class=\"where\">{{ row.root }}</code></td><td><code>{{ row.state }}</code></td>\
-<td class=\"num\">{{ row.rounds }}</td><td class=\"num\">{{ row.open_audit }}</td><td>{{ row.counts }}</td></tr>\n\
+<tr><td data-label=\"Spec\">{{ listed.link|safe }}<br><code class=\"where\">{{ row.root }}</code></td><td data-label=\"State\"><code>{{ row.state }}</code></td>\
+<td class=\"num\" data-label=\"Review rounds\">{{ row.rounds }}</td><td class=\"num\" data-label=\"Open audit findings\">{{ row.open_audit }}</td><td data-label=\"Findings\">{{ row.counts }}</td></tr>\n\
 {% endfor %}</tbody></table></div>\n{% endif %}"
 )]
 struct Overview<'a> {

@@ -1,4 +1,5 @@
-// Measures the page in the frame: sideways scrolling, text under 12 px, words split across lines.
+// Measures the page in the frame: sideways scrolling, table cells off screen or cut, text under 12 px,
+// words split across lines.
 function measure(frame) {
   const doc = frame.contentDocument, win = frame.contentWindow, problems = [];
   const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '');
@@ -11,6 +12,15 @@ function measure(frame) {
     const says = el.matches('div.table[role=region][tabindex="0"]') && /scrolls sideways/.test(el.getAttribute('aria-label') || '')
       && style.backgroundAttachment.includes('local') && style.backgroundImage.includes('gradient');
     if (!says) problems.push(name(el) + ' scrolls sideways (' + el.scrollWidth + ' in ' + el.clientWidth + ' px) without saying so');
+  }
+  // Every cell of a table is read where it is: none off screen behind a sideways scroll, none with
+  // its text cut.
+  const width = root.clientWidth;
+  for (const cell of doc.body.querySelectorAll('td, tbody th')) {
+    const rect = cell.getBoundingClientRect();
+    if (rect.width === 0) continue;
+    if (rect.left < -1 || rect.right > width + 1) problems.push('a table cell is off screen: ' + name(cell) + ' "' + cell.textContent.trim().slice(0, 30) + '" at ' + Math.round(rect.left) + '–' + Math.round(rect.right) + ' px of ' + width);
+    else if (cell.scrollWidth > cell.clientWidth + 1) problems.push('a table cell cuts its text: ' + name(cell) + ' "' + cell.textContent.trim().slice(0, 30) + '"');
   }
   const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_TEXT);
   const small = new Set(), split = new Set();
