@@ -2,6 +2,9 @@
 //! `neovim`, whose built-in LSP client is the one its users run) opens a
 //! brief, types a mistake, reads the diagnostics, applies the code action
 //! and hovers, as `tests/nvim/lsp.lua` says; this test reads what it saw.
+//! And the set-up `docs/editors-and-agents.md` gives, as written there, is
+//! the user's `init.lua`: opening a brief starts the server and shows its
+//! diagnostics (`tests/nvim/documented.lua` reports them).
 //!
 //! Without `nvim` on the PATH the test is skipped with a note; under
 //! `CI=true` (`.ci/run` installs it) it must run.
@@ -68,4 +71,53 @@ fn neovim_shows_the_diagnostics_applies_the_fix_and_hovers() {
     let hover = saw["hover"].as_str().unwrap_or_default();
     assert!(hover.contains("**ADR-095**: ADR-095: Backups are a host concern"), "{saw:#}");
     assert!(hover.contains("Status: accepted"), "{saw:#}");
+}
+
+/// The `lua` block of `docs/editors-and-agents.md`'s Neovim section.
+fn documented_set_up() -> String {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/editors-and-agents.md")).unwrap();
+    let section = &doc[doc.find("### Neovim").expect("a Neovim section")..];
+    let block = &section[section.find("```lua\n").expect("a lua block") + "```lua\n".len()..];
+    block[..block.find("```").expect("the block ends")].to_string()
+}
+
+#[test]
+fn the_documented_set_up_starts_the_server_on_this_neovim() {
+    let Some(nvim) = nvim() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // The brief as saved holds the mistake: opening it shows the finding.
+    workspace(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config/nvim");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("init.lua"), documented_set_up()).unwrap();
+    // `gatehouse` on the PATH, as the set-up runs it.
+    let bin = Path::new(env!("CARGO_BIN_EXE_gatehouse")).parent().unwrap().to_path_buf();
+    let path =
+        std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())))
+            .unwrap();
+    let result = dir.path().join("nvim-result.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/documented.lua");
+    let status = Command::new(nvim)
+        .args(["--headless", "-i", "NONE", "-n"])
+        .arg(dir.path().join(BRIEF))
+        .arg("-c")
+        .arg(format!("luafile {}", script.display()))
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("GATEHOUSE_RESULT", &result)
+        .status()
+        .unwrap();
+    assert!(status.success(), "nvim exited with {status}");
+    let saw: Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).expect("the script wrote its result")).unwrap();
+    assert_eq!(saw["filetype"], "markdown", "{saw:#}");
+    assert_eq!(saw["attached"], true, "the set-up started the server and attached the brief: {saw:#}");
+    assert_eq!(saw["diagnostics"], serde_json::json!(["brief/field-type"]), "{saw:#}");
 }
