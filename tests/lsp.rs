@@ -292,13 +292,26 @@ fn in_git_the_change_is_what_differs_from_the_merge_base() {
     local_repo::git(dir.path(), &["commit", "-q", "-m", "briefs"]);
     local_repo::git(dir.path(), &["checkout", "-q", "-b", "work"]);
     let mut client = Client::start(dir.path());
-    // Unchanged since the merge base: the change holds nothing to report.
+    // Unchanged since the merge base: the change earns nothing, and what the
+    // brief held there is shown as information that does not block.
     client.open(BRIEF, BRIEF_TEXT);
-    assert_eq!(client.diagnostics(BRIEF), Vec::<Value>::new());
+    let held = client.diagnostics(BRIEF);
+    assert_eq!(codes(&held), ["brief/field-type"], "{held:#?}");
+    assert_eq!(held[0]["severity"], 3, "information: {held:#?}");
+    let message = held[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("An error already on the base, so it does not block this change: "), "{message}");
+    assert_eq!(held[0]["data"]["on_base"], true, "{held:#?}");
     let edited = BRIEF_TEXT.replace("agent: SWARM-AR", "agent: SWARM-AR\nagnet: SWARM-AR");
     client.change(BRIEF, 2, &edited);
-    let diagnostics = client.diagnostics_where(BRIEF, |d| !d.is_empty());
-    assert!(codes(&diagnostics).contains(&"brief/unknown-field"), "{diagnostics:#?}");
+    // The brief is part of the change now: its findings are the change's,
+    // each shown once, with its own severity.
+    let diagnostics = client.diagnostics_where(BRIEF, |d| d.iter().any(|d| d["code"] == "brief/unknown-field"));
+    let mut found = codes(&diagnostics);
+    found.sort();
+    assert_eq!(found, ["brief/edited-after-merge", "brief/field-type", "brief/unknown-field"], "{diagnostics:#?}");
+    assert!(diagnostics.iter().all(|d| d["data"]["on_base"].is_null()), "{diagnostics:#?}");
+    let field_type = diagnostics.iter().find(|d| d["code"] == "brief/field-type").unwrap();
+    assert_eq!(field_type["severity"], 1, "an error again: {field_type:#?}");
     assert!(client.stop().success());
 }
 

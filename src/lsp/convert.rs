@@ -134,6 +134,25 @@ pub(crate) fn diagnostic(text: &str, finding: &Finding) -> Diagnostic {
     }
 }
 
+/// A finding the document already held on the base, which the change did
+/// not earn: information whatever its severity, and its message says so,
+/// so a reader sees it and an author knows it does not block the change.
+pub(crate) fn on_base(text: &str, finding: &Finding) -> Diagnostic {
+    let mut diagnostic = diagnostic(text, finding);
+    let held = match finding.severity {
+        Severity::Error => "An error",
+        Severity::Warning => "A warning",
+        Severity::Notice => "A notice",
+    };
+    diagnostic.severity = Some(DiagnosticSeverity::INFORMATION);
+    diagnostic.message =
+        format!("{held} already on the base, so it does not block this change: {}", diagnostic.message);
+    if let Some(data) = diagnostic.data.as_mut() {
+        data["on_base"] = serde_json::json!(true);
+    }
+    diagnostic
+}
+
 /// A fix's edits as a workspace edit: `text_of` gives the text each edited
 /// path's byte offsets count in, `uri_of` its URI.
 // lsp-types keys a workspace edit's changes by `Uri`, whose parse cache

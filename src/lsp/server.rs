@@ -231,17 +231,25 @@ impl Server {
         self.due = None;
         let workspace = self.workspace.as_mut().expect("checked once initialized");
         let (report, head) = workspace.evaluate();
-        let mut by_path: BTreeMap<&str, Vec<&crate::model::Finding>> = BTreeMap::new();
-        for finding in report.findings() {
-            by_path.entry(finding.path.as_str()).or_default().push(finding);
-        }
+        // What the open documents hold that the change did not earn: shown
+        // too, as information, so a document unchanged from the base still
+        // shows what it fails.
+        let whole = workspace.evaluate_whole();
+        let earned_by_path = by_path(&report);
+        let held_by_path = whole.as_ref().map(by_path).unwrap_or_default();
         let published: Vec<(Uri, Vec<lsp_types::Diagnostic>, Option<i32>)> = workspace
             .open_paths()
             .filter_map(|(path, open)| {
                 let uri = self.uris.get(path)?.clone();
                 let text = head.get(path).and_then(|c| c.text()).unwrap_or("");
-                let findings = by_path.get(path.as_str()).map(Vec::as_slice).unwrap_or_default();
-                let diagnostics = findings.iter().map(|f| convert::diagnostic(text, f)).collect();
+                let earned = earned_by_path.get(path.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let held = held_by_path.get(path.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let on_base = held.iter().filter(|f| !earned.iter().any(|e| e.fingerprint == f.fingerprint));
+                let diagnostics = earned
+                    .iter()
+                    .map(|f| convert::diagnostic(text, f))
+                    .chain(on_base.map(|f| convert::on_base(text, f)))
+                    .collect();
                 Some((uri, diagnostics, Some(open.version)))
             })
             .collect();
@@ -320,4 +328,13 @@ impl Server {
 /// that names what was wrong.
 pub(super) fn params<P: DeserializeOwned>(raw: serde_json::Value) -> Result<P, Failure> {
     serde_json::from_value(raw).map_err(|e| Failure::invalid(format!("invalid parameters: {e}")))
+}
+
+/// A report's findings by path.
+fn by_path(report: &crate::model::Report) -> BTreeMap<&str, Vec<&crate::model::Finding>> {
+    let mut by_path: BTreeMap<&str, Vec<&crate::model::Finding>> = BTreeMap::new();
+    for finding in report.findings() {
+        by_path.entry(finding.path.as_str()).or_default().push(finding);
+    }
+    by_path
 }

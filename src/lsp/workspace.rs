@@ -158,9 +158,22 @@ impl Workspace {
     /// the report `gatehouse check` would give were the buffers saved (each
     /// open document new, without git). Also returns the head it read.
     pub fn evaluate(&mut self) -> (Report, Files) {
+        self.evaluate_with(!self.compared)
+    }
+
+    /// The open documents checked whole, as `gatehouse check --all` checks
+    /// them: every finding each holds, what the change earned or not.
+    /// `None` without a base, where [`Workspace::evaluate`] is whole already.
+    pub fn evaluate_whole(&mut self) -> Option<Report> {
+        self.compared.then(|| self.evaluate_with(true).0)
+    }
+
+    /// Evaluates the disk with the open buffers over it; `whole`: each open
+    /// document as new.
+    fn evaluate_with(&mut self, whole: bool) -> (Report, Files) {
         let (disk_head, disk_base) = (self.disk.head.clone(), self.disk.base.clone());
         self.disk.head = self.head();
-        if !self.compared {
+        if whole {
             for path in self.open.keys() {
                 self.disk.base.remove(path);
             }
