@@ -6,8 +6,10 @@
 //! with `x-ratelimit-remaining: 0`, or GraphQL's HTTP 200 with an error of
 //! type `RATE_LIMITED`) waits for `x-ratelimit-reset`, a secondary one (403,
 //! 429 or GraphQL's 200) for `retry-after`, else a minute; meanwhile nothing
-//! is sent for that installation (`limits`), and its writes go one at a
-//! time and within the installation's write budget (`budget`).
+//! is sent for that installation by any worker or replica (`limits`: the
+//! pause is shared through the store), calls a person waits for go first
+//! once it is over, and its writes go one at a time and within the
+//! installation's write budget (`budget`).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -19,7 +21,7 @@ use serde_json::Value;
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
 use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
 use super::budget::{self, Budget, Ledger, MemoryLedger, Refused, Ticket, Urgency};
-use super::limits::Limits;
+use super::limits::{Limits, Pauses, WriteSlot};
 use super::outage::Outage;
 use super::retry::RetryPolicy;
 use crate::metrics::Metrics;
@@ -80,6 +82,10 @@ impl ApiError {
     }
 }
 
+/// How often a background call looks again whether the calls a person waits
+/// for have gone after a pause.
+const PEOPLE_FIRST_POLL: Duration = Duration::from_millis(10);
+
 /// Whole seconds, rounded up: a wait is never cut short.
 fn secs_up(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
@@ -120,6 +126,9 @@ pub struct GitHub {
     /// this process's memory).
     budget: Budget,
     ledger: Arc<dyn Ledger>,
+    /// Where the installations' rate-limit pauses are shared with the other
+    /// replicas (the store); `None`: this process's memory alone.
+    pauses: Option<Arc<dyn Pauses>>,
     /// The App's permissions (`default_permissions` of its manifest), asked
     /// of every installation token.
     permissions: Option<Value>,
@@ -165,6 +174,7 @@ impl GitHub {
             limits: Arc::new(Limits::default()),
             budget: Budget::default(),
             ledger: Arc::new(MemoryLedger::default()),
+            pauses: None,
             permissions: crate::register::manifest::Manifest::bundled()
                 .ok()
                 .and_then(|m| serde_json::to_value(m.default_permissions).ok()),
@@ -178,6 +188,13 @@ impl GitHub {
         self.budget = budget;
         self.ledger = ledger;
         self.metrics.write_budget(&budget);
+        self
+    }
+
+    /// The same client, sharing the installations' rate-limit pauses
+    /// through `pauses`: a refusal to one replica holds them all.
+    pub fn with_pauses(mut self, pauses: Arc<dyn Pauses>) -> GitHub {
+        self.pauses = Some(pauses);
         self
     }
 
@@ -326,28 +343,9 @@ impl GitHub {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            if let Some(left) = held.and_then(|h| self.limits.blocked_for(h.installation)) {
-                if left > self.policy.max_wait {
-                    return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(left) });
-                }
-                tokio::time::sleep(left).await;
-            }
             let (slot, ticket) = match held {
-                Some(held @ Held { write: true, .. }) if self.budget.limits_anything() => {
-                    let slot = if self.budget.one_at_a_time {
-                        Some(self.limits.write_slot(held.installation).await)
-                    } else {
-                        None
-                    };
-                    let endpoint = budget::endpoint(method.as_str(), url.strip_prefix(&self.base).unwrap_or(url));
-                    (slot, Some(self.spend(held, &endpoint, what).await?))
-                }
-                Some(held @ Held { write: true, .. }) => {
-                    // No limit to keep: counted for /metrics only.
-                    self.metrics.write_spent(held.urgency, Duration::ZERO);
-                    (None, None)
-                }
-                _ => (None, None),
+                Some(held) => self.admit(held, &method, url, what).await?,
+                None => (None, None),
             };
             let mut request = self
                 .http
@@ -359,13 +357,15 @@ impl GitHub {
                 request = request.json(body);
             }
             let outcome = self.outcome(request.send().await, what).await;
+            // The pause is in place before the write turn passes on: the
+            // installation's next write finds it.
+            if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
+                self.pause(held.installation, *wait).await;
+            }
             if let (Some(ticket), Some(held)) = (ticket, held) {
                 budget::release(&self.ledger, held.installation, ticket).await;
             }
             drop(slot);
-            if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
-                self.limits.block(held.installation, *wait);
-            }
             let (wait, reason, rate_limited) = match outcome {
                 Outcome::Done(response) => return Ok(response),
                 Outcome::Fail(err) => return Err(err),
@@ -392,6 +392,97 @@ impl GitHub {
             }
             tracing::debug!(what, attempt, wait_ms = wait.as_millis() as u64, reason, "retrying a GitHub call");
             tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Waits until the installation may send this call: its pause over, and
+    /// for a write, its turn and a write of its budget. A pause that began
+    /// while the write waited for its turn or budget is waited out again (the
+    /// write's budget handed back), so no call leaves during one.
+    async fn admit(
+        &self,
+        held: Held,
+        method: &Method,
+        url: &str,
+        what: &str,
+    ) -> Result<(Option<WriteSlot>, Option<Ticket>), ApiError> {
+        loop {
+            self.wait_out_pause(held, what).await?;
+            if !held.write {
+                return Ok((None, None));
+            }
+            if !self.budget.limits_anything() {
+                // No limit to keep: counted for /metrics only.
+                self.metrics.write_spent(held.urgency, Duration::ZERO);
+                return Ok((None, None));
+            }
+            let slot =
+                if self.budget.one_at_a_time { Some(self.limits.write_slot(held.installation).await) } else { None };
+            if self.pause_left(held.installation, what).await?.is_some() {
+                continue;
+            }
+            let endpoint = budget::endpoint(method.as_str(), url.strip_prefix(&self.base).unwrap_or(url));
+            let ticket = self.spend(held, &endpoint, what).await?;
+            if self.pause_left(held.installation, what).await?.is_some() {
+                budget::release(&self.ledger, held.installation, ticket).await;
+                continue;
+            }
+            return Ok((slot, Some(ticket)));
+        }
+    }
+
+    /// Sleeps out the installation's pause; a background call then also
+    /// lets the calls a person waits for that were waiting on it go first.
+    /// A pause longer than a call may sleep is a rate limit: the job runs
+    /// again once it is over.
+    async fn wait_out_pause(&self, held: Held, what: &str) -> Result<(), ApiError> {
+        let mut person = None;
+        while let Some(left) = self.pause_left(held.installation, what).await? {
+            if left > self.policy.max_wait {
+                return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(left) });
+            }
+            if held.urgency == Urgency::Person && person.is_none() {
+                person = Some(self.limits.person_waiting(held.installation));
+            }
+            tokio::time::sleep(left).await;
+        }
+        drop(person);
+        while held.urgency == Urgency::Background && self.limits.people_waiting(held.installation) {
+            tokio::time::sleep(PEOPLE_FIRST_POLL).await;
+        }
+        Ok(())
+    }
+
+    /// How long the installation must still wait, as this process knows it
+    /// or another replica recorded it; `None`: it may send.
+    async fn pause_left(&self, installation: u64, what: &str) -> Result<Option<Duration>, ApiError> {
+        if let Some(left) = self.limits.blocked_for(installation) {
+            return Ok(Some(left));
+        }
+        let Some(pauses) = &self.pauses else { return Ok(None) };
+        let until_ms = pauses.paused_until(installation).await.map_err(|err| ApiError::Transport {
+            what: what.into(),
+            reason: format!("the installation's rate-limit pause could not be read: {err:#}"),
+        })?;
+        let left_ms = until_ms.map_or(0, |until| until - crate::store::now_ms());
+        if left_ms <= 0 {
+            return Ok(None);
+        }
+        let left = Duration::from_millis(left_ms as u64);
+        self.limits.block(installation, left);
+        Ok(Some(left))
+    }
+
+    /// GitHub asked the installation to wait `wait`: held in this process at
+    /// once, and recorded for the other replicas (which, should the store not
+    /// take it, find out from GitHub's own refusal).
+    async fn pause(&self, installation: u64, wait: Duration) {
+        self.limits.block(installation, wait);
+        tracing::warn!(installation, wait_s = secs_up(wait), "GitHub asked to wait: the installation's calls pause");
+        let Some(pauses) = &self.pauses else { return };
+        let until_ms = crate::store::now_ms() + wait.as_millis() as i64;
+        if let Err(err) = pauses.pause(installation, until_ms).await {
+            tracing::warn!(installation, error = %format!("{err:#}"), "cannot share the installation's pause with the other replicas");
         }
     }
 
