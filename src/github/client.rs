@@ -397,8 +397,9 @@ impl GitHub {
 
     /// Waits until the installation may send this call: its pause over, and
     /// for a write, its turn and a write of its budget. A pause that began
-    /// while the write waited for its turn or budget is waited out again (the
-    /// write's budget handed back), so no call leaves during one.
+    /// while the write waited for its turn or budget is waited out again, so
+    /// no call leaves during one (a write spent from the budget and then held
+    /// still counts in its window: the budget errs tight, never loose).
     async fn admit(
         &self,
         held: Held,
