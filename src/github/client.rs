@@ -653,6 +653,39 @@ mod tests {
         assert_eq!(secs_up(Duration::from_millis(1500)), 2);
     }
 
+    fn client() -> GitHub {
+        let pem = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/app/test-app-key.pem")).unwrap();
+        let creds = AppCredentials::new(1, &pem).unwrap();
+        let metrics = Arc::new(Metrics::new(&[]));
+        GitHub::new("http://127.0.0.1:9", creds, RetryPolicy::default(), metrics).unwrap()
+    }
+
+    #[tokio::test]
+    async fn after_a_pause_background_calls_wait_for_the_people_waiting_on_it() {
+        let github = client();
+        let person = github.limits.person_waiting(7);
+        let background = Held { installation: 7, write: true, urgency: Urgency::Background };
+        let waiting = tokio::spawn({
+            let github = github.clone();
+            async move { github.wait_out_pause(background, "POST /x").await.is_ok() }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!waiting.is_finished(), "a background call waits while a person's call waits on the pause");
+        let other = Held { installation: 8, ..background };
+        assert!(github.wait_out_pause(other, "POST /x").await.is_ok(), "another installation's call goes");
+        drop(person);
+        assert!(waiting.await.unwrap(), "and goes once the person's call went");
+    }
+
+    #[tokio::test]
+    async fn a_pause_longer_than_a_call_may_sleep_puts_the_job_back() {
+        let github = client();
+        github.limits.block(7, Duration::from_secs(600));
+        let read = Held { installation: 7, write: false, urgency: Urgency::Person };
+        let err = github.wait_out_pause(read, "GET /x").await.unwrap_err();
+        assert!(matches!(err, ApiError::RateLimited { wait_s: 600, .. }), "{err}");
+    }
+
     #[test]
     fn finds_the_next_page() {
         let link = r#"<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last""#;
