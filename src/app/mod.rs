@@ -186,7 +186,8 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let store = Store::connect_in_schema(&config.database_url, config.database_schema.as_deref()).await?;
     let metrics = Arc::new(Metrics::new(&crate::webhook::envelope::KNOWN_EVENTS));
     let github = GitHub::new(&config.api_url, creds, config.retry, metrics.clone())?
-        .with_budget(config.budget, store.write_ledger());
+        .with_budget(config.budget, store.write_ledger())
+        .with_pauses(store.installation_pauses());
     let wake = Arc::new(Notify::new());
     let (stop, stopped) = watch::channel(false);
     let ctx = Arc::new(worker::Ctx {

@@ -6,8 +6,10 @@
 //! with `x-ratelimit-remaining: 0`, or GraphQL's HTTP 200 with an error of
 //! type `RATE_LIMITED`) waits for `x-ratelimit-reset`, a secondary one (403,
 //! 429 or GraphQL's 200) for `retry-after`, else a minute; meanwhile nothing
-//! is sent for that installation (`limits`), and its writes go one at a
-//! time and within the installation's write budget (`budget`).
+//! is sent for that installation by any worker or replica (`limits`: the
+//! pause is shared through the store), calls a person waits for go first
+//! once it is over, and its writes go one at a time and within the
+//! installation's write budget (`budget`).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -19,10 +21,12 @@ use serde_json::Value;
 use super::answers::{ErrorBody, GraphQlAnswer, InstallationToken};
 use super::auth::{AppCredentials, Token, TokenCache, TokenKey, parse_expiry};
 use super::budget::{self, Budget, Ledger, MemoryLedger, Refused, Ticket, Urgency};
-use super::limits::Limits;
+use super::limits::{Limits, Pauses};
 use super::outage::Outage;
 use super::retry::RetryPolicy;
 use crate::metrics::Metrics;
+
+mod pause;
 
 /// Whether a call may be repeated when its outcome is unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +124,9 @@ pub struct GitHub {
     /// this process's memory).
     budget: Budget,
     ledger: Arc<dyn Ledger>,
+    /// Where the installations' rate-limit pauses are shared with the other
+    /// replicas (the store); `None`: this process's memory alone.
+    pauses: Option<Arc<dyn Pauses>>,
     /// The App's permissions (`default_permissions` of its manifest), asked
     /// of every installation token.
     permissions: Option<Value>,
@@ -165,6 +172,7 @@ impl GitHub {
             limits: Arc::new(Limits::default()),
             budget: Budget::default(),
             ledger: Arc::new(MemoryLedger::default()),
+            pauses: None,
             permissions: crate::register::manifest::Manifest::bundled()
                 .ok()
                 .and_then(|m| serde_json::to_value(m.default_permissions).ok()),
@@ -178,6 +186,13 @@ impl GitHub {
         self.budget = budget;
         self.ledger = ledger;
         self.metrics.write_budget(&budget);
+        self
+    }
+
+    /// The same client, sharing the installations' rate-limit pauses
+    /// through `pauses`: a refusal to one replica holds them all.
+    pub fn with_pauses(mut self, pauses: Arc<dyn Pauses>) -> GitHub {
+        self.pauses = Some(pauses);
         self
     }
 
@@ -326,28 +341,9 @@ impl GitHub {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            if let Some(left) = held.and_then(|h| self.limits.blocked_for(h.installation)) {
-                if left > self.policy.max_wait {
-                    return Err(ApiError::RateLimited { what: what.into(), wait_s: secs_up(left) });
-                }
-                tokio::time::sleep(left).await;
-            }
             let (slot, ticket) = match held {
-                Some(held @ Held { write: true, .. }) if self.budget.limits_anything() => {
-                    let slot = if self.budget.one_at_a_time {
-                        Some(self.limits.write_slot(held.installation).await)
-                    } else {
-                        None
-                    };
-                    let endpoint = budget::endpoint(method.as_str(), url.strip_prefix(&self.base).unwrap_or(url));
-                    (slot, Some(self.spend(held, &endpoint, what).await?))
-                }
-                Some(held @ Held { write: true, .. }) => {
-                    // No limit to keep: counted for /metrics only.
-                    self.metrics.write_spent(held.urgency, Duration::ZERO);
-                    (None, None)
-                }
-                _ => (None, None),
+                Some(held) => self.admit(held, &method, url, what).await?,
+                None => (None, None),
             };
             let mut request = self
                 .http
@@ -359,13 +355,15 @@ impl GitHub {
                 request = request.json(body);
             }
             let outcome = self.outcome(request.send().await, what).await;
+            // The pause is in place before the write turn passes on: the
+            // installation's next write finds it.
+            if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
+                self.pause(held.installation, *wait).await;
+            }
             if let (Some(ticket), Some(held)) = (ticket, held) {
                 budget::release(&self.ledger, held.installation, ticket).await;
             }
             drop(slot);
-            if let (Outcome::Retry { wait: Some(wait), rate_limited: true, .. }, Some(held)) = (&outcome, held) {
-                self.limits.block(held.installation, *wait);
-            }
             let (wait, reason, rate_limited) = match outcome {
                 Outcome::Done(response) => return Ok(response),
                 Outcome::Fail(err) => return Err(err),

@@ -23,6 +23,7 @@ pub use budget::{Budget, Urgency};
 pub use client::{ApiError, GitHub};
 pub(crate) use client::{Call, Response};
 pub(crate) use deliveries::HookDelivery;
+pub use limits::Pauses;
 pub use repo::RepoClient;
 pub use retry::RetryPolicy;
 

@@ -7,6 +7,9 @@
 //! replicas never both spend the last write of a window. A SQLite store has
 //! one process: its ledger is that process's memory, and a write never waits
 //! on the database (nor on another connection holding the file's lock).
+//!
+//! The installations' rate-limit pauses are kept on both engines: every
+//! replica reads them, and on SQLite a restarted process still honours one.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +17,7 @@ use std::time::Duration;
 use sqlx::{FromRow, PgPool};
 
 use super::{Engine, Store, now_ms};
+use crate::github::Pauses;
 use crate::github::budget::{Budget, Ledger, LedgerFuture, MemoryLedger, Spent, Ticket, Urgency, Verdict, decide};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -99,6 +103,49 @@ impl Ledger for SharedLedger {
         Box::pin(async move {
             sqlx::query(RELEASE).bind(ticket.0).execute(&self.0).await?;
             Ok(())
+        })
+    }
+}
+
+/// When each installation may send requests again (`gh_installation_pauses`),
+/// on either engine: read before each request, so a refusal answered to one
+/// worker or replica holds them all, and a restarted process too.
+#[derive(Clone)]
+struct StoredPauses(Store);
+
+impl std::fmt::Debug for StoredPauses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoredPauses")
+    }
+}
+
+/// Keeps the later of two ends (SQLite and PostgreSQL alike).
+const PAUSE: &str = "INSERT INTO gh_installation_pauses (installation, until_ms) VALUES ($1, $2) \
+     ON CONFLICT (installation) DO UPDATE SET until_ms = excluded.until_ms \
+     WHERE gh_installation_pauses.until_ms < excluded.until_ms";
+const PAUSED_UNTIL: &str = "SELECT until_ms FROM gh_installation_pauses WHERE installation = $1";
+
+impl Store {
+    /// Where this store's process shares the installations' rate-limit
+    /// pauses: with every replica of the database.
+    pub fn installation_pauses(&self) -> Arc<dyn Pauses> {
+        Arc::new(StoredPauses(self.clone()))
+    }
+}
+
+impl Pauses for StoredPauses {
+    fn pause(&self, installation: u64, until_ms: i64) -> LedgerFuture<'_, ()> {
+        Box::pin(async move {
+            let key = installation as i64;
+            on_writer!(self.0, |pool| sqlx::query(PAUSE).bind(key).bind(until_ms).execute(pool).await?.rows_affected());
+            Ok(())
+        })
+    }
+
+    fn paused_until(&self, installation: u64) -> LedgerFuture<'_, Option<i64>> {
+        Box::pin(async move {
+            let key = installation as i64;
+            Ok(on_pool!(self.0, |pool| sqlx::query_scalar(PAUSED_UNTIL).bind(key).fetch_optional(pool).await?))
         })
     }
 }
