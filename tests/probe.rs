@@ -137,3 +137,63 @@ async fn serve_runs_on_the_env_file_register_writes() {
     assert_eq!(deliver(addr, "pull_request", "env-file-1", &payload).await, 202, "the env file's secret is in use");
     serve.kill().await.unwrap();
 }
+
+#[test]
+fn serve_names_every_wrong_setting_at_once_before_it_opens_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let public = manifest_dir().join("fixtures/app/test-app-key.pub.pem");
+    let db = dir.path().join("never.db");
+    let output = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .arg("serve")
+        .env("GATEHOUSE_APP_ID", APP_ID.to_string())
+        .env("GATEHOUSE_PRIVATE_KEY_PATH", &public)
+        .env_remove("GATEHOUSE_PRIVATE_KEY")
+        .env("GATEHOUSE_WEBHOOK_SECRET", SECRET)
+        .env("GATEHOUSE_DATABASE_URL", format!("mysql://{}", db.display()))
+        .env("GATEHOUSE_GITHUB_API_URL", "api.github.com")
+        .env("GATEHOUSE_BIND", format!("127.0.0.1:{}", closed_port()))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = stderr(&output);
+    let key = format!("GATEHOUSE_PRIVATE_KEY_PATH (or --private-key-path), the file {}: ", public.display());
+    assert!(err.contains(&key), "the variable and the file: {err}");
+    assert!(err.contains("is a public key, which cannot sign the App's JWTs: give the App's private key"), "{err}");
+    assert!(err.contains("GATEHOUSE_DATABASE_URL (or --database-url)"), "the second wrong setting too: {err}");
+    assert!(err.contains("GATEHOUSE_GITHUB_API_URL (or --github-api-url) \"api.github.com\""), "{err}");
+    assert!(!db.exists() && std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing was opened");
+}
+
+#[tokio::test]
+async fn an_app_github_refuses_is_not_ready_and_the_probe_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    // The simulated GitHub knows the key under APP_ID: another id's JWTs get 401.
+    let mut wrong_id = config(&Db::sqlite(&dir), &sim.url());
+    wrong_id.app_id = APP_ID + 1;
+    let app = start_app(wrong_id).await;
+    let url = format!("http://{}/readyz", app.addr);
+    let mut refused = None;
+    for _ in 0..100 {
+        let url = url.clone();
+        let probe = tokio::task::spawn_blocking(move || gatehouse(&["probe", &url], None)).await.unwrap();
+        if !probe.status.success() {
+            refused = Some(probe);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let probe = refused.expect("the App became not ready");
+    assert_eq!(probe.status.code(), Some(1));
+    let err = stderr(&probe);
+    assert!(
+        err.contains(
+            "answered 503 Service Unavailable: GitHub refuses the App's credentials: check GATEHOUSE_APP_ID and that \
+             the private key is this App's"
+        ),
+        "{err}"
+    );
+    let health = reqwest::get(format!("http://{}/healthz", app.addr)).await.unwrap();
+    assert_eq!(health.status(), 200, "the process itself is alive");
+    app.kill();
+}

@@ -28,11 +28,12 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use tokio::sync::{Notify, watch};
 
+use crate::github::ApiError;
 use crate::github::{AppCredentials, Budget, GitHub, RetryPolicy, Token};
 use crate::metrics::Metrics;
 use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
-use crate::webhook::{BodyLimits, Receiver, Secrets};
+use crate::webhook::{BodyLimits, Readiness, Receiver, Secrets};
 pub use handlers::Work;
 pub use logs::LogFormat;
 pub use redeliver::RedeliverPolicy;
@@ -124,8 +125,7 @@ impl AppConfig {
 pub(crate) fn private_key(pem: Option<String>, path: Option<PathBuf>) -> Result<Token> {
     let pem = match (pem, path) {
         (Some(pem), _) => pem,
-        (None, Some(path)) => std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read GATEHOUSE_PRIVATE_KEY_PATH {}", path.display()))?,
+        (None, Some(path)) => std::fs::read_to_string(&path).context("cannot read it")?,
         (None, None) => bail!("set GATEHOUSE_PRIVATE_KEY (PEM) or GATEHOUSE_PRIVATE_KEY_PATH"),
     };
     Ok(Token::new(pem))
@@ -205,9 +205,11 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
         .collect();
     let bot = Arc::new(std::sync::OnceLock::new());
-    tokio::spawn(learn_bot_login(ctx.github.clone(), bot.clone(), stopped.clone()));
+    let readiness = Arc::new(Readiness::default());
+    tokio::spawn(learn_bot_login(ctx.github.clone(), bot.clone(), readiness.clone(), stopped.clone()));
     let receiver = Receiver {
         bot,
+        readiness,
         store: store.clone(),
         secrets: Arc::new(config.secrets.clone()),
         metrics: metrics.clone(),
@@ -232,15 +234,30 @@ pub async fn start(config: AppConfig) -> Result<Running> {
 
 /// Asks GitHub for the App's bot login until it answers (the App's own
 /// events are told apart by it; until then they make jobs, which change
-/// nothing).
-async fn learn_bot_login(github: GitHub, bot: Arc<std::sync::OnceLock<String>>, mut stop: watch::Receiver<bool>) {
+/// nothing). While GitHub refuses the App's credentials (401: a wrong App
+/// id, a key it does not know), the App is not ready: it could answer no
+/// delivery.
+async fn learn_bot_login(
+    github: GitHub,
+    bot: Arc<std::sync::OnceLock<String>>,
+    readiness: Arc<Readiness>,
+    mut stop: watch::Receiver<bool>,
+) {
     let mut wait = Duration::from_secs(1);
     loop {
         match github.bot_login().await {
             Ok(login) => {
                 tracing::info!(%login, "the App's bot");
+                readiness.credentials_accepted();
                 let _ = bot.set(login);
                 return;
+            }
+            Err(err @ (ApiError::Status { status: 401, .. } | ApiError::Unauthorized { .. } | ApiError::Auth(_))) => {
+                tracing::error!(error = %err, "GitHub refuses the App's credentials; retrying");
+                readiness.credentials_refused(format!(
+                    "GitHub refuses the App's credentials: check GATEHOUSE_APP_ID and that the private key is this \
+                     App's ({err})"
+                ));
             }
             Err(err) => tracing::warn!(error = %err, "cannot read the App's slug; retrying"),
         }

@@ -104,7 +104,10 @@ pub(super) fn run(args: ServeArgs) -> Result<ExitCode> {
 
 /// The App configuration `serve` runs with: a key file named by one layer
 /// (flags, env file, environment) wins over a PEM given further down. Every
-/// identity setting that is missing is named at once, with where to get them.
+/// setting that is wrong is named at once, before anything is opened: the
+/// identity settings missing, with where to get them; then a key that
+/// cannot be read or cannot sign, and a URL of the wrong kind, each with
+/// its variable, its file and the fix.
 pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
     let pem = if args.key_path_flag {
         None
@@ -135,10 +138,52 @@ pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
             missing.iter().map(|m| format!("  - {m}")).collect::<Vec<_>>().join("\n")
         );
     };
-    let key = crate::app::private_key(pem, args.private_key_path)?;
+    let mut wrong = Vec::new();
+    let key_source = match &args.private_key_path {
+        Some(path) if pem.is_none() => {
+            format!("{PRIVATE_KEY_PATH} (or --private-key-path), the file {}", path.display())
+        }
+        _ => PRIVATE_KEY.to_string(),
+    };
+    let key = match crate::app::private_key(pem, args.private_key_path.clone()) {
+        Ok(key) => match crate::github::AppCredentials::new(app_id, key.expose().as_bytes()) {
+            Ok(_) => Some(key),
+            Err(err) => {
+                wrong.push(format!("{key_source}: {err:#}"));
+                None
+            }
+        },
+        Err(err) => {
+            wrong.push(format!("{key_source}: {err:#}"));
+            None
+        }
+    };
+    let settings = &args.settings;
+    if let Some(url) = &settings.database_url
+        && !["sqlite://", "postgres://", "postgresql://"].iter().any(|scheme| url.starts_with(scheme))
+    {
+        wrong.push(format!(
+            "GATEHOUSE_DATABASE_URL (or --database-url) {:?} is neither sqlite://PATH nor postgres://USER@HOST/DB",
+            crate::store::redact_url(url)
+        ));
+    }
+    if let Some(url) = &settings.github_api_url
+        && !(url.starts_with("https://") || url.starts_with("http://"))
+    {
+        wrong.push(format!(
+            "GATEHOUSE_GITHUB_API_URL (or --github-api-url) {url:?} is not an http(s) URL: https://api.github.com, or \
+             https://HOST/api/v3 for GitHub Enterprise Server"
+        ));
+    }
+    let (Some(key), true) = (key, wrong.is_empty()) else {
+        anyhow::bail!(
+            "gatehouse serve cannot start; wrong:\n{}",
+            wrong.iter().map(|w| format!("  - {w}")).collect::<Vec<_>>().join("\n")
+        );
+    };
     let secrets = crate::app::webhook_secrets(secret)?;
     let mut config = AppConfig::new(app_id, key, secrets);
-    args.settings.apply(&mut config);
+    settings.apply(&mut config);
     Ok(config)
 }
 

@@ -69,10 +69,20 @@ fn unix_now() -> u64 {
 impl AppCredentials {
     /// From the PEM GitHub issues (PKCS#1 or PKCS#8).
     pub fn new(app_id: u64, private_key_pem: &[u8]) -> Result<AppCredentials> {
-        // The key's bytes never reach the error: only that it did not parse.
+        // The key's bytes never reach the error: only what kind of key it is.
+        let fix = "give the App's private key, the .pem file its settings page on GitHub downloads \
+                   (`-----BEGIN RSA PRIVATE KEY-----`)";
+        if String::from_utf8_lossy(private_key_pem).contains("PUBLIC KEY-----") {
+            anyhow::bail!("the App private key is a public key, which cannot sign the App's JWTs: {fix}");
+        }
         let key = EncodingKey::from_rsa_pem(private_key_pem)
-            .map_err(|_| anyhow::anyhow!("the App private key is not an RSA key in PEM form"))?;
-        Ok(AppCredentials { app_id, key })
+            .map_err(|_| anyhow::anyhow!("the App private key is not an RSA key in PEM form: {fix}"))?;
+        let credentials = AppCredentials { app_id, key };
+        // A key that parses may still not sign: found now, not at the first job.
+        credentials
+            .jwt()
+            .map_err(|_| anyhow::anyhow!("the App private key cannot sign the App's JWTs (RS256): {fix}"))?;
+        Ok(credentials)
     }
 
     /// A fresh App JWT.

@@ -40,6 +40,28 @@ pub(crate) struct Receiver {
     /// The App's bot login (`<slug>[bot]`) once GitHub named it: events it
     /// caused (its own review, its check runs) make no job.
     pub bot: Arc<std::sync::OnceLock<String>>,
+    pub readiness: Arc<Readiness>,
+}
+
+/// What keeps the App from being ready besides its store: GitHub refusing
+/// its credentials.
+#[derive(Debug, Default)]
+pub(crate) struct Readiness {
+    refused: std::sync::Mutex<Option<String>>,
+}
+
+impl Readiness {
+    pub(crate) fn credentials_refused(&self, reason: String) {
+        *self.refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+
+    pub(crate) fn credentials_accepted(&self) {
+        *self.refused.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn refused(&self) -> Option<String> {
+        self.refused.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 /// `POST /webhook` (and `/api/github/webhooks`), `/healthz`, `/readyz`, `/metrics`.
@@ -57,11 +79,14 @@ pub(crate) fn router(receiver: Receiver) -> Router {
 /// Kubernetes probe, whatever the pool's own connection timeout.
 const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(800);
 
-async fn ready(State(r): State<Receiver>) -> impl IntoResponse {
+async fn ready(State(r): State<Receiver>) -> Response {
+    if let Some(reason) = r.readiness.refused() {
+        return (StatusCode::SERVICE_UNAVAILABLE, reason).into_response();
+    }
     if tokio::time::timeout(READY_WITHIN, r.store.ping()).await.unwrap_or(false) {
-        (StatusCode::OK, "ready")
+        (StatusCode::OK, "ready").into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "store unreachable")
+        (StatusCode::SERVICE_UNAVAILABLE, "store unreachable").into_response()
     }
 }
 
