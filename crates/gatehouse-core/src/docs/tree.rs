@@ -233,6 +233,45 @@ impl<'s> TreeBuilder<'s> {
         Str { start: data.start, len: data.len }
     }
 
+    /// How many values a node holds, itself included.
+    pub(super) fn size(&self, id: u32) -> usize {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        1 + match data.kind {
+            Kind::Plain | Kind::Quoted => 0,
+            Kind::Seq => self.tree.items[start..start + len].iter().map(|&item| self.size(item)).sum(),
+            Kind::Map => self.tree.entries[start..start + len].iter().map(|e| self.size(e.value)).sum(),
+        }
+    }
+
+    /// A copy of a node and all it holds, every copied node and key placed
+    /// at `line` and `col` (where an alias stands for it).
+    pub(super) fn copy(&mut self, id: u32, line: u32, col: u32) -> u32 {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        match data.kind {
+            Kind::Plain | Kind::Quoted => self.push(NodeData { line, col, ..data }),
+            Kind::Seq => {
+                let items: Vec<u32> = self.tree.items[start..start + len].to_vec();
+                let copies: Vec<u32> = items.into_iter().map(|item| self.copy(item, line, col)).collect();
+                self.seq(copies, line, col)
+            }
+            Kind::Map => {
+                let entries: Vec<EntryData> = self.tree.entries[start..start + len].to_vec();
+                let copies: Vec<(Str, u32, u32, u32)> =
+                    entries.into_iter().map(|e| (e.name, line, col, self.copy(e.value, line, col))).collect();
+                self.map(copies, line, col)
+            }
+        }
+    }
+
+    /// A mapping's entries as (name, line, col, value).
+    pub(super) fn map_entries(&self, id: u32) -> Vec<(Str, u32, u32, u32)> {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        self.tree.entries[start..start + len].iter().map(|e| (e.name, e.line, e.col, e.value)).collect()
+    }
+
     /// Places a node at another line and column.
     pub(super) fn move_node(&mut self, id: u32, line: u32, col: u32) {
         let data = &mut self.tree.nodes[id as usize];
@@ -255,6 +294,11 @@ impl<'t> Node<'t> {
     #[inline]
     fn data(self) -> &'t NodeData {
         &self.tree.nodes[self.id as usize]
+    }
+
+    /// The node's index in its tree, for the builder.
+    pub(super) fn index(self) -> u32 {
+        self.id
     }
 
     pub fn id(self) -> NodeId {
