@@ -114,7 +114,7 @@ impl Adr {
             superseded_by,
             supersedes,
             status_line: status_line.unwrap_or(1),
-            folded: fold(text),
+            folded: fold(&super::seen::seen(text)),
         })
     }
 

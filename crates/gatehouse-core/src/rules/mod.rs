@@ -198,11 +198,13 @@ impl FamilyRun {
         self.diagnostics.extend(sink.take().into_iter().map(|d| (info, d)));
     }
 
-    /// Reports each of `files` that cannot be read as a document under
-    /// `doc/unreadable`; returns how many were.
+    /// Reports each of `files` that has a document's name
+    /// ([`common::is_document_name`]) and cannot be read as a document under
+    /// `doc/unreadable`; returns how many were. An image, a diagram or a PDF
+    /// beside the documents is no document and gets no finding.
     pub fn unreadable<'c>(&mut self, files: impl IntoIterator<Item = (&'c str, &'c FileContent)>) -> usize {
         let mut sink = Sink::default();
-        for (path, content) in files {
+        for (path, content) in files.into_iter().filter(|(path, _)| common::is_document_name(path)) {
             report_unreadable(path, content, &mut sink);
         }
         let count = sink.len();

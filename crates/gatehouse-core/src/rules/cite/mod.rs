@@ -33,12 +33,12 @@ pub struct CiteView<'a> {
     pub resolved: Vec<Option<Brief<'a>>>,
 }
 
-/// Finds `Key: value` lines (case-insensitive key, optional list marker or
-/// emphasis around the key).
+/// Finds `Key: value` lines (case-insensitive key, optional bullet list
+/// marker, `-`, `+` or `*`, or emphasis around the key).
 pub(crate) fn cites<'a>(body: &'a str, key: &str) -> Vec<Cite<'a>> {
     let mut out = Vec::new();
     for (i, line) in body.lines().enumerate() {
-        let trimmed = line.trim_start().trim_start_matches(['-', '*', ' ']);
+        let trimmed = line.trim_start().trim_start_matches(['-', '*', '+', ' ']);
         let plain = trimmed.trim_start_matches('*');
         let Some(rest) = plain.get(..key.len()).filter(|k| k.eq_ignore_ascii_case(key)).map(|_| &plain[key.len()..])
         else {
@@ -116,9 +116,9 @@ mod tests {
 
     #[test]
     fn finds_cite_lines_in_common_spellings() {
-        let body = "Implements the backup brief.\n\nBrief: dark-factory/briefs/SWARM-AR-pg-backup.md\n- **Guideline:** smoke-spec-path@v2\nbrief: `SWARM-AS-x`\nBriefly: no\n";
+        let body = "Implements the backup brief.\n\nBrief: dark-factory/briefs/SWARM-AR-pg-backup.md\n- **Guideline:** smoke-spec-path@v2\nbrief: `SWARM-AS-x`\nBriefly: no\n+ Brief: SWARM-AR-plus\n";
         let briefs: Vec<(u32, u32, &str)> = cites(body, "Brief").iter().map(|c| (c.line, c.col, c.value)).collect();
-        assert_eq!(briefs, vec![(3, 8, "dark-factory/briefs/SWARM-AR-pg-backup.md"), (5, 9, "SWARM-AS-x")]);
+        assert_eq!(briefs, vec![(3, 8, "dark-factory/briefs/SWARM-AR-pg-backup.md"), (5, 9, "SWARM-AS-x"), (7, 10, "SWARM-AR-plus")]);
         let guidelines: Vec<(u32, &str)> = cites(body, "Guideline").iter().map(|c| (c.line, c.value)).collect();
         assert_eq!(guidelines, vec![(4, "smoke-spec-path@v2")]);
     }

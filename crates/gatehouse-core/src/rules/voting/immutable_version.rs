@@ -1,4 +1,5 @@
 use super::{Published, VotingView};
+use crate::docs::seen::seen;
 use crate::docs::voting::VotingDoc;
 use crate::model::{Sink, Span};
 
@@ -11,7 +12,8 @@ declare_rule! {
 file; the previous version stays so in-flight cites and in-flight argument submissions resolve to the schema \
 they were written against … Hand-editing @v1 is not a path.\" and \"Each new doc is a new file at \
 <topic>.md@v<n>; bumps mint immutable new files.\" So a published version (on the base) keeps its frontmatter \
-and prose (everything outside the `voting` blocks) byte for byte and is never deleted; only its ledgers grow \
+and prose (everything outside the `voting` blocks) as a reader sees it (rendered, NFC-normalised, whitespace \
+folded: another spelling of the same Markdown is no edit) and is never deleted; only its ledgers grow \
 (see `voting/append-only`). A new version of a doc is `@v<n+1>` of the highest published `@v<n>` (`@v1` for a \
 new doc); one that skips a number or reuses one is an error.",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
@@ -39,6 +41,12 @@ fn check(view: &VotingView, sink: &mut Sink) {
 fn edited(sink: &mut Sink, doc: &VotingDoc, base: &VotingDoc) {
     let head = doc.prose_lines();
     let published = base.prose_lines();
+    // The prose as a reader sees it: another spelling of the same Markdown
+    // (line endings, escapes, wrapping) is no edit.
+    let joined = |lines: &[(u32, &str)]| lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+    if seen(&joined(&head)) == seen(&joined(&published)) {
+        return;
+    }
     let mut pairs = published.iter().zip(&head);
     let next = format_next(doc);
     let help =
