@@ -297,7 +297,16 @@ impl<'s> Builder<'s> {
         }
         let (line, col) = self.position(mark);
         let start = if mapping { self.entries.len() } else { self.items.len() };
-        self.stack.push(Frame { mapping, anchor, merges: Vec::new(), line, col, start, pending_key: None, index: None });
+        self.stack.push(Frame {
+            mapping,
+            anchor,
+            merges: Vec::new(),
+            line,
+            col,
+            start,
+            pending_key: None,
+            index: None,
+        });
         Ok(())
     }
 
@@ -355,7 +364,8 @@ impl<'s> Builder<'s> {
             }
             for source in sources {
                 for (name, line, col, value) in self.tree.map_entries(source) {
-                    let written = self.entries[frame.start..].iter().any(|(k, ..)| self.tree.str(*k) == self.tree.str(name));
+                    let written =
+                        self.entries[frame.start..].iter().any(|(k, ..)| self.tree.str(*k) == self.tree.str(name));
                     if !written {
                         self.entries.push((name, line, col, value));
                     }
@@ -588,7 +598,8 @@ mod tests {
 
     #[test]
     fn integers_of_every_core_notation_and_core_tags_are_typed_by_the_schema() {
-        let tree = parse("o: 0o17\nh: 0x1F\nd: -12\ni: .inf\nn: .NaN\ns: !!str 400\nt: !!int \"5\"\nu: ! 7\n", 1).unwrap();
+        let tree =
+            parse("o: 0o17\nh: 0x1F\nd: -12\ni: .inf\nn: .NaN\ns: !!str 400\nt: !!int \"5\"\nu: ! 7\n", 1).unwrap();
         let y = tree.root();
         assert_eq!((y.get("o").unwrap().as_i64(), y.get("h").unwrap().as_i64()), (Some(15), Some(31)));
         assert_eq!(y.get("d").unwrap().as_i64(), Some(-12));

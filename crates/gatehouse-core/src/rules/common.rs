@@ -90,7 +90,10 @@ mod tests {
         head.insert("fondue/specs/retry-queue/flow.svg".into(), FileContent::Text(Arc::from("<svg/>")));
         let changes = ChangeSet { head: head.clone(), ..Default::default() };
         let findings: Vec<_> = crate::rules::evaluate(&changes).findings().map(|f| (f.rule, f.path.clone())).collect();
-        assert!(findings.iter().all(|(_, path)| !beside.contains(&path.as_str()) && !path.ends_with(".svg")), "{findings:?}");
+        assert!(
+            findings.iter().all(|(_, path)| !beside.contains(&path.as_str()) && !path.ends_with(".svg")),
+            "{findings:?}"
+        );
         // A file with a document's name that is not text is still reported.
         head.insert("fondue/specs/retry-queue/spec.md".into(), FileContent::Binary);
         head.insert("dark-factory/guidelines/topic@v1.md".into(), FileContent::Binary);

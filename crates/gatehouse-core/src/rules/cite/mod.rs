@@ -118,7 +118,10 @@ mod tests {
     fn finds_cite_lines_in_common_spellings() {
         let body = "Implements the backup brief.\n\nBrief: dark-factory/briefs/SWARM-AR-pg-backup.md\n- **Guideline:** smoke-spec-path@v2\nbrief: `SWARM-AS-x`\nBriefly: no\n+ Brief: SWARM-AR-plus\n";
         let briefs: Vec<(u32, u32, &str)> = cites(body, "Brief").iter().map(|c| (c.line, c.col, c.value)).collect();
-        assert_eq!(briefs, vec![(3, 8, "dark-factory/briefs/SWARM-AR-pg-backup.md"), (5, 9, "SWARM-AS-x"), (7, 10, "SWARM-AR-plus")]);
+        assert_eq!(
+            briefs,
+            vec![(3, 8, "dark-factory/briefs/SWARM-AR-pg-backup.md"), (5, 9, "SWARM-AS-x"), (7, 10, "SWARM-AR-plus")]
+        );
         let guidelines: Vec<(u32, &str)> = cites(body, "Guideline").iter().map(|c| (c.line, c.value)).collect();
         assert_eq!(guidelines, vec![(4, "smoke-spec-path@v2")]);
     }
