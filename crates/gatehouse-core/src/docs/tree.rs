@@ -498,6 +498,39 @@ impl<'t> Map<'t> {
     }
 }
 
+/// True when two YAML values are equal, wherever they sit in their files.
+pub fn same_value(a: Node, b: Node) -> bool {
+    if let (Some(x), Some(y)) = (a.as_seq(), b.as_seq()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q));
+    }
+    if let (Some(x), Some(y)) = (a.as_map(), b.as_map()) {
+        // A mapping's keys are unordered (YAML 1.2.2 §3.2.1.1).
+        return x.len() == y.len() && x.iter().all(|(key, p)| y.get(key.name).is_some_and(|q| same_value(p, q)));
+    }
+    match (a.scalar_text(), b.scalar_text()) {
+        (Some(x), Some(y)) => (x == y && a.is_plain() == b.is_plain()) || same_typed(a, b),
+        _ => false,
+    }
+}
+
+/// Whether two scalars are the same value as YAML's core schema types them:
+/// `0x10` and `16`, `"abc"` and `abc`, `~` and `null`.
+fn same_typed(a: Node, b: Node) -> bool {
+    if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_bool(), b.as_bool()) {
+        return x == y;
+    }
+    a.is_null() && b.is_null()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -315,10 +315,13 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
                 }
             };
         } else if let Some(last) = rulings.last_mut().filter(|_| current) {
+            // `**Asked:**`, or `__Asked:__`: strong either way.
             let t = raw.trim_start();
-            last.asked |= t.starts_with("**Asked:**");
-            last.ruling |= t.starts_with("**Ruling:**");
-            last.evidence |= t.starts_with("**Evidence:**");
+            let strong = super::super::label::label(t).filter(|_| t.starts_with("**") || t.starts_with("__"));
+            let name = strong.map_or("", |(name, _)| name);
+            last.asked |= name == "Asked";
+            last.ruling |= name == "Ruling";
+            last.evidence |= name == "Evidence";
         }
     }
     (rulings, problems)

@@ -66,14 +66,50 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
 
 declare_family! {
     Specs, Specs, rules, |changes, run| {
-        let view = SpecView::new(changes);
         run.unreadable(changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)));
+        let resolved = resolved(changes);
+        let changes = resolved.as_ref().unwrap_or(changes);
+        let view = SpecView::new(changes);
         run.documents = view.specs.len();
         if let Some(moves) = view.moves() {
             run.details.push(moves);
         }
         run.run(&rules(), &view);
     }
+}
+
+/// The change with the Markdown files of its spec folders resolved
+/// ([`crate::docs::seen::resolved`]: escapes and entities written as the
+/// characters they stand for, HTML comments blanked), or `None` when no
+/// spec file is touched or none needs it. The engine reads its files line
+/// by line; each line is read as a reader sees it.
+fn resolved(changes: &ChangeSet) -> Option<ChangeSet> {
+    let filter = PathFilter::folders(&changes.config.specs.paths);
+    if changes.changed_in(&filter).next().is_none() && changes.deleted_in(&filter).next().is_none() {
+        return None;
+    }
+    let resolve = |files: &crate::model::Files| -> Vec<(String, FileContent)> {
+        files
+            .iter()
+            .filter(|(path, _)| path.ends_with(".md") && filter.is_match(path))
+            .filter_map(|(path, content)| match crate::docs::seen::resolved(content.text()?) {
+                std::borrow::Cow::Owned(text) => Some((path.clone(), FileContent::Text(text.into()))),
+                std::borrow::Cow::Borrowed(_) => None,
+            })
+            .collect()
+    };
+    let (head, base) = (resolve(&changes.head), resolve(&changes.base));
+    if head.is_empty() && base.is_empty() {
+        return None;
+    }
+    let mut out = changes.clone();
+    for (path, content) in head {
+        out.head.insert(path, content);
+    }
+    for (path, content) in base {
+        out.base.insert(path, content);
+    }
+    Some(out)
 }
 
 /// Files of one spec folder at one revision, by path relative to its root.

@@ -1,6 +1,7 @@
 use super::{Published, VotingView};
+use crate::docs::frontmatter;
 use crate::docs::seen::seen;
-use crate::docs::voting::VotingDoc;
+use crate::docs::voting::{VotingDoc, same_value};
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -39,12 +40,23 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 /// The first line outside the `voting` blocks that differs from the base.
 fn edited(sink: &mut Sink, doc: &VotingDoc, base: &VotingDoc) {
-    let head = doc.prose_lines();
-    let published = base.prose_lines();
-    // The prose as a reader sees it: another spelling of the same Markdown
-    // (line endings, escapes, wrapping) is no edit.
-    let joined = |lines: &[(u32, &str)]| lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
-    if seen(&joined(&head)) == seen(&joined(&published)) {
+    let mut head = doc.prose_lines();
+    let mut published = base.prose_lines();
+    // The frontmatter as data and the prose as a reader sees it: another
+    // spelling of the same YAML or Markdown (line endings, quoting, escapes,
+    // wrapping) is no edit.
+    let same_frontmatter = match (&doc.frontmatter, &base.frontmatter) {
+        (Ok(a), Ok(b)) => same_value(a.root(), b.root()),
+        (a, b) => a.as_ref().err() == b.as_ref().err(),
+    };
+    if same_frontmatter {
+        // Only the prose can differ: the lines after each frontmatter.
+        let (head_body, base_body) = (frontmatter::split(doc.text).body_line, frontmatter::split(base.text).body_line);
+        head.retain(|(n, _)| *n >= head_body);
+        published.retain(|(n, _)| *n >= base_body);
+    }
+    let prose = |lines: &[(u32, &str)]| seen(&lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n"));
+    if same_frontmatter && prose(&head) == prose(&published) {
         return;
     }
     let mut pairs = published.iter().zip(&head);
