@@ -182,9 +182,11 @@ pub fn links(doc: &mut Doc, choices: &mut Choices) -> Option<()> {
     } else {
         let label = format!("equivalence-{}", choices.draw() % 10_000);
         doc.lines[i].text.replace_range(start - 1..end + 1, &format!("[{label}]"));
+        // The destination is written on the definition's line now.
         let end = doc.lines.len();
         doc.insert(end, String::new(), Zone::Md);
         doc.insert(end + 1, format!("[{label}]: {destination}"), Zone::Md);
+        doc.lines[end + 1].from = doc.lines[i].from.clone();
     }
     Some(())
 }

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_FOOTNOTES)
@@ -43,23 +43,43 @@ pub fn seen(markdown: &str) -> String {
     out
 }
 
+/// Whether two lines of Markdown read the same: equal, or equal as seen
+/// (`**Ruling:**` and `__Ruling:__`, `a&amp;b` and `a&b`, a trailing space).
+pub fn same_line(a: &str, b: &str) -> bool {
+    a == b || seen(a) == seen(b)
+}
+
 /// `markdown` with each escape and entity in running text written as the
 /// character it stands for, and each HTML comment blanked (its line ends
 /// kept): the same lines, with the same markup, as a reader sees them.
 /// Borrowed when there is nothing to resolve.
 pub fn resolved(markdown: &str) -> Cow<'_, str> {
-    if !markdown.contains(['\\', '&', '<']) {
+    if !needs_resolving(markdown) {
         return Cow::Borrowed(markdown);
     }
     let mut edits: Vec<(std::ops::Range<usize>, Cow<'_, str>)> = Vec::new();
     for (event, range) in Parser::new_ext(markdown, OPTIONS).into_offset_iter() {
         let source = &markdown[range.clone()];
         match event {
+            Event::Start(
+                Tag::Link { link_type: LinkType::Inline, dest_url, .. }
+                | Tag::Image { link_type: LinkType::Inline, dest_url, .. },
+            ) => {
+                // The destination follows the last `](` of the link.
+                let Some(open) = source.rfind("](").map(|at| range.start + at + 2) else { continue };
+                let rest = &markdown[open..range.end];
+                let written = rest.trim_start_matches('<');
+                let start = open + rest.len() - written.len();
+                let len = written.find(['>', ' ', ')', '\n']).unwrap_or(written.len());
+                if written[..len] != *dest_url && !dest_url.contains(['\n', ' ', ')', '>']) {
+                    edits.push((start..start + len, Cow::Owned(dest_url.into_string())));
+                }
+            }
             Event::Text(text) => {
                 // An escaped character's text starts after its backslash.
                 let escaped = text.starts_with(|c: char| c.is_ascii_punctuation())
                     && markdown[..range.start].ends_with('\\')
-                    && edits.last().is_none_or(|(last, _)| last.end < range.start);
+                    && !edits.iter().any(|(edit, _)| edit.contains(&(range.start - 1)));
                 if escaped {
                     edits.push((range.start - 1..range.start, Cow::Borrowed("")));
                 }
@@ -77,6 +97,7 @@ pub fn resolved(markdown: &str) -> Cow<'_, str> {
     if edits.is_empty() {
         return Cow::Borrowed(markdown);
     }
+    edits.sort_by_key(|(range, _)| range.start);
     let mut out = String::with_capacity(markdown.len());
     let mut at = 0;
     for (range, text) in edits {
@@ -91,15 +112,26 @@ pub fn resolved(markdown: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `markdown` has anything [`resolved`] would change: a backslash
+/// before punctuation, an `&` that may start an entity, an HTML comment.
+fn needs_resolving(markdown: &str) -> bool {
+    let bytes = markdown.as_bytes();
+    memchr::memchr3_iter(b'\\', b'&', b'<', bytes).any(|at| match bytes[at] {
+        b'\\' => bytes.get(at + 1).is_some_and(u8::is_ascii_punctuation),
+        b'&' => bytes.get(at + 1).is_some_and(|b| *b == b'#' || b.is_ascii_alphabetic()),
+        _ => bytes[at..].starts_with(b"<!--"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{resolved, seen};
 
     #[test]
     fn resolving_keeps_lines_and_markup_and_writes_characters_out() {
-        let text = "**Skill:** spec &amp; plan\n- a\\_b <!-- note -->\n<!--\nhidden\n-->\n`&amp;`\n";
+        let text = "**Skill:** spec &amp; plan\n- a\\_b <!-- note -->\n<!--\nhidden\n-->\n`&amp;` [r](a&#47;b.md)\n";
         let lines: Vec<String> = resolved(text).lines().map(|l| l.trim_end().to_string()).collect();
-        assert_eq!(lines, ["**Skill:** spec & plan", "- a_b", "", "", "", "`&amp;`"]);
+        assert_eq!(lines, ["**Skill:** spec & plan", "- a_b", "", "", "", "`&amp;` [r](a/b.md)"]);
         assert!(matches!(resolved("plain **text**\n"), std::borrow::Cow::Borrowed(_)));
     }
 

@@ -213,6 +213,37 @@ impl FamilyRun {
     }
 }
 
+/// The change with the Markdown files at `paths` resolved
+/// ([`crate::docs::seen::resolved`]: escapes, entities and link
+/// destinations written as what they stand for, HTML comments blanked,
+/// lines kept) on both sides, or `None` when none needs it. Readers that
+/// read lines (the fondue engine's grammars, a brief's sentences and flags)
+/// so read each line as a reader sees it.
+pub(crate) fn resolved<'p>(changes: &ChangeSet, paths: impl IntoIterator<Item = &'p str>) -> Option<ChangeSet> {
+    let paths: Vec<&str> = paths.into_iter().filter(|path| path.ends_with(".md")).collect();
+    let resolve = |files: &crate::model::Files| -> Vec<(String, FileContent)> {
+        paths
+            .iter()
+            .filter_map(|&path| match crate::docs::seen::resolved(files.get(path)?.text()?) {
+                std::borrow::Cow::Owned(text) => Some((path.to_string(), FileContent::Text(text.into()))),
+                std::borrow::Cow::Borrowed(_) => None,
+            })
+            .collect()
+    };
+    let (head, base) = (resolve(&changes.head), resolve(&changes.base));
+    if head.is_empty() && base.is_empty() {
+        return None;
+    }
+    let mut out = changes.clone();
+    for (path, content) in head {
+        out.head.insert(path, content);
+    }
+    for (path, content) in base {
+        out.base.insert(path, content);
+    }
+    Some(out)
+}
+
 /// A document a family parsed, shown to the caller of [`evaluate_seeing`]
 /// once the family's rules have run on it, so that a caller showing the
 /// documents (`gatehouse site`) does not parse them a second time.

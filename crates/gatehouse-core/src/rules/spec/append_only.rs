@@ -50,7 +50,7 @@ fn rewritten(base: &str, head: &str) -> Option<u32> {
     let mut head_lines = head.lines();
     for (i, line) in base.lines().enumerate() {
         match head_lines.next() {
-            Some(h) if h == line => {}
+            Some(h) if crate::docs::seen::same_line(h, line) => {}
             Some(_) => return Some(i as u32 + 1),
             None => return Some((i as u32).max(1)),
         }

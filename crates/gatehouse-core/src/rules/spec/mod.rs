@@ -67,7 +67,12 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
 declare_family! {
     Specs, Specs, rules, |changes, run| {
         run.unreadable(changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)));
-        let resolved = resolved(changes);
+        // The engine reads a touched spec's other files too: every file of
+        // the spec folders is read as seen once one is touched.
+        let filter = PathFilter::folders(&changes.config.specs.paths);
+        let touched = changes.changed_in(&filter).next().is_some() || changes.deleted_in(&filter).next().is_some();
+        let folders = filter.select(&changes.head).chain(filter.select(&changes.base)).map(|(path, _)| path.as_str());
+        let resolved = if touched { super::resolved(changes, folders) } else { None };
         let changes = resolved.as_ref().unwrap_or(changes);
         let view = SpecView::new(changes);
         run.documents = view.specs.len();
@@ -76,40 +81,6 @@ declare_family! {
         }
         run.run(&rules(), &view);
     }
-}
-
-/// The change with the Markdown files of its spec folders resolved
-/// ([`crate::docs::seen::resolved`]: escapes and entities written as the
-/// characters they stand for, HTML comments blanked), or `None` when no
-/// spec file is touched or none needs it. The engine reads its files line
-/// by line; each line is read as a reader sees it.
-fn resolved(changes: &ChangeSet) -> Option<ChangeSet> {
-    let filter = PathFilter::folders(&changes.config.specs.paths);
-    if changes.changed_in(&filter).next().is_none() && changes.deleted_in(&filter).next().is_none() {
-        return None;
-    }
-    let resolve = |files: &crate::model::Files| -> Vec<(String, FileContent)> {
-        files
-            .iter()
-            .filter(|(path, _)| path.ends_with(".md") && filter.is_match(path))
-            .filter_map(|(path, content)| match crate::docs::seen::resolved(content.text()?) {
-                std::borrow::Cow::Owned(text) => Some((path.clone(), FileContent::Text(text.into()))),
-                std::borrow::Cow::Borrowed(_) => None,
-            })
-            .collect()
-    };
-    let (head, base) = (resolve(&changes.head), resolve(&changes.base));
-    if head.is_empty() && base.is_empty() {
-        return None;
-    }
-    let mut out = changes.clone();
-    for (path, content) in head {
-        out.head.insert(path, content);
-    }
-    for (path, content) in base {
-        out.base.insert(path, content);
-    }
-    Some(out)
 }
 
 /// Files of one spec folder at one revision, by path relative to its root.
@@ -496,7 +467,7 @@ pub fn first_difference(base: &str, head: &str) -> u32 {
     let mut b = base.lines();
     for line in head.lines() {
         n += 1;
-        if b.next() != Some(line) {
+        if b.next().is_none_or(|b| !crate::docs::seen::same_line(b, line)) {
             return n;
         }
     }

@@ -1,6 +1,6 @@
 use super::{Published, VotingView};
 use crate::docs::frontmatter;
-use crate::docs::seen::seen;
+use crate::docs::seen::{same_line, seen};
 use crate::docs::voting::{VotingDoc, same_value};
 use crate::model::{Sink, Span};
 
@@ -59,11 +59,14 @@ fn edited(sink: &mut Sink, doc: &VotingDoc, base: &VotingDoc) {
     if same_frontmatter && prose(&head) == prose(&published) {
         return;
     }
+    // Lines a reader does not see (blank, an HTML comment) are no prose.
+    head.retain(|(_, l)| !seen(l).is_empty());
+    published.retain(|(_, l)| !seen(l).is_empty());
     let mut pairs = published.iter().zip(&head);
     let next = format_next(doc);
     let help =
         format!("a published version is immutable apart from appended arguments and votes; put this change in {next}");
-    if let Some(((_, before), (line, after))) = pairs.find(|((_, a), (_, b))| a != b) {
+    if let Some(((_, before), (line, after))) = pairs.find(|((_, a), (_, b))| !same_line(a, b)) {
         sink.emit(
             doc.path,
             Span::line(*line),
