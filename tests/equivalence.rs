@@ -124,12 +124,14 @@ fn same(expected: &[(&Found, (u32, u32))], found: &[Found]) -> bool {
 /// engine reads each line (`**Skill:** spec`, `Verdict: approved …`,
 /// `attempt-01 phase-01 closed at …`), and two of them joined, or one split,
 /// are not its format, whatever CommonMark renders. Its drafts and plans
-/// (`pre-plan/`, `plan/`) are prose.
+/// (`pre-plan/`, `plan/`) are prose, but for the user's brief
+/// (`pre-plan/00-brief.md`), whose `Amended <date>: …` lines are the
+/// engine's.
 fn line_grammar(path: &str) -> bool {
     let Some(rest) = path.split_once("fondue/specs/").map(|(_, rest)| rest) else { return false };
     let rest = rest.strip_prefix("archive/").unwrap_or(rest);
     let in_spec = rest.split_once('/').map_or("", |(_, file)| file);
-    !(in_spec.starts_with("pre-plan/") || in_spec.starts_with("plan/"))
+    in_spec == "pre-plan/00-brief.md" || !(in_spec.starts_with("pre-plan/") || in_spec.starts_with("plan/"))
 }
 
 /// The documents of a case a kind perturbs: Markdown files and the PR body;

@@ -1,5 +1,5 @@
-use super::{Spec, SpecView, first_difference};
-use crate::docs::seen::seen;
+use super::{Spec, SpecView};
+use crate::docs::seen::{first_block_difference, seen};
 use crate::docs::spec::state::Topic;
 use crate::model::{Sink, Span};
 
@@ -39,7 +39,7 @@ fn check(view: &SpecView, sink: &mut Sink) {
             Some(text) => {
                 sink.emit(
                     &path,
-                    Span::line(first_difference(text, plan)),
+                    Span::line(first_block_difference(text, plan).unwrap_or(1)),
                     draft.as_str(),
                     format!("`plan/plan.md` does not read as the final draft `{draft}`: it is no copy of it"),
                 )
