@@ -106,7 +106,7 @@ impl Doc {
         out
     }
 
-    /// Indices of the lines in `zone`-s that `keep` accepts.
+    /// Indices of the lines `keep` accepts.
     pub fn indices(&self, keep: impl Fn(&Line) -> bool) -> Vec<usize> {
         (0..self.lines.len()).filter(|&i| keep(&self.lines[i])).collect()
     }

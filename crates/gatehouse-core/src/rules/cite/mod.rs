@@ -36,8 +36,8 @@ pub struct CiteView<'a> {
 
 /// Finds `Key: value` labels in the PR body as GitHub renders it: a label
 /// opens a line of a paragraph or a list item (under any list marker, in
-/// any emphasis; case-insensitive key), and its value is the first word
-/// after it, on the next line when the line breaks after the colon.
+/// any emphasis; case-insensitive key), and its value is the rest of that
+/// line, or the next line when the line breaks after the colon.
 /// Escapes and entities are decoded; code blocks, blockquotes, headings,
 /// tables and HTML comments hold no cites.
 pub(crate) fn cites(body: &str, key: &str) -> Vec<Cite> {
@@ -50,15 +50,12 @@ pub(crate) fn cites(body: &str, key: &str) -> Vec<Cite> {
             continue;
         };
         let Some(rest) = rest.strip_prefix(':') else { continue };
-        let (value, source) = match rest.split_whitespace().next() {
-            Some(word) => (word, line),
-            None => match lines.get(at + 1).filter(|_| line.continued) {
-                Some(next) => match next.text.split_whitespace().next() {
-                    Some(word) => (word, next),
-                    None => continue,
-                },
-                None => continue,
+        let (value, source) = match rest.trim() {
+            "" => match lines.get(at + 1).filter(|_| line.continued) {
+                Some(next) if !next.text.trim().is_empty() => (next.text.trim(), next),
+                _ => continue,
             },
+            value => (value, line),
         };
         let offset = source.offset_of(value);
         let before = &body[..offset.min(body.len())];

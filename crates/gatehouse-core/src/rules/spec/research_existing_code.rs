@@ -81,6 +81,29 @@ fn problem(text: &str) -> Option<(u32, String)> {
     (!body).then(|| (line, "the **Existing code** section is empty".to_string()))
 }
 
+/// The paragraphs of `text` as runs of non-blank lines: first and last line
+/// (1-based) and the lines joined by spaces.
+fn paragraphs(text: &str) -> Vec<(u32, u32, String)> {
+    let mut out: Vec<(u32, u32, String)> = Vec::new();
+    let mut open = false;
+    for (i, line) in text.lines().enumerate() {
+        let number = i as u32 + 1;
+        match out.last_mut() {
+            _ if line.trim().is_empty() => open = false,
+            Some((_, last, joined)) if open => {
+                *last = number;
+                joined.push(' ');
+                joined.push_str(line.trim());
+            }
+            _ => {
+                out.push((number, number, line.trim().to_string()));
+                open = true;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::problem;
@@ -111,27 +134,4 @@ mod tests {
             Some((3, "the **Existing code** section is empty".into()))
         );
     }
-}
-
-/// The paragraphs of `text` as runs of non-blank lines: first and last line
-/// (1-based) and the lines joined by spaces.
-fn paragraphs(text: &str) -> Vec<(u32, u32, String)> {
-    let mut out: Vec<(u32, u32, String)> = Vec::new();
-    let mut open = false;
-    for (i, line) in text.lines().enumerate() {
-        let number = i as u32 + 1;
-        match out.last_mut() {
-            _ if line.trim().is_empty() => open = false,
-            Some((_, last, joined)) if open => {
-                *last = number;
-                joined.push(' ');
-                joined.push_str(line.trim());
-            }
-            _ => {
-                out.push((number, number, line.trim().to_string()));
-                open = true;
-            }
-        }
-    }
-    out
 }
