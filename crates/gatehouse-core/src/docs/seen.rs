@@ -3,21 +3,22 @@
 //! version with its edit): rendered by CommonMark + GFM (escapes and
 //! entities decoded, emphasis, link and code delimiters gone, HTML comments
 //! and tags not shown), Unicode-normalised (NFC), every run of whitespace
-//! one space. [`resolved`] is for readers of line grammars (the fondue
-//! engine's files): the source with each escape and entity written as the
-//! character it stands for and each HTML comment blanked, its lines and
-//! markup kept.
+//! one space. [`resolved`] is for readers of lines (the fondue engine's
+//! grammars, a brief's sentences): the source with each escape, entity and
+//! inline link destination written as what it stands for and each HTML
+//! comment blanked, its lines and markup kept.
 
 use std::borrow::Cow;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+use unicode_normalization::UnicodeNormalization;
 
+/// CommonMark with GitHub's extensions, as the Markdown reader reads it.
 const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_FOOTNOTES)
     .union(Options::ENABLE_STRIKETHROUGH)
     .union(Options::ENABLE_TASKLISTS)
     .union(Options::ENABLE_GFM);
-use unicode_normalization::UnicodeNormalization;
 
 /// The text `markdown` shows a reader.
 pub fn seen(markdown: &str) -> String {

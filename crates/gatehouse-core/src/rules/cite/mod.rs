@@ -60,9 +60,8 @@ pub(crate) fn cites(body: &str, key: &str) -> Vec<Cite> {
         let offset = source.offset_of(value);
         let before = &body[..offset.min(body.len())];
         let line_start = before.rfind('\n').map_or(0, |n| n + 1);
-        let label_line = line.line;
         out.push(Cite {
-            line: label_line,
+            line: line.line,
             col: before[line_start..].chars().count() as u32 + 1,
             value: value.to_string(),
         });
