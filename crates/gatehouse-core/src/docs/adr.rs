@@ -38,6 +38,9 @@ impl Adr {
     /// (`ADR-095-….md`, `0005-….md`), nor in its title (`# ADR-095: …`,
     /// `# 5. …`, or a first line `ADR-099: …`).
     pub fn parse(path: &str, text: &str) -> Option<Adr> {
+        // Its lines as a reader sees them: escapes and entities written out.
+        let resolved = super::seen::resolved(text);
+        let text = resolved.as_ref();
         let file = path.rsplit('/').next().unwrap_or(path);
         let split = frontmatter::split(text);
         let title = title_line(split.body);
@@ -114,7 +117,7 @@ impl Adr {
             superseded_by,
             supersedes,
             status_line: status_line.unwrap_or(1),
-            folded: fold(text),
+            folded: fold(&super::seen::seen(text)),
         })
     }
 

@@ -9,6 +9,7 @@ pub mod label;
 pub mod lines;
 pub mod markdown;
 pub mod pathref;
+pub mod seen;
 pub mod spec;
 pub mod timestamp;
 pub mod tree;

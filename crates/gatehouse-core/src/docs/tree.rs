@@ -233,6 +233,45 @@ impl<'s> TreeBuilder<'s> {
         Str { start: data.start, len: data.len }
     }
 
+    /// How many values a node holds, itself included.
+    pub(super) fn size(&self, id: u32) -> usize {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        1 + match data.kind {
+            Kind::Plain | Kind::Quoted => 0,
+            Kind::Seq => self.tree.items[start..start + len].iter().map(|&item| self.size(item)).sum(),
+            Kind::Map => self.tree.entries[start..start + len].iter().map(|e| self.size(e.value)).sum(),
+        }
+    }
+
+    /// A copy of a node and all it holds, every copied node and key placed
+    /// at `line` and `col` (where an alias stands for it).
+    pub(super) fn copy(&mut self, id: u32, line: u32, col: u32) -> u32 {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        match data.kind {
+            Kind::Plain | Kind::Quoted => self.push(NodeData { line, col, ..data }),
+            Kind::Seq => {
+                let items: Vec<u32> = self.tree.items[start..start + len].to_vec();
+                let copies: Vec<u32> = items.into_iter().map(|item| self.copy(item, line, col)).collect();
+                self.seq(copies, line, col)
+            }
+            Kind::Map => {
+                let entries: Vec<EntryData> = self.tree.entries[start..start + len].to_vec();
+                let copies: Vec<(Str, u32, u32, u32)> =
+                    entries.into_iter().map(|e| (e.name, line, col, self.copy(e.value, line, col))).collect();
+                self.map(copies, line, col)
+            }
+        }
+    }
+
+    /// A mapping's entries as (name, line, col, value).
+    pub(super) fn map_entries(&self, id: u32) -> Vec<(Str, u32, u32, u32)> {
+        let data = self.tree.nodes[id as usize];
+        let (start, len) = (data.start as usize, data.len as usize);
+        self.tree.entries[start..start + len].iter().map(|e| (e.name, e.line, e.col, e.value)).collect()
+    }
+
     /// Places a node at another line and column.
     pub(super) fn move_node(&mut self, id: u32, line: u32, col: u32) {
         let data = &mut self.tree.nodes[id as usize];
@@ -255,6 +294,11 @@ impl<'t> Node<'t> {
     #[inline]
     fn data(self) -> &'t NodeData {
         &self.tree.nodes[self.id as usize]
+    }
+
+    /// The node's index in its tree, for the builder.
+    pub(super) fn index(self) -> u32 {
+        self.id
     }
 
     pub fn id(self) -> NodeId {
@@ -452,6 +496,39 @@ impl<'t> Map<'t> {
     fn find(self, name: &str) -> Option<&'t EntryData> {
         self.entries.iter().find(|e| self.tree.str(e.name) == name)
     }
+}
+
+/// True when two YAML values are equal, wherever they sit in their files.
+pub fn same_value(a: Node, b: Node) -> bool {
+    if let (Some(x), Some(y)) = (a.as_seq(), b.as_seq()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q));
+    }
+    if let (Some(x), Some(y)) = (a.as_map(), b.as_map()) {
+        // A mapping's keys are unordered (YAML 1.2.2 §3.2.1.1).
+        return x.len() == y.len() && x.iter().all(|(key, p)| y.get(key.name).is_some_and(|q| same_value(p, q)));
+    }
+    match (a.scalar_text(), b.scalar_text()) {
+        (Some(x), Some(y)) => (x == y && a.is_plain() == b.is_plain()) || same_typed(a, b),
+        _ => false,
+    }
+}
+
+/// Whether two scalars are the same value as YAML's core schema types them:
+/// `0x10` and `16`, `"abc"` and `abc`, `~` and `null`.
+fn same_typed(a: Node, b: Node) -> bool {
+    if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_bool(), b.as_bool()) {
+        return x == y;
+    }
+    a.is_null() && b.is_null()
 }
 
 #[cfg(test)]

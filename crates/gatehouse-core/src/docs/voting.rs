@@ -15,6 +15,7 @@ pub mod reach;
 pub mod tally;
 
 pub use self::problems::{Problem, VoteProblem};
+pub use super::tree::same_value;
 
 use self::facts::{ArgumentFacts, LEDGER, VoteFacts, argument_field, vote_field};
 use super::tree::{Node, Tree};
@@ -494,21 +495,6 @@ pub fn parse_timestamp(s: &str) -> Result<i64, &'static str> {
 /// A git commit id: 7 to 40 lower-case hex digits.
 pub fn is_sha(s: &str) -> bool {
     (7..=40).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// True when two YAML values are equal, wherever they sit in their files.
-pub fn same_value(a: Node, b: Node) -> bool {
-    if let (Some(x), Some(y)) = (a.as_seq(), b.as_seq()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q));
-    }
-    if let (Some(x), Some(y)) = (a.as_map(), b.as_map()) {
-        return x.len() == y.len()
-            && x.iter().zip(y.iter()).all(|((kp, p), (kq, q))| kp.name == kq.name && same_value(p, q));
-    }
-    match (a.scalar_text(), b.scalar_text()) {
-        (Some(x), Some(y)) => x == y && a.is_plain() == b.is_plain(),
-        _ => false,
-    }
 }
 
 /// A short rendering of a value for messages (`1.4`, `a list of 2`).

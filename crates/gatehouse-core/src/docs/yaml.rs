@@ -1,12 +1,15 @@
 //! YAML read into a [`Tree`] straight from yaml-rust2's event stream, a line
 //! and column on every node, values borrowed from the text wherever they are
-//! written verbatim. Bounded: nesting depth, node count, anchors and aliases
-//! (an alias bomb cannot expand here: aliases are refused outright, since
-//! none of gatehouse's formats needs them). Also how plain scalars are typed.
+//! written verbatim, as YAML 1.2's core schema reads it: plain scalars typed
+//! by the schema's tags (every integer notation, `.inf`, `.nan`), `!!str`
+//! and the other core tags honoured, aliases standing for a copy of their
+//! anchor's node (at the alias's place), merge keys (`<<: *base`) expanded.
+//! Bounded: nesting depth, node count, and the values aliases stand for
+//! ([`MAX_ALIASED`], so an alias bomb is an error, not an expansion).
 
 use std::collections::HashMap;
 
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 pub use super::tree::{Key, Map, Node, NodeId, Seq, Tree};
@@ -19,6 +22,12 @@ const DEPTH_MESSAGE: &str = "YAML nested deeper than 32 levels; no gatehouse doc
 
 /// The most nodes one YAML text may hold; keeps cost linear and bounded.
 pub const MAX_NODES: usize = 2_000_000;
+
+/// The most values all the aliases of one YAML text may stand for together
+/// (each alias counts every value its anchor's node holds). Real documents
+/// alias a few values; a "billion laughs" text doubles them at each level
+/// and stops here.
+pub const MAX_ALIASED: usize = 10_000;
 
 /// Why a YAML text could not be read, where, and how to fix it. `col`
 /// counts characters (a tab is one); `width` is how many the mistake covers.
@@ -62,21 +71,44 @@ pub fn plain_is_null(value: &str) -> bool {
     matches!(value, "" | "~" | "null" | "Null" | "NULL")
 }
 
+/// An integer of the core schema: decimal with an optional sign, `0o` octal
+/// or `0x` hexadecimal (YAML 1.2.2 §10.3.2).
 pub fn plain_i64(value: &str) -> Option<i64> {
-    value.strip_prefix('+').unwrap_or(value).parse().ok()
+    if let Some(octal) = value.strip_prefix("0o").filter(|d| !d.is_empty() && !d.starts_with(['+', '-'])) {
+        return i64::from_str_radix(octal, 8).ok();
+    }
+    if let Some(hex) = value.strip_prefix("0x").filter(|d| !d.is_empty() && !d.starts_with(['+', '-'])) {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    let digits = value.strip_prefix(['+', '-']).unwrap_or(value);
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| value.parse().ok())?
 }
 
-/// A decimal number: digits, a point, a sign and an exponent, as
-/// `str::parse` reads them (not its `inf` and `NaN` words).
+/// A number of the core schema: an integer ([`plain_i64`]), a decimal with
+/// a point and an exponent, or `.inf`, `-.inf`, `.nan` in their three cases.
 pub fn plain_f64(value: &str) -> Option<f64> {
-    let v = value.strip_prefix('+').unwrap_or(value);
-    if v.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'e' | b'E' | b'+'))
-        && v.bytes().any(|c| c.is_ascii_digit())
-    {
-        v.parse().ok()
-    } else {
-        None
+    if let Some(int) = plain_i64(value) {
+        return Some(int as f64);
     }
+    let unsigned = value.strip_prefix(['+', '-']).unwrap_or(value);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
+        return Some(if value.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY });
+    }
+    if matches!(value, ".nan" | ".NaN" | ".NAN") {
+        return Some(f64::NAN);
+    }
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (&unsigned[..at], Some(&unsigned[at + 1..])),
+        None => (unsigned, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = digits(whole) && digits(fraction) && !(whole.is_empty() && fraction.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    (mantissa_ok && exponent_ok).then(|| value.parse().ok())?
 }
 
 pub fn plain_bool(value: &str) -> Option<bool> {
@@ -90,6 +122,36 @@ pub fn plain_bool(value: &str) -> Option<bool> {
 /// Parses one YAML document. `first_line` is the file line the text starts
 /// on, so every node carries its line in the file.
 pub fn parse(text: &str, first_line: u32) -> Result<Tree<'_>, YamlError> {
+    // YAML 1.2 separates a value from its `:` by spaces or tabs (§6.2,
+    // s-separate-in-line); yaml-rust2 refuses a tab there before a plain
+    // scalar. The tabs it refuses between a value indicator and the value
+    // are read as the spaces they stand for (one byte for one, every
+    // position unchanged).
+    let mut spaced: Option<String> = None;
+    loop {
+        let source = spaced.as_deref().unwrap_or(text);
+        match parse_events(text, source, first_line) {
+            Err(Refused::TabAfterColon(value)) => {
+                let blanks = source[..value].len() - source[..value].trim_end_matches([' ', '\t']).len();
+                let spaced = spaced.get_or_insert_with(|| text.to_string());
+                spaced.replace_range(value - blanks..value, &" ".repeat(blanks));
+            }
+            Err(Refused::Error(error)) => return Err(error),
+            Ok(tree) => return Ok(tree),
+        }
+    }
+}
+
+enum Refused {
+    /// yaml-rust2 refused the tabs between a `:` indicator and the value
+    /// that starts at this byte.
+    TabAfterColon(usize),
+    Error(YamlError),
+}
+
+/// Reads `source`, which is `text` or `text` with separating tabs made
+/// spaces; values are borrowed from `text`.
+fn parse_events<'t>(text: &'t str, source: &str, first_line: u32) -> Result<Tree<'t>, Refused> {
     let mut builder = Builder {
         tree: TreeBuilder::new(text),
         first_line,
@@ -100,39 +162,39 @@ pub fn parse(text: &str, first_line: u32) -> Result<Tree<'_>, YamlError> {
         items: Vec::new(),
         entries: Vec::new(),
         root: None,
+        anchors: HashMap::new(),
+        aliased: 0,
     };
-    let mut parser = Parser::new_from_str(text);
+    let mut parser = Parser::new_from_str(source);
     let mut documents = 0;
     loop {
         let (event, mark) = parser.next_token().map_err(|e| {
+            let at = builder.byte(e.marker());
+            let tab_before = source.get(..at).is_some_and(|before| before.trim_end_matches(' ').ends_with('\t'));
+            if e.info().starts_with("':' must be followed by a valid YAML whitespace") && tab_before {
+                return Refused::TabAfterColon(at);
+            }
             // The scanner stops runaway flow nesting before our depth check sees it.
             let info = if e.info().contains("recursion limit") { DEPTH_MESSAGE } else { e.info() };
-            builder.diagnosed(e.marker(), info)
+            Refused::Error(builder.diagnosed(e.marker(), info))
         })?;
         match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
                 documents += 1;
                 if documents > 1 {
-                    return Err(builder.error(&mark, "more than one YAML document; use a single document"));
+                    return Err(Refused::Error(
+                        builder.error(&mark, "more than one YAML document; use a single document"),
+                    ));
                 }
             }
-            Event::Alias(_) => {
-                return Err(builder.error(&mark, "YAML aliases (`*name`) are not allowed here; write the value out"));
+            Event::Alias(anchor) => builder.alias(anchor, &mark).map_err(Refused::Error)?,
+            Event::Scalar(value, style, anchor, tag) => {
+                builder.scalar(&value, style, tag.as_ref(), anchor, &mark).map_err(Refused::Error)?;
             }
-            Event::Scalar(value, style, anchor, _) => {
-                builder.refuse_anchor(anchor, &mark)?;
-                builder.scalar(&value, style, &mark)?;
-            }
-            Event::SequenceStart(anchor, _) => {
-                builder.refuse_anchor(anchor, &mark)?;
-                builder.open(false, &mark)?;
-            }
-            Event::MappingStart(anchor, _) => {
-                builder.refuse_anchor(anchor, &mark)?;
-                builder.open(true, &mark)?;
-            }
-            Event::SequenceEnd | Event::MappingEnd => builder.close(&mark)?,
+            Event::SequenceStart(anchor, _) => builder.open(false, anchor, &mark).map_err(Refused::Error)?,
+            Event::MappingStart(anchor, _) => builder.open(true, anchor, &mark).map_err(Refused::Error)?,
+            Event::SequenceEnd | Event::MappingEnd => builder.close(&mark).map_err(Refused::Error)?,
             _ => {}
         }
     }
@@ -146,11 +208,25 @@ pub fn parse(text: &str, first_line: u32) -> Result<Tree<'_>, YamlError> {
     Ok(builder.tree.finish(root))
 }
 
+/// The core schema's name of a tag (`str` for `!!str`), or `None` for a
+/// tag of another schema.
+fn core_tag(tag: &Tag) -> Option<&str> {
+    const CORE: &str = "tag:yaml.org,2002:";
+    match tag.handle.as_str() {
+        "!!" | CORE => Some(&tag.suffix),
+        _ => tag.suffix.strip_prefix(CORE),
+    }
+}
+
 /// An open collection: where it is, where its children start in the
 /// builder's `items` or `entries`, and for a mapping the key waiting for its
 /// value.
 struct Frame {
     mapping: bool,
+    /// The anchor the collection is named by (0 for none).
+    anchor: usize,
+    /// The values of its merge keys (`<<`), for a mapping.
+    merges: Vec<u32>,
     line: u32,
     col: u32,
     start: usize,
@@ -165,6 +241,8 @@ struct PendingKey {
     name: Str,
     line: u32,
     col: u32,
+    /// A plain `<<`: its value is merged into the mapping (YAML's merge key).
+    merge: bool,
 }
 
 /// Mappings up to this size are checked for duplicate keys by scanning.
@@ -181,6 +259,10 @@ struct Builder<'s> {
     /// The entries (name, line, column, value) of the open mappings.
     entries: Vec<(Str, u32, u32, u32)>,
     root: Option<u32>,
+    /// Each anchor's node, by the parser's anchor id.
+    anchors: HashMap<usize, u32>,
+    /// How many values the aliases so far stand for.
+    aliased: usize,
 }
 
 impl<'s> Builder<'s> {
@@ -196,42 +278,119 @@ impl<'s> Builder<'s> {
         YamlError { line: d.line, col: d.col, width: d.width, message: d.message, help: d.help }
     }
 
+    /// The byte offset of a mark.
+    fn byte(&self, mark: &Marker) -> usize {
+        match &self.offsets {
+            Some(offsets) => offsets.get(mark.index()).copied().unwrap_or(usize::MAX),
+            None => mark.index(),
+        }
+    }
+
     fn position(&self, mark: &Marker) -> (u32, u32) {
         let line = self.first_line.saturating_add(mark.line().saturating_sub(1) as u32);
         (line, mark.col() as u32 + 1)
     }
 
-    fn refuse_anchor(&self, anchor: usize, mark: &Marker) -> Result<(), YamlError> {
-        if anchor == 0 {
-            Ok(())
-        } else {
-            Err(self.error(mark, "YAML anchors (`&name`) are not allowed here; write the value out"))
-        }
-    }
-
-    fn open(&mut self, mapping: bool, mark: &Marker) -> Result<(), YamlError> {
+    fn open(&mut self, mapping: bool, anchor: usize, mark: &Marker) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error(mark, DEPTH_MESSAGE));
         }
         let (line, col) = self.position(mark);
         let start = if mapping { self.entries.len() } else { self.items.len() };
-        self.stack.push(Frame { mapping, line, col, start, pending_key: None, index: None });
+        self.stack.push(Frame {
+            mapping,
+            anchor,
+            merges: Vec::new(),
+            line,
+            col,
+            start,
+            pending_key: None,
+            index: None,
+        });
         Ok(())
+    }
+
+    /// `*name`: a copy of its anchor's node, placed at the alias.
+    fn alias(&mut self, anchor: usize, mark: &Marker) -> Result<(), YamlError> {
+        let Some(&node) = self.anchors.get(&anchor) else {
+            return Err(self.error(mark, "this alias names no anchor defined before it"));
+        };
+        let size = self.tree.size(node);
+        self.aliased = self.aliased.saturating_add(size);
+        if self.aliased > MAX_ALIASED {
+            return Err(self.error(
+                mark,
+                &format!("YAML aliases here stand for more than {MAX_ALIASED} values in all (gatehouse's bound)"),
+            ));
+        }
+        let (line, col) = self.position(mark);
+        let copy = self.tree.copy(node, line, col);
+        self.attach(copy, mark)
     }
 
     fn close(&mut self, mark: &Marker) -> Result<(), YamlError> {
         let frame = self.stack.pop().ok_or_else(|| self.error(mark, "unbalanced YAML structure"))?;
         let node = if frame.mapping {
+            self.merge(&frame, mark)?;
             self.tree.map(self.entries.drain(frame.start..), frame.line, frame.col)
         } else {
             self.tree.seq(self.items.drain(frame.start..), frame.line, frame.col)
         };
+        if frame.anchor != 0 {
+            self.anchors.insert(frame.anchor, node);
+        }
         self.attach(node, mark)
+    }
+
+    /// Adds to the mapping closing (its entries from `frame.start`) the
+    /// entries of its merge keys' mappings that it does not write itself,
+    /// the first merged mapping's first (YAML's merge key, `<<`).
+    fn merge(&mut self, frame: &Frame, mark: &Marker) -> Result<(), YamlError> {
+        for &value in &frame.merges {
+            let node = self.tree.node(value);
+            let sources: Vec<u32> = match (node.as_map(), node.as_seq()) {
+                (Some(_), _) => vec![value],
+                (None, Some(seq)) => seq.iter().map(|n| n.index()).collect(),
+                (None, None) => Vec::new(),
+            };
+            if sources.is_empty() || sources.iter().any(|&s| self.tree.node(s).as_map().is_none()) {
+                return Err(YamlError {
+                    line: node.line(),
+                    col: node.col(),
+                    width: 1,
+                    message: "a merge key (`<<`) takes a mapping or a list of mappings".into(),
+                    help: "give `<<` an alias of a mapping (`<<: *base`) or a list of them".into(),
+                });
+            }
+            for source in sources {
+                for (name, line, col, value) in self.tree.map_entries(source) {
+                    let written =
+                        self.entries[frame.start..].iter().any(|(k, ..)| self.tree.str(*k) == self.tree.str(name));
+                    if !written {
+                        self.entries.push((name, line, col, value));
+                    }
+                }
+            }
+        }
+        if self.tree.len() > MAX_NODES {
+            return Err(self.error(mark, &format!("YAML holds more than {MAX_NODES} values")));
+        }
+        Ok(())
     }
 
     /// A scalar event's value: borrowed where the text holds it verbatim at
     /// the event's mark (after the opening quote of a quoted one), else kept.
-    fn scalar(&mut self, value: &str, style: TScalarStyle, mark: &Marker) -> Result<(), YamlError> {
+    /// It is typed as the core schema types a plain scalar unless it is
+    /// quoted or tagged `!!str` (or `!`); another core tag types it by its
+    /// text as a plain scalar.
+    fn scalar(
+        &mut self,
+        value: &str,
+        style: TScalarStyle,
+        tag: Option<&Tag>,
+        anchor: usize,
+        mark: &Marker,
+    ) -> Result<(), YamlError> {
         let start = match &self.offsets {
             Some(offsets) => offsets.get(mark.index()).copied(),
             None => Some(mark.index()),
@@ -246,9 +405,16 @@ impl<'s> Builder<'s> {
             Some(written) => self.tree.borrowed(written),
             None => self.tree.owned(value),
         };
-        let plain = matches!(style, TScalarStyle::Plain);
+        let plain = match tag {
+            None => matches!(style, TScalarStyle::Plain),
+            Some(tag) if tag.handle == "!" && tag.suffix.is_empty() => false,
+            Some(tag) => core_tag(tag).is_some_and(|name| name != "str"),
+        };
         let (line, col) = self.position(mark);
         let node = self.tree.scalar(value, plain, line, col);
+        if anchor != 0 {
+            self.anchors.insert(anchor, node);
+        }
         self.attach(node, mark)
     }
 
@@ -275,7 +441,11 @@ impl<'s> Builder<'s> {
                     let width = self.tree.str(key.name).chars().count() as u32;
                     self.tree.move_node(node, key.line, key.col + width + 1);
                 }
-                self.entries.push((key.name, key.line, key.col, node));
+                if key.merge {
+                    frame.merges.push(node);
+                } else {
+                    self.entries.push((key.name, key.line, key.col, node));
+                }
             }
             None => {
                 let Some(name) = built.scalar_text() else {
@@ -309,7 +479,8 @@ impl<'s> Builder<'s> {
                     });
                     index.insert(name.to_string(), line);
                 }
-                frame.pending_key = Some(PendingKey { name: name_str, line, col });
+                let merge = built.is_plain() && name == "<<";
+                frame.pending_key = Some(PendingKey { name: name_str, line, col, merge });
             }
         }
         Ok(())
@@ -317,96 +488,4 @@ impl<'s> Builder<'s> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nodes_carry_file_lines_and_columns() {
-        let text = "agent: SWARM-AR\nlist:\n  - one\n  - \"two\"\n  - \"t\\u0077o\"\n";
-        let tree = parse(text, 2).unwrap();
-        let y = tree.root();
-        assert_eq!((y.get("agent").unwrap().line(), y.get("agent").unwrap().col()), (2, 8));
-        let list = y.get("list").unwrap().as_seq().unwrap();
-        assert_eq!((list.get(1).unwrap().line(), list.get(1).unwrap().col()), (5, 5));
-        assert_eq!(list.get(1).unwrap().as_str(), Some("two"));
-        assert_eq!(y.key("list").unwrap().line, 3);
-        // Values written verbatim are slices of the text; escaped ones are kept.
-        let verbatim = |node: Node| tree.verbatim(node.id()).map(|s| s.as_ptr());
-        assert_eq!(verbatim(y.get("agent").unwrap()), Some(text[7..].as_ptr()));
-        assert_eq!(verbatim(list.get(2).unwrap()), None);
-        assert_eq!(list.get(2).unwrap().as_str(), Some("two"));
-        let unicode = parse("ü: \"é x\"\nb: y\n", 1).unwrap();
-        assert_eq!(unicode.verbatim(unicode.root().get("b").unwrap().id()), Some("y"));
-        assert_eq!(unicode.root().get("ü").unwrap().col(), 4);
-    }
-
-    #[test]
-    fn an_empty_value_sits_on_its_keys_line() {
-        let tree = parse("a:\nb: 1\nc:\n  d:\n\n  e: ~\nf:\n", 10).unwrap();
-        let y = tree.root();
-        let at = |n: Node| (n.line(), n.col());
-        assert_eq!(at(y.get("a").unwrap()), (10, 3));
-        let c = y.get("c").unwrap();
-        assert_eq!((at(c.get("d").unwrap()), at(c.get("e").unwrap())), ((13, 5), (15, 6)));
-        assert_eq!(at(y.get("f").unwrap()), (16, 3));
-        assert!(y.get("a").unwrap().is_null() && y.get("f").unwrap().is_null());
-    }
-
-    #[test]
-    fn typing_follows_yaml_plain_scalars() {
-        let tree = parse("a: 400\nb: \"400\"\nc: +1\nd: ~\ne: 1.5\nf: yes\n", 1).unwrap();
-        let y = tree.root();
-        assert_eq!(y.get("a").unwrap().as_i64(), Some(400));
-        assert_eq!(y.get("b").unwrap().as_i64(), None);
-        assert_eq!(y.get("b").unwrap().as_str(), Some("400"));
-        assert_eq!(y.get("c").unwrap().as_i64(), Some(1));
-        assert!(y.get("d").unwrap().is_null());
-        assert_eq!(y.get("e").unwrap().as_f64(), Some(1.5));
-        assert_eq!(y.get("f").unwrap().as_str(), Some("yes"));
-    }
-
-    #[test]
-    fn anchors_aliases_and_depth_are_refused_with_a_line() {
-        let bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n";
-        let err = parse(bomb, 10).unwrap_err();
-        assert_eq!(err.line, 10);
-        assert!(err.message.contains("anchors"));
-        let deep = format!("x: {}{}\n", "[".repeat(40), "]".repeat(40));
-        let err = parse(&deep, 1).unwrap_err();
-        assert!(err.message.contains("deeper"), "{err}");
-        let block_deep: String = (0..40).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
-        assert!(parse(&block_deep, 1).unwrap_err().message.contains("deeper"));
-    }
-
-    #[test]
-    fn duplicate_keys_and_second_documents_are_errors() {
-        let err = parse("a: 1\nb: 2\na: 3\n", 2).unwrap_err();
-        assert_eq!(err.line, 4);
-        assert!(err.message.contains("the key `a` is repeated from line 2"));
-        assert!(parse("a: 1\n---\nb: 2\n", 1).is_err());
-    }
-
-    #[test]
-    fn big_mappings_stay_linear_and_still_catch_duplicates() {
-        let mut text: String = (0..50_000).map(|i| format!("k{i}: {i}\n")).collect();
-        assert_eq!(parse(&text, 1).unwrap().root().as_map().unwrap().len(), 50_000);
-        text.push_str("k20: again\n");
-        let err = parse(&text, 1).unwrap_err();
-        assert_eq!((err.line, err.message.as_str()), (50_001, "the key `k20` is repeated from line 21"));
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn strings_are_what_is_not_null_number_or_bool(text in "[-+.~0-9a-zA-Z]{0,6}") {
-            let typed = plain_is_null(&text) || plain_f64(&text).is_some() || plain_bool(&text).is_some();
-            proptest::prop_assert_eq!(plain_is_string(&text), !typed);
-        }
-
-        #[test]
-        fn numbers_read_as_str_parse_reads_them(text in "[-+]?[0-9]{0,9}\\.?[0-9]{0,9}") {
-            let unsigned = text.strip_prefix('+').unwrap_or(&text);
-            let expected = unsigned.parse::<f64>().ok().filter(|_| unsigned.bytes().any(|b| b.is_ascii_digit()));
-            proptest::prop_assert_eq!(plain_f64(&text).map(f64::to_bits), expected.map(f64::to_bits));
-        }
-    }
-}
+mod tests;

@@ -1,7 +1,7 @@
 //! What a YAML parse error means in the author's terms. yaml-rust2 reports
 //! where its scanner gave up and why in its own terms ("illegal placement of
 //! ':' indicator" on the line after an unclosed `[`); this finds the mistake
-//! the author made (a tab in the indentation or after a colon, a bracket or
+//! the author made (a tab in the indentation, a bracket or
 //! brace never closed) from the text, and gives each kind of error its own
 //! help. Columns count characters, a tab as one, as editors number them.
 
@@ -27,9 +27,8 @@ pub(super) fn diagnose(text: &str, first_line: u32, line: u32, col: u32, info: &
     Diagnosis { line, col, width: 1, message: info.to_string(), help: help(info).to_string() }
 }
 
-/// A tab YAML refuses: in a line's indentation, or between a key's colon and
-/// its value, on the failing line or the next one (the scanner often stops
-/// on the line before an indented tab).
+/// A tab YAML refuses: in a line's indentation, on the failing line or the
+/// next one (the scanner often stops on the line before an indented tab).
 fn misplaced_tab(text: &str, first_line: u32, line: u32) -> Option<Diagnosis> {
     let from = line.saturating_sub(first_line) as usize;
     for (index, source) in text.lines().enumerate().skip(from).take(2) {
@@ -44,29 +43,8 @@ fn misplaced_tab(text: &str, first_line: u32, line: u32) -> Option<Diagnosis> {
                 help: format!("replace the tab at the start of line {number} with spaces"),
             });
         }
-        if let Some((key, at)) = tab_after_colon(source) {
-            return Some(Diagnosis {
-                line: number,
-                col: at + 1,
-                width: 1,
-                message: format!("a tab follows `{key}:`; YAML needs a space between a key's colon and its value"),
-                help: format!("replace the tab after `{key}:` with a space"),
-            });
-        }
     }
     None
-}
-
-/// `key:<tab>value`: the key and the tab's character column (0-based).
-fn tab_after_colon(source: &str) -> Option<(&str, u32)> {
-    let trimmed = source.trim_start_matches([' ', '-']);
-    let colon = trimmed.find(":\t")?;
-    let key = &trimmed[..colon];
-    let plain_key = !key.is_empty() && !key.contains(['"', '\'', '#', '[', '{', ' ']);
-    plain_key.then(|| {
-        let before = source.len() - trimmed.len() + colon + 1;
-        (key, source[..before].chars().count() as u32)
-    })
 }
 
 /// An opened flow bracket or brace.
@@ -177,9 +155,6 @@ mod tests {
 
     #[test]
     fn tabs_are_found_where_the_author_typed_them() {
-        let after_colon = diagnose("agent:\tSWARM-AR\n", 1, 1, 8, "':' must be followed by a valid YAML whitespace");
-        assert_eq!(at(&after_colon), (1, 7));
-        assert_eq!(after_colon.help, "replace the tab after `agent:` with a space");
         let indented = diagnose("agent: X\n\trepos: [a]\n", 1, 1, 8, "while scanning a plain scalar, found a tab");
         assert_eq!(at(&indented), (2, 1));
         assert!(indented.message.contains("line 2 is indented with a tab"), "{}", indented.message);

@@ -53,10 +53,18 @@ impl PartialEq for FileContent {
     }
 }
 
+/// Whether `text` has a `\r` not followed by `\n`.
+fn lone_carriage_returns(text: &str) -> bool {
+    memchr::memchr_iter(b'\r', text.as_bytes()).any(|at| text.as_bytes().get(at + 1) != Some(&b'\n'))
+}
+
 impl FileContent {
     /// Classify raw bytes the way every source must. A UTF-8 byte-order
     /// mark, which editors on Windows write, is no part of the text: every
-    /// family reads a document without it, and positions are unchanged.
+    /// family reads a document without it, and positions are unchanged. A
+    /// lone `\r` ends a line in CommonMark (§2.1), YAML (§5.4) and JSON's
+    /// whitespace alike: it is read as `\n`, one byte for one, so that every
+    /// reader counts the lines the standards count.
     pub fn from_bytes(bytes: &[u8], limit: u64) -> FileContent {
         if bytes.len() as u64 > limit {
             return FileContent::TooLarge { bytes: bytes.len() as u64, limit };
@@ -65,7 +73,16 @@ impl FileContent {
             return FileContent::Binary;
         }
         match std::str::from_utf8(bytes) {
-            Ok(text) => FileContent::Text(Arc::from(text.strip_prefix('\u{feff}').unwrap_or(text))),
+            Ok(text) => {
+                let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+                if lone_carriage_returns(text) {
+                    // A text with a NUL byte is binary (above): NUL marks each `\r\n` here.
+                    let ends = text.replace("\r\n", "\u{0}").replace('\r', "\n").replace('\u{0}', "\r\n");
+                    FileContent::Text(Arc::from(ends))
+                } else {
+                    FileContent::Text(Arc::from(text))
+                }
+            }
             Err(err) => {
                 let line = bytes[..err.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
                 FileContent::InvalidUtf8 { line: line as u32 }
@@ -392,6 +409,13 @@ mod tests {
 
     fn files(entries: &[(&str, &str)]) -> Files {
         entries.iter().map(|(p, t)| (p.to_string(), FileContent::Text(Arc::from(*t)))).collect()
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_as_the_standards_say() {
+        let read = |bytes: &[u8]| FileContent::from_bytes(bytes, u64::MAX).text().map(str::to_string);
+        assert_eq!(read(b"a\rb\r\nc\r"), Some("a\nb\r\nc\n".to_string()));
+        assert_eq!(read(b"\xef\xbb\xbfa\r\nb"), Some("a\r\nb".to_string()));
     }
 
     #[test]

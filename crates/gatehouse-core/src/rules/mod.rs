@@ -198,17 +198,50 @@ impl FamilyRun {
         self.diagnostics.extend(sink.take().into_iter().map(|d| (info, d)));
     }
 
-    /// Reports each of `files` that cannot be read as a document under
-    /// `doc/unreadable`; returns how many were.
+    /// Reports each of `files` that has a document's name
+    /// ([`common::is_document_name`]) and cannot be read as a document under
+    /// `doc/unreadable`; returns how many were. An image, a diagram or a PDF
+    /// beside the documents is no document and gets no finding.
     pub fn unreadable<'c>(&mut self, files: impl IntoIterator<Item = (&'c str, &'c FileContent)>) -> usize {
         let mut sink = Sink::default();
-        for (path, content) in files {
+        for (path, content) in files.into_iter().filter(|(path, _)| common::is_document_name(path)) {
             report_unreadable(path, content, &mut sink);
         }
         let count = sink.len();
         self.extend(&DOC_UNREADABLE, &mut sink);
         count
     }
+}
+
+/// The change with the Markdown files at `paths` resolved
+/// ([`crate::docs::seen::resolved`]: escapes, entities and link
+/// destinations written as what they stand for, HTML comments blanked,
+/// lines kept) on both sides, or `None` when none needs it. Readers that
+/// read lines (the fondue engine's grammars, a brief's sentences and flags)
+/// so read each line as a reader sees it.
+pub(crate) fn resolved<'p>(changes: &ChangeSet, paths: impl IntoIterator<Item = &'p str>) -> Option<ChangeSet> {
+    let paths: Vec<&str> = paths.into_iter().filter(|path| path.ends_with(".md")).collect();
+    let resolve = |files: &crate::model::Files| -> Vec<(String, FileContent)> {
+        paths
+            .iter()
+            .filter_map(|&path| match crate::docs::seen::resolved(files.get(path)?.text()?) {
+                std::borrow::Cow::Owned(text) => Some((path.to_string(), FileContent::Text(text.into()))),
+                std::borrow::Cow::Borrowed(_) => None,
+            })
+            .collect()
+    };
+    let (head, base) = (resolve(&changes.head), resolve(&changes.base));
+    if head.is_empty() && base.is_empty() {
+        return None;
+    }
+    let mut out = changes.clone();
+    for (path, content) in head {
+        out.head.insert(path, content);
+    }
+    for (path, content) in base {
+        out.base.insert(path, content);
+    }
+    Some(out)
 }
 
 /// A document a family parsed, shown to the caller of [`evaluate_seeing`]

@@ -163,7 +163,8 @@ struct Table<'t> {
 
 /// The tables of a text, as GFM reads them (§4.10): a header row, then a
 /// delimiter row of as many cells, then rows up to the first blank line or
-/// line without a `|`. Lines inside fenced code blocks are none.
+/// line without a `|`, each with as many cells as the header (the excess
+/// ignored, missing ones empty). Lines inside fenced code blocks are none.
 fn tables(text: &str) -> Vec<Table<'_>> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<Table> = Vec::new();
@@ -189,7 +190,8 @@ fn tables(text: &str) -> Vec<Table<'_>> {
             (Some(header), Some(delimiter)) if is_rule(&delimiter) && delimiter.len() == header.len() => {
                 let mut table = Table { header_line: i, header, rows: Vec::new() };
                 i += 2;
-                while let Some(row) = lines.get(i).filter(|l| !l.trim().is_empty()).and_then(|l| cells(l)) {
+                while let Some(mut row) = lines.get(i).filter(|l| !l.trim().is_empty()).and_then(|l| cells(l)) {
+                    row.resize(table.header.len(), "");
                     table.rows.push((i, row));
                     i += 1;
                 }
@@ -315,10 +317,13 @@ pub fn parse_user_log(text: &str) -> (Vec<Ruling>, Vec<Problem>) {
                 }
             };
         } else if let Some(last) = rulings.last_mut().filter(|_| current) {
+            // `**Asked:**`, or `__Asked:__`: strong either way.
             let t = raw.trim_start();
-            last.asked |= t.starts_with("**Asked:**");
-            last.ruling |= t.starts_with("**Ruling:**");
-            last.evidence |= t.starts_with("**Evidence:**");
+            let strong = super::super::label::label(t).filter(|_| t.starts_with("**") || t.starts_with("__"));
+            let name = strong.map_or("", |(name, _)| name);
+            last.asked |= name == "Asked";
+            last.ruling |= name == "Ruling";
+            last.evidence |= name == "Evidence";
         }
     }
     (rulings, problems)

@@ -3,6 +3,7 @@ use super::adr_not_honoured::prose_blocks;
 use crate::docs::adr::{fold, mentions};
 use crate::docs::brief::Brief;
 use crate::docs::markdown::Blockquote;
+use crate::docs::seen::seen;
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -17,8 +18,9 @@ line before it (or, when that line names none, the one after it), is a quote of 
 quotation whose ADR id stands right before or after it with at most an attribution between (`ADR-095 says “…”`, \
 `ADR-095: \"…\"`, `Per ADR-095, “…”`, `“…” (ADR-095)`, `“…” — ADR-095`; not scare quotes such as `ADR-099's \
 \"trivial-brief\" exemption`, nor text in code spans). Its text (the attribution removed; the parts in quotation \
-marks when it has any; `…` skips words) must occur in the ADR as merged on the base, compared with whitespace \
-folded, emphasis stripped, typographic quotes (’ ‘ “ ”) made straight and dashes (— – --) made `-`.",
+marks when it has any; `…` skips words) must occur in the ADR as merged on the base, both compared as a reader \
+sees them: rendered (escapes and entities decoded, emphasis, links and HTML comments not shown), NFC-normalised, \
+whitespace folded, typographic quotes (’ ‘ “ ”) made straight and dashes (— – --) made `-`.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }
@@ -224,7 +226,7 @@ pub(super) fn attributed_adr(brief: &Brief, quote: &Blockquote) -> Option<u32> {
 /// The words a quote claims are the ADR's: the parts in quotation marks when
 /// it has any, else the text without its attribution; split at ellipses.
 fn quoted_fragments(text: &str) -> Vec<String> {
-    let folded = fold(text);
+    let folded = fold(&seen(text));
     let quoted = in_quotes(&folded);
     let body = if quoted.is_empty() { vec![without_attribution(&folded)] } else { quoted };
     body.iter()

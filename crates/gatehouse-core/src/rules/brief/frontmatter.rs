@@ -9,8 +9,10 @@ declare_rule! {
     summary: "the frontmatter is present, terminated and valid YAML",
     why: "ADR-099: \"The brief markdown carries frontmatter with a fixed schema so reviewers (and future \
 tooling) can verify the brief mechanically.\" Without a readable frontmatter no other check can run, \
-so a missing `---` block, an unclosed one, or YAML that does not parse (including anchors, aliases \
-and nesting deeper than 32 levels, which no brief needs) is an error at its line.",
+so a missing `---` block, an unclosed one, or YAML that does not parse (including nesting deeper than 32 \
+levels, which no brief needs, and aliases standing for more than 10,000 values in all, an alias bomb) is an \
+error at its line. The YAML is read by the 1.2 core schema: anchors, aliases and merge keys (`<<: *base`) \
+are expanded, a tab may separate a value from its colon.",
     bad: "dark-factory/briefs/SWARM-AR-pg-backup.md",
     good: "dark-factory/briefs/SWARM-AR-pg-backup.md",
 }

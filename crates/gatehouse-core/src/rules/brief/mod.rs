@@ -73,6 +73,10 @@ fn rules<'a>() -> Vec<Rule<BriefView<'a>>> {
 
 declare_family! {
     Briefs, Briefs, rules, |changes, run| {
+        let filter = PathFilter::globs(&changes.config.briefs.paths);
+        let touched = changes.changed_in(&filter).map(|(path, _)| path).chain(changes.deleted_in(&filter));
+        let resolved = super::resolved(changes, touched);
+        let changes = resolved.as_ref().unwrap_or(changes);
         let view = BriefView::new(changes);
         run.unreadable(changes.changed_in(&view.filter));
         run.documents = changes.changed_in(&view.filter).count() + changes.deleted_in(&view.filter).count();

@@ -31,7 +31,7 @@ fn check(view: &CiteView, sink: &mut Sink) {
             .changes
             .head
             .keys()
-            .any(|p| p == cite.value || p.trim_end_matches(".md").ends_with(cite.value.trim_end_matches(".md")));
+            .any(|p| *p == cite.value || p.trim_end_matches(".md").ends_with(cite.value.trim_end_matches(".md")));
         let (message, help) = if in_this_pr {
             (
                 format!("`{}` is added or changed by this PR, not merged on the base branch", cite.value),

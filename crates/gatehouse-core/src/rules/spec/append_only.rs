@@ -45,14 +45,17 @@ fn check(view: &SpecView, sink: &mut Sink) {
 }
 
 /// The first head line that differs from a base line, when the head is not
-/// the base with lines added after it.
+/// the base with lines added after it. Blank lines (an HTML comment is
+/// blanked when read) separate blocks and are no entry.
 fn rewritten(base: &str, head: &str) -> Option<u32> {
-    let mut head_lines = head.lines();
-    for (i, line) in base.lines().enumerate() {
+    let mut head_lines = head.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    // The head's last line matched so far: where a shortened head ends.
+    let mut matched = 1;
+    for line in base.lines().filter(|l| !l.trim().is_empty()) {
         match head_lines.next() {
-            Some(h) if h == line => {}
-            Some(_) => return Some(i as u32 + 1),
-            None => return Some((i as u32).max(1)),
+            Some((i, h)) if crate::docs::seen::same_line(h, line) => matched = i as u32 + 1,
+            Some((i, _)) => return Some(i as u32 + 1),
+            None => return Some(matched),
         }
     }
     None

@@ -66,8 +66,15 @@ fn rules<'a>() -> Vec<Rule<SpecView<'a>>> {
 
 declare_family! {
     Specs, Specs, rules, |changes, run| {
-        let view = SpecView::new(changes);
         run.unreadable(changes.changed_in(&PathFilter::folders(&changes.config.specs.paths)));
+        // The engine reads a touched spec's other files too: every file of
+        // the spec folders is read as seen once one is touched.
+        let filter = PathFilter::folders(&changes.config.specs.paths);
+        let touched = changes.changed_in(&filter).next().is_some() || changes.deleted_in(&filter).next().is_some();
+        let folders = filter.select(&changes.head).chain(filter.select(&changes.base)).map(|(path, _)| path.as_str());
+        let resolved = if touched { super::resolved(changes, folders) } else { None };
+        let changes = resolved.as_ref().unwrap_or(changes);
+        let view = SpecView::new(changes);
         run.documents = view.specs.len();
         if let Some(moves) = view.moves() {
             run.details.push(moves);
@@ -460,7 +467,7 @@ pub fn first_difference(base: &str, head: &str) -> u32 {
     let mut b = base.lines();
     for line in head.lines() {
         n += 1;
-        if b.next() != Some(line) {
+        if b.next().is_none_or(|b| !crate::docs::seen::same_line(b, line)) {
             return n;
         }
     }

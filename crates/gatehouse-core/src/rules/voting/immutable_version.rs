@@ -1,5 +1,7 @@
 use super::{Published, VotingView};
-use crate::docs::voting::VotingDoc;
+use crate::docs::frontmatter;
+use crate::docs::seen::{same_line, seen};
+use crate::docs::voting::{VotingDoc, same_value};
 use crate::model::{Sink, Span};
 
 declare_rule! {
@@ -11,7 +13,8 @@ declare_rule! {
 file; the previous version stays so in-flight cites and in-flight argument submissions resolve to the schema \
 they were written against … Hand-editing @v1 is not a path.\" and \"Each new doc is a new file at \
 <topic>.md@v<n>; bumps mint immutable new files.\" So a published version (on the base) keeps its frontmatter \
-and prose (everything outside the `voting` blocks) byte for byte and is never deleted; only its ledgers grow \
+and prose (everything outside the `voting` blocks) as a reader sees it (rendered, NFC-normalised, whitespace \
+folded: another spelling of the same Markdown is no edit) and is never deleted; only its ledgers grow \
 (see `voting/append-only`). A new version of a doc is `@v<n+1>` of the highest published `@v<n>` (`@v1` for a \
 new doc); one that skips a number or reuses one is an error.",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
@@ -37,13 +40,33 @@ fn check(view: &VotingView, sink: &mut Sink) {
 
 /// The first line outside the `voting` blocks that differs from the base.
 fn edited(sink: &mut Sink, doc: &VotingDoc, base: &VotingDoc) {
-    let head = doc.prose_lines();
-    let published = base.prose_lines();
+    let mut head = doc.prose_lines();
+    let mut published = base.prose_lines();
+    // The frontmatter as data and the prose as a reader sees it: another
+    // spelling of the same YAML or Markdown (line endings, quoting, escapes,
+    // wrapping) is no edit.
+    let same_frontmatter = match (&doc.frontmatter, &base.frontmatter) {
+        (Ok(a), Ok(b)) => same_value(a.root(), b.root()),
+        (a, b) => a.as_ref().err() == b.as_ref().err(),
+    };
+    if same_frontmatter {
+        // Only the prose can differ: the lines after each frontmatter.
+        let (head_body, base_body) = (frontmatter::split(doc.text).body_line, frontmatter::split(base.text).body_line);
+        head.retain(|(n, _)| *n >= head_body);
+        published.retain(|(n, _)| *n >= base_body);
+    }
+    let prose = |lines: &[(u32, &str)]| seen(&lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n"));
+    if same_frontmatter && prose(&head) == prose(&published) {
+        return;
+    }
+    // Lines a reader does not see (blank, an HTML comment) are no prose.
+    head.retain(|(_, l)| !seen(l).is_empty());
+    published.retain(|(_, l)| !seen(l).is_empty());
     let mut pairs = published.iter().zip(&head);
     let next = format_next(doc);
     let help =
         format!("a published version is immutable apart from appended arguments and votes; put this change in {next}");
-    if let Some(((_, before), (line, after))) = pairs.find(|((_, a), (_, b))| a != b) {
+    if let Some(((_, before), (line, after))) = pairs.find(|((_, a), (_, b))| !same_line(a, b)) {
         sink.emit(
             doc.path,
             Span::line(*line),

@@ -11,8 +11,8 @@ declare_rule! {
 active_argument … and an array of arguments.\" Each `## ` heading is a section and carries exactly one fenced \
 block whose info string is `voting`; consumers (the brief generator, the vote wrapper, the curator) read that \
 block and nothing else. A section with no block or with two, a `voting` block outside any section, an unclosed \
-fence, or YAML that does not parse (anchors, aliases and alias bombs are refused outright) is an error at its \
-line. Prose that is not a section belongs before the first `## ` or under a `### ` heading.",
+fence, or YAML that does not parse (aliases standing for more than 10,000 values in all, an alias bomb, \
+are refused; anchors, aliases and merge keys within that bound are expanded) is an error at its line. Prose that is not a section belongs before the first `## ` or under a `### ` heading.",
     bad: "dark-factory/guidelines/smoke-spec-path@v1.md",
     good: "dark-factory/guidelines/smoke-spec-path@v1.md",
 }
