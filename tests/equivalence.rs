@@ -134,6 +134,26 @@ fn line_grammar(path: &str) -> bool {
     in_spec == "pre-plan/00-brief.md" || !(in_spec.starts_with("pre-plan/") || in_spec.starts_with("plan/"))
 }
 
+/// An ADR in one of the default ADR folders: the ADR tools (adr-tools,
+/// MADR, log4brains, npm `adr`) write and read a record's `Status:` and
+/// `Superseded by:` lines and its dated status log line by line, so one of
+/// those lines wrapped, or two joined, is not their format.
+fn adr_record(path: &str) -> bool {
+    const FOLDERS: [&str; 5] =
+        ["dark-factory/docs/decisions/", "docs/decisions/", "docs/adr/", "doc/adr/", "docs/architecture/decisions/"];
+    FOLDERS.iter().any(|folder| path.starts_with(folder) || path.contains(&format!("/{folder}")))
+}
+
+/// A spec's drafts and its plan: the protocol has the plan made with `cp`
+/// from the approved draft and checked with `diff` (`spec/plan-copy`), so
+/// either respelled alone is, for that rule, another document.
+fn byte_copy(path: &str) -> bool {
+    let Some(rest) = path.split_once("fondue/specs/").map(|(_, rest)| rest) else { return false };
+    let rest = rest.strip_prefix("archive/").unwrap_or(rest);
+    let in_spec = rest.split_once('/').map_or("", |(_, file)| file);
+    in_spec == "plan/plan.md" || (in_spec.starts_with("pre-plan/") && in_spec != "pre-plan/00-brief.md")
+}
+
 /// The documents of a case a kind perturbs: Markdown files and the PR body;
 /// for YAML kinds also YAML files.
 fn documents(changes: &ChangeSet, kind: &Kind) -> Vec<(String, String)> {
@@ -141,7 +161,7 @@ fn documents(changes: &ChangeSet, kind: &Kind) -> Vec<(String, String)> {
         .head
         .iter()
         .filter(|(path, _)| path.ends_with(".md") || (kind.yaml && (path.ends_with(".yml") || path.ends_with(".yaml"))))
-        .filter(|(path, _)| !(kind.across_lines && line_grammar(path)))
+        .filter(|(path, _)| !(kind.across_lines && (line_grammar(path) || adr_record(path))) && !byte_copy(path))
         .filter_map(|(path, content)| Some((path.clone(), content.text()?.to_string())))
         .collect();
     if let Some(body) = changes.pr.body.as_ref().filter(|_| !kind.yaml) {

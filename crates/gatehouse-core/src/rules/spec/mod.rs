@@ -73,8 +73,9 @@ declare_family! {
         let touched = changes.changed_in(&filter).next().is_some() || changes.deleted_in(&filter).next().is_some();
         let folders = filter.select(&changes.head).chain(filter.select(&changes.base)).map(|(path, _)| path.as_str());
         let resolved = if touched { super::resolved(changes, folders) } else { None };
+        let written = changes;
         let changes = resolved.as_ref().unwrap_or(changes);
-        let view = SpecView::new(changes);
+        let view = SpecView { written, ..SpecView::new(changes) };
         run.documents = view.specs.len();
         if let Some(moves) = view.moves() {
             run.details.push(moves);
@@ -133,6 +134,9 @@ pub struct Spec<'a> {
 
 pub struct SpecView<'a> {
     pub changes: &'a ChangeSet,
+    /// The files as written, before their Markdown is resolved as a reader
+    /// sees it: for `spec/plan-copy`, whose founding text compares bytes.
+    pub written: &'a ChangeSet,
     pub specs: Vec<Spec<'a>>,
     /// The project has a knowledge base (`fondue/kb/index.md`), so handover
     /// requests and answers carry `KB:`.
@@ -274,7 +278,7 @@ impl<'a> SpecView<'a> {
                 Spec::new(root, archived, head, base, update)
             })
             .collect();
-        SpecView { changes, specs, has_kb }
+        SpecView { changes, written: changes, specs, has_kb }
     }
 
     /// The check summary's block: each spec's move and the legal path it took.

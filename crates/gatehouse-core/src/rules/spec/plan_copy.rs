@@ -1,5 +1,4 @@
-use super::{Spec, SpecView};
-use crate::docs::seen::{first_block_difference, seen};
+use super::{Spec, SpecView, first_difference};
 use crate::docs::spec::state::Topic;
 use crate::model::{Sink, Span};
 
@@ -7,13 +6,13 @@ declare_rule! {
     id: "spec/plan-copy",
     view: SpecView,
     severity: Error,
-    summary: "plan/plan.md is a copy of the final approved draft",
+    summary: "plan/plan.md is byte-identical to the final approved draft",
     why: "fondue `spec` v9, plan: \"Architect copies the final draft to `plan/plan.md` with `cp` - never by \
 re-typing it\", and the Architecture Reviewer \"checks with `diff` that `plan.md` is identical to the final \
 draft\". `plan/plan.md` is \"a verbatim copy of the final draft. It is never rewritten or summarised, \
 because it carries that draft's approval.\" The final draft is the subject the closing verdict of \
-`review/pre-plan/` names. The two are compared as a reader sees them (rendered, NFC-normalised, whitespace \
-folded), so line endings or another spelling of the same Markdown are no difference.",
+`review/pre-plan/` names. The two are compared as written, byte for byte, as `diff` compares them: another \
+spelling of the same Markdown is a re-typed copy.",
     bad: "fondue/specs/retry-queue/plan/plan.md",
     good: "fondue/specs/retry-queue/plan/plan.md",
 }
@@ -32,16 +31,18 @@ fn check(view: &SpecView, sink: &mut Sink) {
             .help("plan.md is `cp pre-plan/<final>-draft.md plan/plan.md` of the approved draft");
             continue;
         };
-        match spec.text(&draft) {
-            // A copy that reads as the draft, spelled otherwise (line
-            // endings, escapes, wrapping), carries the draft's approval.
-            Some(text) if text == plan || seen(text) == seen(plan) => {}
+        // As written: the spec's files are read resolved (escapes written
+        // out), and the founding text's `diff` compares bytes.
+        let written = |rel: &str| view.written.head.get(&spec.path(rel)).and_then(|c| c.text());
+        let plan = written("plan/plan.md").unwrap_or(plan);
+        match spec.text(&draft).map(|text| written(&draft).unwrap_or(text)) {
+            Some(text) if text == plan => {}
             Some(text) => {
                 sink.emit(
                     &path,
-                    Span::line(first_block_difference(text, plan).unwrap_or(1)),
+                    Span::line(first_difference(text, plan)),
                     draft.as_str(),
-                    format!("`plan/plan.md` does not read as the final draft `{draft}`: it is no copy of it"),
+                    format!("`plan/plan.md` is not a byte copy of the final draft `{draft}`"),
                 )
                 .help(format!("run `cp {draft} plan/plan.md`; never re-type or summarise the approved draft"));
             }
