@@ -30,6 +30,25 @@ fn nvim() -> Option<PathBuf> {
     found
 }
 
+/// Runs Neovim as `command` says; what its script wrote to `result`.
+fn what_it_saw(command: &mut Command, result: &Path) -> Value {
+    let status = command.status().unwrap();
+    assert!(status.success(), "nvim exited with {status}");
+    serde_json::from_str(&std::fs::read_to_string(result).expect("the script wrote its result")).unwrap()
+}
+
+/// A home of the test's for Neovim, which writes its log and state there
+/// (and reads its config from `config/nvim/`); none of the user's.
+fn home_of(home: &Path) -> [(&'static str, PathBuf); 5] {
+    [
+        ("HOME", home.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join("config")),
+        ("XDG_STATE_HOME", home.join("state")),
+        ("XDG_DATA_HOME", home.join("data")),
+        ("XDG_CACHE_HOME", home.join("cache")),
+    ]
+}
+
 #[test]
 fn neovim_shows_the_diagnostics_applies_the_fix_and_hovers() {
     let Some(nvim) = nvim() else { return };
@@ -40,25 +59,17 @@ fn neovim_shows_the_diagnostics_applies_the_fix_and_hovers() {
     let result = dir.path().join("nvim-result.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
     let home = tempfile::tempdir().unwrap();
-    let status = Command::new(nvim)
+    let mut command = Command::new(nvim);
+    command
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
         .arg(format!("luafile {}", script.display()))
         .current_dir(dir.path())
-        // Neovim writes its log and state under these; none of the user's.
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("XDG_STATE_HOME", home.path().join("state"))
-        .env("XDG_DATA_HOME", home.path().join("data"))
-        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .envs(home_of(home.path()))
         .env("GATEHOUSE_BIN", env!("CARGO_BIN_EXE_gatehouse"))
         .env("GATEHOUSE_WORKSPACE", dir.path())
         .env("GATEHOUSE_BRIEF", BRIEF)
-        .env("GATEHOUSE_RESULT", &result)
-        .status()
-        .unwrap();
-    assert!(status.success(), "nvim exited with {status}");
-    let saw: Value =
-        serde_json::from_str(&std::fs::read_to_string(&result).expect("the script wrote its result")).unwrap();
+        .env("GATEHOUSE_RESULT", &result);
+    let saw = what_it_saw(&mut command, &result);
     assert_eq!(saw.get("error"), None, "{saw:#}");
     assert_eq!(saw["attached"], true, "{saw:#}");
     assert_eq!(saw["typed"], "lines_estimate: \"80\"", "{saw:#}");
@@ -99,24 +110,17 @@ fn the_documented_set_up_starts_the_server_on_this_neovim() {
             .unwrap();
     let result = dir.path().join("nvim-result.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/documented.lua");
-    let status = Command::new(nvim)
+    let mut command = Command::new(nvim);
+    command
         .args(["--headless", "-i", "NONE", "-n"])
         .arg(dir.path().join(BRIEF))
         .arg("-c")
         .arg(format!("luafile {}", script.display()))
         .current_dir(dir.path())
         .env("PATH", path)
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("XDG_STATE_HOME", home.path().join("state"))
-        .env("XDG_DATA_HOME", home.path().join("data"))
-        .env("XDG_CACHE_HOME", home.path().join("cache"))
-        .env("GATEHOUSE_RESULT", &result)
-        .status()
-        .unwrap();
-    assert!(status.success(), "nvim exited with {status}");
-    let saw: Value =
-        serde_json::from_str(&std::fs::read_to_string(&result).expect("the script wrote its result")).unwrap();
+        .envs(home_of(home.path()))
+        .env("GATEHOUSE_RESULT", &result);
+    let saw = what_it_saw(&mut command, &result);
     assert_eq!(saw["filetype"], "markdown", "{saw:#}");
     assert_eq!(saw["attached"], true, "the set-up started the server and attached the brief: {saw:#}");
     assert_eq!(saw["diagnostics"], serde_json::json!(["brief/field-type"]), "{saw:#}");
