@@ -44,54 +44,6 @@ pub fn seen(markdown: &str) -> String {
     out
 }
 
-/// The line of `b` where it first reads otherwise than `a`: the first of its
-/// blocks (paragraphs, headings, items, code blocks, cells) whose text as
-/// seen differs from `a`'s block at the same place; `None` when every block
-/// reads the same. A rewrapped paragraph is the same block.
-pub fn first_block_difference(a: &str, b: &str) -> Option<u32> {
-    let (before, after) = (blocks(a), blocks(b));
-    let differing = before.iter().zip(&after).find(|((_, x), (_, y))| x != y).map(|(_, (line, _))| *line);
-    differing.or_else(|| match before.len().cmp(&after.len()) {
-        std::cmp::Ordering::Less => after.get(before.len()).map(|(line, _)| *line),
-        std::cmp::Ordering::Greater => Some(after.last().map_or(1, |(line, _)| *line)),
-        std::cmp::Ordering::Equal => None,
-    })
-}
-
-/// The blocks of `markdown` with their first lines, each block's text as
-/// [`seen`] gives it.
-fn blocks(markdown: &str) -> Vec<(u32, String)> {
-    let line_of = |offset: usize| memchr::memchr_iter(b'\n', &markdown.as_bytes()[..offset]).count() as u32 + 1;
-    let mut out: Vec<(u32, String)> = Vec::new();
-    let mut open: Option<(u32, String)> = None;
-    let mut close = |open: &mut Option<(u32, String)>| {
-        if let Some((line, text)) = open.take() {
-            let words: Vec<&str> = text.split_whitespace().collect();
-            if !words.is_empty() {
-                out.push((line, words.join(" ").nfc().collect()));
-            }
-        }
-    };
-    for (event, range) in Parser::new_ext(markdown, OPTIONS).into_offset_iter() {
-        match event {
-            Event::Text(text) | Event::Code(text) => {
-                open.get_or_insert_with(|| (line_of(range.start), String::new())).1.push_str(&text);
-            }
-            Event::SoftBreak | Event::HardBreak => {
-                if let Some((_, text)) = open.as_mut() {
-                    text.push(' ');
-                }
-            }
-            Event::Start(Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. })
-            | Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough | TagEnd::Link | TagEnd::Image) => {}
-            Event::Start(_) | Event::End(_) | Event::Rule => close(&mut open),
-            _ => {}
-        }
-    }
-    close(&mut open);
-    out
-}
-
 /// Whether two lines of Markdown read the same: equal, or equal as seen
 /// (`**Ruling:**` and `__Ruling:__`, `a&amp;b` and `a&b`, a trailing space).
 pub fn same_line(a: &str, b: &str) -> bool {
@@ -197,15 +149,5 @@ mod tests {
         }
         assert_eq!(seen("caf\u{65}\u{301}\n"), seen("caf\u{e9}\n"));
         assert_ne!(seen("Dumps go to offhost storage.\n"), seen("Dumps go to off-host storage.\n"));
-    }
-
-    #[test]
-    fn the_first_block_that_reads_otherwise_is_found_whatever_the_wrapping() {
-        let draft = "# Plan\n\nA job runs\nonce.\n\n- cap retries at 5\n- keep payloads\n";
-        let rewrapped = "# Plan\n\nA job runs once.  \n\n* cap retries at 5\n* keep payloads\n";
-        assert_eq!(super::first_block_difference(draft, rewrapped), None);
-        let edited = "# Plan\n\nA job runs once.\n\n- cap retries at 5\n- drop payloads\n";
-        assert_eq!(super::first_block_difference(draft, edited), Some(6));
-        assert_eq!(super::first_block_difference(draft, "# Plan\n"), Some(1));
     }
 }
