@@ -61,7 +61,7 @@ pub(crate) fn cites(body: &str, key: &str) -> Vec<Cite> {
         let before = &body[..offset.min(body.len())];
         let line_start = before.rfind('\n').map_or(0, |n| n + 1);
         out.push(Cite {
-            line: line.line,
+            line: source.line,
             col: before[line_start..].chars().count() as u32 + 1,
             value: value.to_string(),
         });
@@ -229,7 +229,8 @@ mod tests {
             assert_eq!((found.len(), found[0].0, found[0].2.as_str()), (1, 1, "SWARM-AR-x"), "{body:?}");
         }
         assert_eq!(found("Brief: SWARM-AR-x\n"), expected);
-        assert_eq!(found("Brief:\n  SWARM-AR-x\n"), vec![(1, 3, "SWARM-AR-x".to_string())]);
+        // The value on the line after its label: the finding points at the value.
+        assert_eq!(found("Brief:\n  SWARM-AR-x\n"), vec![(2, 3, "SWARM-AR-x".to_string())]);
         for none in
             ["<!-- Brief: SWARM-AR-x -->\n", "```\nBrief: SWARM-AR-x\n```\n", "> Brief: SWARM-AR-x\n", "# Brief: x\n"]
         {
