@@ -193,8 +193,9 @@ impl Batcher {
     }
 
     /// Stops the committing thread once the deliveries sent before are
-    /// stored, and marks the replay digests' file closed (the next start
-    /// trusts it); deliveries sent after are refused.
+    /// stored, marks the replay digests' file closed (the next start
+    /// trusts it) and closes its connection; deliveries sent after are
+    /// refused.
     pub(crate) async fn close(&self) -> Result<()> {
         let (reply, answer) = oneshot::channel();
         if self.queue.send(Request::Close(reply)).await.is_err() {
@@ -255,7 +256,12 @@ fn run(mut connection: Connection, database: &Path, writer: &WriteLock, mut inco
         }
         if let Some(reply) = closing {
             let _guard = writer.ack();
-            let _ = reply.send(digests::close(&connection).map_err(|err| format!("{err:#}")));
+            let marked = digests::close(&connection).map_err(|err| format!("{err:#}"));
+            // Closing the connection checkpoints the WAL into the database
+            // file; `close` returns only once it has, so whoever copies or
+            // replaces the file after it (a restore) is not written over.
+            drop(connection);
+            let _ = reply.send(marked);
             return;
         }
         if due.after_commit(WAL_FRAMES.get()) {
