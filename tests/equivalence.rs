@@ -286,6 +286,7 @@ fn reading_only_the_needed_families_plans_the_same() {
             review: Default::default(),
             dependencies: Vec::new(),
             previous: None,
+            required: gatehouse::plan::RequiredChecks::Read(Default::default()),
         };
         format!("{:#?}", pull_request(&read))
     };

@@ -1,23 +1,24 @@
 //! The README and the manuals in `docs/` run: every `sh` block that invokes
 //! `gatehouse` (or `cargo run --release -- …`, which is the same binary) runs
-//! here as written, in a temporary copy of the fixtures, and must end with the
-//! exit status and print the output the document documents. A block runs as a
+//! here as written, from the root of a fresh clone (a git repository holding
+//! every file the checkout tracks), where the README says examples run, and
+//! must end with the exit status and print the output the document
+//! documents, in at most a screen of lines. Whatever an example needs is set
+//! up in the block itself, where a reader sees it. A block runs as a
 //! reader's shell runs it: a `cd` holds for the commands after it, and
 //! `mktemp` makes its folders in a temporary folder of the test's. No example
-//! may write into the checkout (its copy must be as it was after the block's
-//! setup): an example that writes works on a scratch copy, so a reader's clone
-//! stays clean, and the real checkout's `git status` after the test is the
-//! one taken before it.
+//! may write into the clone: an example that writes works on a scratch copy,
+//! so a reader's clone stays clean, and the real checkout's `git status`
+//! after the test is the one taken before it.
 //!
 //! A block is read as a reader would: a command (lines joined at a trailing
 //! `\`, an inline `# …` comment dropped), then the `# …` lines right under
 //! it (no blank line between) as the output it prints, `…` standing for
 //! anything. An HTML comment on the line before the fence says what the
-//! prose around the block says: `cwd=DIR` (relative to the copy's root),
-//! `setup=SHELL` (run first, in that folder), `exit=N,N,…` (one status per
-//! command; 0 by default), `next-text` (the ```text block after this one is
-//! output of its last command) and `skip=REASON` for the blocks that need
-//! GitHub, a server or a tool the test cannot have.
+//! prose around the block says: `exit=N,N,…` (one status per command; 0 by
+//! default), `next-text` (the ```text block after this one is output of its
+//! last command) and `skip=REASON` for the blocks that need GitHub, a server
+//! or a tool the test cannot have.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,8 +28,6 @@ use std::process::Command;
 struct Block {
     line: usize,
     commands: Vec<(String, Vec<String>)>,
-    cwd: Option<String>,
-    setup: Option<String>,
     exits: Vec<i32>,
     next_text: Option<Vec<String>>,
     skip: Option<String>,
@@ -94,8 +93,6 @@ fn blocks(readme: &str) -> Vec<Block> {
         if let Some(note) = i.checked_sub(1).and_then(|p| lines[p].strip_prefix("<!-- readme-test: ")) {
             for part in note.trim_end_matches("-->").trim().split("; ") {
                 match part.split_once('=').unwrap_or((part, "")) {
-                    ("cwd", dir) => block.cwd = Some(dir.to_string()),
-                    ("setup", shell) => block.setup = Some(shell.to_string()),
                     ("exit", codes) => {
                         block.exits = codes.split(',').map(|c| c.parse().expect("an exit status")).collect()
                     }
@@ -163,11 +160,6 @@ fn shows(expected: &[String], output: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn copy(from: &Path, to: &Path) {
-    let status = Command::new("cp").arg("-r").arg(from).arg(to).status().expect("cp");
-    assert!(status.success());
-}
-
 /// Every file under `root` with its bytes, `.git` folders left out (git
 /// refreshes its own index when gatehouse asks it about the work tree).
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -206,16 +198,51 @@ fn changes(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8
     out
 }
 
-fn run(block: &Block, bin: &Path) -> Result<(), String> {
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let root = tmp.path().join("checkout");
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir_all(root.join("fixtures")).expect("fixtures");
-    std::fs::create_dir(&scratch).expect("a temporary folder for mktemp");
-    for fixture in ["demo-repo", "starter-repo", "gate"] {
-        copy(&manifest().join("fixtures").join(fixture), &root.join("fixtures").join(fixture));
+/// Lines a terminal shows at once: an example whose text shows none of its
+/// output prints no more (one that shows output, whole or with `…`, tells
+/// the reader what comes).
+const SCREEN: usize = 60;
+
+/// The files the checkout tracks (`git ls-files`).
+fn tracked() -> Vec<PathBuf> {
+    let out = Command::new("git").arg("ls-files").arg("-z").current_dir(manifest()).output().expect("git runs");
+    assert!(out.status.success(), "the examples run in a clone of a git checkout");
+    out.stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| PathBuf::from(String::from_utf8_lossy(p).as_ref()))
+        .collect()
+}
+
+/// A clone of the checkout at `root`: its tracked files, committed on `main`.
+fn clone_into(root: &Path, files: &[PathBuf]) {
+    for file in files {
+        let to = root.join(file);
+        std::fs::create_dir_all(to.parent().expect("a file has a folder")).expect("a folder of the clone");
+        std::fs::copy(manifest().join(file), &to).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     }
-    let mut cwd = root.join(block.cwd.as_deref().unwrap_or("."));
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(root)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "clone"]);
+}
+
+fn run(block: &Block, bin: &Path, files: &[PathBuf]) -> Result<(), String> {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let root = tmp.path().join("gatehouse");
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).expect("a temporary folder for mktemp");
+    clone_into(&root, files);
+    let mut cwd = root.clone();
     let pwd_file = tmp.path().join("pwd");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let shell = |script: &str, cwd: &Path| {
@@ -230,12 +257,6 @@ fn run(block: &Block, bin: &Path) -> Result<(), String> {
             .output()
             .expect("sh runs")
     };
-    if let Some(setup) = &block.setup {
-        let out = shell(setup, &cwd);
-        if !out.status.success() {
-            return Err(format!("setup failed: {}", String::from_utf8_lossy(&out.stderr)));
-        }
-    }
     let before = snapshot(&root);
     for (n, (command, expected)) in block.commands.iter().enumerate() {
         // The folder the command ends in is where the next one starts, as in a reader's shell.
@@ -251,6 +272,10 @@ fn run(block: &Block, bin: &Path) -> Result<(), String> {
             return Err(format!("`{command}` exited {:?}, the README says {want}:\n{both}", out.status.code()));
         }
         shows(expected, &both).map_err(|e| format!("`{command}`: {e}; it printed:\n{both}"))?;
+        let documented = !expected.is_empty() || (n + 1 == block.commands.len() && block.next_text.is_some());
+        if !documented && both.lines().count() > SCREEN {
+            return Err(format!("`{command}` printed {} lines, more than a screen:\n{both}", both.lines().count()));
+        }
         if n + 1 == block.commands.len()
             && let Some(text) = &block.next_text
         {
@@ -280,6 +305,7 @@ fn every_gatehouse_example_in_the_readme_and_docs_runs_as_documented() {
     let mut found = 0;
     let mut ran = 0;
     let mut failures = Vec::new();
+    let files = tracked();
     for (name, text) in documents() {
         let blocks = blocks(&text);
         if name == "README.md" {
@@ -288,7 +314,7 @@ fn every_gatehouse_example_in_the_readme_and_docs_runs_as_documented() {
         found += blocks.len();
         for block in blocks.iter().filter(|block| block.skip.is_none()) {
             ran += 1;
-            if let Err(e) = run(block, &bin) {
+            if let Err(e) = run(block, &bin, &files) {
                 failures.push(format!("{name}:{}: {e}", block.line));
             }
         }
@@ -300,9 +326,8 @@ fn every_gatehouse_example_in_the_readme_and_docs_runs_as_documented() {
 
 #[test]
 fn the_reader_takes_commands_outputs_and_notes_as_written() {
-    let readme = "<!-- readme-test: cwd=x; exit=1,0 -->\n```sh\n# what it does\ngatehouse a --b \\\n  --c  # inline\n# printed\n# more …\n\ngatehouse d\n```\n";
+    let readme = "<!-- readme-test: exit=1,0 -->\n```sh\n# what it does\ngatehouse a --b \\\n  --c  # inline\n# printed\n# more …\n\ngatehouse d\n```\n";
     let block = &blocks(readme)[0];
-    assert_eq!(block.cwd.as_deref(), Some("x"));
     assert_eq!(block.exits, [1, 0]);
     assert_eq!(
         block.commands,

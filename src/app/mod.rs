@@ -2,6 +2,7 @@
 //! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
 //! runtime); `start` runs it in the background (tests, the demo).
 
+mod clock;
 pub(crate) mod commands;
 mod dashboard;
 pub mod env_file;
@@ -34,6 +35,7 @@ use crate::metrics::Metrics;
 use crate::source::contents::ReadCache;
 use crate::store::{Store, redact_url};
 use crate::webhook::{BodyLimits, Readiness, Receiver, Secrets};
+pub use clock::Clock;
 pub use handlers::Work;
 pub use logs::LogFormat;
 pub use redeliver::RedeliverPolicy;
@@ -65,6 +67,8 @@ pub struct AppConfig {
     pub redeliver: RedeliverPolicy,
     /// The sweep that sends review reminders.
     pub reminders: ReminderPolicy,
+    /// The clock reminders are scheduled by (the system's; tests move it).
+    pub clock: Clock,
     /// The secondary limits each installation's writes keep to.
     pub budget: Budget,
     /// How long an evaluation may take before its check runs are shown in
@@ -114,6 +118,7 @@ impl AppConfig {
             log_format: LogFormat::Text,
             redeliver: RedeliverPolicy::default(),
             reminders: ReminderPolicy::default(),
+            clock: Clock::system(),
             budget: Budget::default(),
             progress_after: Duration::from_secs(2),
             stop_points: StopPoints::default(),
@@ -225,7 +230,13 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         metrics.clone(),
         stopped.clone(),
     ));
-    let reminders = tokio::spawn(reminders::run(store.clone(), ctx.github.clone(), config.reminders, stopped.clone()));
+    let reminding = reminders::Sweeper {
+        store: store.clone(),
+        github: ctx.github.clone(),
+        policy: config.reminders,
+        clock: config.clock.clone(),
+    };
+    let reminders = tokio::spawn(reminders::run(reminding, stopped.clone()));
     let sweeper =
         tokio::spawn(redeliver::run(store.clone(), ctx.github.clone(), metrics.clone(), config.redeliver, stopped));
     tracing::info!(%addr, store = store.engine_name(), workers = config.workers, "gatehouse is serving");

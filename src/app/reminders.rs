@@ -12,36 +12,44 @@ use anyhow::{Result, anyhow};
 use serde::Deserialize;
 use tokio::sync::watch;
 
+use super::Clock;
 use crate::github::{GitHub, RepoClient, RepoName, Urgency, comments, issues};
 use crate::plan::{GATE_REASONS, REVIEW_CHECK};
-use crate::store::{ReminderSchedule, Store, now_ms};
+use crate::store::{ReminderSchedule, Store};
 
 /// How reminders are swept.
 #[derive(Clone, Copy, Debug)]
 pub struct ReminderPolicy {
-    /// Between sweeps; zero: no sweep (no reminder is sent).
+    /// Between sweeps (`serve --reminder-interval-secs`); zero: no sweep
+    /// (no reminder is sent).
     pub interval: Duration,
-    /// What a day of `remind_after_days` lasts (a day; shorter in tests).
-    pub day: Duration,
     /// How long a replica holds a pull request's sweep.
     pub claim: Duration,
 }
 
 impl Default for ReminderPolicy {
     fn default() -> Self {
-        ReminderPolicy {
-            interval: Duration::from_secs(300),
-            day: Duration::from_secs(24 * 3600),
-            claim: Duration::from_secs(120),
-        }
+        ReminderPolicy { interval: Duration::from_secs(300), claim: Duration::from_secs(120) }
     }
 }
+
+/// A day of `remind_after_days`, in ms.
+const DAY_MS: i64 = 24 * 3600 * 1000;
 
 /// Pull requests one sweep looks at, at most.
 const PER_SWEEP: i64 = 100;
 
+/// Who sweeps, and on which clock.
+pub(crate) struct Sweeper {
+    pub store: Store,
+    pub github: GitHub,
+    pub policy: ReminderPolicy,
+    pub clock: Clock,
+}
+
 /// Sweeps every interval (the first an interval after start) until `stop`.
-pub(crate) async fn run(store: Store, github: GitHub, policy: ReminderPolicy, mut stop: watch::Receiver<bool>) {
+pub(crate) async fn run(sweeper: Sweeper, mut stop: watch::Receiver<bool>) {
+    let policy = sweeper.policy;
     if policy.interval.is_zero() {
         return;
     }
@@ -50,18 +58,19 @@ pub(crate) async fn run(store: Store, github: GitHub, policy: ReminderPolicy, mu
             _ = tokio::time::sleep(policy.interval) => {}
             _ = stop.changed() => return,
         }
-        if let Err(err) = sweep(&store, &github, &policy).await {
+        if let Err(err) = sweep(&sweeper).await {
             tracing::warn!(error = %format!("{err:#}"), "cannot sweep the review reminders");
         }
     }
 }
 
-async fn sweep(store: &Store, github: &GitHub, policy: &ReminderPolicy) -> Result<()> {
+async fn sweep(sweeper: &Sweeper) -> Result<()> {
+    let store = &sweeper.store;
     for schedule in store.reminder_schedules(PER_SWEEP).await? {
-        if !store.claim_reminders(&schedule, policy.claim).await? {
+        if !store.claim_reminders(&schedule, sweeper.policy.claim).await? {
             continue;
         }
-        let reminded = remind(store, github, policy, &schedule).await;
+        let reminded = remind(sweeper, &schedule).await;
         store.release_reminders(&schedule).await?;
         if let Err(err) = reminded {
             tracing::warn!(repo = %schedule.repo, pr = schedule.pr, error = %format!("{err:#}"), "cannot send reminders");
@@ -103,9 +112,11 @@ fn last_posted(bodies: &[String], login: &str) -> Option<i64> {
     bodies.iter().filter_map(|b| b.strip_prefix(&prefix)?.split(' ').next()?.parse().ok()).max()
 }
 
-async fn remind(store: &Store, github: &GitHub, policy: &ReminderPolicy, schedule: &ReminderSchedule) -> Result<()> {
+async fn remind(sweeper: &Sweeper, schedule: &ReminderSchedule) -> Result<()> {
+    let store = &sweeper.store;
     let name = RepoName::parse(&schedule.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", schedule.repo))?;
-    let repo = RepoClient::new(github.clone(), schedule.installation as u64, name).with_urgency(Urgency::Background);
+    let repo =
+        RepoClient::new(sweeper.github.clone(), schedule.installation as u64, name).with_urgency(Urgency::Background);
     let number = schedule.pr as u64;
     let pull: Pull = repo.get(&format!("/pulls/{number}")).await?;
     if pull.state != "open" || pull.draft {
@@ -114,8 +125,8 @@ async fn remind(store: &Store, github: &GitHub, policy: &ReminderPolicy, schedul
     }
     let requested: Requested = repo.get(&format!("/pulls/{number}/requested_reviewers")).await?;
     let logins: Vec<String> = requested.users.into_iter().map(|u| u.login).collect();
-    let now = now_ms();
-    let every = (policy.day.as_millis() as i64).saturating_mul(schedule.every_days);
+    let now = sweeper.clock.now_ms();
+    let every = DAY_MS.saturating_mul(schedule.every_days);
     let records = store.note_requested(schedule, &logins, now).await?;
     let due: Vec<&str> = records
         .iter()

@@ -53,6 +53,11 @@ pub(crate) struct Settings {
     /// App refused or missed (default 300; the first runs at start; 0: none).
     #[arg(long, value_name = "SECS", env = "GATEHOUSE_REDELIVER_INTERVAL_SECS", hide_env_values = true)]
     pub redeliver_interval_secs: Option<u64>,
+    /// Seconds between sweeps that send the review reminders the policies
+    /// ask for (`review.remind_after_days`): a reminder goes out at most
+    /// this late (default 300; 0: no reminders).
+    #[arg(long, value_name = "SECS", env = "GATEHOUSE_REMINDER_INTERVAL_SECS", hide_env_values = true)]
+    pub reminder_interval_secs: Option<u64>,
     /// Content-generating requests (writes) an installation may make a
     /// minute; `none` lifts the limit (default 80, GitHub.com's secondary
     /// limit; GitHub Enterprise Server sets none unless its administrator
@@ -131,6 +136,9 @@ impl Settings {
         }
         if let Some(secs) = self.redeliver_interval_secs {
             config.redeliver.interval = Duration::from_secs(secs);
+        }
+        if let Some(secs) = self.reminder_interval_secs {
+            config.reminders.interval = Duration::from_secs(secs);
         }
         if let Some(Limit(n)) = self.github_writes_per_minute {
             config.budget.content_per_minute = n;

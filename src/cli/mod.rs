@@ -413,11 +413,7 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
     let repo = changes.repo.clone().unwrap_or_else(|| args.repo.display().to_string());
     let (report, site) = crate::site::build(&changes, &crate::site::Options { now, repo });
     if searched::found_nothing(&report) {
-        eprint!(
-            "No site written: no governed document was found in {}. {}",
-            args.repo.display(),
-            searched::explain(&changes, true)
-        );
+        eprint!("No site written in {}. {}", args.repo.display(), searched::explain(&changes, None));
         return Ok(ExitCode::from(2));
     }
     crate::site::write(&site, &args.out)?;
@@ -432,12 +428,17 @@ fn site(args: SiteArgs) -> Result<ExitCode> {
 
 /// When no family found a document to check, says where gatehouse looked,
 /// so an empty report is not mistaken for a clean one.
-fn nothing_found(report: &crate::model::Report, changes: &crate::model::ChangeSet, all: bool) -> Option<String> {
+/// `base`: the name of what a branch's change was compared with; `None`:
+/// every document was checked (`--all`).
+fn nothing_found(
+    report: &crate::model::Report,
+    changes: &crate::model::ChangeSet,
+    base: Option<&str>,
+) -> Option<String> {
     if !searched::found_nothing(report) {
         return None;
     }
-    let what = if all { "No governed document was found" } else { "The change touches no governed document" };
-    Some(format!("\n{what}. {}", searched::explain(changes, all)))
+    Some(format!("\n{}", searched::explain(changes, base)))
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {
@@ -461,6 +462,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         repo_roots: args.repo_roots,
     };
     let changes = local::changeset(&request)?;
+    let base = (!args.all).then(|| local::base_name(&request).unwrap_or_else(|| "the base".into()));
     let (changes, report) = if args.fix {
         let outcome = fix::apply(&local::root(&request)?, &changes, args.dry_run)?;
         let report = outcome.fixed.report;
@@ -479,7 +481,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     };
     let output = match args.format {
         Format::Text => {
-            render::text(&report, &changes) + &nothing_found(&report, &changes, args.all).unwrap_or_default()
+            render::text(&report, &changes) + &nothing_found(&report, &changes, base.as_deref()).unwrap_or_default()
         }
         Format::Json => render::json(&report) + "\n",
         Format::Sarif => render::sarif(&report) + "\n",

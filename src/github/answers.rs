@@ -37,9 +37,17 @@ pub(crate) struct PullRequest {
     /// A draft asks for no reviews yet (absent on servers without drafts).
     #[serde(default)]
     pub draft: bool,
-    pub base: BranchTip,
+    pub base: BaseTip,
     pub head: BranchTip,
     pub changed_files: u64,
+}
+
+/// `pull-request.base`: the branch it merges into and that branch's tip.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct BaseTip {
+    pub sha: String,
+    #[serde(rename = "ref")]
+    pub branch: String,
 }
 
 /// An element of `GET /repos/{o}/{r}/pulls` (`pull-request-simple`: no

@@ -53,6 +53,11 @@ impl Shown {
         self.runs.iter().filter(|(ext, _)| check_name(ext) == Some(name)).max_by_key(|(_, l)| l.id)
     }
 
+    /// Whether a run of check `name` is on the head.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.newest_with_id(name).is_some()
+    }
+
     /// Whether the newest run of every check of `names` is completed, by
     /// one of the jobs `by`.
     pub(crate) fn all_completed_by(&self, names: &[String], by: &BTreeSet<i64>) -> bool {

@@ -8,7 +8,7 @@ use super::checks;
 use crate::github::RepoClient;
 use crate::github::check_runs::Shown;
 use crate::model::Finding;
-use crate::plan::{CheckOutput, CheckPlan, summary};
+use crate::plan::{CheckOutput, CheckPlan, Presence, summary};
 
 /// Which job writes the runs, and how.
 #[derive(Clone, Copy, Debug)]
@@ -44,11 +44,19 @@ impl HeadRuns {
     /// Writes every planned check of this job; `note` (what changed on the
     /// base) is added to each summary written.
     pub(crate) async fn publish_all(&self, repo: &RepoClient, planned: &[CheckPlan], note: Option<&str>) -> Result<()> {
-        for check in planned {
+        for check in planned.iter().filter(|check| self.writes(check)) {
             let annotations: Vec<&Finding> = check.annotations.iter().collect();
             self.publish(repo, check.output.clone(), &annotations, note).await?;
         }
         Ok(())
+    }
+
+    /// Whether a planned check is written: it is to be, or a run of it is on
+    /// the head (shown in progress by this job, or another's) to bring up
+    /// to date.
+    fn writes(&self, check: &CheckPlan) -> bool {
+        let name = &check.output.name;
+        check.presence == Presence::Written || self.started.ids.contains_key(name) || self.shown.has(name)
     }
 
     /// Writes one check's output where it differs from what GitHub shows;

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
+use super::required;
 use super::{approved, contents::ReadCache};
 use crate::config::ReviewConfig;
 use crate::github::check_runs::{self, Shown};
@@ -20,7 +21,7 @@ use crate::model::ChangeSet;
 use crate::plan::dependencies::Dependencies;
 use crate::plan::requests::Recorded;
 use crate::plan::review::DiffFile;
-use crate::plan::{self, Authors, GateRead, PullRequestRead};
+use crate::plan::{self, Authors, GateRead, PullRequestRead, RequiredChecks};
 
 /// The checks a job answers on a head.
 #[derive(Clone, Copy)]
@@ -34,11 +35,22 @@ pub(crate) struct Checks<'a> {
 }
 
 impl Checks<'_> {
-    /// Every check was answered on the head by a job that finished, so its
-    /// whole plan is on GitHub: nothing more to read. Completed runs of a
-    /// job that did not finish (it was killed after them) are not enough:
-    /// the plan is read and decided again, and what is missing written.
-    pub(crate) fn answered(&self, shown: &Shown) -> bool {
+    /// The head was answered by a job that finished, so its whole plan is
+    /// on GitHub: nothing more to read. Every check the base branch requires
+    /// and every check shown on the head has its newest run completed by
+    /// such a job (a job writes the checks its change concerns and the
+    /// required ones). Completed runs of a job that did not finish (it was
+    /// killed after them) are not enough: the plan is read and decided
+    /// again, and what is missing written.
+    pub(crate) fn answered(&self, shown: &Shown, required: &RequiredChecks) -> bool {
+        let expected: Vec<String> =
+            self.names.iter().filter(|name| required.requires(name) || shown.has(name)).cloned().collect();
+        self.once_per_head && !expected.is_empty() && shown.all_completed_by(&expected, self.finished)
+    }
+
+    /// Every check was answered on the head by a job that finished, for a
+    /// job that writes every check (a merge group's).
+    pub(crate) fn all_answered(&self, shown: &Shown) -> bool {
         self.once_per_head && shown.all_completed_by(self.names, self.finished)
     }
 }
@@ -117,7 +129,8 @@ pub(crate) async fn read(
 ) -> Result<Reading, ApiError> {
     let pr = pull_request::describe(repo, ask.number).await?;
     let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
-    let answered = ask.checks.answered(&shown);
+    let required = required::read(repo, &pr.base_branch).await?;
+    let answered = ask.checks.answered(&shown, &required);
     if !answered {
         // The runner may have stopped listening (the read was quick).
         let _ = seen.send(HeadSeen { head: pr.head_sha.0.clone(), shown: shown.clone() });
@@ -129,7 +142,7 @@ pub(crate) async fn read(
     if answered {
         return Ok(Reading { head: Head { pr, shown, earlier }, change: None });
     }
-    let change = match change(repo, &pr, cache, ask.known, ask.with_review).await {
+    let change = match change(repo, &pr, cache, ask.known, ask.with_review, required).await {
         Ok(change) => change,
         Err(err) if err.is_transient() => return Err(err),
         Err(err) => Change::Unreadable(err),
@@ -144,6 +157,7 @@ async fn change(
     cache: &ReadCache,
     known: Known,
     with_review: bool,
+    required: RequiredChecks,
 ) -> Result<Change, ApiError> {
     let Known { made, previous } = known;
     let head = pr.head_sha.0.clone();
@@ -162,7 +176,19 @@ async fn change(
     let review = if with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
     let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
     let (number, base_sha, draft) = (pr.number, pr.base_sha.0.clone(), pr.draft);
-    let read = PullRequestRead { number, base_sha, head, draft, changes, files, gate, review, dependencies, previous };
+    let read = PullRequestRead {
+        number,
+        base_sha,
+        head,
+        draft,
+        changes,
+        files,
+        gate,
+        review,
+        dependencies,
+        previous,
+        required,
+    };
     Ok(Change::Read(Box::new(read)))
 }
 /// The review gate's reads.

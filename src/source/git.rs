@@ -109,6 +109,16 @@ impl Checkout {
         self.resolve(rev).is_ok()
     }
 
+    /// The branch the default base is taken from: origin/HEAD (by the name
+    /// it points to, `origin/main`), else main, else master.
+    pub(crate) fn default_branch(&self) -> Option<String> {
+        let branch = ["origin/HEAD", "main", "master"].into_iter().find(|r| self.exists(r))?;
+        match branch {
+            "origin/HEAD" => Some(self.git_text(&["rev-parse", "--abbrev-ref", branch]).unwrap_or(branch.into())),
+            _ => Some(branch.to_string()),
+        }
+    }
+
     /// The default base: the merge-base of HEAD with origin/HEAD, else main,
     /// else master.
     pub(crate) fn default_base(&self) -> Result<String> {

@@ -113,6 +113,15 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
 
 /// The folder the ChangeSet's paths are relative to: the checkout's root,
 /// or with `all` on a folder that is not a checkout's root, that folder.
+/// The name of what the change is compared with (`--base`, or the default
+/// branch), for messages; `None` with `--all` or outside a git checkout.
+pub(crate) fn base_name(req: &Request) -> Option<String> {
+    if req.all {
+        return None;
+    }
+    req.base.clone().or_else(|| Checkout::find(&req.dir).ok().flatten()?.default_branch())
+}
+
 pub(crate) fn root(req: &Request) -> Result<PathBuf> {
     let dir = req.dir.canonicalize().with_context(|| format!("cannot read {}", req.dir.display()))?;
     Ok(match Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path()) {

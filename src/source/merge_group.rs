@@ -77,7 +77,7 @@ pub(crate) async fn read(
     seen: oneshot::Sender<HeadSeen>,
 ) -> Result<Reading, ApiError> {
     let shown = check_runs::shown(repo, group.head).await?;
-    if checks.answered(&shown) {
+    if checks.all_answered(&shown) {
         return Ok(Reading { shown, change: None });
     }
     // The runner may have stopped listening (the read was quick).
@@ -96,6 +96,7 @@ async fn change(repo: &RepoClient, group: Group<'_>, cache: &ReadCache) -> Resul
     let described = PullRequest {
         number: 0,
         base_sha: HeadSha(base.to_string()),
+        base_branch: queue_base(head_ref).unwrap_or_default().to_string(),
         merge_base: Some(HeadSha(change.merge_base.clone())),
         head_sha: HeadSha(head.to_string()),
         body: None,
@@ -134,6 +135,13 @@ async fn compare(repo: &RepoClient, base: &str, head: &str) -> Result<GroupChang
         }
     }
     Ok(change)
+}
+
+/// The branch a merge queue branch merges into: `main` in
+/// `refs/heads/gh-readonly-queue/main/pr-12-<sha>`.
+fn queue_base(head_ref: &str) -> Option<&str> {
+    let (_, rest) = head_ref.split_once("gh-readonly-queue/")?;
+    Some(rest.rsplit_once("/pr-")?.0)
 }
 
 /// The PR number in a merge queue branch, `refs/heads/gh-readonly-queue/main/pr-12-<sha>`.
@@ -185,6 +193,7 @@ mod tests {
     #[test]
     fn the_queue_branch_names_its_last_pr() {
         assert_eq!(queue_pr("refs/heads/gh-readonly-queue/main/pr-12-0a1b2c3d"), Some(12));
+        assert_eq!(queue_base("refs/heads/gh-readonly-queue/release/v2/pr-7-ffee"), Some("release/v2"));
         assert_eq!(queue_pr("gh-readonly-queue/release/v2/pr-7-ffee"), Some(7));
         assert_eq!(queue_pr("refs/heads/main"), None);
         assert_eq!(queue_pr("refs/heads/gh-readonly-queue/main/pr-x-1"), None);

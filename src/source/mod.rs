@@ -11,6 +11,7 @@ pub(crate) mod git;
 pub mod local;
 pub(crate) mod merge_group;
 pub mod pull_request;
+pub(crate) mod required;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 use crate::reads::Needs;

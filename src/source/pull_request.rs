@@ -41,6 +41,8 @@ pub struct PullRequest {
     pub number: u64,
     /// The base branch's tip, where the config is read.
     pub base_sha: HeadSha,
+    /// The base branch's name, whose rules say which checks it requires.
+    pub base_branch: String,
     /// Where the head branched from the base, when known (a merge group's
     /// base); `None`: asked of the compare API when it is needed.
     pub merge_base: Option<HeadSha>,
@@ -103,6 +105,7 @@ pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, Api
     Ok(PullRequest {
         number,
         base_sha: HeadSha(pr.base.sha),
+        base_branch: pr.base.branch,
         merge_base: None,
         head_sha: HeadSha(pr.head.sha),
         body: pr.body,

@@ -161,7 +161,19 @@ pub fn without_secondary_limits(sim: &Sim, config: &mut AppConfig) {
     config.budget = gatehouse::github::Budget::UNLIMITED;
 }
 
+/// The simulated GitHub of an organisation whose ruleset requires every
+/// check of gatehouse's on `main`: the App writes them all on each head.
 pub async fn sim() -> Sim {
+    let sim = bare_sim().await;
+    let names = gatehouse::publish::check_names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    sim.require_checks_by_ruleset(None, "main", &names, Some(APP_ID));
+    sim
+}
+
+/// The simulated GitHub with no ruleset and no branch protection: a
+/// repository that requires no check.
+pub async fn bare_sim() -> Sim {
     Sim::start(APP_ID, &public_key(), INSTALLATION).await.expect("sim")
 }
 

@@ -24,6 +24,7 @@ mod manifests;
 mod push;
 mod queue;
 mod routes;
+mod rules;
 mod secondary;
 mod tree;
 
@@ -259,6 +260,8 @@ pub(crate) struct State {
     /// The secondary limits enforced, and the writes they count.
     pub secondary: SecondaryLimits,
     pub content: secondary::ContentLog,
+    /// The checks rulesets and branch protection require.
+    pub branch_rules: rules::BranchRules,
     /// How long every request waits before it is answered.
     pub latency: Duration,
     /// Every request as it is answered, for a watcher (`gatehouse demo`).
@@ -348,6 +351,7 @@ impl Sim {
             hooks: deliveries::Hooks::default(),
             secondary: SecondaryLimits::default(),
             content: secondary::ContentLog::default(),
+            branch_rules: rules::BranchRules::default(),
             latency: Duration::ZERO,
             watch: None,
             stall: faults::Stall::default(),

@@ -53,6 +53,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/graphql", post(super::graphql::handle))
         .merge(super::comments::routes())
         .merge(super::issues::routes())
+        .merge(super::rules::routes())
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/app", get(get_app))

@@ -5,7 +5,7 @@
 //! (or the gate did not apply to it).
 
 use super::summary::{CheckOutput, REVIEW_CHECK, fit};
-use super::{CheckPlan, outputs};
+use super::{CheckPlan, Presence, RequiredChecks, outputs};
 use crate::model::ChangeSet;
 
 /// What a merge group's evaluation was read.
@@ -16,9 +16,15 @@ pub struct GroupRead {
     pub pulls: Vec<PullGate>,
 }
 
-/// Decides a merge group's checks.
+/// Decides a merge group's checks, every one written: a queue waits for
+/// the required ones on the group's head, and a group is evaluated once.
 pub fn plan(read: &GroupRead) -> Vec<CheckPlan> {
-    outputs(&crate::rules::evaluate(&read.changes), review_gate(&read.pulls))
+    let none = RequiredChecks::Read(Default::default());
+    let mut checks = outputs(&crate::rules::evaluate(&read.changes), review_gate(&read.pulls), true, &none);
+    for check in &mut checks {
+        check.presence = Presence::Written;
+    }
+    checks
 }
 
 /// The review gate's last run on one pull request's head.

@@ -31,26 +31,68 @@ pub fn check_names() -> Vec<String> {
     names
 }
 
-/// One check run as planned: its output and the findings annotated on it.
+/// One check run as planned: its output, the findings annotated on it, and
+/// whether it is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckPlan {
     pub output: CheckOutput,
     pub annotations: Vec<Finding>,
+    pub presence: Presence,
+}
+
+/// Whether a check is written on a head. Each run written is a write of the
+/// installation's budget, and one a person scrolls past: a check is written
+/// where it has something to say or the base branch waits for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Written: the change touches the check's documents (or the review
+    /// gate applies), it has findings, or the base branch requires it.
+    Written,
+    /// Left out, unless a run of it is on the head already (shown in
+    /// progress, or an earlier job's), which is then brought up to date:
+    /// nothing in the change concerns it and nothing requires it.
+    Omitted,
+}
+
+/// Which checks the base branch requires, as its rulesets and branch
+/// protection say ("About protected branches", "About rulesets").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequiredChecks {
+    /// The names of the checks required (others' checks among them).
+    Read(BTreeSet<String>),
+    /// The rules could not be read (the reason): every check is written,
+    /// as if each were required, rather than leave a required one unwritten.
+    Unread(String),
+}
+
+impl RequiredChecks {
+    pub fn requires(&self, name: &str) -> bool {
+        match self {
+            RequiredChecks::Read(names) => names.contains(name),
+            RequiredChecks::Unread(_) => true,
+        }
+    }
 }
 
 /// Each check's output and the findings to annotate on it; `review` is the
-/// review gate's. Findings about the pull request body are not annotated
-/// (the body is not a file of the commit): the summary lists them.
-pub fn outputs(report: &Report, review: CheckOutput) -> Vec<CheckPlan> {
+/// review gate's, which is written where `gate_applies`. Findings about the
+/// pull request body are not annotated (the body is not a file of the
+/// commit): the summary lists them.
+pub fn outputs(report: &Report, review: CheckOutput, gate_applies: bool, required: &RequiredChecks) -> Vec<CheckPlan> {
+    let presence = |concerned: bool, name: &str| {
+        if concerned || required.requires(name) { Presence::Written } else { Presence::Omitted }
+    };
     let mut out: Vec<CheckPlan> = report
         .checks
         .iter()
         .map(|check| {
             let annotations = check.findings.iter().filter(|f| f.path != PR_BODY).cloned().collect();
-            CheckPlan { output: summary::render(check), annotations }
+            let concerned = check.documents > 0 || check.cites > 0 || !check.findings.is_empty();
+            CheckPlan { output: summary::render(check), annotations, presence: presence(concerned, check.name) }
         })
         .collect();
-    out.push(CheckPlan { output: review, annotations: Vec::new() });
+    let presence = presence(gate_applies, REVIEW_CHECK);
+    out.push(CheckPlan { output: review, annotations: Vec::new(), presence });
     out
 }
 
@@ -97,6 +139,8 @@ pub struct PullRequestRead {
     pub dependencies: Vec<AtBase>,
     /// The PR's entry in the dependency index, from its last evaluation.
     pub previous: Option<Dependencies>,
+    /// Which checks the base branch requires.
+    pub required: RequiredChecks,
 }
 
 /// What a pull request's job writes.
@@ -208,7 +252,7 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     let dashboard = changes.config.dashboard.enabled;
     let gate_waits = review_gate.conclusion == "failure" && !read.draft;
     let remind_every_days = policy.map(|p| p.remind_after_days).filter(|days| *days > 0 && gate_waits);
-    let checks = outputs(&report, review_gate);
+    let checks = outputs(&report, review_gate, applicability.applies, &read.required);
     let mut plan = Plan { checks, base_note, requests, review, index_entry, dashboard, remind_every_days };
     if let Requests::Made(made) = &plan.requests {
         let made = made.clone();
@@ -261,11 +305,34 @@ mod tests {
             review: review::Shown::default(),
             dependencies: Vec::new(),
             previous: None,
+            required: RequiredChecks::Read(BTreeSet::new()),
         }
     }
 
     fn review_gate(plan: &Plan) -> &CheckOutput {
         &plan.checks.iter().find(|c| c.output.name == REVIEW_CHECK).unwrap().output
+    }
+
+    fn written(plan: &Plan) -> Vec<&str> {
+        plan.checks.iter().filter(|c| c.presence == Presence::Written).map(|c| c.output.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_brief_change_writes_the_briefs_and_the_gate_and_what_the_branch_requires() {
+        let mut read = read();
+        assert_eq!(written(&pull_request(&read)), ["gatehouse/briefs", REVIEW_CHECK], "nothing required");
+        read.required = RequiredChecks::Read(["gatehouse/specs".to_string(), "ci/build".to_string()].into());
+        assert_eq!(written(&pull_request(&read)), ["gatehouse/briefs", "gatehouse/specs", REVIEW_CHECK]);
+        read.required = RequiredChecks::Unread("403 Resource not accessible by integration".into());
+        assert_eq!(written(&pull_request(&read)), check_names(), "the rules unread: every check");
+
+        // A change of no governed document: nothing to say, nothing written.
+        read.changes.head.clear();
+        read.required = RequiredChecks::Read(BTreeSet::new());
+        assert!(written(&pull_request(&read)).is_empty(), "{:?}", written(&pull_request(&read)));
+        // The config changed: its check says so.
+        read.changes.head.insert(crate::config::CONFIG_PATH.into(), FileContent::Text("review: {}\n".into()));
+        assert_eq!(written(&pull_request(&read)), ["gatehouse/config"]);
     }
 
     #[test]
