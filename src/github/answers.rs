@@ -202,10 +202,10 @@ mod tests {
 
     #[test]
     fn a_pull_request_without_changed_files_is_refused() {
-        let whole = r#"{"number": 5, "body": null, "base": {"sha": "b"}, "head": {"sha": "h"}, "changed_files": 2}"#;
+        let whole = r#"{"number": 5, "body": null, "base": {"sha": "b", "ref": "main"}, "head": {"sha": "h"}, "changed_files": 2}"#;
         let pr: PullRequest = serde_json::from_str(whole).unwrap();
         assert_eq!((pr.changed_files, pr.body), (2, None));
-        let missing = r#"{"number": 5, "body": null, "base": {"sha": "b"}, "head": {"sha": "h"}}"#;
+        let missing = r#"{"number": 5, "body": null, "base": {"sha": "b", "ref": "main"}, "head": {"sha": "h"}}"#;
         let err = serde_json::from_str::<PullRequest>(missing).unwrap_err().to_string();
         assert!(err.contains("changed_files"), "{err}");
     }
