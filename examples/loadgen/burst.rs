@@ -23,7 +23,7 @@ use gatehouse::app::{self, AppConfig, Running};
 use gatehouse_sim::Sim;
 
 use super::feedback::{REPO, base, brief, deliver};
-use super::{APP_ID, INSTALLATION, PUBLIC_KEY, in_process, ms, percentile};
+use super::{in_process, ms, percentile};
 
 const REPOS: u64 = 20;
 const SPREAD: Duration = Duration::from_secs(20);
@@ -46,7 +46,7 @@ pub struct Options {
 
 pub async fn main(options: Options) -> Result<()> {
     let Options { latency, prs, workers, kills, database_url } = options;
-    let sim = Arc::new(Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?);
+    let sim = Arc::new(super::github().await?);
     sim.set_latency(latency);
     let dir = tempfile::tempdir()?;
     let mut config = in_process(&sim, &dir.path().join("burst.db"))?;

@@ -30,7 +30,7 @@ use gatehouse::github::Budget;
 use gatehouse::webhook::signature;
 use gatehouse_sim::{SecondaryLimits, Sim, Tree};
 
-use super::{APP_ID, INSTALLATION, PUBLIC_KEY, SECRET, in_process, ms, percentile};
+use super::{SECRET, in_process, ms, percentile};
 
 pub(super) const REPO: &str = "load/feedback";
 const ADR: &str = "docs/adr/ADR-095-backups.md";
@@ -147,7 +147,7 @@ where
 }
 
 pub async fn main(latency: Duration, prs: u64, workers: usize) -> Result<()> {
-    let sim = Sim::start(APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    let sim = super::github().await?;
     let dir = tempfile::tempdir()?;
     let db = dir.path().join("feedback.db");
 

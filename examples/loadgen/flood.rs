@@ -13,12 +13,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use gatehouse::webhook::signature;
-use gatehouse_sim::Sim;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::served::Served;
-use super::{INSTALLATION, PUBLIC_KEY, SECRET, ms, percentile};
+use super::{SECRET, ms, percentile};
 
 /// The flood runs this long before the first delivery: past the 2 s body
 /// grace, so the floor cuts and the cap sheds from the start.
@@ -77,7 +76,7 @@ async fn delivery(addr: SocketAddr, n: usize, body: &[u8]) -> Result<(Duration, 
 }
 
 pub async fn main(binary: &Path, connections: usize, secs: u64) -> Result<()> {
-    let sim = Sim::start(super::APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    let sim = super::github().await?;
     let served = Served::start(binary, tempfile::tempdir()?, &sim.url(), 4, &[])?;
     let idle_rss = served.memory("VmRSS")?;
     let until = tokio::time::Instant::now() + Duration::from_secs(secs);

@@ -13,7 +13,7 @@ use gatehouse_sim::Sim;
 
 use super::client::send;
 use super::served::Served;
-use super::{Args, Delivery, INSTALLATION, PUBLIC_KEY, REPOS, SECRET, WARM_UP, ms, one_brief_pr, percentile};
+use super::{Args, Delivery, REPOS, SECRET, WARM_UP, ms, one_brief_pr, percentile};
 
 /// Where the load goes.
 pub enum Target {
@@ -51,7 +51,7 @@ struct Run {
 }
 
 async fn run(args: &Args, target: &Target, concurrency: usize) -> Result<Run> {
-    let sim = Sim::start(super::APP_ID, PUBLIC_KEY.as_bytes(), INSTALLATION).await?;
+    let sim = super::github().await?;
     if !args.github_latency.is_zero() {
         sim.set_faults(gatehouse_sim::Faults { slow_next: u32::MAX, delay: args.github_latency, ..Default::default() });
     }
