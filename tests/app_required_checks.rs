@@ -93,3 +93,27 @@ async fn a_head_answered_with_fewer_checks_is_not_read_again() {
     assert_eq!(sim.content_writes(), writes, "nothing written again");
     app.kill();
 }
+
+#[tokio::test]
+async fn a_slow_evaluation_shows_only_the_checks_it_writes_in_progress() {
+    let sim = bare_sim().await;
+    sim.require_checks_by_ruleset(Some(REPO), "main", &["gatehouse/briefs", "gatehouse/review"], Some(APP_ID));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&Db::sqlite(&dir), &sim.url());
+    // Every evaluation outlasts a person's patience: its checks are shown in progress first.
+    config.progress_after = std::time::Duration::ZERO;
+    let app = start_app(config).await;
+    let pr = sim.open_pr(REPO, 1, base(), with_brief(&brief("AR", 400)), "Backups.");
+    let event = sim.pull_request_event(REPO, 1, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", "opened-1", &event).await, 202);
+    jobs_idle(&app.store).await;
+    let runs = sim.check_runs(REPO, &pr.head_sha);
+    assert!(runs.iter().all(|r| r.status == "completed"), "{runs:#?}");
+    assert_eq!(
+        runs.into_iter().map(|r| r.name).collect::<BTreeSet<_>>(),
+        names(&["gatehouse/briefs", "gatehouse/review"])
+    );
+    // Each run created in progress and completed, the review request and the review.
+    assert!(sim.content_writes() <= 6, "{} writes", sim.content_writes());
+    app.kill();
+}

@@ -64,7 +64,8 @@ pub(super) async fn read_in_view<T>(
         seen = seen => seen,
     };
     // The read stopped short of sending: nothing will be evaluated.
-    let Ok(HeadSeen { head, shown }) = seen else { return Ok((read.await?, CheckRuns::default())) };
+    let Ok(seen) = seen else { return Ok((read.await?, CheckRuns::default())) };
+    let head = seen.head.clone();
     progress.note(repo, &head, names);
     tokio::select! {
         biased;
@@ -72,7 +73,8 @@ pub(super) async fn read_in_view<T>(
         _ = tokio::time::sleep_until(began + ctx.progress_after) => {}
     }
     progress.record_start(ctx, job, &head).await?;
-    let started = publish::in_progress(repo, &head, job.id, names, &shown).await?;
+    let in_progress = seen.shown_in_progress(names);
+    let started = publish::in_progress(repo, &head, job.id, &in_progress, &seen.shown).await?;
     Ok((read.await?, started))
 }
 

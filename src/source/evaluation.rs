@@ -61,6 +61,20 @@ impl Checks<'_> {
 pub(crate) struct HeadSeen {
     pub head: String,
     pub shown: Shown,
+    /// The checks the head's base branch requires; `None`: the job writes
+    /// every check (a merge group's).
+    pub required: Option<RequiredChecks>,
+}
+
+impl HeadSeen {
+    /// Of the job's checks `names`, those shown in progress while it is
+    /// slow: the ones it writes whatever the change (required, or a run of
+    /// them on the head already); the rest are created with their
+    /// conclusion if the change concerns them.
+    pub(crate) fn shown_in_progress(&self, names: &[String]) -> Vec<String> {
+        let Some(required) = &self.required else { return names.to_vec() };
+        names.iter().filter(|name| required.requires(name) || self.shown.has(name)).cloned().collect()
+    }
 }
 
 /// What the job runner knows of a pull request from its store.
@@ -133,7 +147,8 @@ pub(crate) async fn read(
     let answered = ask.checks.answered(&shown, &required);
     if !answered {
         // The runner may have stopped listening (the read was quick).
-        let _ = seen.send(HeadSeen { head: pr.head_sha.0.clone(), shown: shown.clone() });
+        let head = pr.head_sha.0.clone();
+        let _ = seen.send(HeadSeen { head, shown: shown.clone(), required: Some(required.clone()) });
     }
     let mut earlier = Vec::new();
     for (job, sha) in ask.begun.iter().filter(|(_, sha)| *sha != pr.head_sha.0) {

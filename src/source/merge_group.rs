@@ -81,7 +81,7 @@ pub(crate) async fn read(
         return Ok(Reading { shown, change: None });
     }
     // The runner may have stopped listening (the read was quick).
-    let _ = seen.send(HeadSeen { head: group.head.to_string(), shown: shown.clone() });
+    let _ = seen.send(HeadSeen { head: group.head.to_string(), shown: shown.clone(), required: None });
     let change = change(repo, group, cache).await?;
     Ok(Reading { shown, change: Some(change) })
 }
