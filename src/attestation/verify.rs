@@ -55,8 +55,6 @@ pub struct Request {
     /// governed document at HEAD.
     pub paths: Vec<String>,
     pub keys: Vec<TrustedKey>,
-    /// `None`: the saved folder in the clone's git directory.
-    pub from: Option<Source>,
 }
 
 /// One document's answer.

@@ -1,5 +1,6 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
+mod attest;
 pub(crate) mod explain;
 mod fix;
 mod gate;
@@ -111,6 +112,17 @@ enum Command {
     /// Tools: check, explain, rules, new_brief, fix, tally and gate_simulate,
     /// each with JSON Schemas for its input and output.
     Mcp,
+    /// Gate attestations: the App's signing key.
+    #[command(subcommand)]
+    Attest(AttestCommand),
+    /// Verify that the governed documents at HEAD are the texts that passed the gate.
+    ///
+    /// Each document (or each PATH) is judged against the gate attestations a
+    /// trusted key signed: verified, unattested, changed after the gate (with
+    /// the diff from the gated text), or bad signature. Exit status: 0 every
+    /// document verified, 1 one unattested or changed after the gate, 2 usage
+    /// or setup failure, 3 an attestation naming one has a bad signature.
+    Verify(attest::VerifyArgs),
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -131,6 +143,14 @@ enum NewCommand {
     /// check` until filled. Exit status: 0 written, 1 refused (with the findings
     /// `check` would print; nothing is written), 2 usage or setup failure.
     Brief(new_brief::NewBriefArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum AttestCommand {
+    /// Print the public key of the App's attestation key (PEM), then the other keys it trusts.
+    ///
+    /// Give the output to `gatehouse verify --key`.
+    Key(attest::KeyArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -278,6 +298,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
+        Command::Attest(AttestCommand::Key(args)) => attest::key(args),
+        Command::Verify(args) => attest::run(args),
         Command::Tally { file, format } => tally(&file, format),
         Command::Mcp => {
             crate::mcp::serve()?;

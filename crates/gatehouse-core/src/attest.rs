@@ -237,14 +237,16 @@ fn statement(merged: &Merged) -> Statement {
             },
             checks,
             rules: RuleSet { gatehouse: env!("CARGO_PKG_VERSION").into(), config },
-            approvals: approvals(read),
+            approvals: approvals(read, &merged.documents),
         },
     }
 }
 
 /// The approvals that counted on the head, each with the documents' blob
-/// ids at the commit it was given on.
-fn approvals(read: &PullRequestRead) -> Vec<Approval> {
+/// ids at the commit it was given on: for one on the head, every document
+/// at the head; for one on an earlier commit (it counts because the
+/// documents the gate reads did not change since), those documents there.
+fn approvals(read: &PullRequestRead, at_head: &[Document]) -> Vec<Approval> {
     let (Some(policy), Some(gate_read)) = (&read.changes.config.review, &read.gate) else { return Vec::new() };
     let authors = match &gate_read.authors {
         Authors::Read(authors) => authors.as_slice(),
@@ -262,14 +264,14 @@ fn approvals(read: &PullRequestRead) -> Vec<Approval> {
                 .iter()
                 .filter(|r| gate::same_login(&r.login, &standing.login) && r.state == ReviewState::Approved)
                 .max_by(|a, b| a.submitted_at.cmp(&b.submitted_at));
-            let at = standing.commit.as_deref().and_then(|c| contents.approved.get(c));
-            let at = at.unwrap_or(&contents.head);
-            let approved = at
-                .iter()
-                .filter_map(|(path, blob)| {
-                    blob.as_ref().map(|b| (path.clone(), BTreeMap::from([("gitBlob".to_string(), b.clone())])))
-                })
-                .collect();
+            let git_blob = |blob: &str| BTreeMap::from([("gitBlob".to_string(), blob.to_string())]);
+            let earlier = standing.commit.as_deref().filter(|c| !gate::same_commit(c, &read.head));
+            let approved = match earlier.and_then(|c| contents.approved.get(c)) {
+                Some(at) => {
+                    at.iter().filter_map(|(path, blob)| blob.as_deref().map(|b| (path.clone(), git_blob(b)))).collect()
+                }
+                None => at_head.iter().map(|d| (d.path.clone(), git_blob(&d.git_blob))).collect(),
+            };
             Approval {
                 login: standing.login.clone(),
                 submitted_at: review.and_then(|r| r.submitted_at.clone()),
