@@ -224,25 +224,26 @@ fn verdict(
             let at = trusted.iter().position(|s| std::ptr::eq(s, statement));
             v.keyid = at.map(|i| keyids[i].clone());
             v.status = Status::Verified;
-            v.message = format!("gated in {}", gated_by(statement));
+            v.message = format!("gated in {}, {}", gated_in(statement), approved_by(statement));
             v.statement = Some(statement.clone());
         }
         Answer::Unattested => {
             v.last_commit = checkout.last_commit(&v.path);
             v.message = match &v.last_commit {
-                Some(commit) => format!("no attestation names it; last changed by {commit}"),
+                Some(commit) => format!("no attestation names it; last changed by commit {commit}"),
                 None => "no attestation names it".to_string(),
             };
         }
         Answer::ChangedAfterGate { statement, gated_blob } => {
             v.status = Status::ChangedAfterGate;
+            v.diff = diff(checkout, &v.path, &gated_blob, &v.blob);
+            let no_diff = if v.diff.is_none() { " (the gated text is not in this clone: no diff)" } else { "" };
             v.message = format!(
-                "gated in {} as blob {}; HEAD has blob {}",
-                gated_by(statement),
+                "gated in {} as blob {}, HEAD has blob {}{no_diff}",
+                gated_in(statement),
                 short(&gated_blob),
                 short(&v.blob)
             );
-            v.diff = diff(checkout, &v.path, &gated_blob, &v.blob);
             v.gated_blob = Some(gated_blob);
             v.statement = Some(statement.clone());
             v.last_commit = checkout.last_commit(&v.path);
@@ -259,12 +260,16 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(7)]
 }
 
-/// "#12 (merge 1a2b3c4), approved by lin, priya".
-fn gated_by(statement: &Statement) -> String {
+/// "#12 (merge 1a2b3c4)".
+fn gated_in(statement: &Statement) -> String {
     let pr = &statement.predicate.pull_request;
+    format!("#{} (merge {})", pr.number, short(&pr.merge))
+}
+
+/// "approved by lin, priya", or that the gate asked for no approval.
+fn approved_by(statement: &Statement) -> String {
     let logins: Vec<&str> = statement.predicate.approvals.iter().map(|a| a.login.as_str()).collect();
-    let approvals = if logins.is_empty() { "no approval required".to_string() } else { logins.join(", ") };
-    format!("#{} (merge {}), approved by {approvals}", pr.number, short(&pr.merge))
+    if logins.is_empty() { "no approval required".to_string() } else { format!("approved by {}", logins.join(", ")) }
 }
 
 /// The unified diff from the gated text to HEAD's, when git holds both.

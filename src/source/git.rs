@@ -264,7 +264,7 @@ impl Checkout {
     /// The last commit of HEAD's history that changed `path`: its short id
     /// and subject, when git has one.
     pub(crate) fn last_commit(&self, path: &str) -> Option<String> {
-        let line = self.git_text(&["log", "-1", "--format=%h %s", "HEAD", "--", path]).ok()?;
+        let line = self.git_text(&["log", "-1", "--format=%h \"%s\"", "HEAD", "--", path]).ok()?;
         (!line.is_empty()).then_some(line)
     }
 
