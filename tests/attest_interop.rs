@@ -25,7 +25,9 @@ fn python() -> Option<PathBuf> {
         "no Python with `securesystemslib` ({}): .ci/run creates a venv with it and sets GATEHOUSE_ATTEST_PYTHON",
         candidate.display()
     );
-    eprintln!("note: no Python with `securesystemslib`: skipping the interop test (pip install securesystemslib[crypto])");
+    eprintln!(
+        "note: no Python with `securesystemslib`: skipping the interop test (pip install securesystemslib[crypto])"
+    );
     None
 }
 
