@@ -109,7 +109,7 @@ enum Command {
     Lsp,
     /// Serve the Model Context Protocol on stdio, for agents.
     ///
-    /// Tools: check, explain, rules, new_brief, fix, tally and gate_simulate,
+    /// Tools: check, explain, rules, new_brief, fix, tally, gate_simulate and verify,
     /// each with JSON Schemas for its input and output.
     Mcp,
     /// Gate attestations: the App's signing key.
