@@ -124,7 +124,7 @@ async fn a_gated_merge_is_attested_once_on_its_merge_commit() {
         .json()
         .await
         .unwrap();
-    assert_eq!(by_blob, [envelope.clone()]);
+    assert_eq!(by_blob, std::slice::from_ref(&envelope));
     let other: Vec<Envelope> =
         reqwest::get(format!("{base_url}/attestations/{REPO}/{}", "0".repeat(40))).await.unwrap().json().await.unwrap();
     assert!(other.is_empty());

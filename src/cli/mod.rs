@@ -61,7 +61,7 @@ enum Command {
     /// Secrets come from the environment (or --env-file) only: GATEHOUSE_PRIVATE_KEY
     /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
     /// Each flag falls back to --env-file, then to its environment variable.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Check that a running App is ready: exit 0 when URL answers 200 within a second.
     ///
     /// Otherwise exit 1 with the reason on one line. For container healthchecks.
@@ -264,7 +264,7 @@ pub(crate) use outln;
 pub fn serve_config(args: &[&str]) -> Result<crate::app::AppConfig> {
     let args = ["gatehouse", "serve"].iter().chain(args).map(std::ffi::OsString::from).collect();
     match serve::parse(args)?.command {
-        Command::Serve(serve) => serve::config(serve),
+        Command::Serve(serve) => serve::config(*serve),
         _ => unreachable!("parsed as `serve`"),
     }
 }
@@ -318,7 +318,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Register(args) => register::run(args),
         Command::Site(args) => site(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Probe { url, env_file } => {
             let file = env_file.map(|path| crate::app::env_file::read(&path)).transpose()?.unwrap_or_default();
             let bind = file.get("GATEHOUSE_BIND").cloned().or_else(|| std::env::var("GATEHOUSE_BIND").ok());

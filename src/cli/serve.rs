@@ -212,7 +212,7 @@ mod tests {
     fn serve_args(args: &[&str]) -> ServeArgs {
         let args = ["gatehouse", "serve"].iter().chain(args).map(OsString::from).collect();
         match parse(args).unwrap().command {
-            Command::Serve(serve) => serve,
+            Command::Serve(serve) => *serve,
             other => panic!("parsed as {other:?}"),
         }
     }
