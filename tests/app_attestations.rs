@@ -4,7 +4,9 @@
 //! brief it changed and the approvals that counted, also served over HTTP;
 //! one merged past a red check by an administrator gets none, one comment
 //! and a line on the dashboard. Redelivered `closed` events write nothing
-//! twice.
+//! twice. `gatehouse verify`, asking the App, answers `verified`,
+//! `unattested` and `changed after the gate` on a checkout of the default
+//! branch after a gated merge, a bypass and a direct push.
 
 mod common;
 
@@ -186,6 +188,100 @@ async fn a_merge_past_a_red_check_is_not_attested_and_is_said_once() {
         })
     })
     .await;
+    app.kill();
+}
+
+/// Opens PR `number` adding `path` with `text` to [`base`], and evaluates it.
+async fn opened(sim: &Sim, app: &gatehouse::app::Running, number: u64, path: &str, text: &str) -> String {
+    let mut head = base();
+    head.insert(path.into(), text.as_bytes().to_vec());
+    let pr = sim.open_pr(REPO, number, base(), head, "A brief.");
+    let event = sim.pull_request_event(REPO, number, "opened");
+    assert_eq!(deliver(app.addr, "pull_request", &format!("opened-{number}"), &event).await, 202);
+    evaluated(sim, &pr.head_sha).await;
+    jobs_idle(&app.store).await;
+    pr.head_sha
+}
+
+async fn closed(sim: &Sim, app: &gatehouse::app::Running, number: u64) {
+    let event = sim.pull_request_event(REPO, number, "closed");
+    assert_eq!(deliver(app.addr, "pull_request", &format!("closed-{number}"), &event).await, 202);
+    jobs_idle(&app.store).await;
+}
+
+/// A git checkout of `trees` committed in order (the blob ids are GitHub's).
+fn checkout(dir: &std::path::Path, trees: &[Tree]) {
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=Lin", "-c", "user.email=lin@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    for (n, tree) in trees.iter().enumerate() {
+        git(&["rm", "-rqf", "--ignore-unmatch", "."]);
+        for (path, bytes) in tree {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", &format!("tip {n}")]);
+    }
+}
+
+#[tokio::test]
+async fn verify_asks_the_app_and_answers_every_case_on_a_checkout_of_the_default_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = app_with_key(&Db::sqlite(&dir), &sim).await;
+    sim.require_checks(REPO, &gatehouse::publish::check_names());
+    const GATED: &str = "dark-factory/briefs/SWARM-AR-backups.md";
+    const BYPASSED: &str = "dark-factory/briefs/SWARM-AS-restore.md";
+    const EDITED: &str = "dark-factory/briefs/SWARM-AT-drill.md";
+    let broken = brief("AS", 40).replace("lines_estimate: 40", "lines_estimate: \"sixty\"");
+    opened(&sim, &app, 1, GATED, &brief("AR", 40)).await;
+    opened(&sim, &app, 2, BYPASSED, &broken).await;
+    opened(&sim, &app, 3, EDITED, &brief("AT", 40)).await;
+    sim.merge_pr(REPO, 1).expect("green");
+    closed(&sim, &app, 1).await;
+    sim.merge_pr(REPO, 2).expect_err("red");
+    sim.merge_pr_as_admin(REPO, 2).expect("an administrator's bypass");
+    closed(&sim, &app, 2).await;
+    let merged = sim.merge_pr(REPO, 3).expect("green");
+    closed(&sim, &app, 3).await;
+    let mut edited = sim.commit_tree(REPO, &merged).unwrap();
+    assert_eq!(edited.len(), base().len() + 3, "all three briefs merged");
+    let text = format!("{}\nAlso drill the restore of the config.\n", brief("AT", 40));
+    edited.insert(EDITED.into(), text.into_bytes());
+    let tip = sim.push_direct(REPO, edited.clone(), "Widen the drill on main");
+    assert_eq!(sim.default_branch_tip(REPO), Some(tip));
+
+    let clone = dir.path().join("clone");
+    std::fs::create_dir(&clone).unwrap();
+    checkout(&clone, &[sim.commit_tree(REPO, &merged).unwrap(), edited]);
+    let keys = reqwest::get(format!("http://{}/attestations/keys", app.addr)).await.unwrap().text().await.unwrap();
+    std::fs::write(dir.path().join("keys.pem"), keys).unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .current_dir(&clone)
+        .args(["verify", GATED, BYPASSED, EDITED, "--format", "json", "--key"])
+        .arg(dir.path().join("keys.pem"))
+        .args(["--from", &format!("http://{}/attestations/{REPO}", app.addr)])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let statuses: Vec<&str> =
+        report["documents"].as_array().unwrap().iter().map(|d| d["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["verified", "unattested", "changed_after_gate"], "{report:#}");
+    assert_eq!(report["documents"][0]["pull_request"]["number"], 1);
+    assert_eq!(report["documents"][2]["pull_request"]["number"], 3);
+    assert!(report["documents"][2]["diff"].as_str().unwrap().contains("+Also drill the restore of the config."));
     app.kill();
 }
 

@@ -143,18 +143,7 @@ async fn release_0_1_sqlite_database_is_adopted_with_its_data() {
         .unwrap();
     assert_eq!(
         recorded,
-        vec![
-            (1, true),
-            (2, true),
-            (3, true),
-            (4, true),
-            (5, true),
-            (6, true),
-            (7, true),
-            (8, true),
-            (9, true),
-            (10, true)
-        ],
+        (1..=10).map(|version| (version, true)).collect::<Vec<(i64, bool)>>(),
         "the baseline is recorded once, then the later migrations run"
     );
 }
