@@ -70,7 +70,6 @@ async fn a_gated_merge_is_attested_once_on_its_merge_commit() {
     // A brief over the review threshold: the gate applies and needs 2 approvals and Dana.
     let text = brief("AR", 400);
     let pr = sim.open_pr(REPO, 1, base(), with_brief(&text), "Backups.");
-    sim.require_checks(REPO, &gatehouse::publish::check_names());
     for (login, state) in [("gyrum-lin", "APPROVED"), ("gyrum-priya", "APPROVED"), ("gyrum-dana", "COMMENTED")] {
         sim.add_review(REPO, 1, login, state);
     }
@@ -161,7 +160,6 @@ async fn a_merge_past_a_red_check_is_not_attested_and_is_said_once() {
     let broken = brief("AR", 40).replace("lines_estimate: 40", "lines_estimate: \"sixty\"");
     head.insert(BRIEF.into(), broken.into_bytes());
     let pr = sim.open_pr(REPO, 2, base, head, "Backups.");
-    sim.require_checks(REPO, &gatehouse::publish::check_names());
     assert_eq!(deliver(app.addr, "pull_request", "opened", &sim.pull_request_event(REPO, 2, "opened")).await, 202);
     evaluated(&sim, &pr.head_sha).await;
     jobs_idle(&app.store).await;
@@ -239,7 +237,6 @@ async fn verify_asks_the_app_and_answers_every_case_on_a_checkout_of_the_default
     let dir = tempfile::tempdir().unwrap();
     let sim = sim().await;
     let app = app_with_key(&Db::sqlite(&dir), &sim).await;
-    sim.require_checks(REPO, &gatehouse::publish::check_names());
     const GATED: &str = "dark-factory/briefs/SWARM-AR-backups.md";
     const BYPASSED: &str = "dark-factory/briefs/SWARM-AS-restore.md";
     const EDITED: &str = "dark-factory/briefs/SWARM-AT-drill.md";

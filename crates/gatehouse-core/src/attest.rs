@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::gate::{self, ReviewState};
-use crate::plan::{Authors, PullRequestRead};
+use crate::plan::{self, Authors, Presence, PullRequestRead};
 
 /// The in-toto Statement layer's `_type`.
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
@@ -146,8 +146,6 @@ pub struct Document {
 pub struct Merged<'a> {
     pub repository: &'a str,
     pub merge: &'a str,
-    /// Every check name gatehouse reports, the review gate last.
-    pub expected: &'a [String],
     /// gatehouse's newest run of each name on the head.
     pub runs: &'a [Run],
     /// The governed documents the pull request changed, at its head.
@@ -174,8 +172,22 @@ fn green(conclusion: &str) -> bool {
     matches!(conclusion, "success" | "neutral" | "skipped")
 }
 
+/// The checks the head answers for: those its plan writes (the checks its
+/// change concerns and those the base branch requires) and any with a run
+/// on the head, in the plan's order, the review gate last. A check the plan
+/// leaves out had nothing to say.
+fn expected(merged: &Merged) -> Vec<String> {
+    let ran = |name: &str| merged.runs.iter().any(|r| r.name == name);
+    plan::pull_request(merged.read)
+        .checks
+        .into_iter()
+        .filter(|c| c.presence == Presence::Written || ran(&c.output.name))
+        .map(|c| c.output.name)
+        .collect()
+}
+
 /// The checks of `expected` that were not green on the head.
-pub fn red_checks(expected: &[String], runs: &[Run]) -> Vec<Red> {
+fn red_checks(expected: &[String], runs: &[Run]) -> Vec<Red> {
     expected
         .iter()
         .filter_map(|name| {
@@ -198,11 +210,12 @@ pub fn decide(merged: &Merged) -> Decision {
     if merged.documents.is_empty() {
         return Decision::NothingGoverned;
     }
-    let red = red_checks(merged.expected, merged.runs);
+    let expected = expected(merged);
+    let red = red_checks(&expected, merged.runs);
     if !red.is_empty() {
         return Decision::Bypassed(red);
     }
-    Decision::Attest(Box::new(statement(merged)))
+    Decision::Attest(Box::new(statement(merged, &expected)))
 }
 
 fn digest_of(document: &Document) -> BTreeMap<String, String> {
@@ -213,11 +226,10 @@ fn digest_of(document: &Document) -> BTreeMap<String, String> {
     digest
 }
 
-fn statement(merged: &Merged) -> Statement {
+fn statement(merged: &Merged, expected: &[String]) -> Statement {
     let read = merged.read;
     let subject = merged.documents.iter().map(|d| Subject { name: d.path.clone(), digest: digest_of(d) }).collect();
-    let checks = merged
-        .expected
+    let checks = expected
         .iter()
         .filter_map(|name| merged.runs.iter().find(|r| &r.name == name))
         .map(|r| CheckResult { name: r.name.clone(), conclusion: r.conclusion.clone().unwrap_or_default() })
@@ -322,6 +334,7 @@ pub fn judge<'s>(path: &str, blob: &str, trusted: &'s [Statement], bad: &[Statem
 mod tests {
     use super::*;
     use crate::model::ChangeSet;
+    use crate::plan::RequiredChecks;
 
     fn read() -> PullRequestRead {
         PullRequestRead {
@@ -335,6 +348,7 @@ mod tests {
             review: Default::default(),
             dependencies: Vec::new(),
             previous: None,
+            required: RequiredChecks::Read(Default::default()),
         }
     }
 
@@ -356,13 +370,11 @@ mod tests {
 
     #[test]
     fn green_heads_are_attested_and_red_ones_are_bypasses() {
-        let expected = vec!["gatehouse/briefs".to_string(), "gatehouse/review".to_string()];
         let read = read();
         let runs = vec![run("gatehouse/briefs", "success"), run("gatehouse/review", "neutral")];
         let merged = Merged {
             repository: "acme/docs",
             merge: "merge000",
-            expected: &expected,
             runs: &runs,
             documents: vec![document()],
             config: None,
@@ -374,25 +386,24 @@ mod tests {
         assert_eq!(statement.predicate.checks.len(), 2);
         let red = vec![run("gatehouse/briefs", "failure")];
         let bypass = Merged { runs: &red, ..merged.clone() };
-        assert_eq!(
-            decide(&bypass),
-            Decision::Bypassed(vec![
-                Red { name: "gatehouse/briefs".into(), shown: "failure".into() },
-                Red { name: "gatehouse/review".into(), shown: "no run".into() },
-            ])
-        );
+        let failed = Red { name: "gatehouse/briefs".into(), shown: "failure".into() };
+        assert_eq!(decide(&bypass), Decision::Bypassed(vec![failed.clone()]), "a check left out had nothing to say");
+        // A check the base branch requires and the head has no run of is not green.
+        let mut required = read.clone();
+        required.required = RequiredChecks::Read([plan::REVIEW_CHECK.to_string()].into());
+        let unanswered = Merged { read: &required, ..bypass.clone() };
+        let no_run = Red { name: plan::REVIEW_CHECK.into(), shown: "no run".into() };
+        assert_eq!(decide(&unanswered), Decision::Bypassed(vec![failed, no_run]));
         assert_eq!(decide(&Merged { documents: Vec::new(), ..merged }), Decision::NothingGoverned);
     }
 
     #[test]
     fn judging_prefers_a_trusted_exact_blob() {
-        let expected = vec!["gatehouse/briefs".to_string()];
         let read = read();
         let runs = vec![run("gatehouse/briefs", "success")];
         let merged = Merged {
             repository: "acme/docs",
             merge: "m",
-            expected: &expected,
             runs: &runs,
             documents: vec![document()],
             config: None,

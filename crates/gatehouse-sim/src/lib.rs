@@ -184,8 +184,6 @@ pub(crate) struct Repo {
     pub diffs: std::sync::Mutex<HashMap<(String, String), Diff>>,
     /// Commit id → its recursive listing's body.
     pub listings: HashMap<String, axum::body::Bytes>,
-    /// The checks branch protection requires before a merge.
-    pub required_checks: Vec<String>,
 }
 
 impl Repo {

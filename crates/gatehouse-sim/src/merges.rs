@@ -19,17 +19,18 @@ fn passing(conclusion: Option<&str>) -> bool {
     matches!(conclusion, Some("success" | "neutral" | "skipped"))
 }
 
-/// Why PR `number` may not merge: a required check that is not passing on
-/// its head. "Require status checks to pass before merging"
+/// Why PR `number` may not merge: a check its base branch requires (by a
+/// ruleset or branch protection) that is not passing on its head. "Require
+/// status checks to pass before merging"
 /// (https://docs.github.com/en/repositories/configuring-branches-and-merges-in-your-repository/managing-protected-branches/about-protected-branches#require-status-checks-before-merging).
 fn blocked(state: &super::State, repo: &str, number: u64) -> Option<String> {
     let entry = state.repos.get(&repo.to_ascii_lowercase())?;
     let pull = entry.pulls.get(&number)?;
-    entry.required_checks.iter().find_map(|name| {
+    state.branch_rules.required(repo, "main").into_iter().find_map(|name| {
         let newest = state
             .check_runs
             .iter()
-            .filter(|c| c.repo.eq_ignore_ascii_case(repo) && c.head_sha == pull.head_sha && &c.name == name)
+            .filter(|c| c.repo.eq_ignore_ascii_case(repo) && c.head_sha == pull.head_sha && c.name == name)
             .max_by_key(|c| c.id);
         let ok = newest.is_some_and(|c| c.status == "completed" && passing(c.conclusion.as_deref()));
         (!ok).then(|| format!("Required status check \"{name}\" is failing."))
@@ -73,14 +74,6 @@ fn move_default_branch(repo: &mut Repo, old: &str, new: &str) {
 }
 
 impl Sim {
-    /// The checks branch protection requires on the default branch
-    /// ("Require status checks to pass before merging").
-    pub fn require_checks(&self, repo: &str, names: &[String]) {
-        let mut state = self.lock();
-        let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
-        entry.required_checks = names.to_vec();
-    }
-
     /// Merges PR `number` as a maintainer would with the merge button:
     /// refused (GitHub's 405) while a required check is not passing on the
     /// head. Returns the merge commit.

@@ -80,8 +80,7 @@ pub(in crate::app) async fn merged(
         sha256: None,
     });
     let name = repo.repo.full();
-    let merged =
-        Merged { repository: &name, merge: &merge.0, expected: &names, runs: &runs, documents, config, read: &read };
+    let merged = Merged { repository: &name, merge: &merge.0, runs: &runs, documents, config, read: &read };
     match decide(&merged) {
         Decision::NothingGoverned => {
             tracing::info!(job = job.id, pr = number.0, "merged without changing a governed document");
