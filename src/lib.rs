@@ -6,9 +6,10 @@
 
 #![warn(unreachable_pub)]
 
-pub use gatehouse_core::{config, depends, diff, docs, gate, model, plan, reads, render, rules, schema};
+pub use gatehouse_core::{attest, config, depends, diff, docs, gate, model, plan, reads, render, rules, schema};
 
 pub mod app;
+pub mod attestation;
 pub mod cli;
 #[cfg(feature = "demo")]
 mod demo;

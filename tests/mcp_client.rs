@@ -30,6 +30,27 @@ fn python() -> Option<PathBuf> {
     None
 }
 
+const DEMO_AP: &str = "dark-factory/briefs/SWARM-AP-buzzy-features.md";
+const DEMO_AR: &str = "dark-factory/briefs/SWARM-AR-pg-backup.md";
+
+/// The demo repository's briefs committed in a checkout of their own, for `verify`.
+fn demo_checkout(ws: &Path) -> PathBuf {
+    let demo = ws.join("demo");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(demo.join("dark-factory/briefs")).unwrap();
+    for brief in [DEMO_AP, DEMO_AR] {
+        std::fs::copy(manifest.join("fixtures/demo-repo").join(brief), demo.join(brief)).unwrap();
+    }
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"],
+    ] {
+        assert!(Command::new("git").arg("-C").arg(&demo).args(args).status().unwrap().success());
+    }
+    demo
+}
+
 const GATE_CONFIG: &str = "review:\n  core: { reviewers: [marcus, priya, lin], required: 2 }\n  advisory: [dana]\n";
 
 #[test]
@@ -46,6 +67,9 @@ fn the_official_client_lists_and_calls_every_tool() {
     let reviews = manifest.join("fixtures/gate/reviews.json");
     let commits = manifest.join("fixtures/gate/commits.json");
     let brief_text = std::fs::read_to_string(ws.join(BRIEF)).unwrap();
+    let demo = demo_checkout(ws);
+    let public_key = manifest.join("fixtures/attest/signing-key.pub.pem");
+    let envelopes = manifest.join("fixtures/attest/demo-envelopes.json");
     let calls = json!([
         ["check", "check", { "all": true }],
         ["check_text", "check", { "path": BRIEF, "text": brief_text.replace("agent: SWARM-AR", "agnet: SWARM-AR") }],
@@ -59,6 +83,8 @@ fn the_official_client_lists_and_calls_every_tool() {
         ["tally", "tally", { "file": voting }],
         ["gate_simulate", "gate_simulate", { "config": "gate.yml", "reviews": reviews, "commits": commits }],
         ["bad_arguments", "tally", { "file": voting, "fiel": 1 }],
+        ["verify", "verify", { "repo": demo, "paths": [DEMO_AP, DEMO_AR], "keys": [public_key], "from": envelopes }],
+        ["verify_no_key", "verify", { "repo": demo, "keys": [manifest.join("fixtures/attest/signing-key.pem")] }],
     ]);
     let calls_file = ws.join("calls.json");
     std::fs::write(&calls_file, calls.to_string()).unwrap();
@@ -76,7 +102,7 @@ fn the_official_client_lists_and_calls_every_tool() {
     assert_eq!(saw["server"], "gatehouse");
     let tools = saw["tools"].as_object().unwrap();
     let names: Vec<&str> = tools.keys().map(String::as_str).collect();
-    assert_eq!(names, ["check", "explain", "fix", "gate_simulate", "new_brief", "rules", "tally"]);
+    assert_eq!(names, ["check", "explain", "fix", "gate_simulate", "new_brief", "rules", "tally", "verify"]);
     for (name, tool) in tools {
         assert!(tool["description"].as_str().unwrap().contains("Call it"), "{name} says when to call it");
         assert_eq!(tool["input"]["type"], "object", "{name}");
@@ -132,6 +158,16 @@ fn the_official_client_lists_and_calls_every_tool() {
     let gate = call("gate_simulate");
     assert_eq!(gate["error"], false, "{gate:#}");
     assert!(gate["structured"]["passed"].is_boolean(), "{gate:#}");
+    let verify = call("verify");
+    assert_eq!(verify["error"], false, "{verify:#}");
+    let documents = verify["structured"]["documents"].as_array().unwrap();
+    let statuses: Vec<(&str, &str)> =
+        documents.iter().map(|d| (d["path"].as_str().unwrap(), d["status"].as_str().unwrap())).collect();
+    assert_eq!(statuses, [(DEMO_AP, "verified"), (DEMO_AR, "unattested")]);
+    assert_eq!(documents[0]["approvals"][0]["login"], "gyrum-priya");
+    let no_key = call("verify_no_key");
+    assert_eq!(no_key["error"], true, "{no_key:#}");
+    assert!(no_key["text"][0].as_str().unwrap().contains("not an Ed25519 public key"), "{no_key:#}");
     let bad = call("bad_arguments");
     assert_eq!(bad["error"], true, "{bad:#}");
     assert!(bad["text"][0].as_str().unwrap().contains("unknown field `fiel`"), "{bad:#}");

@@ -2,6 +2,7 @@
 //! `serve` runs it until SIGINT/SIGTERM (`serve_async` on the caller's
 //! runtime); `start` runs it in the background (tests, the demo).
 
+mod attest;
 mod clock;
 pub(crate) mod commands;
 mod dashboard;
@@ -76,6 +77,8 @@ pub struct AppConfig {
     pub progress_after: Duration,
     /// Where a test stops a job as a crash would (none in `gatehouse serve`).
     pub stop_points: StopPoints,
+    /// The key gate attestations are signed with and the public keys served.
+    pub attestation: crate::attestation::AttestationKeys,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -92,6 +95,7 @@ impl std::fmt::Debug for AppConfig {
             .field("log_format", &self.log_format)
             .field("redeliver", &self.redeliver)
             .field("budget", &self.budget)
+            .field("attestation", &self.attestation)
             .finish_non_exhaustive()
     }
 }
@@ -122,6 +126,7 @@ impl AppConfig {
             budget: Budget::default(),
             progress_after: Duration::from_secs(2),
             stop_points: StopPoints::default(),
+            attestation: Default::default(),
         }
     }
 }
@@ -205,6 +210,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         retry: config.retry,
         progress_after: config.progress_after,
         stops: config.stop_points.clone(),
+        attestation: Arc::new(config.attestation.clone()),
     });
     let workers = (0..config.workers.max(1))
         .map(|n| tokio::spawn(worker::run(ctx.clone(), worker::worker_id(n), stopped.clone())))
@@ -225,7 +231,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
     let addr = listener.local_addr()?;
     let server = tokio::spawn(server::serve(
         listener,
-        crate::webhook::router(receiver),
+        crate::webhook::router(receiver).merge(attest::routes::router(store.clone(), ctx.attestation.clone())),
         config.limits,
         metrics.clone(),
         stopped.clone(),

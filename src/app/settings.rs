@@ -77,6 +77,14 @@ pub(crate) struct Settings {
     /// API" asks; an instance without limits may allow it).
     #[arg(long, value_name = "BOOL", env = "GATEHOUSE_GITHUB_CONCURRENT_WRITES", hide_env_values = true)]
     pub github_concurrent_writes: Option<bool>,
+    /// A file holding the Ed25519 private key (PKCS#8 PEM) gate attestations
+    /// are signed with; none: merged pull requests are not attested.
+    #[arg(long, value_name = "FILE", env = "GATEHOUSE_ATTESTATION_KEY_PATH", hide_env_values = true)]
+    pub attestation_key_path: Option<std::path::PathBuf>,
+    /// A file of public keys (PEM) served beside the signing key's, for
+    /// rotation: the keys of attestations signed before.
+    #[arg(long, value_name = "FILE", env = "GATEHOUSE_ATTESTATION_TRUSTED_KEYS", hide_env_values = true)]
+    pub attestation_trusted_keys: Option<std::path::PathBuf>,
 }
 
 /// A limit of the write budget: a number, or `none`.
@@ -98,6 +106,30 @@ impl std::str::FromStr for Limit {
 }
 
 impl Settings {
+    /// The attestation keys the settings name; each problem with its variable.
+    pub(crate) fn attestation_keys(&self) -> Result<crate::attestation::AttestationKeys, String> {
+        use crate::attestation::{AttestationKeys, SigningKey, TrustedKey};
+        let read = |path: &std::path::Path, variable: &str| {
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("{variable}, the file {}: cannot read it: {e}", path.display()))
+        };
+        let mut keys = AttestationKeys::default();
+        if let Some(path) = &self.attestation_key_path {
+            const VARIABLE: &str = "GATEHOUSE_ATTESTATION_KEY_PATH (or --attestation-key-path)";
+            let pem = read(path, VARIABLE)?;
+            let key =
+                SigningKey::from_pem(&pem).map_err(|e| format!("{VARIABLE}, the file {}: {e}", path.display()))?;
+            keys.key = Some(key);
+        }
+        if let Some(path) = &self.attestation_trusted_keys {
+            const VARIABLE: &str = "GATEHOUSE_ATTESTATION_TRUSTED_KEYS (or --attestation-trusted-keys)";
+            let pem = read(path, VARIABLE)?;
+            keys.trusted =
+                TrustedKey::all_from_pem(&pem).map_err(|e| format!("{VARIABLE}, the file {}: {e}", path.display()))?;
+        }
+        Ok(keys)
+    }
+
     /// Sets in `config` what was given, within its bounds.
     pub(crate) fn apply(&self, config: &mut AppConfig) {
         if let Some(url) = &self.database_url {

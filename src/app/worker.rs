@@ -36,6 +36,7 @@ pub(crate) struct Ctx {
     pub retry: RetryPolicy,
     pub progress_after: Duration,
     pub stops: super::StopPoints,
+    pub attestation: Arc<crate::attestation::AttestationKeys>,
 }
 
 pub(crate) fn worker_id(n: usize) -> String {
@@ -208,6 +209,10 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
         }
         Target::Dashboard => {
             super::dashboard::refresh(ctx, job, &client).await?;
+            Ok(Outcome::Evaluated)
+        }
+        Target::Merged { number, merge } => {
+            super::attest::merged(ctx, job, &client, *number, merge).await?;
             Ok(Outcome::Evaluated)
         }
         Target::Head(sha) => {

@@ -1,5 +1,6 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
+mod attest;
 pub(crate) mod explain;
 mod fix;
 mod gate;
@@ -60,7 +61,7 @@ enum Command {
     /// Secrets come from the environment (or --env-file) only: GATEHOUSE_PRIVATE_KEY
     /// (or a key file) and GATEHOUSE_WEBHOOK_SECRET (comma-separated to rotate).
     /// Each flag falls back to --env-file, then to its environment variable.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Check that a running App is ready: exit 0 when URL answers 200 within a second.
     ///
     /// Otherwise exit 1 with the reason on one line. For container healthchecks.
@@ -108,9 +109,20 @@ enum Command {
     Lsp,
     /// Serve the Model Context Protocol on stdio, for agents.
     ///
-    /// Tools: check, explain, rules, new_brief, fix, tally and gate_simulate,
+    /// Tools: check, explain, rules, new_brief, fix, tally, gate_simulate and verify,
     /// each with JSON Schemas for its input and output.
     Mcp,
+    /// Gate attestations: the App's signing key.
+    #[command(subcommand)]
+    Attest(AttestCommand),
+    /// Verify that the governed documents at HEAD are the texts that passed the gate.
+    ///
+    /// Each document (or each PATH) is judged against the gate attestations a
+    /// trusted key signed: verified, unattested, changed after the gate (with
+    /// the diff from the gated text), or bad signature. Exit status: 0 every
+    /// document verified, 1 one unattested or changed after the gate, 2 usage
+    /// or setup failure, 3 an attestation naming one has a bad signature.
+    Verify(attest::VerifyArgs),
     /// Tally a voting doc: per section the weighted totals, quorum, margin and state.
     ///
     /// Exit status: 0 when every section tallied, 2 when the document cannot be read.
@@ -131,6 +143,14 @@ enum NewCommand {
     /// check` until filled. Exit status: 0 written, 1 refused (with the findings
     /// `check` would print; nothing is written), 2 usage or setup failure.
     Brief(new_brief::NewBriefArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum AttestCommand {
+    /// Print the public key of the App's attestation key (PEM), then the other keys it trusts.
+    ///
+    /// Give the output to `gatehouse verify --key`.
+    Key(attest::KeyArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -244,7 +264,7 @@ pub(crate) use outln;
 pub fn serve_config(args: &[&str]) -> Result<crate::app::AppConfig> {
     let args = ["gatehouse", "serve"].iter().chain(args).map(std::ffi::OsString::from).collect();
     match serve::parse(args)?.command {
-        Command::Serve(serve) => serve::config(serve),
+        Command::Serve(serve) => serve::config(*serve),
         _ => unreachable!("parsed as `serve`"),
     }
 }
@@ -278,6 +298,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
+        Command::Attest(AttestCommand::Key(args)) => attest::key(args),
+        Command::Verify(args) => attest::run(args),
         Command::Tally { file, format } => tally(&file, format),
         Command::Mcp => {
             crate::mcp::serve()?;
@@ -296,7 +318,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Register(args) => register::run(args),
         Command::Site(args) => site(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Probe { url, env_file } => {
             let file = env_file.map(|path| crate::app::env_file::read(&path)).transpose()?.unwrap_or_default();
             let bind = file.get("GATEHOUSE_BIND").cloned().or_else(|| std::env::var("GATEHOUSE_BIND").ok());

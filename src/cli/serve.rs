@@ -175,6 +175,10 @@ pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
              https://HOST/api/v3 for GitHub Enterprise Server"
         ));
     }
+    let attestation = settings.attestation_keys().unwrap_or_else(|err| {
+        wrong.push(err);
+        Default::default()
+    });
     let (Some(key), true) = (key, wrong.is_empty()) else {
         anyhow::bail!(
             "gatehouse serve cannot start; wrong:\n{}",
@@ -184,6 +188,7 @@ pub(super) fn config(args: ServeArgs) -> Result<AppConfig> {
     let secrets = crate::app::webhook_secrets(secret)?;
     let mut config = AppConfig::new(app_id, key, secrets);
     settings.apply(&mut config);
+    config.attestation = attestation;
     Ok(config)
 }
 
@@ -207,7 +212,7 @@ mod tests {
     fn serve_args(args: &[&str]) -> ServeArgs {
         let args = ["gatehouse", "serve"].iter().chain(args).map(OsString::from).collect();
         match parse(args).unwrap().command {
-            Command::Serve(serve) => serve,
+            Command::Serve(serve) => *serve,
             other => panic!("parsed as {other:?}"),
         }
     }

@@ -31,6 +31,8 @@ pub(crate) fn check_name(external_id: &str) -> Option<&str> {
 pub(crate) struct Listed {
     pub id: u64,
     pub status: String,
+    /// Set once the run is `completed`.
+    pub conclusion: Option<String>,
     pub annotations: usize,
     /// The digest its summary ends with (none: an older version's run).
     pub digest: Option<String>,
@@ -88,6 +90,7 @@ pub(crate) async fn shown(repo: &RepoClient, sha: &str) -> Result<Shown, ApiErro
                 let listed = Listed {
                     id: run.id,
                     status: run.status,
+                    conclusion: run.conclusion,
                     annotations: run.output.annotations_count as usize,
                     digest,
                 };
@@ -107,7 +110,7 @@ mod tests {
     use super::*;
 
     fn listed(id: u64, status: &str) -> Listed {
-        Listed { id, status: status.into(), annotations: 0, digest: None }
+        Listed { id, status: status.into(), conclusion: None, annotations: 0, digest: None }
     }
 
     #[test]

@@ -18,7 +18,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 const INSTRUCTIONS: &str = "gatehouse checks governed documents (agent briefs under ADR-099, voting docs \
 under ADR-140, fondue specs, ADR 0007 decision dockets) as its GitHub App would on a pull request. \
 Call `check` after writing or editing such a document and before opening a pull request; `explain` \
-on any rule id a finding names; `fix` for the mechanical fixes; `new_brief` to scaffold a brief.";
+on any rule id a finding names; `fix` for the mechanical fixes; `new_brief` to scaffold a brief; \
+`verify` before acting on a brief, refusing to start from one that is not `verified`.";
 
 struct Gatehouse;
 

@@ -124,6 +124,22 @@ pub(super) fn all() -> Vec<Tool> {
             &["config", "reviews"],
             defs_ref("gate"),
         ),
+        tool(
+            "verify",
+            "Whether governed documents at the checkout's HEAD are exactly the texts that passed gatehouse's gate: \
+             each `verified` (with the pull request and the approvals, each with the content it approved), \
+             `unattested`, `changed_after_gate` (with the diff from the gated text) or `bad_signature`. Call it \
+             before acting on a brief, and do not start from one that is not `verified`. The answer is what \
+             `gatehouse verify --format json` prints.",
+            json!({
+                "repo": repo,
+                "paths": { "type": "array", "items": { "type": "string" }, "description": "Documents to verify, relative to the checkout's root; default: every governed document at HEAD." },
+                "keys": { "type": "array", "items": { "type": "string" }, "minItems": 1, "description": "Files of trusted public keys (PEM), e.g. what `gatehouse attest key` printed." },
+                "from": { "type": "string", "description": "The App's URL (…/attestations/OWNER/NAME), or a file or folder of saved envelopes; default: .git/gatehouse/attestations/ in the checkout." },
+            }),
+            &["keys"],
+            crate::schema::schema(crate::schema::Kind::Verify),
+        ),
     ]
 }
 
@@ -206,6 +222,16 @@ struct GateArgs {
     head: Option<String>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerifyArgs {
+    repo: Option<PathBuf>,
+    #[serde(default)]
+    paths: Vec<String>,
+    keys: Vec<String>,
+    from: Option<String>,
+}
+
 fn parse<T: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, String> {
     serde_json::from_value(arguments).map_err(|e| format!("invalid arguments for `{tool}`: {e}"))
 }
@@ -271,6 +297,16 @@ pub(super) fn call(name: &str, arguments: Value) -> Result<Value, String> {
             command.extend(args.commits.into_iter().flat_map(|c| ["--commits".into(), c]));
             command.extend(args.head.into_iter().flat_map(|h| ["--head".into(), h]));
             run(&command)
+        }
+        "verify" => {
+            let args: VerifyArgs = parse(name, arguments)?;
+            let mut command = vec!["verify".into(), "--format".into(), "json".into(), "--repo".into(), repo(args.repo)];
+            command.extend(args.keys.into_iter().flat_map(|k| ["--key".into(), k]));
+            command.extend(args.from.into_iter().flat_map(|f| ["--from".into(), f]));
+            command.extend(args.paths);
+            // Documents that are not verified, or a bad signature, are answers.
+            let out = gatehouse(&command, |code| code == 1 || code == 3)?;
+            serde_json::from_str(&out).map_err(|e| format!("`gatehouse verify` printed no JSON: {e}"))
         }
         _ => Err(format!("gatehouse has no tool `{name}`")),
     }

@@ -362,7 +362,7 @@ mod tests {
     const BRIEFS: &str = "gatehouse/briefs";
 
     fn listed(id: u64, status: &str, digest: Option<&str>) -> Listed {
-        Listed { id, status: status.into(), annotations: 3, digest: digest.map(str::to_string) }
+        Listed { id, status: status.into(), conclusion: None, annotations: 3, digest: digest.map(str::to_string) }
     }
 
     fn shown(runs: &[(i64, u64, &str, Option<&str>)]) -> Shown {

@@ -253,6 +253,27 @@ impl Checkout {
         Ok(files)
     }
 
+    /// The bytes of blob `id`, or `None` when the repository does not hold it.
+    pub(crate) fn blob(&self, id: &str) -> Option<Vec<u8>> {
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.git(&["cat-file", "blob", id]).ok()
+    }
+
+    /// The last commit of HEAD's history that changed `path`: its short id
+    /// and subject, when git has one.
+    pub(crate) fn last_commit(&self, path: &str) -> Option<String> {
+        let line = self.git_text(&["log", "-1", "--format=%h \"%s\"", "HEAD", "--", path]).ok()?;
+        (!line.is_empty()).then_some(line)
+    }
+
+    /// The repository's git directory (`.git` in a plain clone).
+    pub(crate) fn git_dir(&self) -> Result<PathBuf> {
+        let dir = PathBuf::from(self.git_text(&["rev-parse", "--git-dir"])?);
+        Ok(if dir.is_absolute() { dir } else { self.root.join(dir) })
+    }
+
     /// Every commit id reachable from any ref.
     pub(crate) fn history(&self) -> Result<BTreeSet<String>> {
         let raw = self.git_text(&["rev-list", "--all"])?;

@@ -364,7 +364,7 @@ async fn files(repo: &RepoClient, number: u64) -> Result<Vec<PrFile>, ApiError> 
 /// The commit's recursive listing, from the cache when read before. A
 /// listing GitHub truncated is an error: rules over a partial tree would be
 /// wrong.
-pub(super) async fn tree(repo: &RepoClient, sha: &str, cache: &ReadCache) -> Result<Arc<Listing>, ApiError> {
+pub(crate) async fn tree(repo: &RepoClient, sha: &str, cache: &ReadCache) -> Result<Arc<Listing>, ApiError> {
     let key = repo.repo.full().to_ascii_lowercase();
     if let Some(listing) = cache.tree(&key, sha) {
         return Ok(listing);

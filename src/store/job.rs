@@ -44,6 +44,9 @@ pub enum Target {
     Command { number: PrNumber, command: Box<Command> },
     /// The repository's dashboard issue, brought up to date.
     Dashboard,
+    /// A pull request merged as commit `merge`: its gate attestation is
+    /// written, or the bypass of its gate said.
+    Merged { number: PrNumber, merge: HeadSha },
 }
 
 impl Target {
@@ -58,6 +61,7 @@ impl Target {
             Target::BaseTip(sha) => ("base_tip", None, Some(&sha.0)),
             Target::Command { number, .. } => ("command", Some(number.0 as i64), None),
             Target::Dashboard => ("dashboard", None, None),
+            Target::Merged { number, merge } => ("merged", Some(number.0 as i64), Some(&merge.0)),
         }
     }
 
@@ -86,6 +90,7 @@ impl Target {
             ("open_prs", None, None) => Target::OpenPrs,
             ("base_tip", None, Some(sha)) => Target::BaseTip(sha),
             ("dashboard", None, None) => Target::Dashboard,
+            ("merged", Some(number), Some(merge)) => Target::Merged { number: PrNumber(number as u64), merge },
             (kind, pr, sha) => bail!("a job target {kind:?} with PR {pr:?} and commit {sha:?}"),
         })
     }
@@ -102,6 +107,7 @@ impl std::fmt::Display for Target {
             Target::BaseTip(sha) => write!(f, "the PRs depending on base tip {sha}"),
             Target::Command { number, command } => write!(f, "the command of comment {} on {number}", command.comment),
             Target::Dashboard => f.write_str("the dashboard issue"),
+            Target::Merged { number, merge } => write!(f, "{number} merged as {merge}"),
         }
     }
 }
@@ -289,6 +295,8 @@ impl Job {
             // or superseded by, the evaluations of its pull request.
             Target::Command { number, command } => format!("{repo}#{}/comment/{}", number.0, command.comment),
             Target::Dashboard => format!("{repo}#dashboard"),
+            // Its own lock: an evaluation of the PR never supersedes it.
+            Target::Merged { number, .. } => format!("{repo}#{}/merged", number.0),
         }
     }
 

@@ -49,6 +49,7 @@ macro_rules! on_writer {
     };
 }
 
+mod attestations;
 pub(crate) mod batch;
 mod blobs;
 mod budget;
@@ -76,6 +77,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, Postgres, Transaction};
 
+pub use attestations::BypassedMerge;
 pub use blobs::{StoredBlob, StoredPath};
 pub use dashboards::{DASHBOARD_COALESCE, DASHBOARD_REASON, DashboardIssue};
 pub use dependencies::{Dependencies, Dependency};

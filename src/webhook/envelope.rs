@@ -152,9 +152,9 @@ mod tests {
 
     #[test]
     fn unknown_actions_are_read_as_other() {
-        let closed = event("pull_request", r#""action":"closed","pull_request":{"number":2}"#);
+        let labeled = event("pull_request", r#""action":"labeled","pull_request":{"number":2}"#);
         assert!(
-            matches!(closed, Event::PullRequest(e) if e.action == crate::webhook::payloads::PullRequestAction::Other)
+            matches!(labeled, Event::PullRequest(e) if e.action == crate::webhook::payloads::PullRequestAction::Other)
         );
     }
 

@@ -53,6 +53,7 @@ pub(crate) enum PullRequestAction {
     Reopened,
     ReadyForReview,
     Edited,
+    Closed,
     #[serde(other)]
     Other,
 }
@@ -62,6 +63,13 @@ pub(crate) enum PullRequestAction {
 pub(crate) struct PullRequest {
     pub number: u64,
     pub head: Option<Head>,
+    /// `closed`: whether it merged (GitHub: "If the action is closed and
+    /// the merged key is true, the pull request was merged").
+    #[serde(default)]
+    pub merged: Option<bool>,
+    /// The commit the merge made, once merged.
+    #[serde(default)]
+    pub merge_commit_sha: Option<String>,
 }
 
 /// `pull_request.head`.

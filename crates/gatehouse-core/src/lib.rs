@@ -10,6 +10,7 @@
 
 #![warn(unreachable_pub)]
 
+pub mod attest;
 pub mod config;
 pub mod depends;
 pub mod diff;

@@ -29,10 +29,12 @@ pub enum Kind {
     /// What `gatehouse check --format json` prints; its `$defs/finding` is the
     /// shape of a finding in every command's JSON.
     Report,
+    /// What `gatehouse verify --format json` prints.
+    Verify,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config, Kind::Report];
+    pub const ALL: [Kind; 6] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config, Kind::Report, Kind::Verify];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +43,7 @@ impl Kind {
             Kind::Decision => "decision",
             Kind::Config => "config",
             Kind::Report => "report",
+            Kind::Verify => "verify",
         }
     }
 
@@ -58,12 +61,78 @@ pub fn schema(kind: Kind) -> Value {
         Kind::Decision => decision(),
         Kind::Config => config(),
         Kind::Report => report(),
+        Kind::Verify => verify(),
     }
 }
 
 /// The schema as `gatehouse schema` prints it and `schemas/` holds it.
 pub fn render(kind: Kind) -> String {
     serde_json::to_string_pretty(&schema(kind)).expect("plain data") + "\n"
+}
+
+/// The JSON `gatehouse verify` prints: each governed document's answer.
+fn verify() -> Value {
+    let digest = json!({ "type": "object", "additionalProperties": { "type": "string" } });
+    let approval = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["login", "approved"],
+        "properties": {
+            "login": { "type": "string" },
+            "submittedAt": { "type": "string" },
+            "commit": { "type": "string" },
+            "approved": { "type": "object", "additionalProperties": digest },
+        },
+    });
+    let pull_request = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["number", "base", "head", "merge"],
+        "properties": {
+            "number": { "type": "integer", "minimum": 1 },
+            "base": { "type": "string" },
+            "head": { "type": "string" },
+            "merge": { "type": "string" },
+        },
+    });
+    let document = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["path", "blob", "status", "message"],
+        "properties": {
+            "path": { "type": "string" },
+            "blob": { "type": "string", "description": "git's blob id of the document at HEAD" },
+            "status": { "enum": ["verified", "unattested", "changed_after_gate", "bad_signature"] },
+            "message": { "type": "string" },
+            "pull_request": pull_request,
+            "approvals": { "type": "array", "items": { "$ref": "#/$defs/approval" } },
+            "keyid": { "type": "string", "description": "the key that verified the attestation" },
+            "gated_blob": { "type": "string", "description": "the blob the gate passed, when it changed after" },
+            "diff": { "type": "string", "description": "a unified diff from the gated text to HEAD's" },
+            "last_commit": { "type": "string", "description": "the last commit that changed an unattested document" },
+        },
+    });
+    let count = json!({ "type": "integer", "minimum": 0 });
+    json!({
+        "$schema": DRAFT,
+        "title": "gatehouse's verification: `gatehouse verify --format json`",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["version", "documents", "counts"],
+        "properties": {
+            "version": { "const": 1 },
+            "documents": { "type": "array", "items": { "$ref": "#/$defs/document" } },
+            "counts": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["verified", "unattested", "changed_after_gate", "bad_signature"],
+                "properties": {
+                    "verified": count, "unattested": count, "changed_after_gate": count, "bad_signature": count,
+                },
+            },
+        },
+        "$defs": { "document": document, "approval": approval },
+    })
 }
 
 /// The JSON `gatehouse check` prints, and the finding shape every command's

@@ -57,7 +57,10 @@ impl Sim {
     }
 
     /// A `pull_request` webhook payload for the PR as it is now, shaped like
-    /// GitHub's.
+    /// GitHub's; a merged PR's `closed` carries `merged: true` and its
+    /// `merge_commit_sha` ("If the action is closed and the merged key is
+    /// true, the pull request was merged",
+    /// https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request).
     pub fn pull_request_event(&self, repo: &str, number: u64, action: &str) -> Value {
         let state = self.lock();
         let installation = state.installation;

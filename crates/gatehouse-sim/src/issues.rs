@@ -79,7 +79,7 @@ async fn list(
         .map(|i| (i.number, issue_json(i)))
         .collect();
     if wanted != "closed" {
-        listed.extend(repo.pulls.values().map(|p| {
+        listed.extend(repo.pulls.values().filter(|p| p.merged.is_none()).map(|p| {
             let url = format!("/repos/{full}/pulls/{}", p.number);
             (p.number, json!({ "number": p.number, "title": p.title, "body": p.body, "state": "open", "pull_request": { "url": url } }))
         }));

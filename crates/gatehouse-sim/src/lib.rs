@@ -21,6 +21,7 @@ mod faults;
 mod graphql;
 mod issues;
 mod manifests;
+mod merges;
 mod push;
 mod queue;
 mod routes;
@@ -159,6 +160,8 @@ pub(crate) struct Pull {
     pub draft: bool,
     /// Logins of the PR's commit authors (the last commit is the head).
     pub authors: Vec<String>,
+    /// The merge commit, once merged (the PR is then closed).
+    pub merged: Option<String>,
 }
 
 /// The changed files between two commits, as the files API lists them.
@@ -393,6 +396,7 @@ impl Sim {
                 from_fork: false,
                 draft: false,
                 authors: vec!["author".into()],
+                merged: None,
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha, head_sha }
@@ -433,6 +437,7 @@ impl Sim {
                 from_fork: false,
                 draft: false,
                 authors: vec!["author".into()],
+                merged: None,
             },
         );
         PrRefs { repo: repo.to_string(), number, base_sha: base_sha.to_string(), head_sha: head_sha.to_string() }

@@ -39,6 +39,8 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/repos/{owner}/{repo}/pulls", get(list_pulls))
         .route("/repos/{owner}/{repo}/pulls/{number}", get(get_pull))
         .route("/repos/{owner}/{repo}/pulls/{number}/files", get(pull_files))
+        .route("/repos/{owner}/{repo}/pulls/{number}/merge", axum::routing::put(super::merges::merge_route))
+        .route("/repos/{owner}/{repo}/git/blobs/{sha}", get(super::merges::blob_route))
         .route("/repos/{owner}/{repo}/pulls/{number}/reviews", post(create_review).get(list_reviews))
         .route("/repos/{owner}/{repo}/pulls/{number}/commits", get(list_commits))
         .route(
@@ -161,10 +163,16 @@ async fn access_token(
     (StatusCode::CREATED, Json(json!({ "token": token, "expires_at": format_utc(expires) }))).into_response()
 }
 
+/// A pull request as "Get a pull request" answers it
+/// (https://docs.github.com/en/rest/pulls/pulls#get-a-pull-request): a
+/// merged one is `closed` with `merged` and its `merge_commit_sha`.
 pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
     json!({
         "number": p.number,
-        "state": "open",
+        "state": if p.merged.is_some() { "closed" } else { "open" },
+        "merged": p.merged.is_some(),
+        "merge_commit_sha": p.merged,
+        "merged_at": p.merged.as_ref().map(|_| "2026-12-01T10:00:00Z"),
         "title": p.title,
         "body": p.body,
         "draft": p.draft,
@@ -178,7 +186,9 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
 async fn list_pulls(State(state): State<Shared>, Path((owner, name)): Path<(String, String)>) -> Response {
     let s = lock(&state);
     let Some(repo) = s.repo(&owner, &name) else { return error(StatusCode::NOT_FOUND, "Not Found") };
-    Json(repo.pulls.values().map(|p| pull_json(&repo.full_name, p)).collect::<Vec<_>>()).into_response()
+    // "List pull requests" lists the open ones unless `state` asks otherwise.
+    let open = repo.pulls.values().filter(|p| p.merged.is_none());
+    Json(open.map(|p| pull_json(&repo.full_name, p)).collect::<Vec<_>>()).into_response()
 }
 
 async fn get_pull(State(state): State<Shared>, Path((owner, name, number)): Path<(String, String, u64)>) -> Response {

@@ -64,6 +64,24 @@ impl Sim {
     }
 }
 
+impl BranchRules {
+    /// The checks `branch` of `repo` requires, by its rulesets (the
+    /// repository's and the organisation's) and its branch protection.
+    pub(crate) fn required(&self, repo: &str, branch: &str) -> Vec<String> {
+        let key = repo.to_ascii_lowercase();
+        let by_rulesets = self
+            .rulesets
+            .iter()
+            .filter(|r| r.branch == branch && r.repo.as_ref().is_none_or(|own| *own == key))
+            .flat_map(|r| r.checks.iter().map(|(name, _)| name.clone()));
+        let by_protection = self.protected.get(&(key.clone(), branch.to_string())).into_iter().flatten().cloned();
+        let mut names: Vec<String> = by_rulesets.chain(by_protection).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
 pub(crate) fn routes() -> Router<Shared> {
     Router::new()
         .route("/repos/{owner}/{repo}/rules/branches/{*branch}", get(rules_for_branch))

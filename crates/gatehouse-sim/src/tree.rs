@@ -49,17 +49,26 @@ pub fn commit_sha(tree: &Tree, salt: &str) -> String {
     hex::encode(hasher.finalize())[..40].to_string()
 }
 
-/// The object id the simulated GitHub gives a file's bytes (content-addressed).
+/// The object id the simulated GitHub gives a file's bytes: git's, the
+/// SHA-1 of `blob <length>\0` and the bytes, as GitHub names blobs (so a
+/// checkout of a simulated commit has the blob ids GitHub showed).
 pub fn blob_sha(bytes: &[u8]) -> String {
-    let mut hasher = Sha256::new();
+    use sha1::Digest as _;
+    let mut hasher = sha1::Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);
-    hex::encode(hasher.finalize())[..40].to_string()
+    hex::encode(hasher.finalize())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blobs_are_named_as_git_names_them() {
+        // `printf 'hello' | git hash-object --stdin`
+        assert_eq!(blob_sha(b"hello"), "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0");
+    }
 
     #[test]
     fn reads_nested_files_by_slash_path_without_git() {

@@ -399,7 +399,7 @@ mod tests {
         ];
         let pulls =
             [super::super::Pull { number: 3, title: "Fix @lin's @org/team".into(), draft: false, runs: vec![] }];
-        let body = super::super::render("acme/docs", &pulls, Some(&changes(&files)));
+        let body = super::super::render("acme/docs", &pulls, &[], Some(&changes(&files)));
         for (at, part) in body.split('`').enumerate() {
             // Even parts are outside code spans: every `@` there is defused.
             if at % 2 == 0 {

@@ -20,7 +20,7 @@ use crate::github::{RepoClient, issues};
 use crate::model::ChangeSet;
 use crate::plan::REVIEW_CHECK;
 use crate::source::default_branch;
-use crate::store::{DashboardIssue, Job};
+use crate::store::{BypassedMerge, DashboardIssue, Job};
 
 use super::worker::Ctx;
 
@@ -31,6 +31,8 @@ const TITLE: &str = "gatehouse dashboard";
 /// GitHub's limit on an issue's body, in characters, less room for the note
 /// that the list was cut.
 const BODY_CHARS: usize = 65_000;
+/// The merges past the gate listed, newest first.
+const MAX_BYPASSES: u32 = 10;
 
 /// Brings the repository's dashboard issue up to date.
 pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> Result<()> {
@@ -68,7 +70,8 @@ pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> 
         }
         _ => None,
     };
-    let body = render(&name, &pulls, documents.as_ref());
+    let bypassed = ctx.store.bypassed_merges(&name, MAX_BYPASSES).await?;
+    let body = render(&name, &pulls, &bypassed, documents.as_ref());
     let number = match shown {
         Some((number, current)) if current == body => number,
         Some((number, _)) => {
@@ -152,7 +155,7 @@ fn code(text: &str) -> String {
 
 /// The dashboard's body: the open pull requests, and the sections on the
 /// default branch's documents when they were read.
-pub(crate) fn render(repo: &str, pulls: &[Pull], documents: Option<&ChangeSet>) -> String {
+pub(crate) fn render(repo: &str, pulls: &[Pull], bypassed: &[BypassedMerge], documents: Option<&ChangeSet>) -> String {
     let mut waiting = Vec::new();
     let mut passing = Vec::new();
     let mut unseen = Vec::new();
@@ -208,6 +211,16 @@ pub(crate) fn render(repo: &str, pulls: &[Pull], documents: Option<&ChangeSet>) 
     if pulls.len() >= issues::MAX_LISTED {
         body.push_str(&format!("\nThe first {} open pull requests are listed.\n", issues::MAX_LISTED));
     }
+    if !bypassed.is_empty() {
+        body.push_str(
+            "\n## Merged past the gate\n\nThese pull requests merged while a gatehouse check was not green on their \
+             head: their documents have no gate attestation.\n\n",
+        );
+        for merge in bypassed {
+            let sha = &merge.merge_sha[..merge.merge_sha.len().min(7)];
+            body.push_str(&format!("- #{} merged as `{sha}` past {}\n", merge.pr, merge.red));
+        }
+    }
     if let Some(changes) = documents {
         body.push_str(&documents::sections(changes));
     }
@@ -257,7 +270,11 @@ mod tests {
             },
             Pull { number: 6, title: "New".into(), draft: false, runs: Vec::new() },
         ];
-        let body = render("acme/docs", &pulls, None);
+        let bypassed =
+            [BypassedMerge { pr: 3, merge_sha: "0123456789ab".into(), red: "`gatehouse/briefs` (failure)".into() }];
+        let body = render("acme/docs", &pulls, &bypassed, None);
+        assert!(body.contains("## Merged past the gate"), "{body}");
+        assert!(body.contains("- #3 merged as `0123456` past `gatehouse/briefs` (failure)\n"), "{body}");
         assert!(body.starts_with(MARK), "{body}");
         assert!(body.contains("### #4 Backups by @\u{200b}lin (draft)\n"), "{body}");
         assert!(

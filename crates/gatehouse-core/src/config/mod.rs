@@ -168,6 +168,18 @@ impl Default for ReviewConfig {
 pub const REVIEW_EXAMPLE: &str =
     "review:\n  core: { reviewers: [alice, bob, carol], required: 2 }\n  advisory: [dana]\n";
 
+impl Config {
+    /// Whether `path` is a document a check gates: a brief, a voting doc, a
+    /// file of a spec folder or a decision docket, or the config itself.
+    pub fn governs(&self, path: &str) -> bool {
+        path == CONFIG_PATH
+            || PathFilter::globs(&self.briefs.paths).is_match(path)
+            || PathFilter::globs(&self.voting.paths).is_match(path)
+            || under(path, &self.specs.paths)
+            || under(path, &self.decisions.paths)
+    }
+}
+
 impl ReviewConfig {
     /// The policy in one sentence, e.g. "2 of alice, bob, carol approve and
     /// dana reviews".

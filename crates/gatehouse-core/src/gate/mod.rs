@@ -174,7 +174,7 @@ pub fn evaluate_contents(
 }
 
 /// Full and abbreviated commit ids name the same commit.
-fn same_commit(a: &str, b: &str) -> bool {
+pub fn same_commit(a: &str, b: &str) -> bool {
     let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
     a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
 }
