@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(explained.len(), KEY_RULES.len() + 1);
         let of = |key: &str| explained.iter().find(|e| e.key == key).expect(key);
         assert_eq!(of("review.core.reviewers").from, From::File { file: "acme/.github:gatehouse.yml".into(), line: 2 });
-        assert_eq!(of("review.core.required").from, From::Default { seed: "ADR-099 (agent briefs)" });
+        assert_eq!(of("review.core.required").from, From::Default { seed: "ADR-099, agent briefs" });
         assert_eq!(of("review.core.required").value, Some(Value::Number(2)));
         let level = of("rules.brief/adr-missing");
         assert_eq!(level.from, From::File { file: ".github/gatehouse.yml".into(), line: 3 });

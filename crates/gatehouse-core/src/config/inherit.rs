@@ -401,19 +401,17 @@ fn merge_file(effective: &mut Effective, index: usize, before: &Config, file: Fi
                     _ => keys::get(before, &key),
                 };
                 let shown = |v: Option<&Value>| v.map_or_else(|| "its default".to_string(), Value::to_string);
-                let locker = format!("`{}` line {}", effective.file_name(lock.origin.file), lock.origin.pos.line);
+                let locker =
+                    format!("a lock in `{}` line {}", effective.file_name(lock.origin.file), lock.origin.pos.line);
+                let rule = match &lock.kind {
+                    LockKind::Locked => format!("is locked at {}", shown(lock.fixed.as_ref())),
+                    kind => format!("must be {kind}"),
+                };
                 let error = ConfigError {
                     line: pos.line,
                     col: pos.col,
                     width: pos.width,
-                    message: format!(
-                        "`{key}` is {} by {locker}; this file asks for {}",
-                        match &lock.kind {
-                            LockKind::Locked => format!("locked at {}", shown(lock.fixed.as_ref())),
-                            kind => kind.to_string(),
-                        },
-                        shown(value.as_ref())
-                    ),
+                    message: format!("`{key}` {rule} ({locker}); this file asks for {}", shown(value.as_ref())),
                     help: format!(
                         "remove `{key}` from this file, or ask for what the lock allows; {} applies meanwhile",
                         shown(kept.as_ref())
@@ -523,10 +521,11 @@ mod tests {
         assert_eq!((problems[0].1, problems[0].2), (3, 21));
         assert_eq!(
             problems[0].3,
-            "`review.core.required` is at least 2 by `acme/.github:gatehouse.yml` line 4; this file asks for 1"
+            "`review.core.required` must be at least 2 (a lock in `acme/.github:gatehouse.yml` line 4); this file asks \
+             for 1"
         );
-        assert_eq!((problems[1].1, problems[1].3.contains("at least error")), (5, true), "{problems:?}");
-        assert_eq!((problems[2].1, problems[2].3.contains("locked at false")), (7, true), "{problems:?}");
+        assert_eq!((problems[1].1, problems[1].3.contains("must be at least error")), (5, true), "{problems:?}");
+        assert_eq!((problems[2].1, problems[2].3.contains("is locked at false")), (7, true), "{problems:?}");
         assert!(effective.problems.iter().all(|p| p.kind == ProblemKind::Locked));
         let c = &effective.config;
         assert_eq!(c.review.as_ref().map(|r| r.core_required), Some(2));

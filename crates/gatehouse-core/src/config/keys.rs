@@ -36,8 +36,8 @@ pub struct KeyRule {
     pub seed: &'static str,
 }
 
-const GATEHOUSE: &str = "gatehouse's default";
-const ADR_099: &str = "ADR-099 (agent briefs)";
+const GATEHOUSE: &str = "gatehouse";
+const ADR_099: &str = "ADR-099, agent briefs";
 
 /// Every key that holds a value, in the order `gatehouse config explain`
 /// lists them. Maps (`briefs`, `review`, `rules`, …) are merged key by key,
@@ -47,12 +47,12 @@ pub const KEY_RULES: &[KeyRule] = &[
     KeyRule { key: "briefs.review_threshold.lines", merge: Merge::Replace, seed: ADR_099 },
     KeyRule { key: "briefs.review_threshold.repos", merge: Merge::Replace, seed: ADR_099 },
     KeyRule { key: "adrs.paths", merge: Merge::Replace, seed: "the ADR folders of adr-tools, MADR and log4brains" },
-    KeyRule { key: "voting.paths", merge: Merge::Replace, seed: "ADR-140 (voting docs)" },
+    KeyRule { key: "voting.paths", merge: Merge::Replace, seed: "ADR-140, voting docs" },
     KeyRule { key: "specs.paths", merge: Merge::Replace, seed: "the fondue `spec` protocol v9" },
-    KeyRule { key: "decisions.paths", merge: Merge::Replace, seed: "ADR 0007 (the decision docket)" },
-    KeyRule { key: "review.core.reviewers", merge: Merge::Replace, seed: "none: the team's own" },
+    KeyRule { key: "decisions.paths", merge: Merge::Replace, seed: "ADR 0007, the decision docket" },
+    KeyRule { key: "review.core.reviewers", merge: Merge::Replace, seed: "none, the team's own" },
     KeyRule { key: "review.core.required", merge: Merge::Replace, seed: ADR_099 },
-    KeyRule { key: "review.advisory", merge: Merge::Replace, seed: "none: the team's own" },
+    KeyRule { key: "review.advisory", merge: Merge::Replace, seed: "none, the team's own" },
     KeyRule { key: "review.max_changes_requested", merge: Merge::Replace, seed: ADR_099 },
     KeyRule { key: "review.recusal", merge: Merge::Replace, seed: ADR_099 },
     KeyRule { key: "review.stale_on_push", merge: Merge::Replace, seed: ADR_099 },

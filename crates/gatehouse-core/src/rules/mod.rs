@@ -461,7 +461,8 @@ fn config_check(changes: &ChangeSet) -> CheckReport {
         None | Some((_, Some(_))) => {
             let text = changes.head.get(CONFIG_PATH).and_then(FileContent::text);
             let effective = read_effective(text, &changes.inheritance);
-            if effective.files.len() > 1 {
+            // A change to the config shows what it will govern with.
+            if effective.files.len() > 1 && changes.touches(CONFIG_PATH) {
                 details.push(format!(
                     "The effective config, merged with the files it extends (`gatehouse config explain` prints \
                      the same):\n\n{}",
