@@ -115,6 +115,21 @@ async fn an_organisation_config_that_cannot_be_read_is_reported_on_every_inherit
             "{repo}"
         );
     }
+
+    // The organisation's repository exists, but the App was not installed on it.
+    organisation(&sim, ORG_POLICY);
+    sim.leave_out_of_installation(ORG);
+    let inheriting = repository("extends: acme/.github\n");
+    let mut head = inheriting.clone();
+    head.insert(BRIEF.into(), brief("AR", 60).into_bytes());
+    let runs = runs_of(&sim, &app, "acme/web", 3, inheriting, head).await;
+    let config = run(&runs, "gatehouse/config");
+    assert_eq!(config.conclusion.as_deref(), Some("failure"), "{}", config.summary);
+    assert!(
+        config.summary.contains("the App's installation cannot see it: install the App on `acme/.github`"),
+        "{}",
+        config.summary
+    );
     app.kill();
 }
 
