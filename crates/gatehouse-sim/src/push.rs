@@ -67,7 +67,7 @@ impl Sim {
         let installation = self.lock().installation;
         let commit = json!({
             "id": after,
-            "tree_id": commit_sha(&Tree::new(), &after),
+            "tree_id": commit_sha(&Tree::new(), after),
             "distinct": true,
             "message": message,
             "timestamp": "2026-12-01T10:00:00Z",
