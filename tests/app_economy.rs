@@ -159,8 +159,12 @@ async fn cached_reads_find_what_a_full_read_finds() {
     // passing documents; the PR adds every rule's failing documents, many
     // at paths the base has with other content.
     let mut base = tree_from_dir(&manifest_dir().join("fixtures/demo-repo")).unwrap();
+    let config = base[CONFIG_PATH].clone();
     base.extend(fixture_sides("pass", "head"));
     base.extend(fixture_sides("fail", "base"));
+    // The config stays the demo repository's: the config rules' fixtures
+    // would replace it, and some extend a repository this one is not given.
+    base.insert(CONFIG_PATH.into(), config);
     // The earlier PR edits the config, which every family's rules read: its
     // evaluation reads every document.
     let mut earlier = base.clone();

@@ -61,7 +61,7 @@ fn documents(kind: Kind, rel: &str, text: &str) -> Vec<(Value, std::ops::RangeIn
             vec![(serde_json::from_str(text).unwrap_or_else(|e| panic!("{rel}: {e}")), 1..=u32::MAX)]
         }
         Kind::Config => vec![(to_json(yaml::parse(text, 1).unwrap().root()), 1..=u32::MAX)],
-        Kind::Report | Kind::Verify => unreachable!("no repository file is a report"),
+        Kind::Report | Kind::Verify | Kind::ConfigExplain => unreachable!("no repository file is a report"),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `gatehouse` command line. `main.rs` only calls [`main`].
 
 mod attest;
+mod config;
 pub(crate) mod explain;
 mod fix;
 mod gate;
@@ -49,6 +50,9 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// The repository's config.
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Register the GitHub App through GitHub's manifest flow and save its credentials.
     ///
     /// Serves one page on loopback whose button creates the App on GitHub from
@@ -154,6 +158,16 @@ enum AttestCommand {
 }
 
 #[derive(Subcommand, Debug)]
+enum ConfigCommand {
+    /// Print every effective value of the config: where it came from (a file and line, or the
+    /// default and the seed that sets it) and the lock that holds it.
+    ///
+    /// Merges `.github/gatehouse.yml` with the files it extends. Exit status: 0 explained, 1 when
+    /// the config has an error (the checks would not be evaluated), 2 when it cannot be read.
+    Explain(config::ExplainArgs),
+}
+
+#[derive(Subcommand, Debug)]
 enum GateCommand {
     /// Evaluate a review policy offline against a PR's reviews and commits.
     ///
@@ -184,6 +198,10 @@ struct CheckArgs {
     /// The checkout's owner/name [default: from the origin remote].
     #[arg(long, value_name = "OWNER/NAME")]
     repo_name: Option<String>,
+    /// The organisation's gatehouse.yml: the file the repository's `extends:` names, or the one a
+    /// repository without `extends:` inherits.
+    #[arg(long, value_name = "PATH")]
+    org_config: Option<PathBuf>,
     /// Output format: text for a terminal, json for agents, sarif for code scanning, github for
     /// workflow annotations, markdown for a file that asks for it (a job summary)
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -300,6 +318,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
         Command::Attest(AttestCommand::Key(args)) => attest::key(args),
         Command::Verify(args) => attest::run(args),
+        Command::Config(ConfigCommand::Explain(args)) => config::explain(args),
         Command::Tally { file, format } => tally(&file, format),
         Command::Mcp => {
             crate::mcp::serve()?;
@@ -482,6 +501,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         pr_body,
         repo_name: args.repo_name,
         repo_roots: args.repo_roots,
+        org_config: args.org_config,
     };
     let changes = local::changeset(&request)?;
     let base = (!args.all).then(|| local::base_name(&request).unwrap_or_else(|| "the base".into()));

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::Relevance;
 use super::contents::{self, ReadCache, Wanted};
 use super::pull_request::tree;
+use crate::config::inherit::Inheritance;
 use crate::config::{CONFIG_PATH, Config};
 use crate::github::{ApiError, RepoClient};
 use crate::model::{ChangeSet, FileContent, Files, PrInfo, RepoIndex};
@@ -21,6 +22,8 @@ use crate::reads::{self, Needs};
 pub(crate) struct Tip {
     pub sha: String,
     pub config: Config,
+    /// The configs `config` extends, as read.
+    pub inheritance: Inheritance,
 }
 
 #[derive(Deserialize)]
@@ -44,31 +47,51 @@ struct Target {
     oid: String,
 }
 
-/// The tip of the default branch and the config there: `Repository.
-/// defaultBranchRef` ("The Ref associated with the repository's default
-/// branch") and its `target` in one GraphQL query. `None` when the
-/// repository has no default branch yet (it is empty) or GitHub does not
-/// show it.
+/// The tip of the default branch and the config there, merged with the
+/// configs it extends. `None` when the repository has no default branch yet
+/// (it is empty) or GitHub does not show it.
 pub(crate) async fn tip(repo: &RepoClient, cache: &ReadCache) -> Result<Option<Tip>, ApiError> {
+    let Some(sha) = tip_sha(repo).await? else { return Ok(None) };
+    let (config, inheritance) = effective_at(repo, &sha, cache).await?;
+    Ok(Some(Tip { sha, config, inheritance }))
+}
+
+/// The tip of the default branch: `Repository.defaultBranchRef` ("The Ref
+/// associated with the repository's default branch") and its `target` in
+/// one GraphQL query; `None` for an empty repository.
+pub(crate) async fn tip_sha(repo: &RepoClient) -> Result<Option<String>, ApiError> {
     let query = "query DefaultBranch($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { \
                  defaultBranchRef { target { oid } } } }";
     let variables = json!({ "owner": repo.repo.owner, "name": repo.repo.name });
     let answer: Answer = repo.graphql(query, variables).await?;
-    let Some(sha) = answer.repository.and_then(|r| r.default_branch_ref?.target).map(|t| t.oid) else {
-        return Ok(None);
-    };
-    let config = config_at(repo, &sha, cache).await?;
-    Ok(Some(Tip { sha, config }))
+    Ok(answer.repository.and_then(|r| r.default_branch_ref?.target).map(|t| t.oid))
 }
 
-/// The config at `commit`: the defaults where there is none or it is not text.
-pub(crate) async fn config_at(repo: &RepoClient, commit: &str, cache: &ReadCache) -> Result<Config, ApiError> {
+/// The text of the config at `commit`, when there is one that is text.
+pub(crate) async fn config_text_at(
+    repo: &RepoClient,
+    commit: &str,
+    cache: &ReadCache,
+) -> Result<Option<String>, ApiError> {
     let wanted = [Wanted { commit, path: CONFIG_PATH, blob: None }];
     let config = contents::read(repo, &wanted, u64::MAX, cache).await?.into_iter().next().flatten();
     Ok(match config.map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => reads::config(&text).0,
-        _ => Config::default(),
+        Some(FileContent::Text(text)) => Some(text.to_string()),
+        _ => None,
     })
+}
+
+/// The effective config at `commit`: its file merged with the configs it
+/// extends; the defaults where there is none or it is not text.
+pub(crate) async fn config_at(repo: &RepoClient, commit: &str, cache: &ReadCache) -> Result<Config, ApiError> {
+    Ok(effective_at(repo, commit, cache).await?.0)
+}
+
+/// [`config_at`], with the configs it extends as read.
+async fn effective_at(repo: &RepoClient, commit: &str, cache: &ReadCache) -> Result<(Config, Inheritance), ApiError> {
+    let text = config_text_at(repo, commit, cache).await?;
+    let inheritance = super::extended::read(repo, text.as_deref(), cache).await?;
+    Ok((reads::effective_config(text.as_deref(), &inheritance).config, inheritance))
 }
 
 /// The documents of the families in `needs` at `tip`, as a ChangeSet in
@@ -93,6 +116,7 @@ pub(crate) async fn documents(
         pr: PrInfo::default(),
         repos,
         config: tip.config.clone(),
+        inheritance: tip.inheritance.clone(),
         history: None,
         agents: Some(documents.agents.clone()),
     })

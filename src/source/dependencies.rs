@@ -10,6 +10,8 @@
 use sha2::{Digest, Sha256};
 
 use super::contents::{self, ReadCache, Wanted};
+use crate::config::CONFIG_PATH;
+use crate::config::inherit::Parent;
 use crate::depends::{Dependency, dependencies};
 use crate::github::{ApiError, RepoClient};
 use crate::model::{ChangeSet, FileContent};
@@ -52,7 +54,25 @@ pub(crate) async fn read(
         }
         out.push(AtBase { digest: at_base.as_ref().map(digest), dependency });
     }
+    out.extend(extended(changes));
     Ok(out)
+}
+
+/// The configs the repository's config extends, as read, each under its
+/// source's name (`acme/.github:gatehouse.yml`): a push to one of them
+/// re-checks the pull requests that read it (`app::push`).
+fn extended(changes: &ChangeSet) -> impl Iterator<Item = AtBase> + '_ {
+    changes.inheritance.parents.iter().filter(|(source, _)| source.repo.is_some()).map(|(source, parent)| AtBase {
+        dependency: Dependency {
+            path: source.to_string(),
+            why: format!("the config `{CONFIG_PATH}` extends"),
+            touched: false,
+        },
+        digest: match parent {
+            Parent::Text(text) => Some(digest(&FileContent::Text(text.as_str().into()))),
+            Parent::Unreadable(_) => None,
+        },
+    })
 }
 
 /// What identifies a document's content across commits.

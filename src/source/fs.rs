@@ -92,15 +92,15 @@ fn kind_of(kind: FileType) -> &'static str {
     if kind.is_dir() { "a folder" } else { "a special file" }
 }
 
-/// Reads the repo config in a folder: defaults when absent, or when it is
-/// no text file (the config's check reports it as `doc/unreadable`).
-pub(crate) fn config(root: &Path) -> Result<Config> {
+/// The text of the repo config in a folder: `None` when absent, or when it
+/// is no text file (the config's check reports it as `doc/unreadable`).
+pub(crate) fn config_text(root: &Path) -> Result<Option<String>> {
     if std::fs::symlink_metadata(root.join(CONFIG_PATH)).is_err() {
-        return Ok(Config::default());
+        return Ok(None);
     }
     Ok(match read(root, CONFIG_PATH, Config::default().limits.max_file_bytes)? {
-        FileContent::Text(text) => crate::reads::config(&text).0,
-        _ => Config::default(),
+        FileContent::Text(text) => Some(text.to_string()),
+        _ => None,
     })
 }
 
@@ -118,15 +118,20 @@ pub(crate) fn snapshot(root: &Path, relevance: &Relevance, limit: u64) -> Result
 
 /// Builds a ChangeSet from folders: `head` is the change's result, `base`
 /// (when given) what it started from; without a base every document is new.
-/// The config comes from the base when there is one. `repo` is the folder's
-/// `owner/name` when known; `others` are checkouts of other repositories.
+/// The config comes from the base when there is one, merged with the files
+/// it extends, read from `others` (checkouts of other repositories, by
+/// `owner/name`). `repo` is the folder's `owner/name` when known.
 pub fn changeset(
     head: &Path,
     base: Option<&Path>,
     repo: Option<&str>,
     others: &[(String, std::path::PathBuf)],
 ) -> Result<crate::model::ChangeSet> {
-    let config = config(base.unwrap_or(head))?;
+    let local = super::inherited::Local { org_config: None, repo_roots: others };
+    let text = config_text(base.unwrap_or(head))?;
+    let mut inheritance = local.inheritance(text.as_deref())?;
+    local.complete(&mut inheritance, config_text(head)?.as_deref())?;
+    let config = crate::reads::effective_config(text.as_deref(), &inheritance).config;
     let relevance = Relevance::new(&config);
     let limit = config.limits.max_file_bytes;
     let (head_files, head_tree) = snapshot(head, &relevance, limit)?;
@@ -145,6 +150,7 @@ pub fn changeset(
         head: head_files,
         repos,
         config,
+        inheritance,
         ..Default::default()
     })
 }

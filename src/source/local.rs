@@ -7,9 +7,11 @@ use anyhow::{Context, Result, bail};
 
 use super::Relevance;
 use super::git::{Checkout, Entry, listing};
+use super::inherited::Local;
+use crate::config::inherit::Inheritance;
 use crate::config::{CONFIG_PATH, Config};
 use crate::model::{ChangeSet, FileContent, Files, LOCAL_REPO, RepoIndex, RepoTree};
-use crate::reads::revisions;
+use crate::reads::{self, revisions};
 
 /// What `gatehouse check` was asked to compare.
 #[derive(Clone, Debug, Default)]
@@ -25,8 +27,12 @@ pub struct Request {
     pub pr_body: Option<String>,
     /// `owner/name` of the checkout; default: from the `origin` remote.
     pub repo_name: Option<String>,
-    /// Other repositories' checkouts, for path checks.
+    /// Other repositories' checkouts, for path checks and the configs the
+    /// repository's config extends.
     pub repo_roots: Vec<(String, PathBuf)>,
+    /// The organisation's config: the file the repository's `extends:`
+    /// names, or the one a config without `extends:` inherits.
+    pub org_config: Option<PathBuf>,
 }
 
 /// The `owner/name` of the checkout at `dir`, read from its origin remote.
@@ -45,12 +51,16 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
     let checkout = Checkout::find(&req.dir)?.filter(|c| !req.all || c.root() == dir.as_path());
     let repo = req.repo_name.clone().or_else(|| checkout.as_ref().and_then(Checkout::origin_name));
     let mut diff = None;
+    let local = Local { org_config: req.org_config.as_deref(), repo_roots: &req.repo_roots };
+    let mut inheritance: Inheritance;
     let (config, base, head, head_tree) = match (&checkout, req.all) {
         (None, false) => {
             bail!("{} is not a git repository; pass --all to check every document in a plain folder", req.dir.display())
         }
         (None, true) => {
-            let config = super::fs::config(&req.dir)?;
+            let text = super::fs::config_text(&req.dir)?;
+            inheritance = local.inheritance(text.as_deref())?;
+            let config = reads::effective_config(text.as_deref(), &inheritance).config;
             let relevance = Relevance::new(&config);
             let (head, tree) = super::fs::snapshot(&req.dir, &relevance, config.limits.max_file_bytes)?;
             (config, Files::new(), head, tree)
@@ -65,13 +75,15 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                     )?)
                 };
             let base_tree = base.as_deref().map(|b| git.tree(b)).transpose()?;
-            let config = match &base_tree {
+            let text = match &base_tree {
                 Some(tree) => config_at(git, tree)?,
                 None => match &req.head {
                     Some(rev) => config_at(git, &git.tree(&git.resolve(rev)?)?)?,
-                    None => super::fs::config(git.root())?,
+                    None => super::fs::config_text(git.root())?,
                 },
             };
+            inheritance = local.inheritance(text.as_deref())?;
+            let config = reads::effective_config(text.as_deref(), &inheritance).config;
             let relevance = Relevance::new(&config);
             let limit = config.limits.max_file_bytes;
             if let Some(base) = &base {
@@ -91,6 +103,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
             (config, base_files, head_files, head_tree)
         }
     };
+    local.complete(&mut inheritance, head.get(CONFIG_PATH).and_then(FileContent::text))?;
     let mut repos = RepoIndex::default();
     repos.insert(repo.as_deref().unwrap_or(LOCAL_REPO), None, Arc::new(head_tree));
     for (name, dir) in &req.repo_roots {
@@ -102,6 +115,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
         head,
         repos,
         config,
+        inheritance,
         history: checkout.as_ref().map(Checkout::history).transpose()?,
         ..Default::default()
     };
@@ -134,13 +148,11 @@ fn wanted<'a>(tree: &'a [Entry], relevance: &Relevance) -> Vec<&'a Entry> {
     tree.iter().filter(|e| relevance.wants(&e.path)).collect()
 }
 
-fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Config> {
-    let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(Config::default()) };
+/// The text of the config in `tree`, when it has one that is text.
+fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Option<String>> {
+    let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(None) };
     let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
-    Ok(match files.get(CONFIG_PATH) {
-        Some(FileContent::Text(text)) => crate::reads::config(text).0,
-        _ => Config::default(),
-    })
+    Ok(files.get(CONFIG_PATH).and_then(FileContent::text).map(str::to_string))
 }
 
 fn working_tree(git: &Checkout, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {

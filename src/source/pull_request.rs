@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use super::Relevance;
 use super::contents::{self, Aliased, BATCH, Listing, ReadCache, Wanted, objects_query};
-use crate::config::{CONFIG_PATH, Config};
+use crate::config::CONFIG_PATH;
 use crate::gate;
 use crate::github::answers::{self, DiffEntry, FileStatus, GitTree};
 use crate::github::reviews::{self, PullRequestCommit, PullRequestReview};
@@ -189,10 +189,12 @@ pub(crate) async fn read_changes(
     let (files, tree, config) =
         tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &config_file, u64::MAX, cache),);
     let (files, listing, config) = (files?, tree?, config?);
-    let config = match config.into_iter().next().flatten().map(|blob| blob.content) {
-        Some(FileContent::Text(text)) => reads::config(&text).0,
-        _ => Config::default(),
+    let text = match config.into_iter().next().flatten().map(|blob| blob.content) {
+        Some(FileContent::Text(text)) => Some(text),
+        _ => None,
     };
+    let mut inheritance = super::extended::read(repo, text.as_deref(), cache).await?;
+    let config = reads::effective_config(text.as_deref(), &inheritance).config;
     let limit = config.limits.max_file_bytes;
     // Only the families the change needs are read (see `Needs`): a first
     // pull request that touches one brief reads no spec, ledger or docket.
@@ -235,6 +237,9 @@ pub(crate) async fn read_changes(
             base.insert(path.to_string(), blob.content);
         }
     }
+    // A pull request that changes `extends:` is validated with what it names.
+    let head_config = head.get(CONFIG_PATH).and_then(FileContent::text);
+    super::extended::complete(repo, &mut inheritance, head_config, cache).await?;
     let mut repos = RepoIndex::default();
     repos.insert(&repo.repo.full(), None, listing.tree.clone());
     let mut changes = ChangeSet {
@@ -252,6 +257,7 @@ pub(crate) async fn read_changes(
         },
         repos,
         config,
+        inheritance,
         history: None,
         agents: Some(documents.agents.clone()),
     };

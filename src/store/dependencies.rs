@@ -54,6 +54,27 @@ impl Store {
         rows.into_iter().map(entry).collect()
     }
 
+    /// The entries of every repository that name a file of `repo` (a
+    /// document `owner/name:path`: a config their config extends), with
+    /// the repository each belongs to.
+    pub async fn dependents_elsewhere(&self, repo: &str) -> Result<Vec<(String, Dependencies)>> {
+        let sql = "SELECT repo, pr, base_sha, documents FROM gh_dependencies WHERE LOWER(documents) LIKE $1 \
+                   ORDER BY repo, pr";
+        // `_` in a name matches any character here: the paths are compared
+        // exactly below.
+        let pattern = format!("%\"path\":\"{}:%", repo.to_ascii_lowercase());
+        let rows: Vec<ElsewhereRow> = on_pool!(self, |pool| sqlx::query_as(sql).bind(&pattern).fetch_all(pool).await?);
+        let prefix = format!("{}:", repo.to_ascii_lowercase());
+        let mut out = Vec::new();
+        for ElsewhereRow { repo, pr, base_sha, documents } in rows {
+            let entry = entry(DependenciesRow { pr, base_sha, documents })?;
+            if entry.documents.iter().any(|d| d.path.to_ascii_lowercase().starts_with(&prefix)) {
+                out.push((repo, entry));
+            }
+        }
+        Ok(out)
+    }
+
     /// Drops the entry of a pull request that is no longer open.
     pub async fn forget_dependencies(&self, repo: &str, pr: u64) -> Result<()> {
         let sql = "DELETE FROM gh_dependencies WHERE repo = $1 AND pr = $2";
@@ -66,6 +87,15 @@ impl Store {
 /// A row of `gh_dependencies`: the documents as JSON.
 #[derive(FromRow)]
 struct DependenciesRow {
+    pr: i64,
+    base_sha: String,
+    documents: String,
+}
+
+/// A row of `gh_dependencies` with the repository it belongs to.
+#[derive(FromRow)]
+struct ElsewhereRow {
+    repo: String,
     pr: i64,
     base_sha: String,
     documents: String,

@@ -138,6 +138,20 @@ impl Store {
     /// evaluated under its PR's lock like any other job of that PR. False
     /// when the job's lease is another worker's.
     pub async fn resolve(&self, job: &Job, worker: &str, prs: &[PrNumber]) -> Result<bool> {
+        self.resolve_across(job, worker, prs, &[]).await
+    }
+
+    /// [`Store::resolve`], with jobs of pull requests of other repositories
+    /// of the installation too (`elsewhere`: repository and number), in the
+    /// order given: the inheriting repositories' pull requests a push to
+    /// the config they extend affects.
+    pub async fn resolve_across(
+        &self,
+        job: &Job,
+        worker: &str,
+        prs: &[PrNumber],
+        elsewhere: &[(String, PrNumber)],
+    ) -> Result<bool> {
         let now = now_ms();
         let key = job.pr_key();
         // The head a fork's PR was found by is the head its event named.
@@ -167,6 +181,22 @@ impl Store {
                     .bind(Job::key(&job.repo, &target))
                     .bind(pr.0 as i64)
                     .bind(head)
+                    .bind(now)
+                    .bind(job.id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                for (repo, pr) in elsewhere {
+                    let target = Target::Pr { number: *pr, head: None };
+                    sqlx::query(
+                        "INSERT INTO gh_jobs (delivery, pr_key, repo, installation, target, target_pr, target_sha, \
+                         scope, once_per_head, reason, state, attempts, not_before, created_at) \
+                         SELECT delivery, $1, $2, installation, 'pr', $3, NULL, scope, once_per_head, reason, \
+                         'queued', 0, $4, created_at FROM gh_jobs WHERE id = $5",
+                    )
+                    .bind(Job::key(repo, &target))
+                    .bind(repo.to_ascii_lowercase())
+                    .bind(pr.0 as i64)
                     .bind(now)
                     .bind(job.id)
                     .execute(&mut *tx)

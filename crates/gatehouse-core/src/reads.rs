@@ -3,6 +3,7 @@
 //! documents already read, the further revisions and paths the rules look
 //! up. A source asks here instead of knowing the rules.
 
+use crate::config::inherit::{Effective, Inheritance, Source};
 use crate::config::{CONFIG_PATH, Config, ConfigError, PathFilter, under};
 use crate::model::ChangeSet;
 use crate::rules;
@@ -10,6 +11,18 @@ use crate::rules;
 /// The repository config in `text`, with what is wrong in it.
 pub fn config(text: &str) -> (Config, Vec<ConfigError>) {
     rules::read_config(text)
+}
+
+/// The effective config of a repository whose own config is `text` (none:
+/// no file), merged with the files it extends that `inheritance` holds.
+/// [`wanted`] names the next file to read before this.
+pub fn effective_config(text: Option<&str>, inheritance: &Inheritance) -> Effective {
+    rules::read_effective(text, inheritance)
+}
+
+/// The next file the chain of `text` needs that `inheritance` lacks.
+pub fn wanted(text: Option<&str>, inheritance: &Inheritance) -> Option<Source> {
+    crate::config::inherit::wanted(text, inheritance.default_parent.as_ref(), &inheritance.parents)
 }
 
 /// A path a changed document pins to a revision: `owner/repo@rev:path`.

@@ -31,10 +31,13 @@ pub enum Kind {
     Report,
     /// What `gatehouse verify --format json` prints.
     Verify,
+    /// What `gatehouse config explain --format json` prints.
+    ConfigExplain,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config, Kind::Report, Kind::Verify];
+    pub const ALL: [Kind; 7] =
+        [Kind::Brief, Kind::Voting, Kind::Decision, Kind::Config, Kind::Report, Kind::Verify, Kind::ConfigExplain];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -44,6 +47,7 @@ impl Kind {
             Kind::Config => "config",
             Kind::Report => "report",
             Kind::Verify => "verify",
+            Kind::ConfigExplain => "config-explain",
         }
     }
 
@@ -62,6 +66,7 @@ pub fn schema(kind: Kind) -> Value {
         Kind::Config => config(),
         Kind::Report => report(),
         Kind::Verify => verify(),
+        Kind::ConfigExplain => config_explain(),
     }
 }
 
@@ -452,6 +457,64 @@ fn decision() -> Value {
     Value::Object(root)
 }
 
+/// `gatehouse config explain --format json`: every effective value with its
+/// source and lock, and the problems of the chain as findings.
+fn config_explain() -> Value {
+    let file_line = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["file", "line"],
+        "properties": { "file": { "type": "string" }, "line": { "type": "integer", "minimum": 1 } }
+    });
+    json!({
+        "$schema": DRAFT,
+        "title": "gatehouse's effective config: `gatehouse config explain --format json`",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["version", "files", "values", "findings"],
+        "properties": {
+            "version": { "const": 1 },
+            "files": {
+                "type": "array",
+                "description": "the files merged, the repository's own first (null when it has none), then each one it extends",
+                "items": { "type": ["string", "null"] }
+            },
+            "values": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["key", "value", "merge", "from", "lock"],
+                    "properties": {
+                        "key": { "type": "string", "description": "dotted: `review.core.required`, `rules.<id>`" },
+                        "value": { "description": "null: a key of a review policy when there is none" },
+                        "merge": { "enum": ["replace", "append"], "description": "how a file's value meets the value of the files it extends" },
+                        "from": {
+                            "oneOf": [
+                                { "type": "object", "additionalProperties": false, "required": ["file", "line"], "properties": { "file": { "type": "string" }, "line": { "type": "integer", "minimum": 1 } } },
+                                { "type": "object", "additionalProperties": false, "required": ["default"], "properties": { "default": { "type": "string", "description": "the seed the default follows" } } }
+                            ]
+                        },
+                        "lock": {
+                            "oneOf": [
+                                { "type": "null" },
+                                { "type": "object", "additionalProperties": false, "required": ["kind", "bound", "file", "line"], "properties": {
+                                    "kind": { "enum": ["locked", "at_least", "at_most"] },
+                                    "bound": { "description": "the floor or ceiling; null for `locked`" },
+                                    "file": file_line["properties"]["file"],
+                                    "line": file_line["properties"]["line"]
+                                } }
+                            ]
+                        }
+                    }
+                }
+            },
+            "findings": { "type": "array", "items": { "$ref": "#/$defs/finding" } }
+        },
+        "$defs": { "finding": report()["$defs"]["finding"].clone() }
+    })
+}
+
 /// `.github/gatehouse.yml`, as [`crate::rules::read_config`] reads it:
 /// every section refuses keys it does not know.
 fn config() -> Value {
@@ -477,6 +540,7 @@ fn config() -> Value {
     let section =
         |properties: Value| json!({ "type": "object", "additionalProperties": false, "properties": properties });
     let rule_ids: Vec<&str> = crate::rules::all_rules().iter().map(|r| r.id).collect();
+    let lock_keys: Vec<&str> = crate::config::keys::KEY_RULES.iter().map(|r| r.key).collect();
     let review = crate::config::ReviewConfig::default();
     let threshold = defaults.briefs.review_threshold;
     json!({
@@ -493,15 +557,31 @@ fn config() -> Value {
             "voting": section(json!({ "paths": globs(&defaults.voting.paths) })),
             "specs": section(json!({ "paths": folders(&defaults.specs.paths) })),
             "decisions": section(json!({ "paths": folders(&defaults.decisions.paths) })),
+            "extends": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+(:[^/].*)?$",
+                "description": "The config this one extends: `owner/name` (that repository's `gatehouse.yml` at its default branch) or `owner/name:path`; merged key by key, this file's values over it"
+            },
+            "locks": {
+                "type": "object",
+                "description": "Keys the files that extend this one may not weaken: `locked`, `{ at_least: N }` (a number or a rule level) or `{ at_most: N }`",
+                "propertyNames": { "anyOf": [{ "enum": lock_keys }, { "pattern": "^rules\\." }] },
+                "additionalProperties": {
+                    "anyOf": [
+                        { "const": "locked" },
+                        { "type": "object", "additionalProperties": false, "required": ["at_least"], "properties": { "at_least": { "type": ["integer", "string"] } } },
+                        { "type": "object", "additionalProperties": false, "required": ["at_most"], "properties": { "at_most": { "type": "integer", "minimum": 0 } } }
+                    ]
+                }
+            },
             "review": {
                 "type": "object",
                 "additionalProperties": false,
-                "required": ["core"],
+                "description": "A policy with no `core.reviewers` of its own takes them from the config it extends",
                 "properties": {
                 "core": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["reviewers"],
                     "properties": { "reviewers": { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }, "required": count(review.core_required) }
                 },
                 "advisory": names(&review.advisory),
@@ -566,11 +646,13 @@ mod tests {
         assert!(leaves.len() >= 15, "{leaves:?}");
         for (path, leaf) in leaves {
             let choice = leaf.get("enum").and_then(|e| e.get(0)).and_then(Value::as_str).unwrap_or_default();
-            let sample = match leaf.get("type").and_then(Value::as_str) {
-                Some("array") => "[\"x/*.md\"]",
-                Some("integer") => "3",
-                Some("boolean") => "false",
-                Some("string") => choice,
+            let sample = match (path.as_slice(), leaf.get("type").and_then(Value::as_str)) {
+                ([key], _) if key == "extends" => "acme/.github",
+                ([key], _) if key == "locks" => "{ review.core.required: { at_least: 2 } }",
+                (_, Some("array")) => "[\"x/*.md\"]",
+                (_, Some("integer")) => "3",
+                (_, Some("boolean")) => "false",
+                (_, Some("string")) => choice,
                 _ => "{ brief/unknown-field: off }",
             };
             let path: Vec<&str> = path.iter().map(String::as_str).collect();

@@ -226,6 +226,10 @@ pub(crate) struct State {
     pub token_requests: Vec<Value>,
     /// token → the repository names it is scoped to (absent: all).
     pub token_scopes: HashMap<String, Vec<String>>,
+    /// Names (lowercase) of the account's repositories the installation was
+    /// not given: "Installing GitHub Apps" lets an owner install an App on
+    /// selected repositories only.
+    pub uninstalled: Vec<String>,
     pub repos: HashMap<String, Repo>,
     pub check_runs: Vec<CheckRun>,
     pub reviews: Vec<Review>,
@@ -331,6 +335,7 @@ impl Sim {
             tokens: HashMap::new(),
             token_requests: Vec::new(),
             token_scopes: HashMap::new(),
+            uninstalled: Vec::new(),
             repos: HashMap::new(),
             check_runs: Vec::new(),
             reviews: Vec::new(),
@@ -532,6 +537,13 @@ impl Sim {
         for (_, issued) in self.lock().manifests.codes.values_mut() {
             *issued = issued.saturating_sub(CODE_LIFE_S);
         }
+    }
+
+    /// Leaves repository `name` (`owner/name`) out of the installation: it
+    /// exists, but a token asked for it is refused.
+    pub fn leave_out_of_installation(&self, repo: &str) {
+        let name = repo.rsplit('/').next().unwrap_or(repo).to_ascii_lowercase();
+        self.lock().uninstalled.push(name);
     }
 
     /// Installation tokens minted from now on live `secs` seconds.

@@ -35,12 +35,39 @@ impl Sim {
             (entry.and_then(|r| r.commits.get(&sha)).map(|t| (**t).clone()).unwrap_or_default(), sha)
         };
         let (old_tree, old) = before;
-        let (added, removed, modified) = changed(&old_tree, &tree);
-        let after = self.advance_base(repo, number, tree);
+        let after = self.advance_base(repo, number, tree.clone());
+        self.push_payload(repo, (&old, &old_tree), (&after, &tree), message)
+    }
+
+    /// Commits `tree` onto `main` of a repository no pull request is
+    /// merging into (an organisation's `.github` repository holding its
+    /// shared config) and returns the `push` payload GitHub sends for it,
+    /// as [`Sim::push_to_default_branch`] does.
+    pub fn push_to_main(&self, repo: &str, tree: Tree, message: &str) -> Value {
+        let (old, old_tree, after) = {
+            let mut state = self.lock();
+            let entry = state.repos.entry(repo.to_ascii_lowercase()).or_default();
+            entry.full_name = repo.to_string();
+            let old = entry.refs.get("main").cloned().unwrap_or_default();
+            let old_tree = entry.commits.get(&old).map(|t| (**t).clone()).unwrap_or_default();
+            let sha = commit_sha(&tree, &format!("{repo}:main-after:{old}"));
+            entry.put_commit(sha.clone(), tree.clone());
+            entry.parents.insert(sha.clone(), vec![old.clone()]);
+            entry.refs.insert("main".into(), sha.clone());
+            (old, old_tree, sha)
+        };
+        self.push_payload(repo, (&old, &old_tree), (&after, &tree), message)
+    }
+
+    /// The `push` payload of a commit `after` on `main` following `before`
+    /// ("Webhook events and payloads", push).
+    fn push_payload(&self, repo: &str, before: (&str, &Tree), after: (&str, &Tree), message: &str) -> Value {
+        let ((old, old_tree), (after, tree)) = (before, after);
+        let (added, removed, modified) = changed(old_tree, tree);
         let installation = self.lock().installation;
         let commit = json!({
             "id": after,
-            "tree_id": commit_sha(&Tree::new(), &after),
+            "tree_id": commit_sha(&Tree::new(), after),
             "distinct": true,
             "message": message,
             "timestamp": "2026-12-01T10:00:00Z",

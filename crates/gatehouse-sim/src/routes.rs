@@ -150,6 +150,17 @@ async fn access_token(
     if id != s.installation {
         return error(StatusCode::NOT_FOUND, "Not Found");
     }
+    // "Create an installation access token for an app": a `repositories`
+    // entry the installation was not given is refused with 422 ("Validation
+    // failed"), as GitHub refuses a repository that does not exist or is not
+    // accessible to the installation.
+    let asked_names = asked.get("repositories").and_then(Value::as_array).into_iter().flatten();
+    if asked_names.filter_map(Value::as_str).any(|name| s.uninstalled.contains(&name.to_ascii_lowercase())) {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "There is at least one repository that does not exist or is not accessible to the parent installation.",
+        );
+    }
     s.jwts_seen += 1;
     let n = s.id();
     let token = format!("ghs_sim{n:010}");

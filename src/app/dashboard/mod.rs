@@ -64,14 +64,20 @@ pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> 
     }
     // The default branch's documents, read only when the config there
     // enables the dashboard too, and only the families it lists.
-    let documents = match default_branch::tip(repo, &ctx.reads).await? {
+    let tip = default_branch::tip(repo, &ctx.reads).await?;
+    let documents = match &tip {
         Some(tip) if tip.config.dashboard.enabled => {
-            Some(default_branch::documents(repo, &tip, documents::NEEDS, &ctx.reads).await?)
+            Some(default_branch::documents(repo, tip, documents::NEEDS, &ctx.reads).await?)
         }
         _ => None,
     };
     let bypassed = ctx.store.bypassed_merges(&name, MAX_BYPASSES).await?;
-    let body = render(&name, &pulls, &bypassed, documents.as_ref());
+    let mut body = render(&name, &pulls, &bypassed, documents.as_ref());
+    if let Some(tip) = tip.as_ref().filter(|tip| !tip.inheritance.parents.is_empty()) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let previous = shown.as_ref().map(|(_, body)| body.as_str());
+        body.push_str(&config_section(tip, previous, &crate::docs::timestamp::format_utc(now)));
+    }
     let number = match shown {
         Some((number, current)) if current == body => number,
         Some((number, _)) => {
@@ -92,6 +98,36 @@ pub(in crate::app) async fn refresh(ctx: &Ctx, job: &Job, repo: &RepoClient) -> 
     };
     ctx.store.record_dashboard(&name, DashboardIssue { number, closed: false }).await?;
     Ok(())
+}
+
+/// What marks the effective config's digest and since when it holds, in the
+/// body (an HTML comment: GitHub does not show it).
+const CONFIG_MARK: &str = "<!-- gatehouse:config ";
+
+/// The section on a config that extends others: which files make it, and
+/// when the effective config last changed, as the body shown before
+/// (`previous`) recorded it; `now` when it changed since, or is first shown.
+/// The body stays the same while the config does, so no edit is made for it.
+fn config_section(tip: &default_branch::Tip, previous: Option<&str>, now: &str) -> String {
+    let digest = crate::source::dependencies::digest(&crate::model::FileContent::Text(
+        format!("{:?}", tip.config).as_str().into(),
+    ));
+    let recorded = previous.and_then(|body| {
+        let rest = &body[body.find(CONFIG_MARK)? + CONFIG_MARK.len()..];
+        let (digest, rest) = rest.split_once(' ')?;
+        Some((digest.to_string(), rest.split_once(' ')?.0.to_string()))
+    });
+    let (verb, since) = match recorded {
+        Some((was, since)) if was == digest => ("unchanged since", since),
+        Some(_) => ("changed at", now.to_string()),
+        None => ("first read at", now.to_string()),
+    };
+    let files: Vec<String> = tip.inheritance.parents.keys().map(|source| code(&source.to_string())).collect();
+    format!(
+        "\n## Config\n\nThe effective config of the default branch merges `.github/gatehouse.yml` with {}: {verb} \
+         {since}.\n{CONFIG_MARK}{digest} {since} -->\n",
+        files.join(", ")
+    )
 }
 
 /// An open pull request and this App's runs on its head.
@@ -246,6 +282,25 @@ mod tests {
             started_at: Some(format!("2026-12-07T01:0{id}:00Z")),
             output: CheckRunOutput { annotations_count: 0, title: Some(title.into()), summary: Some(summary.into()) },
         }
+    }
+
+    #[test]
+    fn the_config_section_says_when_the_effective_config_changed() {
+        use crate::config::inherit::{Inheritance, Parent, Source};
+        let policy = Source::parse("acme/.github").expect("a source");
+        let inheritance = Inheritance {
+            parents: [(policy, Parent::Text("dashboard: { enabled: true }\n".into()))].into(),
+            ..Inheritance::default()
+        };
+        let mut tip = default_branch::Tip { sha: "abc".into(), config: crate::config::Config::default(), inheritance };
+        let first = config_section(&tip, None, "2026-12-07T10:00:00Z");
+        assert!(first.contains("with `acme/.github:gatehouse.yml`: first read at 2026-12-07T10:00:00Z."), "{first}");
+        let same = config_section(&tip, Some(&first), "2026-12-07T11:00:00Z");
+        assert!(same.contains("unchanged since 2026-12-07T10:00:00Z."), "{same}");
+        assert_eq!(config_section(&tip, Some(&same), "2026-12-07T12:00:00Z"), same, "no edit while it holds");
+        tip.config.dashboard.enabled = true;
+        let changed = config_section(&tip, Some(&same), "2026-12-07T13:00:00Z");
+        assert!(changed.contains(": changed at 2026-12-07T13:00:00Z."), "{changed}");
     }
 
     #[test]

@@ -6,7 +6,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+pub mod explain;
+pub mod inherit;
+pub mod keys;
 mod read;
+
+pub use read::Pos;
 
 use globset::{GlobSet, GlobSetBuilder};
 

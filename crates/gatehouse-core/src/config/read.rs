@@ -8,15 +8,21 @@ use std::collections::BTreeMap;
 
 use globset::Glob;
 
+use super::inherit::Lock;
 use super::{ApprovalsEnd, Config, ConfigError, Level, ReviewConfig};
 use crate::docs::yaml::{self, Key, Map, Node};
 use crate::model::Severity;
 use crate::render::plural;
 use crate::suggest::{did_you_mean, nearest};
 
+/// Rules whose level a config may not set: with `config/extends` off, a
+/// policy that cannot be read would pass unseen, the repository's own file
+/// standing in for it.
+const FIXED_LEVEL: &[&str] = &["config/extends"];
+
 /// The keys of each section, as `gatehouse schema config` names them.
 const ROOT_KEYS: &[&str] =
-    &["briefs", "adrs", "voting", "specs", "decisions", "review", "limits", "rules", "dashboard"];
+    &["extends", "locks", "briefs", "adrs", "voting", "specs", "decisions", "review", "limits", "rules", "dashboard"];
 const DASHBOARD_KEYS: &[&str] = &["enabled"];
 const BRIEFS_KEYS: &[&str] = &["paths", "review_threshold"];
 const THRESHOLD_KEYS: &[&str] = &["lines", "repos"];
@@ -43,64 +49,139 @@ impl Config {
     /// Parses a config file; returns the config (defaults where the file is
     /// silent or wrong) and every problem found. `rule_ids` are the ids
     /// `rules:` may name: the rule registry knows them
-    /// (`crate::rules::read_config`).
+    /// (`crate::rules::read_config`). An `extends:` key is read and checked
+    /// but not followed: [`super::inherit::resolve`] follows it.
     pub fn parse(text: &str, rule_ids: &[&str]) -> (Config, Vec<ConfigError>) {
         let mut config = Config::default();
-        let mut errors = Vec::new();
-        let tree = match yaml::parse(text, 1) {
-            Ok(tree) => tree,
-            Err(e) => {
-                errors.push(ConfigError {
-                    line: e.line,
-                    col: e.col,
-                    width: e.width.max(1),
-                    message: format!("invalid YAML: {}", e.message),
-                    help: e.help,
-                });
-                return (config, errors);
-            }
-        };
-        let root = tree.root();
-        if root.is_null() {
-            return (config, errors);
+        let mut file = read_over(text, rule_ids, &mut config);
+        if let Some(error) = unpassable_review(&config, &file.set) {
+            file.errors.push(error);
         }
-        let mut p = Reader { errors: &mut errors, rule_ids };
-        p.section(root, ROOT, ROOT_KEYS, |p, key, value| match key.name {
-            "briefs" => p.section(value, "briefs", BRIEFS_KEYS, |p, k, v| match k.name {
-                "paths" => p.globs(k, v, &mut config.briefs.paths),
-                "review_threshold" => p.section(v, "briefs.review_threshold", THRESHOLD_KEYS, |p, k, v| match k.name {
-                    "lines" => p.uint(k, v, &mut config.briefs.review_threshold.lines),
-                    "repos" => p.uint(k, v, &mut config.briefs.review_threshold.repos),
-                    _ => false,
-                }),
-                _ => false,
-            }),
-            "adrs" | "voting" | "specs" | "decisions" => {
-                let target = match key.name {
-                    "adrs" => &mut config.adrs.paths,
-                    "voting" => &mut config.voting.paths,
-                    "specs" => &mut config.specs.paths,
-                    _ => &mut config.decisions.paths,
-                };
-                p.section(value, key.name, PATHS_KEYS, |p, k, v| match k.name {
-                    "paths" => p.globs(k, v, target),
-                    _ => false,
-                })
-            }
-            "review" => p.review(value, &mut config.review),
-            "limits" => p.section(value, "limits", LIMITS_KEYS, |p, k, v| match k.name {
-                "max_file_bytes" => p.uint(k, v, &mut config.limits.max_file_bytes),
-                _ => false,
-            }),
-            "rules" => p.rules(value, &mut config.rules),
-            "dashboard" => p.section(value, "dashboard", DASHBOARD_KEYS, |p, k, v| match k.name {
-                "enabled" => p.bool(k, v, &mut config.dashboard.enabled),
+        (config, file.errors)
+    }
+}
+
+/// Where a value stands in its file: the value's line, column and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+    pub width: u32,
+}
+
+impl Pos {
+    fn of(node: Node) -> Pos {
+        Pos { line: node.line(), col: node.col(), width: width(node) }
+    }
+}
+
+/// What one file says, read over the config the files it extends made.
+#[derive(Debug, Default)]
+pub(super) struct FileRead {
+    /// Each key the file set (a leaf by its dotted key, and the sections
+    /// `review` and `review.core`), at its value.
+    pub set: BTreeMap<String, Pos>,
+    pub errors: Vec<ConfigError>,
+    /// `extends:`, as written, at its value.
+    pub extends: Option<(String, Pos)>,
+    pub locks: Vec<Lock>,
+}
+
+/// Reads `text` over `config`: every key the file sets replaces (or, for a
+/// key that appends, extends) what `config` holds; maps are merged key by
+/// key. A value in error leaves what was there.
+pub(super) fn read_over(text: &str, rule_ids: &[&str], config: &mut Config) -> FileRead {
+    let mut file = FileRead::default();
+    let tree = match yaml::parse(text, 1) {
+        Ok(tree) => tree,
+        Err(e) => {
+            file.errors.push(ConfigError {
+                line: e.line,
+                col: e.col,
+                width: e.width.max(1),
+                message: format!("invalid YAML: {}", e.message),
+                help: e.help,
+            });
+            return file;
+        }
+    };
+    let root = tree.root();
+    if root.is_null() {
+        return file;
+    }
+    let mut p = Reader { file: &mut file, rule_ids, at: String::new() };
+    p.section(root, ROOT, ROOT_KEYS, |p, key, value| match key.name {
+        "extends" => p.extends(value),
+        "locks" => {
+            let locks = super::inherit::read_locks(p, value);
+            p.file.locks.extend(locks);
+            true
+        }
+        "briefs" => p.section(value, "briefs", BRIEFS_KEYS, |p, k, v| match k.name {
+            "paths" => p.globs(k, v, &mut config.briefs.paths),
+            "review_threshold" => p.section(v, "briefs.review_threshold", THRESHOLD_KEYS, |p, k, v| match k.name {
+                "lines" => p.uint(k, v, &mut config.briefs.review_threshold.lines),
+                "repos" => p.uint(k, v, &mut config.briefs.review_threshold.repos),
                 _ => false,
             }),
             _ => false,
-        });
-        (config, errors)
-    }
+        }),
+        "adrs" | "voting" | "specs" | "decisions" => {
+            let target = match key.name {
+                "adrs" => &mut config.adrs.paths,
+                "voting" => &mut config.voting.paths,
+                "specs" => &mut config.specs.paths,
+                _ => &mut config.decisions.paths,
+            };
+            p.section(value, key.name, PATHS_KEYS, |p, k, v| match k.name {
+                "paths" => p.globs(k, v, target),
+                _ => false,
+            })
+        }
+        "review" => p.review(value, &mut config.review),
+        "limits" => p.section(value, "limits", LIMITS_KEYS, |p, k, v| match k.name {
+            "max_file_bytes" => p.uint(k, v, &mut config.limits.max_file_bytes),
+            _ => false,
+        }),
+        "rules" => p.rules(value, &mut config.rules),
+        "dashboard" => p.section(value, "dashboard", DASHBOARD_KEYS, |p, k, v| match k.name {
+            "enabled" => p.bool(k, v, &mut config.dashboard.enabled),
+            _ => false,
+        }),
+        _ => false,
+    });
+    file
+}
+
+/// The error of a review policy that can never pass (no core reviewers, or
+/// more approvals required than there are reviewers), at the `review.core`
+/// (or `review`) a file of `set` wrote; `None` when it can pass or there is
+/// no policy.
+pub(super) fn unpassable_review(config: &Config, set: &BTreeMap<String, Pos>) -> Option<ConfigError> {
+    let review = config.review.as_ref()?;
+    let core = set.get("review.core");
+    let Pos { line, col, .. } = *core.or_else(|| set.get("review"))?;
+    let reviewers = review.core_reviewers.len() as u64;
+    let (message, help) = match core {
+        None if reviewers == 0 => (
+            "`review` has no `core` reviewers, so no approval could pass the gate".to_string(),
+            format!("add the team's core reviewers under `review:`, e.g. `{CORE_EXAMPLE}`"),
+        ),
+        Some(_) if reviewers == 0 => (
+            "`review.core.reviewers` is empty, so no approval could pass the gate".into(),
+            format!("list the team's GitHub logins, e.g. `{CORE_EXAMPLE}`"),
+        ),
+        _ if review.core_required > reviewers => (
+            format!(
+                "`review.core.required` is {} but only {reviewers} core {} listed, so the gate could never pass",
+                review.core_required,
+                if reviewers == 1 { "reviewer is" } else { "reviewers are" }
+            ),
+            format!("require at most {}, or list more core reviewers", plural(reviewers as usize, "approval")),
+        ),
+        _ => return None,
+    };
+    Some(ConfigError { line, col, width: 1, message, help })
 }
 
 /// The name of the file's top level, as a section.
@@ -111,9 +192,11 @@ fn label(name: &str) -> String {
     if name == ROOT { name.to_string() } else { format!("`{name}`") }
 }
 
-struct Reader<'e> {
-    errors: &'e mut Vec<ConfigError>,
+pub(super) struct Reader<'e> {
+    file: &'e mut FileRead,
     rule_ids: &'e [&'e str],
+    /// The dotted key of the section being read (empty at the top level).
+    at: String,
 }
 
 /// How many characters of `node` a caret covers: a plain scalar's text, or
@@ -123,14 +206,18 @@ fn width(node: Node) -> u32 {
 }
 
 impl Reader<'_> {
-    /// Reads `review:`; a policy that can never pass (no core reviewers, or
-    /// more approvals required than there are reviewers) is an error.
+    /// Reads `review:` into the policy, making one when there is none
+    /// yet. Whether it can pass is decided once every file is read
+    /// ([`unpassable_review`]).
     fn review(&mut self, node: Node, out: &mut Option<ReviewConfig>) -> bool {
+        if node.as_map().is_none() {
+            return self.section(node, "review", REVIEW_KEYS, |_, _, _| false);
+        }
+        self.file.set.insert("review".into(), Pos::of(node));
         let r = out.get_or_insert_with(ReviewConfig::default);
-        let mut core = None;
         self.section(node, "review", REVIEW_KEYS, |p, k, v| match k.name {
             "core" => {
-                core = Some((v.line(), v.col()));
+                p.file.set.insert("review.core".into(), Pos::of(v));
                 p.section(v, "review.core", CORE_KEYS, |p, k, v| match k.name {
                     "reviewers" => p.strings(k, v, &mut r.core_reviewers),
                     "required" => p.uint(k, v, &mut r.core_required),
@@ -141,52 +228,65 @@ impl Reader<'_> {
             "max_changes_requested" => p.uint(k, v, &mut r.max_changes_requested),
             "recusal" => p.bool(k, v, &mut r.recusal),
             "stale_on_push" => p.bool(k, v, &mut r.stale_on_push),
-            "approvals_end_on" => p.approvals_end(v, &mut r.approvals_end_on),
+            "approvals_end_on" => p.approvals_end(k, v, &mut r.approvals_end_on),
             "request_reviewers" => p.bool(k, v, &mut r.request_reviewers),
             "remind_after_days" => p.uint(k, v, &mut r.remind_after_days),
             "paths" => p.globs(k, v, &mut r.paths),
             _ => false,
-        });
-        let reviewers = r.core_reviewers.len() as u64;
-        if node.as_map().is_none() {
-            return true;
+        })
+    }
+
+    /// Whether `rules:` may name `id`.
+    pub(super) fn knows_rule(&self, id: &str) -> bool {
+        self.rule_ids.contains(&id)
+    }
+
+    /// The dotted key of `key` in the section being read.
+    fn dotted(&self, key: &str) -> String {
+        if self.at.is_empty() { key.to_string() } else { format!("{}.{key}", self.at) }
+    }
+
+    /// Records that the file set `key` of the section being read at `node`.
+    fn record(&mut self, key: &Key, node: Node) {
+        let dotted = self.dotted(key.name);
+        self.file.set.insert(dotted, Pos::of(node));
+    }
+
+    /// `extends: OWNER/REPO` or `OWNER/REPO:PATH`, checked here, followed by
+    /// [`super::inherit::resolve`].
+    fn extends(&mut self, node: Node) -> bool {
+        match node.scalar_text().map(super::inherit::Source::parse) {
+            Some(Ok(_)) => {
+                self.file.extends = node.scalar_text().map(|text| (text.to_string(), Pos::of(node)));
+            }
+            Some(Err(why)) => self.error(
+                node,
+                format!("`extends` {why}"),
+                "write the repository whose config this one extends, e.g. `extends: acme/.github` \
+                 (its `gatehouse.yml`) or `extends: acme/policies:teams/platform.yml`"
+                    .into(),
+            ),
+            None => self.error(
+                node,
+                format!("`extends` must be a repository's `owner/name`, found {}", node.type_name()),
+                "e.g. `extends: acme/.github`".into(),
+            ),
         }
-        let (line, col) = core.unwrap_or((node.line(), node.col()));
-        let (message, help) = match core {
-            None => (
-                "`review` has no `core` reviewers, so no approval could pass the gate".to_string(),
-                format!("add the team's core reviewers under `review:`, e.g. `{CORE_EXAMPLE}`"),
-            ),
-            Some(_) if reviewers == 0 => (
-                "`review.core.reviewers` is empty, so no approval could pass the gate".into(),
-                format!("list the team's GitHub logins, e.g. `{CORE_EXAMPLE}`"),
-            ),
-            Some(_) if r.core_required > reviewers => (
-                format!(
-                    "`review.core.required` is {} but only {reviewers} core {} listed, so the gate could never pass",
-                    r.core_required,
-                    if reviewers == 1 { "reviewer is" } else { "reviewers are" }
-                ),
-                format!("require at most {}, or list more core reviewers", plural(reviewers as usize, "approval")),
-            ),
-            Some(_) => return true,
-        };
-        self.errors.push(ConfigError { line, col, width: 1, message, help });
         true
     }
 
-    fn error(&mut self, node: Node, message: String, help: String) {
-        self.errors.push(ConfigError { line: node.line(), col: node.col(), width: width(node), message, help });
+    pub(super) fn error(&mut self, node: Node, message: String, help: String) {
+        self.file.errors.push(ConfigError { line: node.line(), col: node.col(), width: width(node), message, help });
     }
 
     /// An error about a key itself: the caret covers its name.
-    fn key_error(&mut self, key: &Key, message: String, help: String) {
+    pub(super) fn key_error(&mut self, key: &Key, message: String, help: String) {
         let width = key.name.chars().count().max(1) as u32;
-        self.errors.push(ConfigError { line: key.line, col: key.col, width, message, help });
+        self.file.errors.push(ConfigError { line: key.line, col: key.col, width, message, help });
     }
 
     /// The entries of section `name` (`ROOT` for the file's top level).
-    fn map<'y>(&mut self, node: Node<'y>, name: &str, keys: &[&str]) -> Option<Map<'y>> {
+    pub(super) fn map<'y>(&mut self, node: Node<'y>, name: &str, keys: &[&str]) -> Option<Map<'y>> {
         let entries = node.as_map();
         if entries.is_none() {
             let example = keys.first().map_or_else(String::new, |key| format!(" (e.g. `{key}: …`)"));
@@ -221,17 +321,22 @@ impl Reader<'_> {
     ) -> bool {
         let Some(entries) = self.map(node, name, keys) else { return true };
         let section = label(name);
+        let outer = std::mem::replace(&mut self.at, if name == ROOT { String::new() } else { name.to_string() });
         for (key, value) in entries.iter() {
             if !field(self, &key, value) {
                 self.unknown(&key, &section, keys);
             }
         }
+        self.at = outer;
         true
     }
 
     fn uint(&mut self, key: &Key, node: Node, out: &mut u64) -> bool {
         match node.as_i64() {
-            Some(v) if v >= 0 => *out = v as u64,
+            Some(v) if v >= 0 => {
+                *out = v as u64;
+                self.record(key, node);
+            }
             _ => self.error(
                 node,
                 format!("`{}` must be a whole number of 0 or more, found {}", key.name, node.type_name()),
@@ -243,7 +348,10 @@ impl Reader<'_> {
 
     fn bool(&mut self, key: &Key, node: Node, out: &mut bool) -> bool {
         match node.as_bool() {
-            Some(v) => *out = v,
+            Some(v) => {
+                *out = v;
+                self.record(key, node);
+            }
             None => self.error(
                 node,
                 format!("`{}` must be true or false, found {}", key.name, node.type_name()),
@@ -253,10 +361,12 @@ impl Reader<'_> {
         true
     }
 
-    fn approvals_end(&mut self, node: Node, out: &mut ApprovalsEnd) -> bool {
+    fn approvals_end(&mut self, key: &Key, node: Node, out: &mut ApprovalsEnd) -> bool {
         match node.scalar_text() {
-            Some("document_change") => *out = ApprovalsEnd::DocumentChange,
-            Some("any_push") => *out = ApprovalsEnd::AnyPush,
+            Some(name @ ("document_change" | "any_push")) => {
+                *out = if name == "any_push" { ApprovalsEnd::AnyPush } else { ApprovalsEnd::DocumentChange };
+                self.record(key, node);
+            }
             other => {
                 let found = other.map_or_else(|| node.type_name().to_string(), |v| format!("`{v}`"));
                 let suggestion = other.and_then(|v| did_you_mean(&nearest(v, ApprovalsEnd::NAMES)));
@@ -300,8 +410,25 @@ impl Reader<'_> {
                 ),
             }
         }
-        *out = values;
+        self.assign(key, node, out, values);
         true
+    }
+
+    /// Sets a list as its key merges: replaced, or appended to what the
+    /// files extended gave it.
+    fn assign(&mut self, key: &Key, node: Node, out: &mut Vec<String>, values: Vec<String>) {
+        let dotted = self.dotted(key.name);
+        match super::keys::rule_of(&dotted).map(|rule| rule.merge) {
+            Some(super::keys::Merge::Append) => {
+                for value in values {
+                    if !out.contains(&value) {
+                        out.push(value);
+                    }
+                }
+            }
+            _ => *out = values,
+        }
+        self.file.set.insert(dotted, Pos::of(node));
     }
 
     fn globs(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
@@ -328,7 +455,7 @@ impl Reader<'_> {
                 valid.push(value);
             }
         }
-        *out = valid;
+        self.assign(key, node, out, valid);
         true
     }
 
@@ -339,6 +466,14 @@ impl Reader<'_> {
                 let help = did_you_mean(&nearest(key.name, self.rule_ids.iter().copied()))
                     .unwrap_or_else(|| "`gatehouse rules` lists every rule id".to_string());
                 self.key_error(&key, format!("unknown rule `{}`", key.name), help);
+                continue;
+            }
+            if FIXED_LEVEL.contains(&key.name) {
+                self.key_error(
+                    &key,
+                    format!("`{}` cannot be set: an extended config that cannot be read is always an error", key.name),
+                    "remove this line; fix `extends:` or remove it instead".to_string(),
+                );
                 continue;
             }
             let level = match value.scalar_text() {
@@ -358,6 +493,7 @@ impl Reader<'_> {
                 }
             };
             out.insert(key.name.to_string(), level);
+            self.file.set.insert(format!("{}{}", super::keys::RULES_PREFIX, key.name), Pos::of(value));
         }
         true
     }
@@ -371,6 +507,15 @@ mod tests {
 
     fn errors(text: &str) -> Vec<ConfigError> {
         Config::parse(text, RULES).1
+    }
+
+    #[test]
+    fn the_level_of_config_extends_cannot_be_set() {
+        let (config, found) = Config::parse("rules:\n  config/extends: off\n", &["config/extends"]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].line, found[0].col), (2, 3));
+        assert!(found[0].message.contains("`config/extends` cannot be set"), "{}", found[0].message);
+        assert!(config.rules.is_empty(), "the level is not taken: {:?}", config.rules);
     }
 
     #[test]

@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use super::{AgentIndex, Files};
 use crate::config::Config;
+use crate::config::inherit::Inheritance;
 
 /// The content of one file at one revision, as the source could read it.
 /// Sources never hand a rule more than the size limit: a larger file arrives
@@ -254,6 +255,9 @@ pub struct ChangeSet {
     pub pr: PrInfo,
     pub repos: RepoIndex,
     pub config: Config,
+    /// The files the repository's config extends, as read; `config` is
+    /// merged from them and the base's file.
+    pub inheritance: Inheritance,
     /// Commit ids known to be in the repository's history: every commit
     /// reachable from a ref (git mode), or the full ids of the commits
     /// documents name that GitHub found (the App). `None` when the source

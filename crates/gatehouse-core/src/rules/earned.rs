@@ -17,7 +17,10 @@ pub(super) const PREDATES: &str = "predates this change: ";
 /// Demotes to notices the findings of `report` (the rules' findings over
 /// `changes`) that the change did not earn.
 pub(super) fn demote_predating(changes: &ChangeSet, report: &mut Report) {
-    let questioned = |f: &Finding| f.severity != Severity::Notice && !changes.touches(&f.path);
+    // An extended config that cannot be read is the state of another
+    // repository now, never one this repository's base had.
+    let questioned =
+        |f: &Finding| f.severity != Severity::Notice && !changes.touches(&f.path) && f.rule != super::CONFIG_EXTENDS.id;
     let paths: BTreeSet<&str> = report.findings().filter(|f| questioned(f)).map(|f| f.path.as_str()).collect();
     if paths.is_empty() {
         return;
@@ -63,6 +66,7 @@ fn base_revision(changes: &ChangeSet, paths: &BTreeSet<&str>) -> ChangeSet {
         pr: PrInfo::default(),
         repos: changes.repos.clone(),
         config: changes.config.clone(),
+        inheritance: changes.inheritance.clone(),
         history: changes.history.clone(),
         agents: None,
     }

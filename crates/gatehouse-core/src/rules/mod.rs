@@ -131,6 +131,7 @@ pub mod spec;
 mod verify;
 pub mod voting;
 
+use crate::config::inherit::{self, Effective, Inheritance, ProblemKind};
 use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
 use crate::docs::voting::VotingDoc;
 use crate::model::{
@@ -284,9 +285,42 @@ BASE revision (a PR cannot weaken its own gate); a PR that changes it sees its n
     good: Example { path: CONFIG_PATH, text: "briefs:\n  review_threshold:\n    lines: 200\n" },
 };
 
+pub static CONFIG_LOCKED: RuleInfo = RuleInfo {
+    id: "config/locked",
+    default_severity: Severity::Error,
+    summary: "a repository's config asks for no less than the config it extends locks",
+    why: "An organisation keeps one policy for its repositories in a shared `gatehouse.yml` that each \
+repository's config `extends:`; a repository may ask for more, never less. The shared file's `locks:` fix \
+a key (`locked`) or bound it (`at_least`, `at_most`). A value the lock refuses is reported at its line \
+and the extended config's value applies, so a gate is never weakened by a repository's own file.",
+    fix: None,
+    bad: Example {
+        path: CONFIG_PATH,
+        text: "# extends a file with `locks: { review.core.required: { at_least: 2 } }`\nextends: acme/.github\nreview:\n  core: { reviewers: [alice, bob], required: 1 }\n",
+    },
+    good: Example {
+        path: CONFIG_PATH,
+        text: "# extends a file with `locks: { review.core.required: { at_least: 2 } }`\nextends: acme/.github\nreview:\n  core: { reviewers: [alice, bob, carol], required: 2 }\n",
+    },
+};
+
+pub static CONFIG_EXTENDS: RuleInfo = RuleInfo {
+    id: "config/extends",
+    default_severity: Severity::Error,
+    summary: "the config a repository's config extends can be read and is valid",
+    why: "A repository that inherits its organisation's policy must never fall back to its own file \
+unseen: a missing repository, a file the App cannot read, a YAML error, a cycle of `extends:` or a chain \
+longer than four files is reported at the repository's `extends:`, saying which file and why, and the \
+other checks are not evaluated until it is fixed. It is reported on every pull request until then, \
+whatever the change touches: the extended file's state is not one this repository's base had.",
+    fix: None,
+    bad: Example { path: CONFIG_PATH, text: "extends: acme/no-such-repository\n" },
+    good: Example { path: CONFIG_PATH, text: "extends: acme/.github\n" },
+};
+
 /// Every rule, in catalogue order.
 pub fn all_rules() -> Vec<&'static RuleInfo> {
-    let mut rules = vec![&CONFIG_INVALID, &DOC_UNREADABLE];
+    let mut rules = vec![&CONFIG_INVALID, &CONFIG_LOCKED, &CONFIG_EXTENDS, &DOC_UNREADABLE];
     for family in FAMILIES {
         rules.extend(family.rules());
     }
@@ -301,6 +335,13 @@ pub fn find(id: &str) -> Option<&'static RuleInfo> {
 pub fn read_config(text: &str) -> (Config, Vec<ConfigError>) {
     let ids: Vec<&str> = all_rules().iter().map(|r| r.id).collect();
     Config::parse(text, &ids)
+}
+
+/// The effective config of a repository whose own config is `text`, merged
+/// with the files it extends (see [`crate::config::inherit`]).
+pub fn read_effective(text: Option<&str>, inheritance: &Inheritance) -> Effective {
+    let ids: Vec<&str> = all_rules().iter().map(|r| r.id).collect();
+    inherit::resolve(text, inheritance.default_parent.as_ref(), &inheritance.parents, &ids)
 }
 
 /// Runs every family over the ChangeSet.
@@ -407,26 +448,58 @@ fn stamp(config: &Config, info: &'static RuleInfo, d: Diagnostic) -> Option<Find
     })
 }
 
-/// The config's check: the head's config file validated, when it has one.
-/// It counts the config as its document when the change touches it.
+/// The config's check: the head's config file validated, merged with the
+/// files it extends (their problems at its `extends:`), when it has one or
+/// inherits a policy. It counts the config as its document when the change
+/// touches it.
 fn config_check(changes: &ChangeSet) -> CheckReport {
-    let mut sink = Sink::default();
-    let mut info = &CONFIG_INVALID;
+    let mut sinks: Vec<(&'static RuleInfo, Sink)> = Vec::new();
+    let mut details = Vec::new();
+    let inherits = changes.inheritance.default_parent.is_some();
     match changes.head.get(CONFIG_PATH).map(|content| (content, content.text())) {
-        None => {}
-        Some((_, Some(text))) => {
-            for e in read_config(text).1 {
+        None if !inherits => {}
+        None | Some((_, Some(_))) => {
+            let text = changes.head.get(CONFIG_PATH).and_then(FileContent::text);
+            let effective = read_effective(text, &changes.inheritance);
+            // A change to the config shows what it will govern with.
+            if effective.files.len() > 1 && changes.touches(CONFIG_PATH) {
+                details.push(format!(
+                    "The effective config, merged with the files it extends (`gatehouse config explain` prints \
+                     the same):\n\n{}",
+                    crate::config::explain::markdown(&crate::config::explain::explain(&effective))
+                ));
+            }
+            for problem in effective.problems {
+                let info = match problem.kind {
+                    ProblemKind::Invalid => &CONFIG_INVALID,
+                    ProblemKind::Locked => &CONFIG_LOCKED,
+                    ProblemKind::Extends => &CONFIG_EXTENDS,
+                };
+                let e = problem.error;
                 let anchor = format!("{}:{}", e.line, e.message);
                 let span = crate::model::Span::at(e.line, e.col, e.width);
-                sink.emit(CONFIG_PATH, span, anchor, e.message).help(e.help);
+                let at = match sinks.iter().position(|(i, _)| i.id == info.id) {
+                    Some(at) => at,
+                    None => {
+                        sinks.push((info, Sink::default()));
+                        sinks.len() - 1
+                    }
+                };
+                sinks[at].1.emit(CONFIG_PATH, span, anchor, e.message).help(e.help);
             }
         }
         Some((content, None)) => {
-            info = &DOC_UNREADABLE;
+            let mut sink = Sink::default();
             report_unreadable(CONFIG_PATH, content, &mut sink);
+            sinks.push((&DOC_UNREADABLE, sink));
         }
     }
-    let findings = sink.take().into_iter().filter_map(|d| stamp(&changes.config, info, d)).collect();
+    let mut findings: Vec<Finding> = sinks
+        .into_iter()
+        .flat_map(|(info, mut sink)| sink.take().into_iter().map(move |d| (info, d)))
+        .filter_map(|(info, d)| stamp(&changes.config, info, d))
+        .collect();
+    findings.sort_by(|a, b| (a.span, a.rule).cmp(&(b.span, b.rule)));
     CheckReport {
         check: Check::Config,
         name: Check::Config.name(),
@@ -434,7 +507,7 @@ fn config_check(changes: &ChangeSet) -> CheckReport {
         documents: usize::from(changes.touches(CONFIG_PATH)),
         cites: 0,
         evaluated: true,
-        details: Vec::new(),
+        details,
         findings,
     }
 }
