@@ -33,15 +33,6 @@ async fn app_with_key(db: &Db, sim: &Sim) -> gatehouse::app::Running {
     start_app(config).await
 }
 
-async fn evaluated(sim: &Sim, sha: &str) {
-    let names = gatehouse::publish::check_names();
-    wait_for("the head evaluated", || {
-        let runs = sim.check_runs(REPO, sha);
-        runs.len() >= names.len() && runs.iter().all(|r| r.status == "completed")
-    })
-    .await;
-}
-
 fn attestation_runs(sim: &Sim, merge: &str) -> Vec<gatehouse_sim::CheckRun> {
     sim.check_runs(REPO, merge).into_iter().filter(|r| r.name == ATTESTATION_CHECK).collect()
 }
@@ -74,7 +65,7 @@ async fn a_gated_merge_is_attested_once_on_its_merge_commit() {
         sim.add_review(REPO, 1, login, state);
     }
     assert_eq!(deliver(app.addr, "pull_request", "opened", &sim.pull_request_event(REPO, 1, "opened")).await, 202);
-    evaluated(&sim, &pr.head_sha).await;
+    head_evaluated(&sim, REPO, &pr.head_sha).await;
     jobs_idle(&app.store).await;
     let merge = sim.merge_pr(REPO, 1).expect("every required check is green");
     let closed = sim.pull_request_event(REPO, 1, "closed");
@@ -161,7 +152,7 @@ async fn a_merge_past_a_red_check_is_not_attested_and_is_said_once() {
     head.insert(BRIEF.into(), broken.into_bytes());
     let pr = sim.open_pr(REPO, 2, base, head, "Backups.");
     assert_eq!(deliver(app.addr, "pull_request", "opened", &sim.pull_request_event(REPO, 2, "opened")).await, 202);
-    evaluated(&sim, &pr.head_sha).await;
+    head_evaluated(&sim, REPO, &pr.head_sha).await;
     jobs_idle(&app.store).await;
     let refused = sim.merge_pr(REPO, 2).expect_err("a required check is red");
     assert!(refused.contains("gatehouse/briefs"), "{refused}");
@@ -196,7 +187,7 @@ async fn opened(sim: &Sim, app: &gatehouse::app::Running, number: u64, path: &st
     let pr = sim.open_pr(REPO, number, base(), head, "A brief.");
     let event = sim.pull_request_event(REPO, number, "opened");
     assert_eq!(deliver(app.addr, "pull_request", &format!("opened-{number}"), &event).await, 202);
-    evaluated(sim, &pr.head_sha).await;
+    head_evaluated(sim, REPO, &pr.head_sha).await;
     jobs_idle(&app.store).await;
     pr.head_sha
 }
@@ -289,7 +280,7 @@ async fn without_a_key_a_gated_merge_is_not_signed() {
     let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
     let pr = sim.open_pr(REPO, 3, base(), with_brief(&brief("AR", 40)), "Backups.");
     assert_eq!(deliver(app.addr, "pull_request", "opened", &sim.pull_request_event(REPO, 3, "opened")).await, 202);
-    evaluated(&sim, &pr.head_sha).await;
+    head_evaluated(&sim, REPO, &pr.head_sha).await;
     jobs_idle(&app.store).await;
     let merge = sim.merge_pr(REPO, 3).unwrap();
     assert_eq!(deliver(app.addr, "pull_request", "closed", &sim.pull_request_event(REPO, 3, "closed")).await, 202);

@@ -237,6 +237,17 @@ pub fn adr() -> (&'static str, &'static str) {
     ("docs/adr/ADR-095-backups.md", "# ADR-095: Backups\n\nStatus: Accepted\n\nBackups go to the bucket.\n")
 }
 
+/// Waits until `sha` of `repo` shows a completed run of every check (the
+/// suites' repositories require every one: see [`sim`]).
+pub async fn head_evaluated(sim: &Sim, repo: &str, sha: &str) {
+    let names = gatehouse::publish::check_names();
+    wait_for("the head evaluated", || {
+        let runs = sim.check_runs(repo, sha);
+        runs.len() >= names.len() && runs.iter().all(|r| r.status == "completed")
+    })
+    .await;
+}
+
 /// Waits until no job is queued or running.
 pub async fn jobs_idle(store: &gatehouse::store::Store) {
     for _ in 0..1200 {
