@@ -4,7 +4,8 @@
 //! its locks refuse is a `config/locked` finding at the repository's line,
 //! and an organisation config that cannot be read is a `config/extends`
 //! finding on every inheriting repository, whatever the pull request
-//! touches: never a fallback to the repository's own file alone.
+//! touches: never a fallback to the repository's own file alone. Every
+//! repository inherits the organisation's policy, named or not.
 
 mod common;
 
@@ -149,7 +150,7 @@ async fn a_push_to_the_organisations_config_rechecks_the_pull_requests_of_every_
     for (number, repo, config) in [
         (1, "acme/docs", "extends: acme/.github\n"),
         (2, "acme/ops", "extends: acme/.github\n"),
-        (3, "acme/plain", REVIEW_POLICY),
+        (3, "umbra/plain", REVIEW_POLICY),
     ] {
         let base = repository(config);
         let mut head = base.clone();
@@ -186,6 +187,77 @@ async fn a_push_to_the_organisations_config_rechecks_the_pull_requests_of_every_
             run.summary
         );
     }
-    assert_eq!(config_run(2).id, before[2], "acme/plain extends nothing: not evaluated again");
+    assert_eq!(config_run(2).id, before[2], "another organisation's repository: not evaluated again");
+    app.kill();
+}
+
+#[tokio::test]
+async fn a_repository_inherits_the_organisations_policy_without_naming_it_and_cannot_leave_its_locks() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    organisation(&sim, ORG_POLICY);
+    let lax = "0b".repeat(20);
+    sim.add_commit("acme/lax", &lax, tree(&[("gatehouse.yml", "review:\n  core: { required: 1 }\n")]));
+    sim.set_ref("acme/lax", "main", &lax);
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+
+    // No config at all: the organisation's reviewers gate a brief over the threshold.
+    let (adr_path, adr_text) = adr();
+    let bare = tree(&[(adr_path, adr_text), ("README.md", "# docs\n")]);
+    let mut head = bare.clone();
+    head.insert(BRIEF.into(), brief("AR", 400).into_bytes());
+    let runs = runs_of(&sim, &app, "acme/docs", 1, bare, head).await;
+    let gate = run(&runs, "gatehouse/review");
+    assert!(gate.summary.contains("gyrum-marcus"), "the organisation's reviewers: {}", gate.summary);
+
+    // Dropping `extends:` for one approval, or extending a laxer file, is refused at the line that asks.
+    for (number, asked, line) in [
+        (2, "review:\n  core: { required: 1 }\n", 2),
+        (3, "extends: acme/lax\n", 1),
+    ] {
+        let base = repository("extends: acme/.github\n");
+        let mut head = base.clone();
+        head.insert(CONFIG.into(), asked.as_bytes().to_vec());
+        let runs = runs_of(&sim, &app, "acme/docs", number, base, head).await;
+        let config = run(&runs, "gatehouse/config");
+        assert_eq!(config.conclusion.as_deref(), Some("failure"), "{asked}: {}", config.summary);
+        let annotation = &config.annotations[0];
+        assert!(annotation["title"].as_str().unwrap_or_default().contains("config/locked"), "{annotation}");
+        assert_eq!(annotation["start_line"].as_u64(), Some(line), "{asked}: {annotation}");
+    }
+    app.kill();
+}
+
+#[tokio::test]
+async fn no_organisation_policy_is_none_unless_the_app_is_told_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    let app = start_app(config(&Db::sqlite(&dir), &sim.url())).await;
+    let base = repository(REVIEW_POLICY);
+    let mut head = base.clone();
+    head.insert(CONFIG.into(), format!("{REVIEW_POLICY}dashboard:\n  enabled: true\n").into_bytes());
+    let runs = runs_of(&sim, &app, "acme/docs", 1, base.clone(), head.clone()).await;
+    let checked = run(&runs, "gatehouse/config");
+    assert_eq!(checked.conclusion.as_deref(), Some("success"), "{}", checked.summary);
+    assert!(
+        checked.summary.contains("No organisation policy applies: `acme/.github:gatehouse.yml` was not found"),
+        "{}",
+        checked.summary
+    );
+    app.kill();
+
+    // Told where the policy is, the App reports that it cannot read it.
+    let dir = tempfile::tempdir().unwrap();
+    let mut told = config(&Db::sqlite(&dir), &sim.url());
+    told.org_policy = "{owner}/policies".parse().expect("a policy setting");
+    let app = start_app(told).await;
+    let runs = runs_of(&sim, &app, "acme/ops", 2, base, head).await;
+    let checked = run(&runs, "gatehouse/config");
+    assert_eq!(checked.conclusion.as_deref(), Some("failure"), "{}", checked.summary);
+    assert!(
+        checked.summary.contains("the organisation's policy `acme/policies:gatehouse.yml` cannot be read"),
+        "{}",
+        checked.summary
+    );
     app.kill();
 }

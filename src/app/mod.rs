@@ -79,6 +79,8 @@ pub struct AppConfig {
     pub stop_points: StopPoints,
     /// The key gate attestations are signed with and the public keys served.
     pub attestation: crate::attestation::AttestationKeys,
+    /// Where repositories find their organisation's policy.
+    pub org_policy: crate::source::policy::OrgPolicy,
 }
 
 impl std::fmt::Debug for AppConfig {
@@ -96,6 +98,7 @@ impl std::fmt::Debug for AppConfig {
             .field("redeliver", &self.redeliver)
             .field("budget", &self.budget)
             .field("attestation", &self.attestation)
+            .field("org_policy", &self.org_policy)
             .finish_non_exhaustive()
     }
 }
@@ -127,6 +130,7 @@ impl AppConfig {
             progress_after: Duration::from_secs(2),
             stop_points: StopPoints::default(),
             attestation: Default::default(),
+            org_policy: crate::source::policy::OrgPolicy::GithubRepository,
         }
     }
 }
@@ -204,7 +208,7 @@ pub async fn start(config: AppConfig) -> Result<Running> {
         store: store.clone(),
         github,
         metrics: metrics.clone(),
-        reads: ReadCache::with_kept(kept::KeptInStore(store.clone())),
+        reads: ReadCache::with_kept(kept::KeptInStore(store.clone())).with_org_policy(config.org_policy.clone()),
         lease: config.lease,
         wake: wake.clone(),
         retry: config.retry,

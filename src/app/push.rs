@@ -30,6 +30,7 @@ use crate::store::{Dependency, Job, PrNumber};
 /// dependencies changed at the pushed tip; returns their numbers.
 pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClient, tip: &HeadSha) -> Result<Vec<u64>> {
     let tip = &tip.0;
+    ctx.reads.policy.pushed(&job.repo);
     let open = source::open_pulls_into_default(repo).await?;
     let mut tracked = Vec::new();
     for entry in ctx.store.dependents(&job.repo).await? {

@@ -85,6 +85,13 @@ pub(crate) struct Settings {
     /// rotation: the keys of attestations signed before.
     #[arg(long, value_name = "FILE", env = "GATEHOUSE_ATTESTATION_TRUSTED_KEYS", hide_env_values = true)]
     pub attestation_trusted_keys: Option<std::path::PathBuf>,
+    /// The organisation's policy every repository's config ends at:
+    /// `github` (default: `gatehouse.yml` of the owner's `.github`
+    /// repository, none if the App cannot see one), `OWNER/REPO[:PATH]`
+    /// (`{owner}` for the repository's owner; it must be read, or every
+    /// repository's `gatehouse/config` fails), or `off`.
+    #[arg(long, value_name = "github|off|OWNER/REPO[:PATH]", env = "GATEHOUSE_ORG_POLICY", hide_env_values = true)]
+    pub org_policy: Option<crate::source::policy::OrgPolicy>,
 }
 
 /// A limit of the write budget: a number, or `none`.
@@ -168,6 +175,9 @@ impl Settings {
         }
         if let Some(secs) = self.redeliver_interval_secs {
             config.redeliver.interval = Duration::from_secs(secs);
+        }
+        if let Some(policy) = &self.org_policy {
+            config.org_policy = policy.clone();
         }
         if let Some(secs) = self.reminder_interval_secs {
             config.reminders.interval = Duration::from_secs(secs);

@@ -198,9 +198,11 @@ impl UnkeptReads {
 /// bases by (repo, base, head), shared by the jobs of one process, the
 /// contents and merge bases also looked for in `kept` when given. Neither a
 /// commit's tree, a blob's content nor two commits' merge base ever
-/// changes, so entries never go stale.
+/// changes, so entries never go stale. `policy` is where repositories find
+/// their organisation's policy, and which policies were found absent.
 #[derive(Debug, Default)]
 pub struct ReadCache {
+    pub(crate) policy: super::policy::PolicyReads,
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
     kept: Option<Box<dyn KeptReads>>,
@@ -247,6 +249,13 @@ impl ReadCache {
     /// and notes what it reads for the job runner to keep there.
     pub fn with_kept(kept: impl KeptReads + 'static) -> ReadCache {
         ReadCache { kept: Some(Box::new(kept)), ..ReadCache::default() }
+    }
+
+    /// The same cache, repositories finding their organisation's policy
+    /// where `policy` says.
+    pub fn with_org_policy(mut self, policy: super::policy::OrgPolicy) -> ReadCache {
+        self.policy = super::policy::PolicyReads::new(policy);
+        self
     }
 
     /// The merge base of `base` and `head` in `repo` when this process or

@@ -70,7 +70,7 @@ fn extended(changes: &ChangeSet) -> impl Iterator<Item = AtBase> + '_ {
         },
         digest: match parent {
             Parent::Text(text) => Some(digest(&FileContent::Text(text.as_str().into()))),
-            Parent::Unreadable(_) => None,
+            Parent::Unreadable(_) | Parent::Absent(_) => None,
         },
     })
 }

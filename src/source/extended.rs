@@ -4,7 +4,8 @@
 //! by until it is merged), through the installation's token. A file that
 //! cannot be read (no such repository, one the installation cannot see, no
 //! such file, not text) is recorded with the reason, and the config's check
-//! reports it on the inheriting repository.
+//! reports it on the inheriting repository. Every chain ends at the
+//! organisation's policy (`policy`).
 
 use super::contents::{self, ReadCache, Wanted};
 use super::default_branch;
@@ -14,14 +15,18 @@ use crate::model::FileContent;
 use crate::reads;
 
 /// The inheritance of a repository whose config is `text`, every file of
-/// its chain read.
+/// its chain read, ending at its organisation's policy.
 pub(crate) async fn read(repo: &RepoClient, text: Option<&str>, cache: &ReadCache) -> Result<Inheritance, ApiError> {
-    let mut inheritance = Inheritance::default();
+    let mut inheritance =
+        Inheritance { default_parent: cache.policy.policy.source(&repo.repo.owner), ..Inheritance::default() };
     complete(repo, &mut inheritance, text, cache).await?;
     Ok(inheritance)
 }
 
 /// Reads every file the chain of `text` needs that `inheritance` lacks.
+/// The organisation's policy read by default (no file names it, and the App
+/// was not told it) and not found is absent, not unreadable: an
+/// organisation need not keep one.
 pub(crate) async fn complete(
     repo: &RepoClient,
     inheritance: &mut Inheritance,
@@ -29,7 +34,19 @@ pub(crate) async fn complete(
     cache: &ReadCache,
 ) -> Result<(), ApiError> {
     while let Some(source) = reads::wanted(text, inheritance) {
-        let parent = parent(repo, &source, cache).await?;
+        let by_default = inheritance.default_parent.as_ref() == Some(&source)
+            && !cache.policy.policy.must_exist()
+            && reads::policy_by_default(text, inheritance);
+        let parent = match cache.policy.absent(repo.installation, &source).filter(|_| by_default) {
+            Some(why) => Parent::Absent(why),
+            None => match parent(repo, &source, cache).await? {
+                Parent::Unreadable(why) if by_default => {
+                    cache.policy.found_absent(repo.installation, &source, &why);
+                    Parent::Absent(why)
+                }
+                parent => parent,
+            },
+        };
         inheritance.parents.insert(source, parent);
     }
     Ok(())

@@ -21,10 +21,13 @@ pub(crate) struct Local<'a> {
 
 impl Local<'_> {
     /// The inheritance of a repository whose config is `text`, with the
-    /// organisation's file as its default parent when one is given.
+    /// organisation's file as its policy when one is given: it stands for
+    /// the file `extends:` names, or for the policy a repository without
+    /// `extends:` inherits.
     pub(crate) fn inheritance(&self, text: Option<&str>) -> Result<Inheritance> {
+        let org = self.org_config.map(|path| Source::file(path.display().to_string()));
         let mut inheritance = Inheritance {
-            default_parent: self.org_config.map(|path| Source::file(path.display().to_string())),
+            default_parent: crate::config::inherit::first(text, org.as_ref()).filter(|_| org.is_some()),
             ..Inheritance::default()
         };
         self.complete(&mut inheritance, text)?;

@@ -12,6 +12,7 @@ pub(crate) mod git;
 pub(crate) mod inherited;
 pub mod local;
 pub(crate) mod merge_group;
+pub mod policy;
 pub mod pull_request;
 pub(crate) mod required;
 

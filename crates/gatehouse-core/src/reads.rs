@@ -25,6 +25,12 @@ pub fn wanted(text: Option<&str>, inheritance: &Inheritance) -> Option<Source> {
     crate::config::inherit::wanted(text, inheritance.default_parent.as_ref(), &inheritance.parents)
 }
 
+/// Whether the organisation's policy is in the chain of `text` only by
+/// default, no file naming it.
+pub fn policy_by_default(text: Option<&str>, inheritance: &Inheritance) -> bool {
+    crate::config::inherit::policy_by_default(text, inheritance.default_parent.as_ref(), &inheritance.parents)
+}
+
 /// A path a changed document pins to a revision: `owner/repo@rev:path`.
 pub use crate::rules::brief::PinnedPath;
 

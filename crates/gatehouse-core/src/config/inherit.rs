@@ -81,14 +81,19 @@ pub enum Parent {
     /// Why it cannot be read (no such repository, no access, no such file,
     /// not text), in words a person acts on.
     Unreadable(String),
+    /// The organisation keeps no policy there: its `.github` repository,
+    /// read by default rather than named, has no such file the App can
+    /// see. Said in words, so the config's check can show it.
+    Absent(String),
 }
 
 /// The extended files read, by source.
 pub type Parents = BTreeMap<Source, Parent>;
 
-/// What a repository's config may extend, as its source read it: the file
-/// a config without `extends:` extends (the organisation's policy the App
-/// or `--org-config` names), and every extended file read.
+/// What a repository's config may extend, as its source read it: the
+/// organisation's policy (the App's default or the one it is told, or
+/// `--org-config`), which every chain ends at, and every extended file
+/// read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inheritance {
     pub default_parent: Option<Source>,
@@ -273,12 +278,20 @@ struct Walk<'p> {
     missing: Option<Source>,
     /// Why the chain stops short: message and help.
     broken: Option<(String, String)>,
+    /// The organisation's policy is in the chain only because the chain
+    /// ended short of it: no file of the chain names it.
+    policy_by_default: bool,
 }
 
-fn walk<'p>(first: Option<Source>, parents: &'p Parents) -> Walk<'p> {
-    let mut walk = Walk { chain: Vec::new(), missing: None, broken: None };
-    let mut next = first;
+/// Follows `extends:` from `first`; a chain that ends short of the
+/// organisation's policy (`policy`) goes on to it, so no repository leaves
+/// the organisation's locks by extending some other file.
+fn walk<'p>(first: Option<Source>, policy: Option<&Source>, parents: &'p Parents) -> Walk<'p> {
+    let mut walk = Walk { chain: Vec::new(), missing: None, broken: None, policy_by_default: first.is_none() };
+    let mut next = first.or_else(|| policy.cloned());
+    let mut policy_followed = false;
     while let Some(source) = next.take() {
+        policy_followed |= policy == Some(&source);
         if walk.chain.iter().any(|(seen, _)| *seen == source) {
             let names: Vec<String> = walk.chain.iter().map(|(s, _)| format!("`{s}`")).collect();
             walk.broken = Some((
@@ -293,6 +306,15 @@ fn walk<'p>(first: Option<Source>, parents: &'p Parents) -> Walk<'p> {
         } else {
             match parents.get(&source) {
                 None => walk.missing = Some(source),
+                Some(Parent::Unreadable(why)) if policy == Some(&source) => {
+                    walk.broken = Some((
+                        format!("the organisation's policy `{source}` cannot be read: {why}"),
+                        "the checks are not evaluated until it can: every repository of the organisation \
+                         inherits it, whatever its own `extends:` says; fix the file or the App's access to its \
+                         repository"
+                            .into(),
+                    ))
+                }
                 Some(Parent::Unreadable(why)) => {
                     walk.broken = Some((
                         format!("the extended config `{source}` cannot be read: {why}"),
@@ -301,11 +323,17 @@ fn walk<'p>(first: Option<Source>, parents: &'p Parents) -> Walk<'p> {
                             .into(),
                     ))
                 }
+                Some(Parent::Absent(_)) => {}
                 Some(Parent::Text(text)) => {
                     next = extends_of(text);
                     walk.chain.push((source, text.as_str()));
                 }
             }
+        }
+        let ended = walk.missing.is_none() && walk.broken.is_none();
+        if next.is_none() && ended && !policy_followed {
+            next = policy.cloned();
+            walk.policy_by_default = true;
         }
     }
     walk
@@ -316,7 +344,14 @@ fn walk<'p>(first: Option<Source>, parents: &'p Parents) -> Walk<'p> {
 /// without `extends:` extends (an organisation policy the App or the
 /// command line names), if any.
 pub fn wanted(repo_text: Option<&str>, default_parent: Option<&Source>, parents: &Parents) -> Option<Source> {
-    walk(first(repo_text, default_parent), parents).missing
+    walk(repo_text.and_then(extends_of), default_parent, parents).missing
+}
+
+/// Whether the organisation's policy `default_parent` is reached only
+/// because the chain of `repo_text` ends short of it, no file naming it: a
+/// policy read by default may be absent, one a file names may not.
+pub fn policy_by_default(repo_text: Option<&str>, default_parent: Option<&Source>, parents: &Parents) -> bool {
+    walk(repo_text.and_then(extends_of), default_parent, parents).policy_by_default
 }
 
 /// The file the repository's config extends first: its `extends:`, else
@@ -334,7 +369,7 @@ pub fn resolve(
     parents: &Parents,
     rule_ids: &[&str],
 ) -> Effective {
-    let walk = walk(first(repo_text, default_parent), parents);
+    let walk = walk(repo_text.and_then(extends_of), default_parent, parents);
     let mut effective = Effective {
         config: Config::default(),
         files: std::iter::once(None).chain(walk.chain.iter().map(|(s, _)| Some(s.clone()))).collect(),
@@ -452,169 +487,4 @@ fn place(effective: &mut Effective, index: usize, kind: ProblemKind, error: Conf
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const RULES: &[&str] = &["brief/adr-missing", "brief/out-of-scope-empty"];
-
-    fn source(text: &str) -> Source {
-        Source::parse(text).expect("a source")
-    }
-
-    fn parents(files: &[(&str, &str)]) -> Parents {
-        files.iter().map(|(s, text)| (source(s), Parent::Text(text.to_string()))).collect()
-    }
-
-    fn shown(effective: &Effective) -> Vec<(ProblemKind, u32, u32, String)> {
-        effective.problems.iter().map(|p| (p.kind, p.error.line, p.error.col, p.error.message.clone())).collect()
-    }
-
-    #[test]
-    fn sources_name_a_repository_and_a_file() {
-        assert_eq!(source("acme/.github").to_string(), "acme/.github:gatehouse.yml");
-        assert_eq!(source("acme/policies:teams/platform.yml").path, "teams/platform.yml");
-        assert!(Source::parse("acme").unwrap_err().contains("`owner/name`"));
-        assert!(Source::parse("acme/policies:../x.yml").unwrap_err().contains("relative"));
-    }
-
-    #[test]
-    fn three_files_merge_key_by_key_from_the_farthest() {
-        let shared = parents(&[
-            (
-                "acme/.github",
-                "extends: acme/base\nreview:\n  core: { reviewers: [alice, bob, carol] }\n  paths: [\"ops/**\"]\nrules:\n  brief/adr-missing: warning\n",
-            ),
-            (
-                "acme/base",
-                "briefs:\n  review_threshold: { lines: 80, repos: 2 }\nreview:\n  core: { required: 2 }\n  paths: [\"infra/**\"]\ndashboard: { enabled: true }\n",
-            ),
-        ]);
-        let repo = "extends: acme/.github\nbriefs:\n  review_threshold:\n    lines: 120\nreview:\n  advisory: [dana]\n  paths: [\"docs/**\"]\n";
-        let effective = resolve(Some(repo), None, &shared, RULES);
-        assert_eq!(shown(&effective), vec![]);
-        let c = &effective.config;
-        assert_eq!((c.briefs.review_threshold.lines, c.briefs.review_threshold.repos), (120, 2));
-        let review = c.review.as_ref().expect("a policy");
-        assert_eq!(review.describe(), "2 of alice, bob, carol approve and dana reviews");
-        assert_eq!(review.paths, vec!["infra/**", "ops/**", "docs/**"], "review.paths appends");
-        assert!(c.dashboard.enabled);
-        assert_eq!(c.rules.get("brief/adr-missing"), Some(&Level::On(Severity::Warning)));
-        let origin = |key: &str| effective.origins.get(key).map(|o| (o.file, o.pos.line));
-        assert_eq!(origin("briefs.review_threshold.lines"), Some((0, 4)));
-        assert_eq!(origin("briefs.review_threshold.repos"), Some((2, 2)));
-        assert_eq!(origin("review.core.reviewers"), Some((1, 3)));
-        assert_eq!(origin("review.core.required"), Some((2, 4)));
-        assert_eq!(origin("limits.max_file_bytes"), None);
-        assert_eq!(effective.file_name(2), "acme/base:gatehouse.yml");
-    }
-
-    #[test]
-    fn a_value_a_lock_refuses_is_reported_at_its_line_and_the_locked_value_applies() {
-        let shared = parents(&[(
-            "acme/.github",
-            "review:\n  core: { reviewers: [alice, bob, carol], required: 2 }\nlocks:\n  review.core.required: { at_least: 2 }\n  rules.brief/adr-missing: { at_least: error }\n  dashboard.enabled: locked\n",
-        )]);
-        let repo = "extends: acme/.github\nreview:\n  core: { required: 1 }\nrules:\n  brief/adr-missing: off\ndashboard:\n  enabled: true\n";
-        let effective = resolve(Some(repo), None, &shared, RULES);
-        let problems = shown(&effective);
-        assert_eq!(problems.len(), 3, "{problems:?}");
-        assert_eq!((problems[0].1, problems[0].2), (3, 21));
-        assert_eq!(
-            problems[0].3,
-            "`review.core.required` must be at least 2 (a lock in `acme/.github:gatehouse.yml` line 4); this file asks \
-             for 1"
-        );
-        assert_eq!((problems[1].1, problems[1].3.contains("must be at least error")), (5, true), "{problems:?}");
-        assert_eq!((problems[2].1, problems[2].3.contains("is locked at false")), (7, true), "{problems:?}");
-        assert!(effective.problems.iter().all(|p| p.kind == ProblemKind::Locked));
-        let c = &effective.config;
-        assert_eq!(c.review.as_ref().map(|r| r.core_required), Some(2));
-        assert_eq!(c.rules.get("brief/adr-missing"), None, "the extended config set no level: the default holds");
-        assert!(!c.dashboard.enabled);
-        assert_eq!(effective.origins.get("review.core.required").map(|o| o.file), Some(1));
-        let asks_more = "extends: acme/.github\nreview:\n  core: { required: 3 }\nrules:\n  brief/adr-missing: error\n";
-        let effective = resolve(Some(asks_more), None, &shared, RULES);
-        assert_eq!(shown(&effective), vec![]);
-        assert_eq!(effective.config.review.map(|r| r.core_required), Some(3));
-        assert_eq!(effective.locks.get("review.core.required").map(|l| l.origin.pos.line), Some(4));
-    }
-
-    #[test]
-    fn an_extended_file_that_cannot_be_read_is_a_problem_at_extends() {
-        let mut shared = Parents::new();
-        let why = "the repository `acme/.github` does not exist or the App cannot see it";
-        shared.insert(source("acme/.github"), Parent::Unreadable(why.into()));
-        let repo = "rules:\n  brief/out-of-scope-empty: off\nextends: acme/.github\n";
-        let effective = resolve(Some(repo), None, &shared, RULES);
-        assert_eq!(
-            shown(&effective),
-            vec![(
-                ProblemKind::Extends,
-                3,
-                10,
-                format!("the extended config `acme/.github:gatehouse.yml` cannot be read: {why}")
-            )]
-        );
-        assert_eq!(wanted(Some(repo), None, &shared), None);
-        assert_eq!(wanted(Some(repo), None, &Parents::new()), Some(source("acme/.github")));
-        let unread = resolve(Some(repo), None, &Parents::new(), RULES);
-        assert!(unread.problems[0].error.message.contains("was not read"), "{:?}", unread.problems);
-        let yaml = parents(&[("acme/.github", "review:\n\tcore: {}\n")]);
-        let effective = resolve(Some(repo), None, &yaml, RULES);
-        let problems = shown(&effective);
-        assert_eq!((problems.len(), problems[0].0, problems[0].1), (1, ProblemKind::Extends, 3), "{problems:?}");
-        assert!(problems[0].3.starts_with("in the extended config `acme/.github:gatehouse.yml` line 2: invalid YAML"));
-    }
-
-    #[test]
-    fn a_cycle_and_a_chain_too_long_are_problems() {
-        let cycle = parents(&[("acme/a", "extends: acme/b\n"), ("acme/b", "extends: acme/a\n")]);
-        let effective = resolve(Some("extends: acme/a\n"), None, &cycle, RULES);
-        let problems = shown(&effective);
-        assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].3.contains("form a cycle"), "{problems:?}");
-        assert_eq!(wanted(Some("extends: acme/a\n"), None, &cycle), None);
-        let long = parents(&[
-            ("acme/a", "extends: acme/b\n"),
-            ("acme/b", "extends: acme/c\n"),
-            ("acme/c", "extends: acme/d\n"),
-            ("acme/d", "extends: acme/e\n"),
-            ("acme/e", "dashboard: { enabled: true }\n"),
-        ]);
-        let effective = resolve(Some("extends: acme/a\n"), None, &long, RULES);
-        assert!(shown(&effective)[0].3.contains("longer than 4 files at `acme/e:gatehouse.yml`"));
-        assert!(!effective.config.dashboard.enabled, "a file past the bound is not merged");
-    }
-
-    #[test]
-    fn a_default_parent_applies_to_a_repository_without_a_config_or_extends() {
-        let policy = Source::file("policy.yml");
-        let shared: Parents = [(policy.clone(), Parent::Text("dashboard: { enabled: true }\n".into()))].into();
-        let effective = resolve(None, Some(&policy), &shared, RULES);
-        assert!(effective.config.dashboard.enabled);
-        assert_eq!(effective.files, vec![None, Some(policy.clone())]);
-        let elsewhere = resolve(Some("extends: acme/.github\n"), Some(&policy), &shared, RULES);
-        assert!(elsewhere.problems[0].error.message.contains("acme/.github"), "extends: wins");
-    }
-
-    #[test]
-    fn a_review_policy_completed_by_the_extended_file_can_pass() {
-        let shared = parents(&[("acme/.github", "review:\n  core: { reviewers: [alice, bob, carol] }\n")]);
-        let repo = "extends: acme/.github\nreview:\n  advisory: [dana]\n";
-        assert_eq!(shown(&resolve(Some(repo), None, &shared, RULES)), vec![]);
-        let (_, alone) = Config::parse("review:\n  advisory: [dana]\n", RULES);
-        assert_eq!(alone.len(), 1, "{alone:?}");
-    }
-
-    #[test]
-    fn a_lock_of_an_unknown_key_or_kind_is_invalid() {
-        let (_, errors) = Config::parse(
-            "locks:\n  review.core.requried: locked\n  limits.max_file_bytes: { at_least: big }\n",
-            RULES,
-        );
-        let shown: Vec<(u32, &str)> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
-        assert_eq!(shown.len(), 2, "{shown:?}");
-        assert_eq!(errors[0].help, "did you mean `review.core.required`?");
-        assert_eq!(shown[1].0, 3);
-    }
-}
+mod tests;

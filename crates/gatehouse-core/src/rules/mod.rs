@@ -131,7 +131,7 @@ pub mod spec;
 mod verify;
 pub mod voting;
 
-use crate::config::inherit::{self, Effective, Inheritance, ProblemKind};
+use crate::config::inherit::{self, Effective, Inheritance, Parent, ProblemKind};
 use crate::config::{CONFIG_PATH, Config, ConfigError, Level};
 use crate::docs::voting::VotingDoc;
 use crate::model::{
@@ -456,6 +456,13 @@ fn config_check(changes: &ChangeSet) -> CheckReport {
     let mut sinks: Vec<(&'static RuleInfo, Sink)> = Vec::new();
     let mut details = Vec::new();
     let inherits = changes.inheritance.default_parent.is_some();
+    let policy = changes.inheritance.default_parent.as_ref();
+    if let Some((source, Parent::Absent(why))) = policy.and_then(|p| changes.inheritance.parents.get_key_value(p)) {
+        details.push(format!(
+            "No organisation policy applies: `{source}` was not found ({why}). An organisation keeps one there, \
+             with the App installed on that repository."
+        ));
+    }
     match changes.head.get(CONFIG_PATH).map(|content| (content, content.text())) {
         None if !inherits => {}
         None | Some((_, Some(_))) => {
