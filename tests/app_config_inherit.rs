@@ -211,10 +211,7 @@ async fn a_repository_inherits_the_organisations_policy_without_naming_it_and_ca
     assert!(gate.summary.contains("gyrum-marcus"), "the organisation's reviewers: {}", gate.summary);
 
     // Dropping `extends:` for one approval, or extending a laxer file, is refused at the line that asks.
-    for (number, asked, line) in [
-        (2, "review:\n  core: { required: 1 }\n", 2),
-        (3, "extends: acme/lax\n", 1),
-    ] {
+    for (number, asked, line) in [(2, "review:\n  core: { required: 1 }\n", 2), (3, "extends: acme/lax\n", 1)] {
         let base = repository("extends: acme/.github\n");
         let mut head = base.clone();
         head.insert(CONFIG.into(), asked.as_bytes().to_vec());

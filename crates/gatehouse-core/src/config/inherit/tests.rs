@@ -153,10 +153,8 @@ fn a_review_policy_completed_by_the_extended_file_can_pass() {
 
 #[test]
 fn a_lock_of_an_unknown_key_or_kind_is_invalid() {
-    let (_, errors) = Config::parse(
-        "locks:\n  review.core.requried: locked\n  limits.max_file_bytes: { at_least: big }\n",
-        RULES,
-    );
+    let (_, errors) =
+        Config::parse("locks:\n  review.core.requried: locked\n  limits.max_file_bytes: { at_least: big }\n", RULES);
     let shown: Vec<(u32, &str)> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
     assert_eq!(shown.len(), 2, "{shown:?}");
     assert_eq!(errors[0].help, "did you mean `review.core.required`?");
