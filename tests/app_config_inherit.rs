@@ -258,3 +258,44 @@ async fn no_organisation_policy_is_none_unless_the_app_is_told_one() {
     );
     app.kill();
 }
+
+#[tokio::test]
+async fn a_push_to_the_policy_rechecks_the_pull_requests_a_person_waits_on_before_drafts() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim().await;
+    organisation(&sim, ORG_POLICY);
+    let mut one_worker = config(&Db::sqlite(&dir), &sim.url());
+    one_worker.workers = 1;
+    let app = start_app(one_worker).await;
+    // A draft, then a pull request ready for review, in each of two repositories.
+    let mut heads = Vec::new();
+    for repo in ["acme/docs", "acme/ops"] {
+        for number in 1..=2 {
+            let base = repository("extends: acme/.github\n");
+            let mut head = base.clone();
+            head.insert(BRIEF.into(), brief("AR", 60 + number as u32).into_bytes());
+            let pr = sim.open_pr(repo, number, base, head, "A brief.");
+            sim.set_draft(repo, number, number == 1);
+            let payload = sim.pull_request_event(repo, number, "opened");
+            assert_eq!(deliver(app.addr, "pull_request", &format!("{repo}-{number}"), &payload).await, 202);
+            heads.push((repo, number, pr.head_sha));
+        }
+    }
+    jobs_idle(&app.store).await;
+    let newest = |repo: &str, sha: &str| latest(&sim, repo, sha, "gatehouse/config").expect("a config run").id;
+    let before: Vec<u64> = heads.iter().map(|(repo, _, sha)| newest(repo, sha)).collect();
+
+    let broken = format!("{ORG_POLICY}briefs:\n  pahts: [\"briefs/*.md\"]\n");
+    let push = sim.push_to_main(ORG, tree(&[("gatehouse.yml", &broken), ("README.md", "# acme\n")]), "Share paths");
+    assert_eq!(deliver(app.addr, "push", "org-config", &push).await, 202);
+    jobs_idle(&app.store).await;
+    let after: Vec<u64> = heads.iter().map(|(repo, _, sha)| newest(repo, sha)).collect();
+    assert!(before.iter().zip(&after).all(|(b, a)| a > b), "every pull request evaluated again");
+    let ready: Vec<u64> = heads.iter().zip(&after).filter(|((_, n, _), _)| *n == 2).map(|(_, id)| *id).collect();
+    let drafts: Vec<u64> = heads.iter().zip(&after).filter(|((_, n, _), _)| *n == 1).map(|(_, id)| *id).collect();
+    assert!(
+        ready.iter().max() < drafts.iter().min(),
+        "the ready pull requests first: ready {ready:?}, drafts {drafts:?}"
+    );
+    app.kill();
+}

@@ -50,11 +50,12 @@ pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClien
     let paths: BTreeSet<&str> =
         tracked.iter().flat_map(|e| e.documents.iter().filter(own).map(|d| d.path.as_str())).collect();
     let at_tip = read_at(ctx, repo, tip, &paths, config.limits.max_file_bytes).await?;
-    let changed: Vec<u64> = tracked
+    let mut changed: Vec<u64> = tracked
         .iter()
         .filter(|entry| entry.documents.iter().filter(own).any(|d| at_tip.get(d.path.as_str()) != Some(&d.digest)))
         .map(|entry| entry.pr)
         .collect();
+    changed.sort_by_key(|pr| rank(&open, *pr));
     let prs: Vec<PrNumber> = changed.iter().copied().map(PrNumber).collect();
     let elsewhere = inheriting(ctx, job, repo, tip).await?;
     if ctx.store.resolve_across(job, worker, &prs, &elsewhere).await? {
@@ -104,7 +105,15 @@ async fn inheriting(ctx: &Ctx, job: &Job, repo: &RepoClient, tip: &str) -> Resul
             ctx.store.forget_dependencies(&other, entry.pr).await?;
         }
     }
+    // Every repository's ready pull requests before any draft.
+    out.sort_by_key(|(other, pr)| open.get(other).map_or(usize::MAX, |prs| rank(prs, pr.0)));
     Ok(out)
+}
+
+/// Where `pr` stands among `open` (ready pull requests first): the jobs are
+/// queued in this order, and taken in it.
+fn rank(open: &[u64], pr: u64) -> usize {
+    open.iter().position(|n| *n == pr).unwrap_or(usize::MAX)
 }
 
 /// The digests of `paths` at `commit`, read with `limit`, the size limit of

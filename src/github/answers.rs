@@ -57,6 +57,8 @@ pub(crate) struct PullRequestSimple {
     pub number: u64,
     pub head: BranchTip,
     pub base: BaseBranch,
+    #[serde(default)]
+    pub draft: bool,
 }
 
 /// `pull-request-simple.base`: the branch a pull request merges into.

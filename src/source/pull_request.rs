@@ -127,12 +127,15 @@ pub(crate) async fn open_pulls(repo: &RepoClient) -> Result<Vec<u64>, ApiError> 
     Ok(pulls.into_iter().take(MAX_OPEN_PULLS).map(|p| p.number).collect())
 }
 
-/// The repository's open PRs into its default branch, newest first, at
-/// most [`MAX_OPEN_PULLS`].
+/// The repository's open PRs into its default branch, at most
+/// [`MAX_OPEN_PULLS`]: those ready for review first (a person waits on
+/// them; nobody reviews a draft), each kind newest first.
 pub(crate) async fn open_pulls_into_default(repo: &RepoClient) -> Result<Vec<u64>, ApiError> {
     let pulls: Vec<answers::PullRequestSimple> = repo.pages("/pulls?state=open&per_page=100", 1).await?;
-    let into_default = pulls.into_iter().filter(|p| p.base.branch == p.base.repo.default_branch);
-    Ok(into_default.take(MAX_OPEN_PULLS).map(|p| p.number).collect())
+    let mut into_default: Vec<_> =
+        pulls.into_iter().filter(|p| p.base.branch == p.base.repo.default_branch).take(MAX_OPEN_PULLS).collect();
+    into_default.sort_by_key(|p| p.draft);
+    Ok(into_default.into_iter().map(|p| p.number).collect())
 }
 
 /// How many open PRs an install evaluates per repository.
