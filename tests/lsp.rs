@@ -343,3 +343,26 @@ fn definition_goes_to_a_voting_section_and_a_spec_artefact() {
     assert_eq!(artefact["result"]["uri"], uri(&dir.path().join("fondue/specs/retries/plan/phase-01.md")), "{artefact}");
     assert!(client.stop().success());
 }
+
+#[test]
+fn a_repository_that_extends_its_organisation_s_policy_is_checked_with_the_file_the_environment_names() {
+    let dir = tempfile::tempdir().unwrap();
+    workspace(dir.path());
+    let config = dir.path().join(".github/gatehouse.yml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "extends: acme/.github\n").unwrap();
+    let org = tempfile::tempdir().unwrap();
+    let policy = org.path().join("gatehouse.yml");
+    std::fs::write(&policy, "review:\n  core: { reviewers: [gyrum-marcus, gyrum-priya, gyrum-lin] }\n").unwrap();
+
+    // Without the organisation's file, the config cannot be merged and nothing else is checked.
+    let mut client = Client::start(dir.path());
+    client.open(BRIEF, BRIEF_TEXT);
+    assert!(client.diagnostics(BRIEF).is_empty(), "the brief is not evaluated while the config is unread");
+    assert!(client.stop().success());
+
+    let mut client = Client::start_with(dir.path(), &[("GATEHOUSE_ORG_CONFIG", &policy)]);
+    client.open(BRIEF, BRIEF_TEXT);
+    assert_eq!(codes(&client.diagnostics(BRIEF)), ["brief/field-type"]);
+    assert!(client.stop().success());
+}

@@ -15,6 +15,7 @@ use crate::config::keys::Value;
 use crate::model::{ChangeSet, Check, FileContent, Report};
 use crate::render;
 use crate::source::inherited::Local;
+use crate::source::local::ORG_CONFIG_ENV;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ExplainArgs {
@@ -23,7 +24,7 @@ pub(super) struct ExplainArgs {
     repo: PathBuf,
     /// The organisation's gatehouse.yml: the file the repository's `extends:` names, or the one a
     /// repository without `extends:` inherits.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", env = ORG_CONFIG_ENV)]
     org_config: Option<PathBuf>,
     /// A checkout of a repository whose config the chain extends, as owner/name=DIR (repeatable).
     #[arg(long = "repo-root", value_name = "OWNER/NAME=DIR", value_parser = parse_repo_root)]

@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use crate::render::{self, Format};
-use crate::source::local::{self, Request};
+use crate::source::local::{self, ORG_CONFIG_ENV, Request};
 
 /// Structural merge gates for the documents AI agents run from.
 #[derive(Parser, Debug)]
@@ -200,7 +200,7 @@ struct CheckArgs {
     repo_name: Option<String>,
     /// The organisation's gatehouse.yml: the file the repository's `extends:` names, or the one a
     /// repository without `extends:` inherits.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", env = ORG_CONFIG_ENV)]
     org_config: Option<PathBuf>,
     /// Output format: text for a terminal, json for agents, sarif for code scanning, github for
     /// workflow annotations, markdown for a file that asks for it (a job summary)

@@ -44,8 +44,9 @@ impl Workspace {
     pub fn load(dir: &Path) -> Result<Workspace> {
         let mut notes = Vec::new();
         let in_git = Checkout::find(dir)?.is_some();
-        let compared_request = Request { dir: dir.to_path_buf(), ..Request::default() };
-        let whole_request = Request { dir: dir.to_path_buf(), all: true, ..Request::default() };
+        let org_config = local::org_config_from_env();
+        let compared_request = Request { dir: dir.to_path_buf(), org_config, ..Request::default() };
+        let whole_request = Request { all: true, ..compared_request.clone() };
         let (request, changes) = match in_git.then(|| local::changeset(&compared_request)) {
             Some(Ok(changes)) => (compared_request, changes),
             Some(Err(e)) => {

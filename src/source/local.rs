@@ -35,6 +35,16 @@ pub struct Request {
     pub org_config: Option<PathBuf>,
 }
 
+/// The variable naming the organisation's config for every local tool:
+/// `check` and `config explain` (beside `--org-config`), and the editor
+/// and agent servers, which an editor or agent starts without flags.
+pub const ORG_CONFIG_ENV: &str = "GATEHOUSE_ORG_CONFIG";
+
+/// The organisation's config `GATEHOUSE_ORG_CONFIG` names, if any.
+pub fn org_config_from_env() -> Option<PathBuf> {
+    std::env::var_os(ORG_CONFIG_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
 /// The `owner/name` of the checkout at `dir`, read from its origin remote.
 pub(crate) fn origin_name(dir: &Path) -> Option<String> {
     Checkout::find(dir).ok().flatten().and_then(|c| c.origin_name())

@@ -82,8 +82,15 @@ const WAIT: Duration = Duration::from_secs(20);
 impl Client {
     /// Starts the server in `root` without initializing it.
     pub fn spawn(root: &Path) -> Client {
+        Client::spawn_with(root, &[])
+    }
+
+    /// Starts the server in `root` with the variables `envs` set, without
+    /// initializing it.
+    pub fn spawn_with(root: &Path, envs: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
             .arg("lsp")
+            .envs(envs.iter().copied())
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -106,7 +113,12 @@ impl Client {
 
     /// Starts the server in `root` and initializes it with `root` as the workspace.
     pub fn start(root: &Path) -> Client {
-        let mut client = Client::spawn(root);
+        Client::start_with(root, &[])
+    }
+
+    /// [`Client::start`] with the variables `envs` set.
+    pub fn start_with(root: &Path, envs: &[(&str, &Path)]) -> Client {
+        let mut client = Client::spawn_with(root, envs);
         let answer =
             client.request("initialize", json!({ "processId": null, "rootUri": uri(root), "capabilities": {} }));
         assert!(answer.get("result").is_some(), "initialize answered {answer}");
