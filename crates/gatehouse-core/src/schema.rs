@@ -543,6 +543,29 @@ fn config() -> Value {
     let lock_keys: Vec<&str> = crate::config::keys::KEY_RULES.iter().map(|r| r.key).collect();
     let review = crate::config::ReviewConfig::default();
     let threshold = defaults.briefs.review_threshold;
+    let rosters = json!({
+                    "type": "array",
+                    "description": "Approvals per path that CODEOWNERS cannot say; appended to the rosters of the config extended",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["paths"],
+                        "properties": {
+                            "paths": globs(&[]),
+                            "all_of": { "type": "array", "items": {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["from"],
+                                "properties": {
+                                    "n_of": { "type": "integer", "minimum": 1, "default": 1 },
+                                    "from": { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }
+                                }
+                            } },
+                            "advisory": names(&[]),
+                            "bots": names(&[])
+                        }
+                    }
+    });
     json!({
         "$schema": DRAFT,
         "title": "gatehouse repository configuration, .github/gatehouse.yml",
@@ -595,7 +618,15 @@ fn config() -> Value {
                 },
                 "request_reviewers": flag(review.request_reviewers),
                 "remind_after_days": count(review.remind_after_days),
-                "paths": globs(&review.paths)
+                "paths": globs(&review.paths),
+                "owners": {
+                    "type": "string",
+                    "enum": crate::config::OwnersFrom::NAMES,
+                    "default": review.owners.name(),
+                    "description": "`codeowners`: each changed file with owners in the base's CODEOWNERS needs one of its owners' approval"
+                },
+                "agents": names(&review.agents),
+                "rosters": rosters
                 }
             },
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
@@ -649,6 +680,7 @@ mod tests {
             let sample = match (path.as_slice(), leaf.get("type").and_then(Value::as_str)) {
                 ([key], _) if key == "extends" => "acme/.github",
                 ([key], _) if key == "locks" => "{ review.core.required: { at_least: 2 } }",
+                ([.., key], _) if key == "rosters" => "[{ paths: [\"x/**\"], all_of: [{ n_of: 1, from: [a] }] }]",
                 (_, Some("array")) => "[\"x/*.md\"]",
                 (_, Some("integer")) => "3",
                 (_, Some("boolean")) => "false",
