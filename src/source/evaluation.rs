@@ -224,7 +224,8 @@ async fn gate(
         Some(Recorded::Asking(logins)) => (None, Some(logins)),
         None => (None, None),
     };
-    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made, asking };
+    let mut gate =
+        GateRead { reviews, authors, contents, pending: Vec::new(), made, asking, directory: Default::default() };
     if plan::asks_reviewers(changes, head, pr.draft, &gate) {
         let requested: Requested = repo.get(&format!("/pulls/{}/requested_reviewers", pr.number)).await?;
         gate.pending = requested.users.into_iter().map(|u| u.login).collect();

@@ -260,6 +260,9 @@ pub(crate) async fn read_changes(
         inheritance,
         history: None,
         agents: Some(documents.agents.clone()),
+        codeowners: None,
+        github_owner_errors: Vec::new(),
+        branch_rules: Default::default(),
     };
     let base_is_tip = !merge_base_assumed && merge_base == pr.base_sha.0;
     let dependencies = super::dependencies::read(repo, &mut changes, &pr.base_sha.0, base_is_tip, limit, cache).await?;

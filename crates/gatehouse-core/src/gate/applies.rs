@@ -4,7 +4,7 @@
 //! enactment"), or a path the policy names touched. Elsewhere the `gatehouse/review` check is neutral and says
 //! why.
 
-use crate::config::globset;
+use crate::config::{CONFIG_PATH, OwnersFrom, ReviewConfig, globset};
 use crate::docs::brief::Brief;
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::decision::{Manifest, locate};
@@ -79,6 +79,9 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
         reasons.push(format!("`{first}` is on a path the review policy names"));
     }
     documents.extend(touched.iter().map(|p| p.to_string()));
+    if let Some(policy) = &config.review {
+        owned(changes, policy, &mut reasons, &mut documents);
+    }
     documents.sort();
     documents.dedup();
     if reasons.is_empty() {
@@ -90,6 +93,31 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
         return Applicability { applies: false, reasons: vec![why], documents: Vec::new() };
     }
     Applicability { applies: true, reasons, documents }
+}
+
+/// The files CODEOWNERS (under `review.owners: codeowners`) or a roster
+/// gives owners: the first of each kind is a reason, every one a document.
+fn owned(changes: &ChangeSet, policy: &ReviewConfig, reasons: &mut Vec<String>, documents: &mut Vec<String>) {
+    let paths = super::groups::touched_paths(changes);
+    if let Some(file) = changes.codeowners.as_ref().filter(|_| policy.owners == OwnersFrom::Codeowners) {
+        let codeowners = file.parse();
+        let owned: Vec<(&str, u32)> = paths
+            .iter()
+            .filter_map(|p| Some((*p, codeowners.rule_for(p).filter(|r| !r.owners.is_empty())?.line)))
+            .collect();
+        if let Some((first, line)) = owned.first() {
+            reasons.push(format!("`{first}` has code owners (`{}` line {line})", file.path));
+        }
+        documents.extend(owned.iter().map(|(p, _)| p.to_string()));
+    }
+    for roster in &policy.rosters {
+        let set = globset(&roster.paths);
+        let covered: Vec<&str> = paths.iter().copied().filter(|p| set.is_match(p)).collect();
+        if let Some(first) = covered.first() {
+            reasons.push(format!("`{first}` is on the paths of the roster at `{CONFIG_PATH}` line {}", roster.line));
+        }
+        documents.extend(covered.iter().map(|p| p.to_string()));
+    }
 }
 
 #[cfg(test)]

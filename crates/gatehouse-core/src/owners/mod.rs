@@ -16,6 +16,19 @@ use serde::Serialize;
 /// Where GitHub looks for the file, in the order it looks.
 pub const LOCATIONS: [&str; 3] = [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"];
 
+/// A file as the base holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseFile {
+    pub path: String,
+    pub text: String,
+}
+
+impl BaseFile {
+    pub fn parse(&self) -> Codeowners {
+        Codeowners::parse(&self.path, &self.text)
+    }
+}
+
 /// One owner as a CODEOWNERS line writes it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", content = "name", rename_all = "snake_case")]

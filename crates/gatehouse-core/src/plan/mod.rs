@@ -120,6 +120,9 @@ pub struct GateRead {
     pub made: Option<Made>,
     /// Whom a job killed mid-way was about to ask on this head.
     pub asking: Option<Vec<String>>,
+    /// Teams' members (those [`gate::teams_wanted`] names), bot accounts,
+    /// the pull request's author and assignees.
+    pub directory: crate::owners::Directory,
 }
 
 /// Everything a pull request's evaluation was read.
@@ -190,16 +193,25 @@ pub fn reads_gate(changes: &ChangeSet) -> Option<gate::Applicability> {
 /// requested are to be read.
 pub fn asks_reviewers(changes: &ChangeSet, head: &str, draft: bool, gate: &GateRead) -> bool {
     let Some(policy) = &changes.config.review else { return false };
-    let outcome = outcome(policy, head, gate);
+    let outcome = outcome(changes, policy, head, gate);
     state(policy, &outcome, draft, gate).asks()
 }
 
-fn outcome(policy: &crate::config::ReviewConfig, head: &str, gate: &GateRead) -> gate::Outcome {
+/// The review gate's verdict on a head, as [`gate::evaluate_change`]
+/// decides it.
+pub fn outcome(changes: &ChangeSet, policy: &crate::config::ReviewConfig, head: &str, gate: &GateRead) -> gate::Outcome {
     let authors = match &gate.authors {
         Authors::Read(authors) => authors.as_slice(),
         Authors::Capped(_) => &[],
     };
-    gate::evaluate_contents(policy, &gate.reviews, authors, head, &gate.contents)
+    let inputs = gate::Inputs {
+        reviews: &gate.reviews,
+        commit_authors: authors,
+        head,
+        contents: &gate.contents,
+        directory: &gate.directory,
+    };
+    gate::evaluate_change(changes, policy, &inputs)
 }
 
 fn state<'a>(
@@ -230,7 +242,7 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     let review_gate = match (policy, &read.gate) {
         (None, _) if applicability.applies => summary::review_gate_unconfigured(&applicability),
         (Some(policy), Some(gate)) if applicability.applies => {
-            let outcome = outcome(policy, &read.head, gate);
+            let outcome = outcome(changes, policy, &read.head, gate);
             requests = requests::decide(&state(policy, &outcome, read.draft, gate), &gate.pending);
             match gate.authors {
                 Authors::Capped(cap) => summary::fail_closed(
@@ -301,6 +313,7 @@ mod tests {
                 pending: Vec::new(),
                 made: None,
                 asking: None,
+                directory: Default::default(),
             }),
             review: review::Shown::default(),
             dependencies: Vec::new(),
