@@ -6,10 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A team, `@org/slug`, lowercased (GitHub's slugs and logins ignore case).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TeamRef {
     pub org: String,
     pub slug: String,
@@ -63,7 +63,7 @@ impl Directory {
 }
 
 /// Where one of the base branch's review rules comes from.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "name", rename_all = "snake_case")]
 pub enum RuleSource {
     /// A ruleset, by its name.
@@ -82,7 +82,7 @@ impl fmt::Display for RuleSource {
 }
 
 /// A ruleset's required reviewers for files matching `patterns`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequiredReviewers {
     pub source: RuleSource,
     /// fnmatch-style patterns of the files the rule covers.
@@ -93,7 +93,8 @@ pub struct RequiredReviewers {
 }
 
 /// The base branch's review rules, as GitHub enforces them on merge.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReviewRules {
     /// Approvals required of anyone with write access.
     pub required_approvals: Vec<(u64, RuleSource)>,

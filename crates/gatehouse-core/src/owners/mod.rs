@@ -69,13 +69,14 @@ impl OwnerRule {
 
 /// A line GitHub would reject, in the terms of GitHub's "List CODEOWNERS
 /// errors" (`kind` is its error kind, e.g. "Invalid pattern").
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CodeownersError {
     pub line: u32,
     pub column: u32,
     pub kind: String,
     pub message: String,
     /// How to fix it, when there is more to say than the message.
+    #[serde(default)]
     pub suggestion: Option<String>,
 }
 
