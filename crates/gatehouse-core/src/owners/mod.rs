@@ -7,6 +7,7 @@
 //! as GitHub skips it.
 
 mod directory;
+pub mod explain;
 
 pub use directory::{Directory, Members, RequiredReviewers, ReviewRules, RuleSource, TeamRef};
 
