@@ -115,7 +115,10 @@ pub fn text(found: &[PathOwners]) -> String {
         out.push_str(&format!("{}\n", p.path));
         match &p.codeowners {
             Some(l) => {
-                let gate = if p.owners_required { "" } else { " (not required by gatehouse: `review.owners` is not `codeowners`)" };
+                let gate = match p.owners_required || l.owners.is_empty() {
+                    true => "",
+                    false => " (not required by gatehouse: `review.owners` is not `codeowners`)",
+                };
                 out.push_str(&format!(
                     "  {}:{} `{}`: {}{gate}\n",
                     l.file,
