@@ -303,6 +303,24 @@ fn gate() -> Value {
         json!({ "type": "object", "additionalProperties": false, "required": required, "properties": properties })
     };
     let count = json!({ "type": "integer", "minimum": 0 });
+    let group = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["rule", "enforced_by", "needed", "from", "advisory", "paths", "approved_by", "missing",
+            "advisory_missing", "notes"],
+        "properties": {
+            "rule": { "type": "string" },
+            "enforced_by": { "enum": ["gatehouse", "github"] },
+            "needed": count,
+            "from": logins,
+            "advisory": logins,
+            "paths": logins,
+            "approved_by": logins,
+            "missing": count,
+            "advisory_missing": logins,
+            "notes": logins
+        }
+    });
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -333,8 +351,11 @@ fn gate() -> Value {
                 missing("approvals", json!({ "needed": count, "from": logins, "on": { "type": "string" } })),
                 missing("advisory", json!({ "login": { "type": "string" } })),
                 missing("changes_requested", json!({ "by": logins, "limit": count })),
-                missing("too_many_recusals", json!({ "recused": logins }))
+                missing("too_many_recusals", json!({ "recused": logins })),
+                missing("group", json!({ "rule": { "type": "string" }, "needed": count, "from": logins,
+                    "advisory": logins, "paths": logins, "notes": logins }))
             ] } },
+            "groups": { "type": "array", "description": "every requirement besides the core: CODEOWNERS lines, rosters, the branch's rules", "items": group },
             "missing_text": { "type": "array", "items": { "type": "string" }, "description": "`missing` as sentences" }
         }
     })
