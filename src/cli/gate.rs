@@ -87,7 +87,11 @@ fn change(args: &SimulateArgs, config: crate::config::Config) -> Result<ChangeSe
                 bail!("{}: a file without `filename`; pass `gh api repos/OWNER/REPO/pulls/N/files`", path.display())
             };
             let count = |key: &str| file[key].as_u64().unwrap_or(0);
-            files.push(ChangedFile { path: name.to_string(), additions: count("additions"), deletions: count("deletions") });
+            files.push(ChangedFile {
+                path: name.to_string(),
+                additions: count("additions"),
+                deletions: count("deletions"),
+            });
         }
     }
     files.extend(args.paths.iter().map(|p| ChangedFile { path: p.clone(), additions: 0, deletions: 0 }));
@@ -95,12 +99,14 @@ fn change(args: &SimulateArgs, config: crate::config::Config) -> Result<ChangeSe
     if let Some(path) = &args.codeowners {
         let text = read(path, "--codeowners")?;
         let shown = path.to_string_lossy().replace('\\', "/");
-        let name = crate::owners::LOCATIONS.iter().find(|l| shown.ends_with(**l)).map_or(shown.clone(), |l| l.to_string());
+        let name =
+            crate::owners::LOCATIONS.iter().find(|l| shown.ends_with(**l)).map_or(shown.clone(), |l| l.to_string());
         changes.codeowners = Some(BaseFile { path: name, text });
     }
     if let Some(path) = &args.branch_rules {
-        changes.branch_rules = serde_json::from_str(&read(path, "--branch-rules")?)
-            .with_context(|| format!("{} is not a branch's review rules (see `gatehouse gate simulate --help`)", path.display()))?;
+        changes.branch_rules = serde_json::from_str(&read(path, "--branch-rules")?).with_context(|| {
+            format!("{} is not a branch's review rules (see `gatehouse gate simulate --help`)", path.display())
+        })?;
     }
     Ok(changes)
 }
@@ -164,8 +170,13 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<ExitCode> {
     let changes = change(&args, config)?;
     let directory = directory(&args)?;
     let contents = gate::Contents::default();
-    let inputs =
-        gate::Inputs { reviews: &reviews, commit_authors: &authors, head: &head, contents: &contents, directory: &directory };
+    let inputs = gate::Inputs {
+        reviews: &reviews,
+        commit_authors: &authors,
+        head: &head,
+        contents: &contents,
+        directory: &directory,
+    };
     let outcome = gate::evaluate_change(&changes, &policy, &inputs);
     match args.format {
         TextOrJson::Json => {

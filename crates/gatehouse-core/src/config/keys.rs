@@ -211,7 +211,8 @@ pub fn set(config: &mut Config, key: &str, value: Option<Value>) {
             ("request_reviewers", Value::Bool(b)) => review.request_reviewers = b,
             ("remind_after_days", Value::Number(n)) => review.remind_after_days = n,
             ("owners", Value::Word(w)) => {
-                review.owners = if w == OwnersFrom::Codeowners.name() { OwnersFrom::Codeowners } else { OwnersFrom::None }
+                review.owners =
+                    if w == OwnersFrom::Codeowners.name() { OwnersFrom::Codeowners } else { OwnersFrom::None }
             }
             ("rosters", Value::Rosters(r)) => review.rosters = r,
             ("agents", Value::List(v)) => review.agents = v,

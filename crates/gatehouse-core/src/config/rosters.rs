@@ -47,10 +47,10 @@ impl Reader<'_> {
             return true;
         };
         for item in items.iter() {
-            if let Some(roster) = self.roster(item) {
-                if !out.contains(&roster) {
-                    out.push(roster);
-                }
+            if let Some(roster) = self.roster(item)
+                && !out.contains(&roster)
+            {
+                out.push(roster);
             }
         }
         self.record(key, node);
@@ -80,7 +80,10 @@ impl Reader<'_> {
                 format!("e.g. `{ROSTER_EXAMPLE}`"),
             );
         }
-        if node.as_map().is_some() && roster.all_of.is_empty() && roster.advisory.is_empty() && self.error_count() == errors
+        if node.as_map().is_some()
+            && roster.all_of.is_empty()
+            && roster.advisory.is_empty()
+            && self.error_count() == errors
         {
             self.error(
                 node,
@@ -116,13 +119,25 @@ impl Reader<'_> {
             let teams = quorum.from.len() as u64 - users;
             let at = item.as_map().and_then(|m| m.get("n_of")).unwrap_or(item);
             if quorum.from.is_empty() {
-                self.error(item, "a quorum needs `from`: the logins or `@org/team`s who approve".into(), "e.g. `{ n_of: 1, from: [alice, \"@acme/sre\"] }`".into());
+                self.error(
+                    item,
+                    "a quorum needs `from`: the logins or `@org/team`s who approve".into(),
+                    "e.g. `{ n_of: 1, from: [alice, \"@acme/sre\"] }`".into(),
+                );
             } else if quorum.n_of == 0 {
-                self.error(at, "`n_of` is 0, so the quorum asks nothing".into(), "require at least 1 approval, or remove the quorum".into());
+                self.error(
+                    at,
+                    "`n_of` is 0, so the quorum asks nothing".into(),
+                    "require at least 1 approval, or remove the quorum".into(),
+                );
             } else if teams == 0 && quorum.n_of > users {
                 self.error(
                     at,
-                    format!("`n_of` is {} but only {users} {} listed, so the quorum could never be met", quorum.n_of, if users == 1 { "login is" } else { "logins are" }),
+                    format!(
+                        "`n_of` is {} but only {users} {} listed, so the quorum could never be met",
+                        quorum.n_of,
+                        if users == 1 { "login is" } else { "logins are" }
+                    ),
                     format!("require at most {users}, or list more logins or a team"),
                 );
             } else {
@@ -148,7 +163,10 @@ mod tests {
         assert_eq!(review.owners, OwnersFrom::Codeowners);
         assert_eq!(review.agents, ["swarm-bot"]);
         let roster = &review.rosters[0];
-        assert_eq!((roster.line, roster.paths.as_slice(), roster.advisory.as_slice()), (5, &["infra/**".to_string()][..], &["dana".to_string()][..]));
+        assert_eq!(
+            (roster.line, roster.paths.as_slice(), roster.advisory.as_slice()),
+            (5, &["infra/**".to_string()][..], &["dana".to_string()][..])
+        );
         assert_eq!(roster.all_of[1], Quorum { n_of: 2, from: vec!["alice".into(), "bob".into(), "carol".into()] });
         assert_eq!(roster.bots, ["renovate[bot]"]);
     }

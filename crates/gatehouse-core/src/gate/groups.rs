@@ -302,7 +302,8 @@ fn standing_approvals(policy: &ReviewConfig, inputs: &Inputs) -> Vec<String> {
                 && matches!(r.state, ReviewState::Approved | ReviewState::ChangesRequested | ReviewState::Dismissed)
         });
         let Some(latest) = latest.filter(|r| r.state == ReviewState::Approved) else { continue };
-        let standing = super::content::standing(policy, &latest.login, latest.commit.as_deref(), inputs.head, inputs.contents);
+        let standing =
+            super::content::standing(policy, &latest.login, latest.commit.as_deref(), inputs.head, inputs.contents);
         if standing.counts {
             out.push(latest.login.clone());
         }

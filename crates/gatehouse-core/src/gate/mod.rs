@@ -58,7 +58,14 @@ pub enum Missing {
     /// Two or more core reviewers authored commits: the gate fails closed.
     TooManyRecusals { recused: Vec<String> },
     /// A group of [`Outcome::groups`] gatehouse enforces is not met.
-    Group { rule: String, needed: u64, from: Vec<String>, advisory: Vec<String>, paths: Vec<String>, notes: Vec<String> },
+    Group {
+        rule: String,
+        needed: u64,
+        from: Vec<String>,
+        advisory: Vec<String>,
+        paths: Vec<String>,
+        notes: Vec<String>,
+    },
 }
 
 /// The gate's verdict, with everything a reviewer or an agent needs to act.
@@ -104,8 +111,7 @@ pub struct Inputs<'a> {
 /// all decide through it. With no owners, rosters or branch rules it is
 /// [`evaluate_contents`].
 pub fn evaluate_change(changes: &ChangeSet, policy: &ReviewConfig, inputs: &Inputs) -> Outcome {
-    let mut outcome =
-        evaluate_contents(policy, inputs.reviews, inputs.commit_authors, inputs.head, inputs.contents);
+    let mut outcome = evaluate_contents(policy, inputs.reviews, inputs.commit_authors, inputs.head, inputs.contents);
     let groups = groups::evaluate(changes, policy, inputs, &outcome);
     let others = policy.owners == crate::config::OwnersFrom::Codeowners || !policy.rosters.is_empty();
     if policy.core_reviewers.is_empty() && others {

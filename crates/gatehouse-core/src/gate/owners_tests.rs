@@ -54,7 +54,13 @@ fn each_owned_file_needs_one_of_its_owners_and_teams_are_asked_as_teams() {
     let reviews = [approve("sid", HEAD), approve("lead", HEAD)];
     let outcome = run(&changes, &owners_policy(), &reviews, &[], &directory());
     assert!(outcome.passed, "{:?}", outcome.missing);
-    assert!(outcome.summary().contains("| 1 approval from @acme/sre for `infra/db/main.tf` | sid | met | gatehouse | `.github/CODEOWNERS`:2 |"), "{}", outcome.summary());
+    assert!(
+        outcome.summary().contains(
+            "| 1 approval from @acme/sre for `infra/db/main.tf` | sid | met | gatehouse | `.github/CODEOWNERS`:2 |"
+        ),
+        "{}",
+        outcome.summary()
+    );
 }
 
 #[test]
@@ -118,7 +124,11 @@ fn an_unreadable_team_is_reported_never_silently_empty() {
     dir.teams.insert(TeamRef::new("acme", "sre"), Members::Unreadable("404 Not Found".into()));
     let outcome = run(&changes, &owners_policy(), &[approve("sam", HEAD)], &[], &dir);
     assert!(!outcome.passed);
-    assert!(outcome.missing_lines()[0].contains("the members of @acme/sre could not be read (404 Not Found)"), "{:?}", outcome.missing_lines());
+    assert!(
+        outcome.missing_lines()[0].contains("the members of @acme/sre could not be read (404 Not Found)"),
+        "{:?}",
+        outcome.missing_lines()
+    );
     dir.teams.clear();
     let outcome = run(&changes, &owners_policy(), &[], &[], &dir);
     assert!(outcome.missing_lines()[0].contains("were not read"), "{:?}", outcome.missing_lines());
@@ -133,7 +143,11 @@ fn an_agents_pull_request_is_not_approved_by_its_person_alone() {
     let policy = ReviewConfig { agents: vec!["swarm-bot".into()], ..owners_policy() };
     let outcome = run(&changes, &policy, &[approve("lead", HEAD)], &[], &dir);
     assert!(!outcome.passed);
-    assert!(outcome.missing_lines()[0].contains("swarm-bot opened this pull request for lead"), "{:?}", outcome.missing_lines());
+    assert!(
+        outcome.missing_lines()[0].contains("swarm-bot opened this pull request for lead"),
+        "{:?}",
+        outcome.missing_lines()
+    );
     let by_people = ReviewConfig { agents: vec![], ..owners_policy() };
     assert!(run(&changes, &by_people, &[approve("lead", HEAD)], &[], &dir).passed, "a person's own PR");
     dir.author = "swarm[bot]".into();
@@ -163,7 +177,10 @@ fn the_branch_rules_are_shown_and_asked_but_decided_by_github() {
     assert_eq!(reviewers_to_request(&outcome, &reviews, &[]), ["@acme/sre", "@acme/platform"]);
     assert_eq!(teams_wanted(&changes), [TeamRef::new("acme", "platform"), TeamRef::new("acme", "sre")]);
     let table = outcome.summary();
-    assert!(table.contains("| 2 approvals from marcus or priya | marcus, priya | met | gatehouse | `review.core` |"), "{table}");
+    assert!(
+        table.contains("| 2 approvals from marcus or priya | marcus, priya | met | gatehouse | `review.core` |"),
+        "{table}"
+    );
     assert!(table.contains("| GitHub | ruleset infra |"), "{table}");
 }
 

@@ -95,7 +95,9 @@ pub(super) fn render(outcome: &Outcome) -> String {
         let wanted = match (group.needed, group.advisory.as_slice()) {
             (0, advisory) => format!("a review from {} for {}", advisory.join(" and "), paths(&group.paths)),
             (n, []) => requirement(n, &group.from, &group.paths),
-            (n, advisory) => format!("{} and a review from {}", requirement(n, &group.from, &group.paths), advisory.join(" and ")),
+            (n, advisory) => {
+                format!("{} and a review from {}", requirement(n, &group.from, &group.paths), advisory.join(" and "))
+            }
         };
         out.push_str(&format!(
             "| {} | {} | {} | {by} | {} |\n",

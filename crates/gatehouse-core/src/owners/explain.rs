@@ -119,18 +119,18 @@ pub fn text(found: &[PathOwners]) -> String {
                     true => "",
                     false => " (not required by gatehouse: `review.owners` is not `codeowners`)",
                 };
-                out.push_str(&format!(
-                    "  {}:{} `{}`: {}{gate}\n",
-                    l.file,
-                    l.line,
-                    l.pattern,
-                    owners_text(&l.owners)
-                ));
+                out.push_str(&format!("  {}:{} `{}`: {}{gate}\n", l.file, l.line, l.pattern, owners_text(&l.owners)));
             }
             None => out.push_str("  no CODEOWNERS line matches: no code owner\n"),
         }
         for l in &p.overridden {
-            out.push_str(&format!("    overrides {}:{} `{}` ({})\n", l.file, l.line, l.pattern, owners_text(&l.owners)));
+            out.push_str(&format!(
+                "    overrides {}:{} `{}` ({})\n",
+                l.file,
+                l.line,
+                l.pattern,
+                owners_text(&l.owners)
+            ));
         }
         for r in &p.rosters {
             let mut wants: Vec<String> =
@@ -176,9 +176,9 @@ mod tests {
 
     #[test]
     fn each_path_gets_its_deciding_line_what_it_overrides_and_its_rosters() {
-        let mut changes = ChangeSet::default();
-        changes.codeowners =
-            Some(BaseFile { path: "CODEOWNERS".into(), text: "* @lead\n/infra/ @acme/sre\n/infra/tmp/\n".into() });
+        let codeowners =
+            BaseFile { path: "CODEOWNERS".into(), text: "* @lead\n/infra/ @acme/sre\n/infra/tmp/\n".into() };
+        let mut changes = ChangeSet { codeowners: Some(codeowners), ..Default::default() };
         let (config, errors) = crate::rules::read_config(
             "review:\n  owners: codeowners\n  rosters:\n    - paths: [\"infra/**\"]\n      all_of: [{ n_of: 2, from: [alice, bob] }]\n",
         );

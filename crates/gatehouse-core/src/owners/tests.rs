@@ -20,10 +20,7 @@ fn the_last_matching_line_decides_and_an_ownerless_line_unowns() {
     let c = Codeowners::parse(".github/CODEOWNERS", FILE);
     assert_eq!(c.errors, vec![]);
     assert_eq!(owners_of(&c, "src/main.rs"), Some((2, vec!["@acme/core".into()])));
-    assert_eq!(
-        owners_of(&c, "src/README.md"),
-        Some((3, vec!["@docs-lead".into(), "docs@acme.example".into()]))
-    );
+    assert_eq!(owners_of(&c, "src/README.md"), Some((3, vec!["@docs-lead".into(), "docs@acme.example".into()])));
     assert_eq!(owners_of(&c, "infra/db/main.tf"), Some((4, vec!["@acme/sre".into()])), "teams are lowercased");
     assert_eq!(owners_of(&c, "docs/guide.txt"), Some((5, vec!["@writer".into()])));
     assert_eq!(owners_of(&c, "docs/deep/guide.txt"), Some((2, vec!["@acme/core".into()])), "`docs/*` is one level");

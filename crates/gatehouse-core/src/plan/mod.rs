@@ -199,7 +199,12 @@ pub fn asks_reviewers(changes: &ChangeSet, head: &str, draft: bool, gate: &GateR
 
 /// The review gate's verdict on a head, as [`gate::evaluate_change`]
 /// decides it.
-pub fn outcome(changes: &ChangeSet, policy: &crate::config::ReviewConfig, head: &str, gate: &GateRead) -> gate::Outcome {
+pub fn outcome(
+    changes: &ChangeSet,
+    policy: &crate::config::ReviewConfig,
+    head: &str,
+    gate: &GateRead,
+) -> gate::Outcome {
     let authors = match &gate.authors {
         Authors::Read(authors) => authors.as_slice(),
         Authors::Capped(_) => &[],

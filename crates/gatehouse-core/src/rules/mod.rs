@@ -322,8 +322,14 @@ whatever the change touches: the extended file's state is not one this repositor
 
 /// Every rule, in catalogue order.
 pub fn all_rules() -> Vec<&'static RuleInfo> {
-    let mut rules =
-        vec![&CONFIG_INVALID, &CONFIG_LOCKED, &CONFIG_EXTENDS, &CONFIG_CODEOWNERS, &CONFIG_BELOW_BRANCH_RULES, &DOC_UNREADABLE];
+    let mut rules = vec![
+        &CONFIG_INVALID,
+        &CONFIG_LOCKED,
+        &CONFIG_EXTENDS,
+        &CONFIG_CODEOWNERS,
+        &CONFIG_BELOW_BRANCH_RULES,
+        &DOC_UNREADABLE,
+    ];
     for family in FAMILIES {
         rules.extend(family.rules());
     }

@@ -67,11 +67,10 @@ fn emit(sink: &mut Sink, path: &str, text: &str, error: &CodeownersError) {
 /// nothing wrong with.
 pub(super) fn codeowners(changes: &ChangeSet) -> Sink {
     let mut sink = Sink::default();
-    let written = LOCATIONS
-        .iter()
-        .find(|path| changes.head.contains_key(**path))
-        .filter(|path| changes.touches(path))
-        .and_then(|path| Some(BaseFile { path: path.to_string(), text: changes.head.get(*path)?.text()?.to_string() }));
+    let written =
+        LOCATIONS.iter().find(|path| changes.head.contains_key(path)).filter(|path| changes.touches(path)).and_then(
+            |path| Some(BaseFile { path: path.to_string(), text: changes.head.get(path)?.text()?.to_string() }),
+        );
     let (file, github) = match (&written, &changes.codeowners) {
         (Some(file), _) => (file, &[][..]),
         (None, Some(file)) => (file, changes.github_owner_errors.as_slice()),
@@ -147,9 +146,8 @@ mod tests {
 
     #[test]
     fn rejected_lines_and_githubs_own_errors_are_reported_once_each() {
-        let mut changes = ChangeSet::default();
-        changes.codeowners =
-            Some(BaseFile { path: "CODEOWNERS".into(), text: "* @acme/core\n!x @a\n*.md @ghost\n".into() });
+        let codeowners = BaseFile { path: "CODEOWNERS".into(), text: "* @acme/core\n!x @a\n*.md @ghost\n".into() };
+        let mut changes = ChangeSet { codeowners: Some(codeowners), ..Default::default() };
         let unknown = |line: u32| CodeownersError {
             line,
             column: 6,
