@@ -188,4 +188,32 @@ mod tests {
         );
         assert_eq!(applicability(&changes).documents, ["infra/db/main.tf"]);
     }
+
+    #[test]
+    fn owned_files_and_roster_paths_make_the_gate_apply() {
+        let mut changes = ChangeSet::default();
+        changes.pr.files = Some(vec![
+            crate::model::ChangedFile { path: "infra/db/main.tf".into(), additions: 1, deletions: 0 },
+            crate::model::ChangedFile { path: "src/lib.rs".into(), additions: 1, deletions: 0 },
+        ]);
+        changes.codeowners =
+            Some(crate::owners::BaseFile { path: "CODEOWNERS".into(), text: "/infra/ @acme/sre\n".into() });
+        changes.config.review = Some(ReviewConfig::default());
+        assert!(!applicability(&changes).applies, "CODEOWNERS is the gate's only under `review.owners`");
+        changes.config.review = Some(ReviewConfig { owners: OwnersFrom::Codeowners, ..Default::default() });
+        let a = applicability(&changes);
+        assert_eq!(a.reasons, ["`infra/db/main.tf` has code owners (`CODEOWNERS` line 1)"]);
+        assert_eq!(a.documents, ["infra/db/main.tf"]);
+        let roster = crate::config::Roster {
+            paths: vec!["src/**".into()],
+            all_of: vec![crate::config::Quorum { n_of: 1, from: vec!["a".into()] }],
+            advisory: vec![],
+            bots: vec![],
+            line: 9,
+        };
+        changes.config.review = Some(ReviewConfig { rosters: vec![roster], ..Default::default() });
+        let a = applicability(&changes);
+        assert_eq!(a.reasons, ["`src/lib.rs` is on the paths of the roster at `.github/gatehouse.yml` line 9"]);
+        assert_eq!(a.documents, ["src/lib.rs"]);
+    }
 }

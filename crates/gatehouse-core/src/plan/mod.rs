@@ -380,6 +380,27 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_decides_with_codeowners_and_asks_a_missing_team_as_a_team() {
+        let mut read = read();
+        read.changes.codeowners =
+            Some(crate::owners::BaseFile { path: "CODEOWNERS".into(), text: "/dark-factory/ @gyrum/leads\n".into() });
+        if let Some(policy) = read.changes.config.review.as_mut() {
+            policy.owners = crate::config::OwnersFrom::Codeowners;
+        }
+        assert_eq!(gate::teams_wanted(&read.changes), [crate::owners::TeamRef::new("gyrum", "leads")]);
+        let gate = read.gate.as_mut().unwrap();
+        gate.directory.teams.insert(
+            crate::owners::TeamRef::new("gyrum", "leads"),
+            crate::owners::Members::Read(vec!["gyrum-lin".into()]),
+        );
+        let plan = pull_request(&read);
+        let Requests::Ask(wanted) = &plan.requests else { panic!("{:?}", plan.requests) };
+        assert_eq!(wanted, &["gyrum-priya", "@gyrum/leads"]);
+        let summary = &review_gate(&plan).summary;
+        assert!(summary.contains("| 1 approval from @gyrum/leads for `dark-factory/briefs/SWARM-AR-x.md` |  | 1 more | gatehouse | `CODEOWNERS`:1 |"), "{summary}");
+    }
+
+    #[test]
     fn commit_authors_past_github_s_list_fail_the_gate_closed_and_ask_nobody() {
         let mut read = read();
         read.gate.as_mut().unwrap().authors = Authors::Capped(250);
