@@ -19,7 +19,8 @@ rejects, so the files that line was meant to own fall back to an earlier line or
 `review.owners: codeowners` the review gate reads the file as GitHub does, so a rejected line would leave a \
 path with fewer approvals than written. Each such line is reported at its line and column, together with \
 the errors only GitHub can know (an owner with no account or no access), as GitHub's \"List CODEOWNERS \
-errors\" lists them. The file is the base branch's: a pull request cannot change who reviews it.",
+errors\" lists them. A pull request that changes the file gets its new lines checked; the gate reads \
+the base branch's, so a pull request cannot change who reviews it.",
     fix: None,
     bad: Example { path: ".github/CODEOWNERS", text: "*.md @docs-team\n!README.md\ninfra/ sre-team\n" },
     good: Example { path: ".github/CODEOWNERS", text: "*.md @acme/docs\nREADME.md\ninfra/ @acme/sre\n" },
