@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::TextOrJson;
 use crate::owners::explain;
+use crate::source::git::Checkout;
 use crate::source::local::{self, Request};
 
 #[derive(clap::Args, Debug)]
@@ -15,16 +16,24 @@ pub(super) struct OwnersArgs {
     /// Paths relative to the repository's root, e.g. infra/db/main.tf.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<String>,
-    /// The repository (its working files are read: CODEOWNERS at the first of
-    /// `.github/CODEOWNERS`, `CODEOWNERS`, `docs/CODEOWNERS`, and the config).
+    /// The repository. At a git checkout's root, CODEOWNERS (the first of
+    /// `.github/CODEOWNERS`, `CODEOWNERS`, `docs/CODEOWNERS`) and the config are
+    /// read at the base, as `gatehouse check` reads them; in any other folder,
+    /// its files.
     #[arg(long, value_name = "DIR", default_value = ".")]
     repo: PathBuf,
+    /// The base revision a checkout's files are read at [default: the merge-base of HEAD and
+    /// the default branch].
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     format: TextOrJson,
 }
 
 pub(super) fn run(args: OwnersArgs) -> Result<ExitCode> {
-    let request = Request { dir: args.repo, all: true, ..Default::default() };
+    let dir = args.repo.canonicalize().unwrap_or_else(|_| args.repo.clone());
+    let checkout = Checkout::find(&args.repo)?.is_some_and(|c| c.root() == dir.as_path());
+    let request = Request { dir: args.repo, all: !checkout, base: args.base, ..Default::default() };
     let changes = local::changeset(&request)?;
     let paths: Vec<&str> = args.paths.iter().map(|p| p.trim_start_matches("./")).collect();
     let found = explain::who_must_approve(&changes, &paths);
