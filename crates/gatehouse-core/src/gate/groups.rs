@@ -265,6 +265,16 @@ pub(super) fn evaluate(changes: &ChangeSet, policy: &ReviewConfig, inputs: &Inpu
                     approved_by.join(" and ")
                 ));
             }
+            let emails: Vec<&String> =
+                w.from.iter().filter(|f| TeamRef::parse(f).is_none() && f.trim_start_matches('@').contains('@')).collect();
+            if missing > 0 && !emails.is_empty() {
+                notes.push(format!(
+                    "{} {} an email address, which gatehouse cannot match to an account: only the other owners' \
+                     approvals count",
+                    emails.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "),
+                    if emails.len() == 1 { "is" } else { "are" }
+                ));
+            }
             let advisory_missing = w.advisory.iter().filter(|a| !reviewed(a)).cloned().collect();
             Group {
                 rule: w.rule,

@@ -135,6 +135,16 @@ fn an_unreadable_team_is_reported_never_silently_empty() {
 }
 
 #[test]
+fn an_email_owner_is_named_as_one_gatehouse_cannot_match() {
+    let changes = changes(&["docs/guide.md"]);
+    let outcome = run(&changes, &owners_policy(), &[], &[], &directory());
+    assert!(!outcome.passed);
+    let line = &outcome.missing_lines()[0];
+    assert!(line.contains("docs@acme.example is an email address, which gatehouse cannot match"), "{line}");
+    assert!(reviewers_to_request(&outcome, &[], &[]).is_empty(), "an email cannot be asked");
+}
+
+#[test]
 fn an_agents_pull_request_is_not_approved_by_its_person_alone() {
     let changes = changes(&["src/lib.rs"]);
     let mut dir = directory();
