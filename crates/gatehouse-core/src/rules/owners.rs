@@ -59,7 +59,13 @@ fn emit(sink: &mut Sink, path: &str, text: &str, error: &CodeownersError) {
     let help = error.suggestion.clone().unwrap_or_else(|| {
         "GitHub skips this line: fix it, or remove it (`gatehouse owners PATH` shows who owns a path)".into()
     });
-    sink.emit(path, span, anchor, format!("{}: {}", error.kind, error.message)).help(help);
+    // GitHub's own messages repeat the kind and lay the line out below it.
+    let first = error.message.lines().next().unwrap_or_default().trim_end_matches(':');
+    let message = match first.starts_with(&error.kind) {
+        true => first.to_string(),
+        false => format!("{}: {first}", error.kind),
+    };
+    sink.emit(path, span, anchor, message).help(help);
 }
 
 /// The CODEOWNERS file's rejected lines: the file a change writes (the
@@ -153,7 +159,9 @@ mod tests {
             line,
             column: 6,
             kind: "Unknown owner".into(),
-            message: "`@ghost` has no account or no write access".into(),
+            message: format!(
+                "Unknown owner on line {line}: make sure @ghost exists and has write access:\n\n  *.md @ghost\n     ^"
+            ),
             suggestion: None,
         };
         changes.github_owner_errors = vec![unknown(2), unknown(3)];
@@ -161,6 +169,11 @@ mod tests {
             vec![("config/codeowners".to_string(), 2, 1, severity), ("config/codeowners".to_string(), 3, 6, severity)]
         };
         assert_eq!(rules_of(&changes), found(Severity::Notice), "the base's state, not this change's");
+        let messages: Vec<String> = crate::rules::evaluate(&changes).findings().map(|f| f.message.clone()).collect();
+        assert!(
+            messages[1].ends_with("Unknown owner on line 3: make sure @ghost exists and has write access"),
+            "GitHub's message, its first line: {messages:?}"
+        );
         let text = changes.codeowners.as_ref().map(|f| f.text.clone()).unwrap_or_default();
         changes.head.insert("CODEOWNERS".into(), crate::model::FileContent::Text(text.into()));
         assert_eq!(rules_of(&changes)[0], found(Severity::Error)[0], "a change that writes the file");
