@@ -198,9 +198,11 @@ impl UnkeptReads {
 /// bases by (repo, base, head), shared by the jobs of one process, the
 /// contents and merge bases also looked for in `kept` when given. Neither a
 /// commit's tree, a blob's content nor two commits' merge base ever
-/// changes, so entries never go stale.
+/// changes, so entries never go stale. `teams` keeps the teams' members
+/// the review gates read.
 #[derive(Debug, Default)]
 pub struct ReadCache {
+    pub(crate) teams: super::teams::TeamCache,
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
     kept: Option<Box<dyn KeptReads>>,

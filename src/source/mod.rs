@@ -2,6 +2,7 @@
 //! and, in the App, a pull request read through GitHub's API (`pull_request`).
 
 pub(crate) mod approved;
+pub(crate) mod codeowners;
 pub mod contents;
 pub(crate) mod default_branch;
 pub(crate) mod dependencies;
@@ -14,6 +15,7 @@ pub mod local;
 pub(crate) mod merge_group;
 pub mod pull_request;
 pub(crate) mod required;
+pub(crate) mod teams;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 use crate::reads::Needs;
