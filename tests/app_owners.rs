@@ -47,6 +47,103 @@ async fn opened(sim: &Sim, app: &gatehouse::app::Running, number: u64, head: Tre
     pr.head_sha
 }
 
+/// What `gatehouse gate simulate` decides on the inputs the App read for
+/// PR `number` at `head`: the base's config and CODEOWNERS, the changed
+/// paths, the teams, the bot, the author, the reviews and commits.
+fn simulate(sim: &Sim, number: u64, head: &str, paths: &[&str]) -> (bool, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = base();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let config = write("gatehouse.yml", &base[CONFIG]);
+    std::fs::create_dir(dir.path().join(".github")).unwrap();
+    let codeowners = write(".github/CODEOWNERS", &base[".github/CODEOWNERS"]);
+    let reviews: Vec<serde_json::Value> = sim
+        .reviews(REPO, number)
+        .iter()
+        .map(|r| {
+            serde_json::json!({ "id": r.id, "user": { "login": r.user }, "state": r.state, "commit_id": r.commit_id,
+                                "submitted_at": format!("2026-12-01T10:{:02}:00Z", r.id % 60) })
+        })
+        .collect();
+    let reviews = write("reviews.json", serde_json::to_string(&reviews).unwrap().as_bytes());
+    let commits = serde_json::json!([{ "sha": head, "author": { "login": "author" } }]);
+    let commits = write("commits.json", commits.to_string().as_bytes());
+    let mut args = vec![
+        "gate",
+        "simulate",
+        "--config",
+        &config,
+        "--codeowners",
+        &codeowners,
+        "--reviews",
+        &reviews,
+        "--commits",
+        &commits,
+        "--team",
+        "@acme/briefs=gyrum-marcus,gyrum-priya",
+        "--team",
+        "@acme/docs=gyrum-dana,docs-bot",
+        "--bot",
+        "docs-bot",
+        "--author",
+        "author",
+        "--format",
+        "json",
+    ];
+    for path in paths {
+        args.extend(["--path", path]);
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse")).args(&args).output().unwrap();
+    let verdict: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let missing = verdict["missing_text"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
+    (verdict["passed"].as_bool().unwrap(), missing)
+}
+
+/// The App's gate and `gate simulate` agree: the same verdict, each line
+/// simulate says is missing in the App's summary.
+fn agree(sim: &Sim, app_gate: &CheckRun, number: u64, head: &str) {
+    let (passed, missing) = simulate(sim, number, head, &[BRIEF, GUIDE]);
+    assert_eq!(passed, app_gate.conclusion.as_deref() == Some("success"), "{missing:?}\n{}", app_gate.summary);
+    for line in &missing {
+        assert!(app_gate.summary.contains(line.as_str()), "{line}\nnot in\n{}", app_gate.summary);
+    }
+}
+
+/// `gatehouse owners` on a checkout of the base names, for each path, the
+/// CODEOWNERS line and owners the App's table names.
+fn owners_agree(app_gate: &CheckRun) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, bytes) in base() {
+        let file = dir.path().join(&path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, bytes).unwrap();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["owners", BRIEF, GUIDE, "--repo", &dir.path().display().to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    let answers: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(answers.len(), 2);
+    for answer in &answers {
+        let line = &answer["codeowners"];
+        let owners: Vec<&str> = line["owners"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+        let row = format!("from {} for `{}`", owners.join(", "), answer["path"].as_str().unwrap());
+        let rule = format!("`{}`:{}", line["file"].as_str().unwrap(), line["line"]);
+        assert!(answer["owners_required"].as_bool().unwrap(), "{answer}");
+        assert!(
+            app_gate.summary.lines().any(|l| l.contains(&row) && l.contains(&rule)),
+            "{row} {rule}\nnot in\n{}",
+            app_gate.summary
+        );
+    }
+}
+
 async fn approved(sim: &Sim, app: &gatehouse::app::Running, number: u64, login: &str, head: &str) -> CheckRun {
     let review = sim.add_review(REPO, number, login, "APPROVED");
     assert_eq!(deliver(app.addr, "pull_request_review", &format!("{number}-{login}"), &review).await, 202);
@@ -67,12 +164,18 @@ async fn a_change_of_two_owned_paths_waits_for_both_owners_and_a_bot_does_not_co
     assert_eq!(first.conclusion.as_deref(), Some("failure"), "{}", first.summary);
     assert!(first.summary.contains("@acme/briefs") && first.summary.contains("@acme/docs"), "{}", first.summary);
 
+    agree(&sim, &first, 1, &head);
+    owners_agree(&first);
+
     let one = approved(&sim, &app, 1, "gyrum-marcus", &head).await;
     assert_eq!(one.conclusion.as_deref(), Some("failure"), "the guide's owners have not approved: {}", one.summary);
+    agree(&sim, &one, 1, &head);
     let bot = approved(&sim, &app, 1, "docs-bot", &head).await;
     assert_eq!(bot.conclusion.as_deref(), Some("failure"), "a bot's approval does not count: {}", bot.summary);
+    agree(&sim, &bot, 1, &head);
     let both = approved(&sim, &app, 1, "gyrum-dana", &head).await;
     assert_eq!(both.conclusion.as_deref(), Some("success"), "{}", both.summary);
+    agree(&sim, &both, 1, &head);
     app.kill();
 }
 
