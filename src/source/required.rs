@@ -184,17 +184,18 @@ async fn review_rules(
     let mut names: BTreeMap<u64, String> = BTreeMap::new();
     for (id, parameters) in rules {
         let source = match id {
-            Some(id) => {
-                if !names.contains_key(&id) {
+            Some(id) => match names.get(&id) {
+                Some(name) => RuleSource::Ruleset(name.clone()),
+                None => {
                     let name = match repo.get::<Ruleset>(&format!("/rulesets/{id}")).await {
                         Ok(ruleset) => ruleset.name,
                         Err(err) if err.is_transient() => return Err(err),
                         Err(_) => format!("#{id}"),
                     };
-                    names.insert(id, name);
+                    names.insert(id, name.clone());
+                    RuleSource::Ruleset(name)
                 }
-                RuleSource::Ruleset(names[&id].clone())
-            }
+            },
             None => RuleSource::Ruleset("(unnamed)".into()),
         };
         if parameters.required_approving_review_count > 0 {
