@@ -6,7 +6,9 @@
 
 #![warn(unreachable_pub)]
 
-pub use gatehouse_core::{attest, config, depends, diff, docs, gate, model, plan, reads, render, rules, schema};
+pub use gatehouse_core::{
+    attest, config, depends, diff, docs, gate, model, owners, plan, reads, render, rules, schema,
+};
 
 pub mod app;
 pub mod attestation;

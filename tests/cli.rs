@@ -478,3 +478,39 @@ fn text_shows_no_markdown_and_markdown_is_there_for_a_file_that_asks() {
     assert!(markdown.contains("\n### `gatehouse/voting`\n"), "{markdown}");
     assert!(markdown.contains("| backup-dry-run | **A** +7.5 · B +0.5 | 10 (met) |"), "{markdown}");
 }
+
+#[test]
+fn owners_names_the_deciding_line_the_lines_it_overrides_and_the_rosters() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["owners", "infra/db/main.tf", "--repo", "fixtures/owners/repo", "--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["codeowners"]["line"], 6);
+    assert_eq!(v[0]["codeowners"]["owners"], serde_json::json!(["@acme/sre"]));
+    assert_eq!(v[0]["overridden"][0]["pattern"], "*");
+    assert_eq!(v[0]["rosters"][0]["all_of"], serde_json::json!([[1, ["@acme/dba"]]]));
+    assert_eq!(v[0]["owners_required"], false);
+}
+
+#[test]
+fn owners_at_a_checkouts_root_reads_the_base_not_the_working_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    write(dir, ".github/CODEOWNERS", "* @base-owner\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "base"]);
+    git(dir, &["checkout", "-qb", "change"]);
+    write(dir, ".github/CODEOWNERS", "* @edited-owner\n");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["owners", "src/lib.rs", "--repo"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains(".github/CODEOWNERS:1 `*`: @base-owner"), "{stdout}");
+}

@@ -155,3 +155,57 @@ fn help_keeps_the_gh_api_example_on_one_line() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("`gh api repos/OWNER/REPO/pulls/NUMBER/reviews > reviews.json`"), "{help}");
 }
+
+#[test]
+fn codeowners_teams_and_an_agents_assignee_decide_as_the_app_would() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("CODEOWNERS"), "*.md @lead\n/infra/ @acme/sre\n").unwrap();
+    std::fs::write(
+        dir.join("files.json"),
+        r#"[{"filename": "infra/a.tf", "additions": 3, "deletions": 1, "status": "modified"}]"#,
+    )
+    .unwrap();
+    let c = "1111111aaaaaaa";
+    let commits = vec![commit(c, "swarm-runner")];
+    let reviews = vec![
+        review("marcus", "APPROVED", c, "2026-05-01T10:00:00Z"),
+        review("priya", "APPROVED", c, "2026-05-01T10:01:00Z"),
+        review("dana", "COMMENTED", c, "2026-05-01T10:02:00Z"),
+        review("sam", "APPROVED", c, "2026-05-01T10:03:00Z"),
+    ];
+    let codeowners = dir.join("CODEOWNERS").display().to_string();
+    let files = dir.join("files.json").display().to_string();
+    let args = ["--codeowners", &codeowners, "--files", &files, "--team", "@acme/sre=sam,sid", "--format", "json"];
+    // The policy of `CONFIG` with `owners: codeowners`.
+    let out = simulate(dir, &reviews, &commits, &args);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["groups"], serde_json::Value::Null, "without `review.owners` CODEOWNERS is not the gate's: {v}");
+    assert_eq!(out.status.code(), Some(0), "{v}");
+
+    let with_owners = CONFIG.replace("review:\n", "review:\n  owners: codeowners\n  agents: [swarm-runner]\n");
+    std::fs::write(dir.join("owners.yml"), with_owners).unwrap();
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+            .args(["gate", "simulate", "--config"])
+            .arg(dir.join("owners.yml"))
+            .arg("--reviews")
+            .arg(dir.join("reviews.json"))
+            .arg("--commits")
+            .arg(dir.join("commits.json"))
+            .args(args)
+            .args(["--author", "swarm-runner"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap())
+    };
+    let (code, v) = run(&[]);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["groups"][0]["rule"], "`CODEOWNERS`:2");
+    assert_eq!(v["groups"][0]["approved_by"], serde_json::json!(["sam"]));
+    let (code, v) = run(&["--assignee", "sam"]);
+    assert_eq!(code, Some(1), "the agent's person alone cannot approve: {v}");
+    let text = v["missing_text"][0].as_str().unwrap();
+    assert!(text.contains("swarm-runner opened this pull request for sam, who cannot approve it alone"), "{text}");
+}

@@ -154,6 +154,24 @@ fn hover_explains_findings_and_rule_ids_and_names_adrs() {
 }
 
 #[test]
+fn a_codeowners_line_shows_its_owners_and_later_lines_and_a_rejected_line_is_a_diagnostic() {
+    let (_dir, mut client) = start();
+    let path = ".github/CODEOWNERS";
+    let text = "*.md  @acme/docs\ndocs/adr/ @architect\n!README.md\n";
+    std::fs::create_dir_all(client.root.join(".github")).unwrap();
+    std::fs::write(client.root.join(path), text).unwrap();
+    client.open(path, text);
+    let diagnostics = client.diagnostics(path);
+    assert_eq!(codes(&diagnostics), ["config/codeowners"], "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["range"]["start"], json!({ "line": 2, "character": 0 }));
+    let on_line = client.request("textDocument/hover", at(&client, path, text, "*.md"));
+    let shown = on_line["result"]["contents"]["value"].as_str().unwrap_or_else(|| panic!("{on_line}"));
+    assert!(shown.starts_with("`*.md`: @acme/docs (a team's members are read from GitHub by the App)"), "{shown}");
+    assert!(shown.contains("- line 2 (`docs/adr/`) overrides it for `docs/adr/ADR-080-backup-playbook.md`, `docs/adr/ADR-095-backups.md`"), "{shown}");
+    assert!(client.stop().success());
+}
+
+#[test]
 fn definition_goes_to_the_adr_and_the_path_named() {
     let (_dir, mut client) = start();
     client.open(BRIEF, BRIEF_TEXT);

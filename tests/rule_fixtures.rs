@@ -7,6 +7,8 @@
 //!   `base/` when the case has one);
 //! - `pr-body.md` the PR body; `pr-files` the PR's diff, one `path additions
 //!   deletions` per line; `repo-name` the checkout's `owner/name`;
+//!   `branch-rules.json` the base branch's review rules (rulesets, branch
+//!   protection) as the App hands them in (`gatehouse::owners::ReviewRules`);
 //!   `repos/<owner>/<name>/` other repositories' files;
 //! - `fail/expect`: the rule's findings on the failing case as
 //!   `gatehouse check` prints them in text (`error[id]: message`, the
@@ -90,6 +92,9 @@ fn changeset(case: &Path, shared: &Path) -> ChangeSet {
     }
     let mut changes = gatehouse::source::fs::changeset(&head, base.as_deref(), repo_name.as_deref(), &others).unwrap();
     changes.pr.body = std::fs::read_to_string(case.join("pr-body.md")).ok();
+    if let Ok(json) = std::fs::read_to_string(case.join("branch-rules.json")) {
+        changes.branch_rules = serde_json::from_str(&json).expect("branch-rules.json is `owners::ReviewRules`");
+    }
     changes.pr.files = std::fs::read_to_string(case.join("pr-files")).ok().map(|text| {
         text.lines()
             .filter_map(|l| {

@@ -20,6 +20,7 @@ mod reminders;
 mod server;
 pub(crate) mod settings;
 mod stops;
+mod team;
 mod worker;
 
 use std::net::SocketAddr;

@@ -46,7 +46,8 @@ pub(super) async fn recheck(ctx: &Ctx, worker: &str, job: &Job, repo: &RepoClien
     ctx.store.note_dashboard(job, config.dashboard.enabled).await?;
     // A config another repository's config extends is compared where it
     // is pushed (below), not here.
-    let own = |d: &&Dependency| Source::of_dependency(&d.path).is_none();
+    // Nor a team the review gate read (`@org/slug`): its events say when it changes.
+    let own = |d: &&Dependency| Source::of_dependency(&d.path).is_none() && !d.path.starts_with('@');
     let paths: BTreeSet<&str> =
         tracked.iter().flat_map(|e| e.documents.iter().filter(own).map(|d| d.path.as_str())).collect();
     let at_tip = read_at(ctx, repo, tip, &paths, config.limits.max_file_bytes).await?;

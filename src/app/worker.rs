@@ -174,6 +174,10 @@ pub(super) fn check_names(scope: Scope) -> Vec<String> {
 /// Runs a job by its target: a pull request or a merge group is evaluated;
 /// a head, an install and a push are resolved into jobs of pull requests.
 async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progress) -> Result<Outcome> {
+    if let Target::Team(team) = &job.target {
+        // An organisation's team: its job names no one repository.
+        return super::team::recheck(ctx, worker, job, team).await;
+    }
     let repo = RepoName::parse(&job.repo).ok_or_else(|| anyhow!("{:?} is not owner/name", job.repo))?;
     let client = RepoClient::new(ctx.github.clone(), job.installation, repo).with_urgency(job.urgency());
     match &job.target {
@@ -215,6 +219,7 @@ async fn evaluate_job(ctx: &Ctx, worker: &str, job: &Job, progress: &mut Progres
             super::attest::merged(ctx, job, &client, *number, merge).await?;
             Ok(Outcome::Evaluated)
         }
+        Target::Team(team) => super::team::recheck(ctx, worker, job, team).await,
         Target::Head(sha) => {
             // Resolved to its PRs before anything is evaluated: each PR's job
             // then takes that PR's lock and coalesces with its other jobs.

@@ -111,6 +111,18 @@ fn value_json(e: &Explained) -> Json {
         Value::Word(w) => json!(w),
         Value::List(items) => json!(items),
         Value::Level(_) => json!(v.to_string()),
+        Value::Rosters(rosters) => json!(
+            rosters
+                .iter()
+                .map(|r| json!({
+                    "paths": r.paths,
+                    "all_of": r.all_of.iter().map(|q| json!({ "n_of": q.n_of, "from": q.from })).collect::<Vec<_>>(),
+                    "advisory": r.advisory,
+                    "bots": r.bots,
+                    "line": r.line,
+                }))
+                .collect::<Vec<_>>()
+        ),
     };
     let from = match &e.from {
         From::File { file, line } => json!({ "file": file, "line": line }),

@@ -7,6 +7,7 @@ mod fix;
 mod gate;
 mod init;
 mod new_brief;
+mod owners;
 mod prompt;
 mod register;
 mod searched;
@@ -50,6 +51,11 @@ enum Command {
     /// The review gate.
     #[command(subcommand)]
     Gate(GateCommand),
+    /// Who must approve a change of PATHs, and why: the CODEOWNERS line deciding each path's
+    /// owners, the earlier lines it overrides, and the rosters of `.github/gatehouse.yml`.
+    ///
+    /// Exit status: 0 explained, 2 when the repository cannot be read.
+    Owners(owners::OwnersArgs),
     /// The repository's config.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -316,6 +322,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check(args),
         Command::Gate(GateCommand::Simulate(args)) => gate::simulate(args),
+        Command::Owners(args) => owners::run(args),
         Command::Attest(AttestCommand::Key(args)) => attest::key(args),
         Command::Verify(args) => attest::run(args),
         Command::Config(ConfigCommand::Explain(args)) => config::explain(args),

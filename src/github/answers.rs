@@ -33,6 +33,11 @@ pub(crate) struct BranchTip {
 /// `GET /repos/{o}/{r}/pulls/{n}` (`pull-request`).
 #[derive(Clone, Debug, Deserialize)]
 pub(crate) struct PullRequest {
+    /// The author (`null` for a deleted account).
+    #[serde(default)]
+    pub user: Option<super::reviews::User>,
+    #[serde(default)]
+    pub assignees: Vec<super::reviews::User>,
     pub body: Option<String>,
     /// A draft asks for no reviews yet (absent on servers without drafts).
     #[serde(default)]

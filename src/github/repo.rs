@@ -72,6 +72,27 @@ impl RepoClient {
         Ok(out)
     }
 
+    /// Every element of a paginated array under `/orgs/{owner}{rest}`
+    /// (the repository's owner), with the installation's token.
+    pub(crate) async fn org_pages<T: DeserializeOwned>(
+        &self,
+        rest: &str,
+        max_pages: usize,
+    ) -> Result<Vec<T>, ApiError> {
+        let mut url = format!("/orgs/{}{rest}", self.repo.owner);
+        let mut out = Vec::new();
+        for _ in 0..max_pages {
+            let response =
+                self.client.rest(self.installation, self.urgency, Method::GET, &url, None, Call::Idempotent).await?;
+            out.extend(typed::<Vec<T>>(&response, what(&Method::GET, &url))?);
+            match response.next {
+                Some(next) => url = next,
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+
     /// A write on a repository path, its answer read as `T`
     /// (`serde::de::IgnoredAny` when nothing of it is used).
     pub(crate) async fn send<T: DeserializeOwned>(

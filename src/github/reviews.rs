@@ -7,10 +7,24 @@ use serde::Deserialize;
 
 use crate::gate::{Review, ReviewState};
 
-/// `simple-user` (the login is all the gate reads).
-#[derive(Debug, Deserialize)]
+/// `simple-user` (the login, and whether GitHub marks the account `Bot`).
+#[derive(Clone, Debug, Deserialize)]
 pub(crate) struct User {
     pub login: String,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+}
+
+impl User {
+    /// `type: Bot`: an App's or a machine account.
+    pub(crate) fn is_bot(&self) -> bool {
+        self.kind.as_deref() == Some("Bot")
+    }
+}
+
+/// The reviewers GitHub marks `Bot`, lowercase.
+pub(crate) fn bots(raw: &[PullRequestReview]) -> Vec<String> {
+    raw.iter().filter_map(|r| r.user.as_ref()).filter(|u| u.is_bot()).map(|u| u.login.to_ascii_lowercase()).collect()
 }
 
 /// `pull-request-review`.

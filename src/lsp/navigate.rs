@@ -1,5 +1,6 @@
 //! Hover, go to definition and completion: what the word under the cursor
-//! names (a rule id, a finding's range, an ADR id, a path), and what may be
+//! names (a rule id, a finding's range, an ADR id, a path, a CODEOWNERS
+//! line's owners and the later lines overriding it), and what may be
 //! written in a document's front matter.
 
 use lsp_types::{
@@ -96,6 +97,16 @@ impl Server {
             if range.start <= position && position <= range.end {
                 let rule = crate::rules::find(finding.rule).expect("findings carry registered rule ids");
                 parts.push(format!("**{}**: {}\n\n{}", finding.rule, finding.message, explain(rule)));
+            }
+        }
+        if crate::owners::LOCATIONS.contains(&path.as_str()) {
+            let codeowners = crate::owners::Codeowners::parse(&path, text);
+            let line = position.line + 1;
+            let files = workspace.files();
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            // A rejected line's finding says the same as its hover would.
+            if parts.is_empty() || codeowners.rule_at(line).is_some() {
+                parts.extend(crate::owners::explain::hover(&codeowners, line, &files));
             }
         }
         if let Some(at) = convert::position_offset(text, position) {

@@ -1,6 +1,8 @@
 //! Asking for the reviews the plan names (`POST
-//! pulls/{n}/requested_reviewers`). A login GitHub refuses (422: not a
-//! collaborator, or the PR's author) is kept apart, for the gate's summary.
+//! pulls/{n}/requested_reviewers`): users as `reviewers`, a team the plan
+//! writes `@org/slug` as `team_reviewers` by its slug. A login or team
+//! GitHub refuses (422: not a collaborator, the PR's author, a team without
+//! access) is kept apart, for the gate's summary.
 
 use reqwest::Method;
 use serde::de::IgnoredAny;
@@ -41,8 +43,9 @@ fn refusal(err: &ApiError) -> bool {
     matches!(err, ApiError::Status { status: 422 | 403 | 404, .. })
 }
 
-async fn post(repo: &RepoClient, path: &str, logins: &[String]) -> Result<(), ApiError> {
-    let body = json!({ "reviewers": logins });
+async fn post(repo: &RepoClient, path: &str, wanted: &[String]) -> Result<(), ApiError> {
+    let (reviewers, teams) = crate::gate::split_teams(wanted);
+    let body = json!({ "reviewers": reviewers, "team_reviewers": teams });
     repo.send::<IgnoredAny>(Method::POST, path, &body, Call::Idempotent).await?;
     Ok(())
 }

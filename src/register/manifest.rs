@@ -139,13 +139,23 @@ mod tests {
         let manifest = Manifest::bundled().unwrap();
         assert_eq!(manifest.name, "gatehouse");
         assert!(manifest.hook_attributes.active);
-        for event in
-            ["pull_request", "pull_request_review", "check_suite", "check_run", "merge_group", "push", "issue_comment"]
-        {
+        let events = [
+            "pull_request",
+            "pull_request_review",
+            "check_suite",
+            "check_run",
+            "merge_group",
+            "push",
+            "issue_comment",
+            "membership",
+            "team",
+        ];
+        for event in events {
             assert!(manifest.default_events.iter().any(|e| e == event), "{event} missing");
         }
         // `push` needs Contents: read, which reading documents needs anyway; `issue_comment` needs
-        // Issues, which the dashboard issue needs to write; nothing broader.
+        // Issues, which the dashboard issue needs to write; `membership` and `team` need Members,
+        // which reading the teams a review gate names needs; nothing broader.
         let permissions: Vec<(&str, &str)> =
             manifest.default_permissions.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(
@@ -154,6 +164,7 @@ mod tests {
                 ("checks", "write"),
                 ("contents", "read"),
                 ("issues", "write"),
+                ("members", "read"),
                 ("merge_queues", "read"),
                 ("metadata", "read"),
                 ("pull_requests", "write")

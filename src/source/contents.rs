@@ -199,10 +199,12 @@ impl UnkeptReads {
 /// contents and merge bases also looked for in `kept` when given. Neither a
 /// commit's tree, a blob's content nor two commits' merge base ever
 /// changes, so entries never go stale. `policy` is where repositories find
-/// their organisation's policy, and which policies were found absent.
+/// their organisation's policy, and which policies were found absent;
+/// `teams` keeps the teams' members the review gates read.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     pub(crate) policy: super::policy::PolicyReads,
+    pub(crate) teams: super::teams::TeamCache,
     trees: Mutex<TreeCache>,
     blobs: Mutex<BlobCache>,
     kept: Option<Box<dyn KeptReads>>,

@@ -119,5 +119,8 @@ pub(crate) async fn documents(
         inheritance: tip.inheritance.clone(),
         history: None,
         agents: Some(documents.agents.clone()),
+        codeowners: None,
+        github_owner_errors: Vec::new(),
+        branch_rules: Default::default(),
     })
 }

@@ -12,12 +12,13 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use super::pull_request::{self, MAX_COMMITS, PrSnapshot, PullRequest, Read};
-use super::required;
-use super::{approved, contents::ReadCache};
-use crate::config::ReviewConfig;
+use super::{approved, codeowners, contents::ReadCache, required, teams};
+use crate::config::{OwnersFrom, ReviewConfig};
+use crate::gate;
 use crate::github::check_runs::{self, Shown};
 use crate::github::{ApiError, RepoClient, threads};
 use crate::model::ChangeSet;
+use crate::owners::{Directory, ReviewRules};
 use crate::plan::dependencies::Dependencies;
 use crate::plan::requests::Recorded;
 use crate::plan::review::DiffFile;
@@ -126,6 +127,14 @@ pub(crate) struct Reading {
 #[derive(Deserialize)]
 struct Requested {
     users: Vec<User>,
+    /// Teams asked, by slug (of the repository's owner).
+    #[serde(default)]
+    teams: Vec<RequestedTeam>,
+}
+
+#[derive(Deserialize)]
+struct RequestedTeam {
+    slug: String,
 }
 
 #[derive(Deserialize)]
@@ -143,7 +152,7 @@ pub(crate) async fn read(
 ) -> Result<Reading, ApiError> {
     let pr = pull_request::describe(repo, ask.number).await?;
     let shown = check_runs::shown(repo, &pr.head_sha.0).await?;
-    let required = required::read(repo, &pr.base_branch).await?;
+    let (required, review_rules) = required::read(repo, &pr.base_branch).await?;
     let answered = ask.checks.answered(&shown, &required);
     if !answered {
         // The runner may have stopped listening (the read was quick).
@@ -157,12 +166,19 @@ pub(crate) async fn read(
     if answered {
         return Ok(Reading { head: Head { pr, shown, earlier }, change: None });
     }
-    let change = match change(repo, &pr, cache, ask.known, ask.with_review, required).await {
+    let base_rules = BaseRules { required, review: review_rules };
+    let change = match change(repo, &pr, cache, ask.known, ask.with_review, base_rules).await {
         Ok(change) => change,
         Err(err) if err.is_transient() => return Err(err),
         Err(err) => Change::Unreadable(err),
     };
     Ok(Reading { head: Head { pr, shown, earlier }, change: Some(change) })
+}
+
+/// What the base branch's rules require: its checks and its reviews.
+struct BaseRules {
+    required: RequiredChecks,
+    review: ReviewRules,
 }
 
 /// Reads the change of `pr` and what its review gate and review need.
@@ -172,8 +188,9 @@ async fn change(
     cache: &ReadCache,
     known: Known,
     with_review: bool,
-    required: RequiredChecks,
+    base_rules: BaseRules,
 ) -> Result<Change, ApiError> {
+    let BaseRules { required, review: review_rules } = base_rules;
     let Known { made, previous } = known;
     let head = pr.head_sha.0.clone();
     let recorded = made.filter(|(on, _)| *on == head).map(|(_, recorded)| recorded);
@@ -181,13 +198,23 @@ async fn change(
         Read::Snapshot(snapshot) => snapshot,
         Read::TooManyFiles { pr } => return Ok(Change::TooManyFiles(pr.changed_files)),
     };
-    let PrSnapshot { pr, files, changes, dependencies } = *snapshot;
+    let PrSnapshot { pr, files, mut changes, mut dependencies } = *snapshot;
+    changes.branch_rules = review_rules;
+    if let Some(file) = &changes.codeowners
+        && !changes.touches(&file.path)
+        && changes.config.review.as_ref().is_some_and(|p| p.owners == OwnersFrom::Codeowners)
+    {
+        changes.github_owner_errors = codeowners::github_errors(repo, &pr.base_sha.0).await?;
+    }
     let gate = match (plan::reads_gate(&changes), &changes.config.review) {
         (Some(applicability), Some(policy)) => {
-            Some(gate(repo, &pr, &changes, policy, &applicability.documents, recorded).await?)
+            Some(gate(repo, &pr, &changes, policy, &applicability.documents, recorded, cache).await?)
         }
         _ => None,
     };
+    if let Some(gate) = &gate {
+        dependencies.extend(teams::dependencies(&gate.directory));
+    }
     let review = if with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
     let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
     let (number, base_sha, draft) = (pr.number, pr.base_sha.0.clone(), pr.draft);
@@ -214,9 +241,10 @@ async fn gate(
     policy: &ReviewConfig,
     documents: &[String],
     recorded: Option<Recorded>,
+    cache: &ReadCache,
 ) -> Result<GateRead, ApiError> {
     let head = &pr.head_sha.0;
-    let (reviews, authors) = pull_request::reviews_and_authors(repo, pr.number).await?;
+    let (reviews, authors, bots) = pull_request::reviews_and_authors(repo, pr.number).await?;
     let contents = approved::contents(repo, policy, head, documents, &reviews).await?;
     let authors = authors.map_or(Authors::Capped(MAX_COMMITS), Authors::Read);
     let (made, asking) = match recorded {
@@ -224,10 +252,21 @@ async fn gate(
         Some(Recorded::Asking(logins)) => (None, Some(logins)),
         None => (None, None),
     };
-    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made, asking };
+    let mut bots: std::collections::BTreeSet<String> = bots.into_iter().collect();
+    if pr.author_is_bot {
+        bots.insert(pr.author.to_ascii_lowercase());
+    }
+    let directory = Directory {
+        teams: teams::members(repo, &gate::teams_wanted(changes), &cache.teams).await?,
+        bots,
+        author: pr.author.clone(),
+        assignees: pr.assignees.clone(),
+    };
+    let mut gate = GateRead { reviews, authors, contents, pending: Vec::new(), made, asking, directory };
     if plan::asks_reviewers(changes, head, pr.draft, &gate) {
         let requested: Requested = repo.get(&format!("/pulls/{}/requested_reviewers", pr.number)).await?;
-        gate.pending = requested.users.into_iter().map(|u| u.login).collect();
+        let teams = requested.teams.into_iter().map(|t| format!("@{}/{}", repo.repo.owner, t.slug));
+        gate.pending = requested.users.into_iter().map(|u| u.login).chain(teams).collect();
     }
     Ok(gate)
 }

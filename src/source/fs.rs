@@ -104,6 +104,22 @@ pub(crate) fn config_text(root: &Path) -> Result<Option<String>> {
     })
 }
 
+/// The CODEOWNERS file GitHub would read in a folder: the first of its
+/// locations there (a file that is no text reads as empty).
+pub(crate) fn codeowners(root: &Path) -> Result<Option<crate::owners::BaseFile>> {
+    for location in crate::owners::LOCATIONS {
+        if std::fs::symlink_metadata(root.join(location)).is_err() {
+            continue;
+        }
+        let text = match read(root, location, Config::default().limits.max_file_bytes)? {
+            FileContent::Text(text) => text.to_string(),
+            _ => String::new(),
+        };
+        return Ok(Some(crate::owners::BaseFile { path: location.to_string(), text }));
+    }
+    Ok(None)
+}
+
 /// A folder as a tree listing and the relevant files' contents.
 pub(crate) fn snapshot(root: &Path, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {
     let listing = list(root)?;
@@ -151,6 +167,7 @@ pub fn changeset(
         repos,
         config,
         inheritance,
+        codeowners: codeowners(base.unwrap_or(head))?,
         ..Default::default()
     })
 }

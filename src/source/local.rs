@@ -63,7 +63,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
     let mut diff = None;
     let local = Local { org_config: req.org_config.as_deref(), repo_roots: &req.repo_roots };
     let mut inheritance: Inheritance;
-    let (config, base, head, head_tree) = match (&checkout, req.all) {
+    let (config, base, head, head_tree, codeowners) = match (&checkout, req.all) {
         (None, false) => {
             bail!("{} is not a git repository; pass --all to check every document in a plain folder", req.dir.display())
         }
@@ -73,7 +73,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
             let config = reads::effective_config(text.as_deref(), &inheritance).config;
             let relevance = Relevance::new(&config);
             let (head, tree) = super::fs::snapshot(&req.dir, &relevance, config.limits.max_file_bytes)?;
-            (config, Files::new(), head, tree)
+            (config, Files::new(), head, tree, super::fs::codeowners(&req.dir)?)
         }
         (Some(git), all) => {
             let base =
@@ -85,11 +85,14 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                     )?)
                 };
             let base_tree = base.as_deref().map(|b| git.tree(b)).transpose()?;
-            let text = match &base_tree {
-                Some(tree) => config_at(git, tree)?,
+            let (text, codeowners) = match &base_tree {
+                Some(tree) => (config_at(git, tree)?, codeowners_at(git, tree)?),
                 None => match &req.head {
-                    Some(rev) => config_at(git, &git.tree(&git.resolve(rev)?)?)?,
-                    None => super::fs::config_text(git.root())?,
+                    Some(rev) => {
+                        let tree = git.tree(&git.resolve(rev)?)?;
+                        (config_at(git, &tree)?, codeowners_at(git, &tree)?)
+                    }
+                    None => (super::fs::config_text(git.root())?, super::fs::codeowners(git.root())?),
                 },
             };
             inheritance = local.inheritance(text.as_deref())?;
@@ -110,7 +113,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
                 }
                 None => working_tree(git, &relevance, limit)?,
             };
-            (config, base_files, head_files, head_tree)
+            (config, base_files, head_files, head_tree, codeowners)
         }
     };
     local.complete(&mut inheritance, head.get(CONFIG_PATH).and_then(FileContent::text))?;
@@ -127,6 +130,7 @@ pub fn changeset(req: &Request) -> Result<ChangeSet> {
         config,
         inheritance,
         history: checkout.as_ref().map(Checkout::history).transpose()?,
+        codeowners,
         ..Default::default()
     };
     changes.pr.body = req.pr_body.clone();
@@ -163,6 +167,18 @@ fn config_at(git: &Checkout, tree: &[Entry]) -> Result<Option<String>> {
     let Some(entry) = tree.iter().find(|e| e.path == CONFIG_PATH) else { return Ok(None) };
     let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
     Ok(files.get(CONFIG_PATH).and_then(FileContent::text).map(str::to_string))
+}
+
+/// The CODEOWNERS file GitHub would read in `tree`: the first of its
+/// locations there.
+fn codeowners_at(git: &Checkout, tree: &[Entry]) -> Result<Option<crate::owners::BaseFile>> {
+    for location in crate::owners::LOCATIONS {
+        let Some(entry) = tree.iter().find(|e| e.path == location) else { continue };
+        let files = git.read(&[entry], Config::default().limits.max_file_bytes)?;
+        let text = files.get(location).and_then(FileContent::text).unwrap_or_default();
+        return Ok(Some(crate::owners::BaseFile { path: location.to_string(), text: text.to_string() }));
+    }
+    Ok(None)
 }
 
 fn working_tree(git: &Checkout, relevance: &Relevance, limit: u64) -> Result<(Files, RepoTree)> {

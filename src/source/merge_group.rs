@@ -102,6 +102,9 @@ async fn change(repo: &RepoClient, group: Group<'_>, cache: &ReadCache) -> Resul
         body: None,
         changed_files: change.files.len() as u64,
         draft: false,
+        author: String::new(),
+        author_is_bot: false,
+        assignees: Vec::new(),
     };
     let files = change.files;
     let changes = match pull_request::read_changes(repo, described, async { Ok(files) }, cache).await {

@@ -2,6 +2,7 @@
 //! and, in the App, a pull request read through GitHub's API (`pull_request`).
 
 pub(crate) mod approved;
+pub(crate) mod codeowners;
 pub mod contents;
 pub(crate) mod default_branch;
 pub(crate) mod dependencies;
@@ -15,13 +16,15 @@ pub(crate) mod merge_group;
 pub mod policy;
 pub mod pull_request;
 pub(crate) mod required;
+pub(crate) mod teams;
 
 use crate::config::{CONFIG_PATH, Config, globset, under};
 use crate::reads::Needs;
 
 /// Decides which files the rules need read: the documents of the families
-/// an evaluation needs ([`Needs`]), and the config. Everything else is only
-/// listed (for path checks).
+/// an evaluation needs ([`Needs`]), the config and the CODEOWNERS file (the
+/// config check validates a changed one). Everything else is only listed
+/// (for path checks).
 pub struct Relevance {
     patterns: Vec<String>,
     globs: std::sync::Arc<globset::GlobSet>,
@@ -46,6 +49,9 @@ impl Relevance {
     }
 
     pub fn wants(&self, path: &str) -> bool {
-        path == CONFIG_PATH || self.globs.is_match(path) || under(path, &self.folders)
+        path == CONFIG_PATH
+            || crate::owners::LOCATIONS.contains(&path)
+            || self.globs.is_match(path)
+            || under(path, &self.folders)
     }
 }

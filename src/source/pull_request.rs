@@ -51,6 +51,12 @@ pub struct PullRequest {
     pub changed_files: u64,
     /// A draft: no review is requested until it is ready for review.
     pub draft: bool,
+    /// The author's login (empty when GitHub shows none), whether GitHub
+    /// marks the account `Bot`, and the assignees: the review gate's
+    /// `Directory`.
+    pub author: String,
+    pub author_is_bot: bool,
+    pub assignees: Vec<String>,
 }
 
 /// One entry of the PR's file list.
@@ -111,6 +117,9 @@ pub async fn describe(repo: &RepoClient, number: u64) -> Result<PullRequest, Api
         body: pr.body,
         changed_files: pr.changed_files,
         draft: pr.draft,
+        author: pr.user.as_ref().map(|u| u.login.clone()).unwrap_or_default(),
+        author_is_bot: pr.user.as_ref().is_some_and(|u| u.is_bot()),
+        assignees: pr.assignees.into_iter().map(|u| u.login).collect(),
     })
 }
 
@@ -145,29 +154,32 @@ pub(crate) const MAX_OPEN_PULLS: usize = 100;
 /// commits on a pull request").
 pub(crate) const MAX_COMMITS: usize = 250;
 
-/// The PR's reviews and its commit authors, for the review gate; `None`
-/// for the authors when GitHub's list stopped at [`MAX_COMMITS`] (recusal
-/// cannot be decided: the gate fails closed).
+/// The PR's reviews, its commit authors and the reviewers GitHub marks
+/// `Bot` (lowercase), for the review gate; `None` for the authors when
+/// GitHub's list stopped at [`MAX_COMMITS`] (recusal cannot be decided: the
+/// gate fails closed).
 pub(crate) async fn reviews_and_authors(
     repo: &RepoClient,
     number: u64,
-) -> Result<(Vec<gate::Review>, Option<Vec<String>>), ApiError> {
+) -> Result<(Vec<gate::Review>, Option<Vec<String>>, Vec<String>), ApiError> {
     let (reviews_url, commits_url) =
         (format!("/pulls/{number}/reviews?per_page=100"), format!("/pulls/{number}/commits?per_page=100"));
     let (raw_reviews, commits) = tokio::join!(
         repo.pages::<PullRequestReview>(&reviews_url, 30),
         repo.pages::<PullRequestCommit>(&commits_url, 30),
     );
-    let reviews = reviews::reviews(raw_reviews?).map_err(|e| ApiError::Malformed {
+    let raw_reviews = raw_reviews?;
+    let bots = reviews::bots(&raw_reviews);
+    let reviews = reviews::reviews(raw_reviews).map_err(|e| ApiError::Malformed {
         what: format!("GET {}", repo.path(&format!("/pulls/{number}/reviews"))),
         message: format!("{e:#}"),
     })?;
     let commits = commits?;
     if commits.len() >= MAX_COMMITS {
-        return Ok((reviews, None));
+        return Ok((reviews, None, bots));
     }
     let (authors, _) = reviews::authors(commits);
-    Ok((reviews, Some(authors)))
+    Ok((reviews, Some(authors), bots))
 }
 
 /// Reads the PR (as [`describe`] described it) into a ChangeSet.
@@ -188,10 +200,19 @@ pub(crate) async fn read_changes(
     listed: impl std::future::Future<Output = Result<Vec<PrFile>, ApiError>>,
     cache: &ReadCache,
 ) -> Result<Read, ApiError> {
-    let config_file = [Wanted { commit: &pr.base_sha.0, path: CONFIG_PATH, blob: None }];
+    // The config and the CODEOWNERS file are read at the base, in one query.
+    let base_files: Vec<Wanted> = std::iter::once(CONFIG_PATH)
+        .chain(crate::owners::LOCATIONS)
+        .map(|path| Wanted { commit: &pr.base_sha.0, path, blob: None })
+        .collect();
     let (files, tree, config) =
-        tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &config_file, u64::MAX, cache),);
-    let (files, listing, config) = (files?, tree?, config?);
+        tokio::join!(listed, tree(repo, &pr.head_sha.0, cache), contents::read(repo, &base_files, u64::MAX, cache),);
+    let (files, listing, mut config) = (files?, tree?, config?);
+    let owners = config.split_off(1);
+    let codeowners = crate::owners::LOCATIONS.iter().zip(owners).find_map(|(path, blob)| {
+        let text = blob?.content.text().map(str::to_string).unwrap_or_default();
+        Some(crate::owners::BaseFile { path: path.to_string(), text })
+    });
     let text = match config.into_iter().next().flatten().map(|blob| blob.content) {
         Some(FileContent::Text(text)) => Some(text),
         _ => None,
@@ -263,6 +284,9 @@ pub(crate) async fn read_changes(
         inheritance,
         history: None,
         agents: Some(documents.agents.clone()),
+        codeowners,
+        github_owner_errors: Vec::new(),
+        branch_rules: Default::default(),
     };
     let base_is_tip = !merge_base_assumed && merge_base == pr.base_sha.0;
     let dependencies = super::dependencies::read(repo, &mut changes, &pr.base_sha.0, base_is_tip, limit, cache).await?;

@@ -75,6 +75,24 @@ impl Store {
         Ok(out)
     }
 
+    /// The entries of every repository that name `path` exactly (a team,
+    /// `@org/slug`, the review gate read), with the repository each
+    /// belongs to.
+    pub async fn dependents_naming(&self, path: &str) -> Result<Vec<(String, Dependencies)>> {
+        let sql = "SELECT repo, pr, base_sha, documents FROM gh_dependencies WHERE LOWER(documents) LIKE $1 \
+                   ORDER BY repo, pr";
+        let pattern = format!("%\"path\":\"{}\"%", path.to_ascii_lowercase());
+        let rows: Vec<ElsewhereRow> = on_pool!(self, |pool| sqlx::query_as(sql).bind(&pattern).fetch_all(pool).await?);
+        let mut out = Vec::new();
+        for ElsewhereRow { repo, pr, base_sha, documents } in rows {
+            let entry = entry(DependenciesRow { pr, base_sha, documents })?;
+            if entry.documents.iter().any(|d| d.path.eq_ignore_ascii_case(path)) {
+                out.push((repo, entry));
+            }
+        }
+        Ok(out)
+    }
+
     /// Drops the entry of a pull request that is no longer open.
     pub async fn forget_dependencies(&self, repo: &str, pr: u64) -> Result<()> {
         let sql = "DELETE FROM gh_dependencies WHERE repo = $1 AND pr = $2";

@@ -47,6 +47,9 @@ pub enum Target {
     /// A pull request merged as commit `merge`: its gate attestation is
     /// written, or the bypass of its gate said.
     Merged { number: PrNumber, merge: HeadSha },
+    /// A team (`@org/slug`, lowercase) changed: the open pull requests
+    /// whose review gate read it.
+    Team(String),
 }
 
 impl Target {
@@ -62,6 +65,7 @@ impl Target {
             Target::Command { number, .. } => ("command", Some(number.0 as i64), None),
             Target::Dashboard => ("dashboard", None, None),
             Target::Merged { number, merge } => ("merged", Some(number.0 as i64), Some(&merge.0)),
+            Target::Team(team) => ("team", None, Some(team)),
         }
     }
 
@@ -91,6 +95,7 @@ impl Target {
             ("base_tip", None, Some(sha)) => Target::BaseTip(sha),
             ("dashboard", None, None) => Target::Dashboard,
             ("merged", Some(number), Some(merge)) => Target::Merged { number: PrNumber(number as u64), merge },
+            ("team", None, Some(team)) => Target::Team(team.0),
             (kind, pr, sha) => bail!("a job target {kind:?} with PR {pr:?} and commit {sha:?}"),
         })
     }
@@ -108,6 +113,7 @@ impl std::fmt::Display for Target {
             Target::Command { number, command } => write!(f, "the command of comment {} on {number}", command.comment),
             Target::Dashboard => f.write_str("the dashboard issue"),
             Target::Merged { number, merge } => write!(f, "{number} merged as {merge}"),
+            Target::Team(team) => write!(f, "the PRs whose gate reads {team}"),
         }
     }
 }
@@ -297,6 +303,7 @@ impl Job {
             Target::Dashboard => format!("{repo}#dashboard"),
             // Its own lock: an evaluation of the PR never supersedes it.
             Target::Merged { number, .. } => format!("{repo}#{}/merged", number.0),
+            Target::Team(team) => format!("{repo}{team}"),
         }
     }
 

@@ -7,22 +7,24 @@ use serde::de::DeserializeOwned;
 pub(crate) use crate::app::handlers::Work;
 use crate::webhook::payloads::{
     CheckRunEvent, CheckSuiteEvent, InstallationEvent, InstallationRepositoriesEvent, IssueCommentEvent,
-    MergeGroupEvent, PullRequestEvent, PullRequestReviewEvent, PushEvent,
+    MembershipEvent, MergeGroupEvent, PullRequestEvent, PullRequestReviewEvent, PushEvent, TeamEvent,
 };
 
 /// The events the App subscribes to (app-manifest.yml) or GitHub sends every
 /// App: the only `X-GitHub-Event` values `/metrics` labels by name.
-pub(crate) const KNOWN_EVENTS: [&str; 10] = [
+pub(crate) const KNOWN_EVENTS: [&str; 12] = [
     "check_run",
     "check_suite",
     "installation",
     "installation_repositories",
     "issue_comment",
+    "membership",
     "merge_group",
     "ping",
     "pull_request",
     "pull_request_review",
     "push",
+    "team",
 ];
 
 /// A verified delivery, by `X-GitHub-Event`.
@@ -37,6 +39,8 @@ pub(crate) enum Event {
     Installation(InstallationEvent),
     InstallationRepositories(InstallationRepositoriesEvent),
     IssueComment(IssueCommentEvent),
+    Membership(MembershipEvent),
+    Team(TeamEvent),
     /// `ping`, an event the App does not act on, or a JSON body without the
     /// fields gatehouse reads of its event: answered, never acted on.
     Unhandled,
@@ -63,6 +67,8 @@ impl Event {
             "installation" => read(body, Event::Installation),
             "installation_repositories" => read(body, Event::InstallationRepositories),
             "issue_comment" => read(body, Event::IssueComment),
+            "membership" => read(body, Event::Membership),
+            "team" => read(body, Event::Team),
             _ => read(body, |_: serde::de::IgnoredAny| Event::Unhandled),
         }
     }
@@ -80,6 +86,8 @@ impl Event {
             Event::Installation(e) => e.sender.as_ref(),
             Event::InstallationRepositories(e) => e.sender.as_ref(),
             Event::IssueComment(e) => e.sender.as_ref(),
+            Event::Membership(e) => e.sender.as_ref(),
+            Event::Team(e) => e.sender.as_ref(),
             Event::Unhandled => None,
         };
         sender.map(|s| s.login.as_str())

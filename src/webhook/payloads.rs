@@ -325,3 +325,35 @@ pub(crate) struct User {
     #[serde(rename = "type")]
     pub kind: Option<String>,
 }
+
+/// `membership` ("Webhook events and payloads", membership: added, removed;
+/// the organisation's Members permission): a member joined or left `team`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct MembershipEvent {
+    pub team: TeamPayload,
+    pub organization: Organization,
+    pub installation: Option<Installation>,
+    pub sender: Option<Sender>,
+}
+
+/// `team` ("Webhook events and payloads", team: created, deleted, edited,
+/// added_to_repository, removed_from_repository).
+#[derive(Debug, Deserialize)]
+pub(crate) struct TeamEvent {
+    pub team: TeamPayload,
+    pub organization: Organization,
+    pub installation: Option<Installation>,
+    pub sender: Option<Sender>,
+}
+
+/// `team` of those payloads (the slug is all that is read).
+#[derive(Debug, Deserialize)]
+pub(crate) struct TeamPayload {
+    pub slug: String,
+}
+
+/// `organization` (`organization-simple`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Organization {
+    pub login: String,
+}

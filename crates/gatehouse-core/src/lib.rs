@@ -17,6 +17,7 @@ pub mod diff;
 pub mod docs;
 pub mod gate;
 pub mod model;
+pub mod owners;
 pub mod plan;
 pub mod reads;
 pub mod render;

@@ -303,6 +303,24 @@ fn gate() -> Value {
         json!({ "type": "object", "additionalProperties": false, "required": required, "properties": properties })
     };
     let count = json!({ "type": "integer", "minimum": 0 });
+    let group = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["rule", "enforced_by", "needed", "from", "advisory", "paths", "approved_by", "missing",
+            "advisory_missing", "notes"],
+        "properties": {
+            "rule": { "type": "string" },
+            "enforced_by": { "enum": ["gatehouse", "github"] },
+            "needed": count,
+            "from": logins,
+            "advisory": logins,
+            "paths": logins,
+            "approved_by": logins,
+            "missing": count,
+            "advisory_missing": logins,
+            "notes": logins
+        }
+    });
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -333,8 +351,11 @@ fn gate() -> Value {
                 missing("approvals", json!({ "needed": count, "from": logins, "on": { "type": "string" } })),
                 missing("advisory", json!({ "login": { "type": "string" } })),
                 missing("changes_requested", json!({ "by": logins, "limit": count })),
-                missing("too_many_recusals", json!({ "recused": logins }))
+                missing("too_many_recusals", json!({ "recused": logins })),
+                missing("group", json!({ "rule": { "type": "string" }, "needed": count, "from": logins,
+                    "advisory": logins, "paths": logins, "notes": logins }))
             ] } },
+            "groups": { "type": "array", "description": "every requirement besides the core: CODEOWNERS lines, rosters, the branch's rules", "items": group },
             "missing_text": { "type": "array", "items": { "type": "string" }, "description": "`missing` as sentences" }
         }
     })
@@ -543,6 +564,29 @@ fn config() -> Value {
     let lock_keys: Vec<&str> = crate::config::keys::KEY_RULES.iter().map(|r| r.key).collect();
     let review = crate::config::ReviewConfig::default();
     let threshold = defaults.briefs.review_threshold;
+    let rosters = json!({
+                    "type": "array",
+                    "description": "Approvals per path that CODEOWNERS cannot say; appended to the rosters of the config extended",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["paths"],
+                        "properties": {
+                            "paths": globs(&[]),
+                            "all_of": { "type": "array", "items": {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["from"],
+                                "properties": {
+                                    "n_of": { "type": "integer", "minimum": 1, "default": 1 },
+                                    "from": { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }
+                                }
+                            } },
+                            "advisory": names(&[]),
+                            "bots": names(&[])
+                        }
+                    }
+    });
     json!({
         "$schema": DRAFT,
         "title": "gatehouse repository configuration, .github/gatehouse.yml",
@@ -595,7 +639,15 @@ fn config() -> Value {
                 },
                 "request_reviewers": flag(review.request_reviewers),
                 "remind_after_days": count(review.remind_after_days),
-                "paths": globs(&review.paths)
+                "paths": globs(&review.paths),
+                "owners": {
+                    "type": "string",
+                    "enum": crate::config::OwnersFrom::NAMES,
+                    "default": review.owners.name(),
+                    "description": "`codeowners`: each changed file with owners in the base's CODEOWNERS needs one of its owners' approval"
+                },
+                "agents": names(&review.agents),
+                "rosters": rosters
                 }
             },
             "limits": section(json!({ "max_file_bytes": count(defaults.limits.max_file_bytes) })),
@@ -649,6 +701,7 @@ mod tests {
             let sample = match (path.as_slice(), leaf.get("type").and_then(Value::as_str)) {
                 ([key], _) if key == "extends" => "acme/.github",
                 ([key], _) if key == "locks" => "{ review.core.required: { at_least: 2 } }",
+                ([.., key], _) if key == "rosters" => "[{ paths: [\"x/**\"], all_of: [{ n_of: 1, from: [a] }] }]",
                 (_, Some("array")) => "[\"x/*.md\"]",
                 (_, Some("integer")) => "3",
                 (_, Some("boolean")) => "false",

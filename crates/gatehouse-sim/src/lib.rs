@@ -27,6 +27,7 @@ mod queue;
 mod routes;
 mod rules;
 mod secondary;
+mod teams;
 mod tree;
 
 use std::collections::{BTreeMap, HashMap};
@@ -269,6 +270,8 @@ pub(crate) struct State {
     pub content: secondary::ContentLog,
     /// The checks rulesets and branch protection require.
     pub branch_rules: rules::BranchRules,
+    /// Organisations' teams and the accounts known.
+    pub teams: teams::Teams,
     /// How long every request waits before it is answered.
     pub latency: Duration,
     /// Every request as it is answered, for a watcher (`gatehouse demo`).
@@ -360,6 +363,7 @@ impl Sim {
             secondary: SecondaryLimits::default(),
             content: secondary::ContentLog::default(),
             branch_rules: rules::BranchRules::default(),
+            teams: teams::Teams::default(),
             latency: Duration::ZERO,
             watch: None,
             stall: faults::Stall::default(),
@@ -512,7 +516,8 @@ impl Sim {
         }
         json!({
             "action": "submitted",
-            "review": { "id": id, "user": { "login": login }, "state": state.to_ascii_lowercase(), "commit_id": head },
+            "review": { "id": id, "user": { "login": login, "type": guard.teams.kind(login) },
+                        "state": state.to_ascii_lowercase(), "commit_id": head },
             "pull_request": { "number": number, "head": { "sha": head } },
             "repository": { "full_name": repo },
             "installation": { "id": installation },

@@ -171,6 +171,9 @@ pub(crate) async fn compare(
 pub(crate) struct ReviewerRequest {
     #[serde(default)]
     reviewers: Vec<String>,
+    /// Teams by slug, of the repository's owner.
+    #[serde(default)]
+    team_reviewers: Vec<String>,
 }
 
 pub(crate) async fn request_reviewers(
@@ -193,12 +196,14 @@ pub(crate) async fn request_reviewers(
         return error(StatusCode::UNPROCESSABLE_ENTITY, &message);
     }
     let requested = repo.requested.entry(number).or_default();
-    for login in body.reviewers {
+    // A team asked is kept as `@owner/slug` beside the users.
+    let teams = body.team_reviewers.iter().map(|slug| format!("@{owner}/{slug}"));
+    for login in body.reviewers.into_iter().chain(teams) {
         if !requested.iter().any(|r| same_login(r, &login)) {
             requested.push(login);
         }
     }
-    let users: Vec<Value> = requested.iter().map(|l| json!({ "login": l })).collect();
+    let users: Vec<Value> = requested.iter().filter(|l| !l.starts_with('@')).map(|l| json!({ "login": l })).collect();
     (StatusCode::CREATED, Json(json!({ "number": number, "requested_reviewers": users }))).into_response()
 }
 
@@ -211,6 +216,9 @@ pub(crate) async fn list_requested_reviewers(
     if !repo.pulls.contains_key(&number) {
         return error(StatusCode::NOT_FOUND, "Not Found");
     }
-    let users: Vec<Value> = repo.requested.get(&number).into_iter().flatten().map(|l| json!({ "login": l })).collect();
-    Json(json!({ "users": users, "teams": [] })).into_response()
+    let asked = || repo.requested.get(&number).into_iter().flatten();
+    let users: Vec<Value> = asked().filter(|l| !l.starts_with('@')).map(|l| json!({ "login": l })).collect();
+    let slug = |l: &String| l.rsplit('/').next().unwrap_or_default().to_string();
+    let teams: Vec<Value> = asked().filter(|l| l.starts_with('@')).map(|l| json!({ "slug": slug(l) })).collect();
+    Json(json!({ "users": users, "teams": teams })).into_response()
 }

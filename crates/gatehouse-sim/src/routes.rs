@@ -56,6 +56,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .merge(super::comments::routes())
         .merge(super::issues::routes())
         .merge(super::rules::routes())
+        .merge(super::teams::routes())
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/app", get(get_app))
@@ -190,7 +191,8 @@ pub(crate) fn pull_json(repo: &str, p: &Pull) -> Value {
         "head": { "sha": p.head_sha, "ref": format!("change-{}", p.number),
                   "repo": { "full_name": if p.from_fork { format!("fork-owner/{}", repo.split('/').nth(1).unwrap_or("")) } else { repo.to_string() } } },
         "base": { "sha": p.base_sha, "ref": "main", "repo": { "full_name": repo, "default_branch": "main" } },
-        "user": { "login": "author" },
+        "user": { "login": "author", "type": "User" },
+        "assignees": [],
     })
 }
 
@@ -485,7 +487,7 @@ async fn list_reviews(
         .filter(|r| r.repo.eq_ignore_ascii_case(&full) && r.pr == number)
         .map(|r| {
             json!({
-                "id": r.id, "user": { "login": r.user }, "state": r.state, "commit_id": r.commit_id, "body": r.body,
+                "id": r.id, "user": { "login": r.user, "type": s.teams.kind(&r.user) }, "state": r.state, "commit_id": r.commit_id, "body": r.body,
                 "submitted_at": format_utc(1_700_000_000 + r.id),
             })
         })

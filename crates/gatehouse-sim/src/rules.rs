@@ -19,11 +19,14 @@ use super::routes::{Page, Shared, error, lock, paged};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Ruleset {
     id: u64,
+    name: String,
     /// `owner/name` for a repository's ruleset; `None`: the organisation's,
     /// which applies to every repository.
     repo: Option<String>,
     branch: String,
     checks: Vec<(String, Option<u64>)>,
+    /// A `pull_request` rule's parameters, when it has one.
+    reviews: Option<Value>,
 }
 
 /// The branch rules the simulated GitHub holds.
@@ -49,9 +52,47 @@ impl Sim {
         let id = 100 + state.branch_rules.rulesets.len() as u64;
         state.branch_rules.rulesets.push(Ruleset {
             id,
+            name: format!("checks-{id}"),
             repo: repo.map(str::to_ascii_lowercase),
             branch: branch.to_string(),
             checks: checks.iter().map(|c| (c.to_string(), integration_id)).collect(),
+            reviews: None,
+        });
+    }
+
+    /// A ruleset `name` of `repo` with a `pull_request` rule on `branch`:
+    /// `approvals` required, code owners' review when `code_owners`, and
+    /// each `(file_patterns, minimum_approvals, team_id)` as required
+    /// reviewers ("Rules for pull requests", generally available since
+    /// February 2026).
+    pub fn require_reviews_by_ruleset(
+        &self,
+        repo: &str,
+        name: &str,
+        branch: &str,
+        approvals: u64,
+        code_owners: bool,
+        required: &[(&[&str], u64, u64)],
+    ) {
+        let mut state = self.lock();
+        let id = 100 + state.branch_rules.rulesets.len() as u64;
+        let reviewers: Vec<Value> = required
+            .iter()
+            .map(|(patterns, minimum, team)| {
+                json!({ "file_patterns": patterns, "minimum_approvals": minimum, "reviewer": { "id": team, "type": "Team" } })
+            })
+            .collect();
+        state.branch_rules.rulesets.push(Ruleset {
+            id,
+            name: name.to_string(),
+            repo: Some(repo.to_ascii_lowercase()),
+            branch: branch.to_string(),
+            checks: Vec::new(),
+            reviews: Some(json!({
+                "required_approving_review_count": approvals, "dismiss_stale_reviews_on_push": false,
+                "require_code_owner_review": code_owners, "require_last_push_approval": false,
+                "required_review_thread_resolution": false, "required_reviewers": reviewers,
+            })),
         });
     }
 
@@ -85,6 +126,7 @@ impl BranchRules {
 pub(crate) fn routes() -> Router<Shared> {
     Router::new()
         .route("/repos/{owner}/{repo}/rules/branches/{*branch}", get(rules_for_branch))
+        .route("/repos/{owner}/{repo}/rulesets/{id}", get(ruleset))
         .route("/repos/{owner}/{repo}/branches/{*branch}", get(branch))
 }
 
@@ -132,7 +174,14 @@ async fn rules_for_branch(
             rule.as_object_mut().expect("an object").extend(source.as_object().expect("an object").clone());
         }
         rules.push(deletion);
-        rules.push(required);
+        if !set.checks.is_empty() {
+            rules.push(required);
+        }
+        if let Some(parameters) = &set.reviews {
+            let mut rule = json!({ "type": "pull_request", "parameters": parameters });
+            rule.as_object_mut().expect("an object").extend(source.as_object().expect("an object").clone());
+            rules.push(rule);
+        }
     }
     drop(s);
     paged(&q, &rules, &headers, &format!("/repos/{owner}/{name}/rules/branches/{branch}"))
@@ -169,4 +218,18 @@ async fn branch(State(state): State<Shared>, Path((owner, name, branch)): Path<(
     };
     Json(json!({ "name": branch, "commit": { "sha": tip }, "protected": contexts.is_some(), "protection": protection }))
         .into_response()
+}
+
+/// "Get a repository ruleset" (docs.github.com/en/rest/repos/rules#get-a-repository-ruleset):
+/// its id, name and target; 404 for an id the repository has none of.
+async fn ruleset(State(state): State<Shared>, Path((owner, name, id)): Path<(String, String, u64)>) -> Response {
+    let s = lock(&state);
+    let key = format!("{owner}/{name}").to_ascii_lowercase();
+    let found = s.branch_rules.rulesets.iter().find(|r| r.id == id && r.repo.as_ref().is_none_or(|own| *own == key));
+    match found {
+        Some(set) => {
+            Json(json!({ "id": set.id, "name": set.name, "target": "branch", "enforcement": "active" })).into_response()
+        }
+        None => error(StatusCode::NOT_FOUND, "Not Found"),
+    }
 }

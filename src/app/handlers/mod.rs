@@ -12,6 +12,7 @@ mod merge_group;
 mod pull_request;
 mod pull_request_review;
 mod push;
+mod team;
 
 use crate::github::HeadSha;
 use crate::store::{MergeGroupRecord, NewJob, PrNumber, Scope, Target};
@@ -40,6 +41,8 @@ pub(crate) fn handle(event: &Event) -> Work {
         Event::Installation(e) => installation::handle(e),
         Event::InstallationRepositories(e) => installation_repositories::handle(e),
         Event::IssueComment(e) => issue_comment::handle(e),
+        Event::Membership(e) => team::handle(&e.team, &e.organization, e.installation.as_ref(), "membership"),
+        Event::Team(e) => team::handle(&e.team, &e.organization, e.installation.as_ref(), "team"),
         Event::Unhandled => Work::default(),
     };
     Work { sender: event.sender().map(str::to_string), ..work }

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::{ApprovalsEnd, Config, Level, ReviewConfig};
+use super::{ApprovalsEnd, Config, Level, OwnersFrom, ReviewConfig, Roster};
 use crate::model::Severity;
 
 /// How a file's value of a key meets the value the files it extends gave it.
@@ -60,6 +60,9 @@ pub const KEY_RULES: &[KeyRule] = &[
     KeyRule { key: "review.paths", merge: Merge::Append, seed: GATEHOUSE },
     KeyRule { key: "review.request_reviewers", merge: Merge::Replace, seed: GATEHOUSE },
     KeyRule { key: "review.remind_after_days", merge: Merge::Replace, seed: GATEHOUSE },
+    KeyRule { key: "review.owners", merge: Merge::Replace, seed: "GitHub's code owners" },
+    KeyRule { key: "review.rosters", merge: Merge::Append, seed: "none, the team's own" },
+    KeyRule { key: "review.agents", merge: Merge::Append, seed: "none, the team's own" },
     KeyRule { key: "limits.max_file_bytes", merge: Merge::Replace, seed: GATEHOUSE },
     KeyRule { key: "dashboard.enabled", merge: Merge::Replace, seed: GATEHOUSE },
 ];
@@ -81,6 +84,7 @@ pub enum Value {
     Word(&'static str),
     List(Vec<String>),
     Level(Level),
+    Rosters(Vec<Roster>),
 }
 
 impl fmt::Display for Value {
@@ -91,6 +95,17 @@ impl fmt::Display for Value {
             Value::Word(w) => f.write_str(w),
             Value::List(items) => write!(f, "[{}]", items.join(", ")),
             Value::Level(level) => f.write_str(level_name(*level)),
+            Value::Rosters(rosters) => {
+                let shown: Vec<String> = rosters
+                    .iter()
+                    .map(|r| {
+                        let quorums: Vec<String> =
+                            r.all_of.iter().map(|q| format!("{} of {}", q.n_of, q.from.join(", "))).collect();
+                        format!("{}: {}", r.paths.join(", "), quorums.join("; "))
+                    })
+                    .collect();
+                write!(f, "[{}]", shown.join(" | "))
+            }
         }
     }
 }
@@ -134,6 +149,9 @@ pub fn get(config: &Config, key: &str) -> Option<Value> {
             "paths" => Value::List(review.paths.clone()),
             "request_reviewers" => Value::Bool(review.request_reviewers),
             "remind_after_days" => Value::Number(review.remind_after_days),
+            "owners" => Value::Word(review.owners.name()),
+            "rosters" => Value::Rosters(review.rosters.clone()),
+            "agents" => Value::List(review.agents.clone()),
             _ => return None,
         });
     }
@@ -192,6 +210,12 @@ pub fn set(config: &mut Config, key: &str, value: Option<Value>) {
             ("paths", Value::List(v)) => review.paths = v,
             ("request_reviewers", Value::Bool(b)) => review.request_reviewers = b,
             ("remind_after_days", Value::Number(n)) => review.remind_after_days = n,
+            ("owners", Value::Word(w)) => {
+                review.owners =
+                    if w == OwnersFrom::Codeowners.name() { OwnersFrom::Codeowners } else { OwnersFrom::None }
+            }
+            ("rosters", Value::Rosters(r)) => review.rosters = r,
+            ("agents", Value::List(v)) => review.agents = v,
             _ => {}
         }
         return;
@@ -222,12 +246,23 @@ mod tests {
             let changed = match value {
                 Value::Number(n) => Value::Number(n + 7),
                 Value::Bool(b) => Value::Bool(!b),
-                Value::Word(_) => Value::Word("any_push"),
+                Value::Word(w) => Value::Word(if w == "none" { "codeowners" } else { "any_push" }),
                 Value::List(mut items) => {
                     items.push("x/*.md".into());
                     Value::List(items)
                 }
                 Value::Level(_) => unreachable!("no listed key is a level"),
+                Value::Rosters(mut rosters) => {
+                    let quorum = super::super::Quorum { n_of: 1, from: vec!["alice".into()] };
+                    rosters.push(Roster {
+                        paths: vec!["x/**".into()],
+                        all_of: vec![quorum],
+                        advisory: vec![],
+                        bots: vec![],
+                        line: 3,
+                    });
+                    Value::Rosters(rosters)
+                }
             };
             let mut config = policy.clone();
             set(&mut config, rule.key, Some(changed.clone()));

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod inherit;
 pub mod keys;
 mod read;
+mod rosters;
 
 pub use read::Pos;
 
@@ -87,6 +88,58 @@ pub struct ReviewConfig {
     /// Days the gate waits on a requested reviewer before the App reminds
     /// them, once per this many days; 0: no reminders.
     pub remind_after_days: u64,
+    /// Whose approval each changed file needs besides the core's:
+    /// `codeowners` reads the base's CODEOWNERS as GitHub does.
+    pub owners: OwnersFrom,
+    /// Reviewers per path, for what CODEOWNERS cannot say.
+    pub rosters: Vec<Roster>,
+    /// Logins that open pull requests for a person (besides accounts
+    /// GitHub marks as bots): such a pull request is never approved by that
+    /// person alone.
+    pub agents: Vec<String>,
+}
+
+/// `review.owners`: where the owners of each changed file come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnersFrom {
+    /// Nobody besides the core reviewers and the rosters.
+    None,
+    /// The base's CODEOWNERS, as GitHub reads it.
+    Codeowners,
+}
+
+impl OwnersFrom {
+    pub const NAMES: [&'static str; 2] = ["none", "codeowners"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OwnersFrom::None => "none",
+            OwnersFrom::Codeowners => "codeowners",
+        }
+    }
+}
+
+/// One entry of `review.rosters`: the approvals a change of `paths` needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Roster {
+    pub paths: Vec<String>,
+    /// Every quorum must be met.
+    pub all_of: Vec<Quorum>,
+    /// Reviewers who must review (any review), not approve.
+    pub advisory: Vec<String>,
+    /// Bot accounts whose approval counts for this roster; elsewhere a bot's
+    /// approval never counts.
+    pub bots: Vec<String>,
+    /// The line of `.github/gatehouse.yml` the entry starts on.
+    pub line: u32,
+}
+
+/// `{ n_of: 2, from: [alice, bob, "@acme/sre"] }`: `n_of` approvals from
+/// the logins and teams listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quorum {
+    pub n_of: u64,
+    pub from: Vec<String>,
 }
 
 /// `review.approvals_end_on`: which push ends the approvals given before it.
@@ -165,6 +218,9 @@ impl Default for ReviewConfig {
             paths: Vec::new(),
             request_reviewers: true,
             remind_after_days: 0,
+            owners: OwnersFrom::None,
+            rosters: Vec::new(),
+            agents: Vec::new(),
         }
     }
 }

@@ -37,6 +37,9 @@ const REVIEW_KEYS: &[&str] = &[
     "request_reviewers",
     "remind_after_days",
     "paths",
+    "owners",
+    "rosters",
+    "agents",
 ];
 const CORE_KEYS: &[&str] = &["reviewers", "required"];
 const LIMITS_KEYS: &[&str] = &["max_file_bytes"];
@@ -159,6 +162,10 @@ pub(super) fn read_over(text: &str, rule_ids: &[&str], config: &mut Config) -> F
 /// no policy.
 pub(super) fn unpassable_review(config: &Config, set: &BTreeMap<String, Pos>) -> Option<ConfigError> {
     let review = config.review.as_ref()?;
+    let others = review.owners == super::OwnersFrom::Codeowners || !review.rosters.is_empty();
+    if review.core_reviewers.is_empty() && others {
+        return None;
+    }
     let core = set.get("review.core");
     let Pos { line, col, .. } = *core.or_else(|| set.get("review"))?;
     let reviewers = review.core_reviewers.len() as u64;
@@ -232,8 +239,16 @@ impl Reader<'_> {
             "request_reviewers" => p.bool(k, v, &mut r.request_reviewers),
             "remind_after_days" => p.uint(k, v, &mut r.remind_after_days),
             "paths" => p.globs(k, v, &mut r.paths),
+            "owners" => p.owners_from(k, v, &mut r.owners),
+            "rosters" => p.rosters(k, v, &mut r.rosters),
+            "agents" => p.strings(k, v, &mut r.agents),
             _ => false,
         })
+    }
+
+    /// How many errors the file has so far.
+    pub(super) fn error_count(&self) -> usize {
+        self.file.errors.len()
     }
 
     /// Whether `rules:` may name `id`.
@@ -247,7 +262,7 @@ impl Reader<'_> {
     }
 
     /// Records that the file set `key` of the section being read at `node`.
-    fn record(&mut self, key: &Key, node: Node) {
+    pub(super) fn record(&mut self, key: &Key, node: Node) {
         let dotted = self.dotted(key.name);
         self.file.set.insert(dotted, Pos::of(node));
     }
@@ -312,7 +327,7 @@ impl Reader<'_> {
     /// Reads a mapping section whose keys are `keys`; `field` returns false
     /// for keys it does not know. Every reader below returns true: the key
     /// was known and read (or reported).
-    fn section(
+    pub(super) fn section(
         &mut self,
         node: Node,
         name: &str,
@@ -331,7 +346,7 @@ impl Reader<'_> {
         true
     }
 
-    fn uint(&mut self, key: &Key, node: Node, out: &mut u64) -> bool {
+    pub(super) fn uint(&mut self, key: &Key, node: Node, out: &mut u64) -> bool {
         match node.as_i64() {
             Some(v) if v >= 0 => {
                 *out = v as u64;
@@ -383,7 +398,7 @@ impl Reader<'_> {
 
     /// A list of strings; the help shows an example fitting its key (globs for
     /// `paths`, logins otherwise).
-    fn strings(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
+    pub(super) fn strings(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
         let example = match key.name {
             "paths" => "[\"docs/adr/**/*.md\"]",
             _ => "[alice, bob]",
@@ -431,7 +446,7 @@ impl Reader<'_> {
         self.file.set.insert(dotted, Pos::of(node));
     }
 
-    fn globs(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
+    pub(super) fn globs(&mut self, key: &Key, node: Node, out: &mut Vec<String>) -> bool {
         let mut values = Vec::new();
         self.strings(key, node, &mut values);
         let Some(items) = node.as_seq() else { return true };

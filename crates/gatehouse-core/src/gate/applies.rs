@@ -4,7 +4,7 @@
 //! enactment"), or a path the policy names touched. Elsewhere the `gatehouse/review` check is neutral and says
 //! why.
 
-use crate::config::globset;
+use crate::config::{CONFIG_PATH, OwnersFrom, ReviewConfig, globset};
 use crate::docs::brief::Brief;
 use crate::docs::decision::lifecycle::Status;
 use crate::docs::decision::{Manifest, locate};
@@ -79,6 +79,9 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
         reasons.push(format!("`{first}` is on a path the review policy names"));
     }
     documents.extend(touched.iter().map(|p| p.to_string()));
+    if let Some(policy) = &config.review {
+        owned(changes, policy, &mut reasons, &mut documents);
+    }
     documents.sort();
     documents.dedup();
     if reasons.is_empty() {
@@ -90,6 +93,31 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
         return Applicability { applies: false, reasons: vec![why], documents: Vec::new() };
     }
     Applicability { applies: true, reasons, documents }
+}
+
+/// The files CODEOWNERS (under `review.owners: codeowners`) or a roster
+/// gives owners: the first of each kind is a reason, every one a document.
+fn owned(changes: &ChangeSet, policy: &ReviewConfig, reasons: &mut Vec<String>, documents: &mut Vec<String>) {
+    let paths = super::groups::touched_paths(changes);
+    if let Some(file) = changes.codeowners.as_ref().filter(|_| policy.owners == OwnersFrom::Codeowners) {
+        let codeowners = file.parse();
+        let owned: Vec<(&str, u32)> = paths
+            .iter()
+            .filter_map(|p| Some((*p, codeowners.rule_for(p).filter(|r| !r.owners.is_empty())?.line)))
+            .collect();
+        if let Some((first, line)) = owned.first() {
+            reasons.push(format!("`{first}` has code owners (`{}` line {line})", file.path));
+        }
+        documents.extend(owned.iter().map(|(p, _)| p.to_string()));
+    }
+    for roster in &policy.rosters {
+        let set = globset(&roster.paths);
+        let covered: Vec<&str> = paths.iter().copied().filter(|p| set.is_match(p)).collect();
+        if let Some(first) = covered.first() {
+            reasons.push(format!("`{first}` is on the paths of the roster at `{CONFIG_PATH}` line {}", roster.line));
+        }
+        documents.extend(covered.iter().map(|p| p.to_string()));
+    }
 }
 
 #[cfg(test)]
@@ -159,5 +187,33 @@ mod tests {
             vec!["`infra/db/main.tf` is on a path the review policy names".to_string()]
         );
         assert_eq!(applicability(&changes).documents, ["infra/db/main.tf"]);
+    }
+
+    #[test]
+    fn owned_files_and_roster_paths_make_the_gate_apply() {
+        let mut changes = ChangeSet::default();
+        changes.pr.files = Some(vec![
+            crate::model::ChangedFile { path: "infra/db/main.tf".into(), additions: 1, deletions: 0 },
+            crate::model::ChangedFile { path: "src/lib.rs".into(), additions: 1, deletions: 0 },
+        ]);
+        changes.codeowners =
+            Some(crate::owners::BaseFile { path: "CODEOWNERS".into(), text: "/infra/ @acme/sre\n".into() });
+        changes.config.review = Some(ReviewConfig::default());
+        assert!(!applicability(&changes).applies, "CODEOWNERS is the gate's only under `review.owners`");
+        changes.config.review = Some(ReviewConfig { owners: OwnersFrom::Codeowners, ..Default::default() });
+        let a = applicability(&changes);
+        assert_eq!(a.reasons, ["`infra/db/main.tf` has code owners (`CODEOWNERS` line 1)"]);
+        assert_eq!(a.documents, ["infra/db/main.tf"]);
+        let roster = crate::config::Roster {
+            paths: vec!["src/**".into()],
+            all_of: vec![crate::config::Quorum { n_of: 1, from: vec!["a".into()] }],
+            advisory: vec![],
+            bots: vec![],
+            line: 9,
+        };
+        changes.config.review = Some(ReviewConfig { rosters: vec![roster], ..Default::default() });
+        let a = applicability(&changes);
+        assert_eq!(a.reasons, ["`src/lib.rs` is on the paths of the roster at `.github/gatehouse.yml` line 9"]);
+        assert_eq!(a.documents, ["src/lib.rs"]);
     }
 }

@@ -4,13 +4,19 @@
 
 mod applies;
 mod content;
+mod groups;
 mod requests;
+mod table;
 
 use serde::Serialize;
 
 pub use applies::{Applicability, applicability};
 pub use content::{Contents, Standing};
-pub use requests::reviewers_to_request;
+pub use groups::{Enforcer, Group, teams_wanted};
+pub use requests::{reviewers_to_request, split_teams};
+
+use crate::model::ChangeSet;
+use crate::owners::Directory;
 
 /// What the review gate's summary lists the missing items under; the App's
 /// dashboard reads the list that follows.
@@ -51,6 +57,15 @@ pub enum Missing {
     ChangesRequested { by: Vec<String>, limit: u64 },
     /// Two or more core reviewers authored commits: the gate fails closed.
     TooManyRecusals { recused: Vec<String> },
+    /// A group of [`Outcome::groups`] gatehouse enforces is not met.
+    Group {
+        rule: String,
+        needed: u64,
+        from: Vec<String>,
+        advisory: Vec<String>,
+        paths: Vec<String>,
+        notes: Vec<String>,
+    },
 }
 
 /// The gate's verdict, with everything a reviewer or an agent needs to act.
@@ -74,6 +89,49 @@ pub struct Outcome {
     pub standings: Vec<Standing>,
     pub advisory_reviewed: Vec<String>,
     pub missing: Vec<Missing>,
+    /// Every other requirement of approvals: CODEOWNERS, rosters, and the
+    /// base branch's own rules (shown, enforced by GitHub).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<Group>,
+}
+
+/// What the review gate of one head is evaluated on, besides the change.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs<'a> {
+    pub reviews: &'a [Review],
+    pub commit_authors: &'a [String],
+    pub head: &'a str,
+    pub contents: &'a Contents,
+    pub directory: &'a Directory,
+}
+
+/// The review gate of a change: the core reviewers' verdict with every
+/// group the change needs besides (CODEOWNERS, rosters, the base branch's
+/// rules). The App's plan, `gatehouse gate simulate` and `gatehouse owners`
+/// all decide through it. With no owners, rosters or branch rules it is
+/// [`evaluate_contents`].
+pub fn evaluate_change(changes: &ChangeSet, policy: &ReviewConfig, inputs: &Inputs) -> Outcome {
+    let mut outcome = evaluate_contents(policy, inputs.reviews, inputs.commit_authors, inputs.head, inputs.contents);
+    let groups = groups::evaluate(changes, policy, inputs, &outcome);
+    let others = policy.owners == crate::config::OwnersFrom::Codeowners || !policy.rosters.is_empty();
+    if policy.core_reviewers.is_empty() && others {
+        // A policy of owners or rosters alone: no core quorum to meet.
+        outcome.missing.retain(|m| !matches!(m, Missing::Approvals { .. }));
+        outcome.required = 0;
+    }
+    for group in groups.iter().filter(|g| g.enforced_by == Enforcer::Gatehouse && !g.met()) {
+        outcome.missing.push(Missing::Group {
+            rule: group.rule.clone(),
+            needed: group.missing,
+            from: group.from.clone(),
+            advisory: group.advisory_missing.clone(),
+            paths: group.paths.clone(),
+            notes: group.notes.clone(),
+        });
+    }
+    outcome.passed = outcome.missing.is_empty();
+    outcome.groups = groups;
+    outcome
 }
 
 /// `Dana`, `dana`, `dana[bot]` are one reviewer.
@@ -170,6 +228,7 @@ pub fn evaluate_contents(
         standings,
         advisory_reviewed,
         missing,
+        groups: Vec::new(),
     }
 }
 
@@ -205,13 +264,16 @@ impl Outcome {
                 Missing::TooManyRecusals { recused } => {
                     format!("{} authored commits in this PR and are recused; with two or more recusals the gate fails closed", recused.join(" and "))
                 }
+                Missing::Group { rule, needed, from, advisory, paths, notes } => table::missing_line(rule, *needed, from, advisory, paths, notes),
             })
             .collect()
     }
 
     /// A short markdown summary, human first.
     pub fn summary(&self) -> String {
-        let mut out = if self.passed {
+        let mut out = if self.passed && self.required == 0 && !self.groups.is_empty() {
+            format!("Review gate passed: every requirement is approved on `{}`.", short(&self.head))
+        } else if self.passed {
             format!(
                 "Review gate passed: {} of {} core approvals on `{}`.",
                 self.approvals.len(),
@@ -232,6 +294,11 @@ impl Outcome {
                 self.eligible.len()
             ));
         }
+        if !self.groups.is_empty() {
+            out.truncate(out.trim_end().len());
+            out.push_str("\n\n");
+            out.push_str(&table::render(self));
+        }
         if !self.standings.is_empty() {
             out.truncate(out.trim_end().len());
             out.push_str("\n\nApprovals:\n");
@@ -249,5 +316,7 @@ fn short(sha: &str) -> String {
     sha.chars().take(7).collect()
 }
 
+#[cfg(test)]
+mod owners_tests;
 #[cfg(test)]
 mod tests;

@@ -267,6 +267,14 @@ pub struct ChangeSet {
     /// (it must cover every text document of `head` that has one); the
     /// rules derive them from `head` otherwise.
     pub agents: Option<Arc<AgentIndex>>,
+    /// The CODEOWNERS file at the BASE (the first of
+    /// [`crate::owners::LOCATIONS`] there), as the review gate reads it.
+    pub codeowners: Option<crate::owners::BaseFile>,
+    /// Errors in that file only GitHub can know ("Unknown owner"), from its
+    /// "List CODEOWNERS errors" at the base.
+    pub github_owner_errors: Vec<crate::owners::CodeownersError>,
+    /// The base branch's review rules (rulesets, branch protection).
+    pub branch_rules: crate::owners::ReviewRules,
 }
 
 impl ChangeSet {

@@ -120,6 +120,9 @@ pub struct GateRead {
     pub made: Option<Made>,
     /// Whom a job killed mid-way was about to ask on this head.
     pub asking: Option<Vec<String>>,
+    /// Teams' members (those [`gate::teams_wanted`] names), bot accounts,
+    /// the pull request's author and assignees.
+    pub directory: crate::owners::Directory,
 }
 
 /// Everything a pull request's evaluation was read.
@@ -190,16 +193,30 @@ pub fn reads_gate(changes: &ChangeSet) -> Option<gate::Applicability> {
 /// requested are to be read.
 pub fn asks_reviewers(changes: &ChangeSet, head: &str, draft: bool, gate: &GateRead) -> bool {
     let Some(policy) = &changes.config.review else { return false };
-    let outcome = outcome(policy, head, gate);
+    let outcome = outcome(changes, policy, head, gate);
     state(policy, &outcome, draft, gate).asks()
 }
 
-fn outcome(policy: &crate::config::ReviewConfig, head: &str, gate: &GateRead) -> gate::Outcome {
+/// The review gate's verdict on a head, as [`gate::evaluate_change`]
+/// decides it.
+pub fn outcome(
+    changes: &ChangeSet,
+    policy: &crate::config::ReviewConfig,
+    head: &str,
+    gate: &GateRead,
+) -> gate::Outcome {
     let authors = match &gate.authors {
         Authors::Read(authors) => authors.as_slice(),
         Authors::Capped(_) => &[],
     };
-    gate::evaluate_contents(policy, &gate.reviews, authors, head, &gate.contents)
+    let inputs = gate::Inputs {
+        reviews: &gate.reviews,
+        commit_authors: authors,
+        head,
+        contents: &gate.contents,
+        directory: &gate.directory,
+    };
+    gate::evaluate_change(changes, policy, &inputs)
 }
 
 fn state<'a>(
@@ -230,7 +247,7 @@ pub fn pull_request(read: &PullRequestRead) -> Plan {
     let review_gate = match (policy, &read.gate) {
         (None, _) if applicability.applies => summary::review_gate_unconfigured(&applicability),
         (Some(policy), Some(gate)) if applicability.applies => {
-            let outcome = outcome(policy, &read.head, gate);
+            let outcome = outcome(changes, policy, &read.head, gate);
             requests = requests::decide(&state(policy, &outcome, read.draft, gate), &gate.pending);
             match gate.authors {
                 Authors::Capped(cap) => summary::fail_closed(
@@ -301,6 +318,7 @@ mod tests {
                 pending: Vec::new(),
                 made: None,
                 asking: None,
+                directory: Default::default(),
             }),
             review: review::Shown::default(),
             dependencies: Vec::new(),
@@ -359,6 +377,27 @@ mod tests {
         let mut draft = read.clone();
         draft.draft = true;
         assert_eq!(pull_request(&draft).requests, Requests::None, "a draft asks nobody");
+    }
+
+    #[test]
+    fn the_plan_decides_with_codeowners_and_asks_a_missing_team_as_a_team() {
+        let mut read = read();
+        read.changes.codeowners =
+            Some(crate::owners::BaseFile { path: "CODEOWNERS".into(), text: "/dark-factory/ @gyrum/leads\n".into() });
+        if let Some(policy) = read.changes.config.review.as_mut() {
+            policy.owners = crate::config::OwnersFrom::Codeowners;
+        }
+        assert_eq!(gate::teams_wanted(&read.changes), [crate::owners::TeamRef::new("gyrum", "leads")]);
+        let gate = read.gate.as_mut().unwrap();
+        gate.directory.teams.insert(
+            crate::owners::TeamRef::new("gyrum", "leads"),
+            crate::owners::Members::Read(vec!["gyrum-lin".into()]),
+        );
+        let plan = pull_request(&read);
+        let Requests::Ask(wanted) = &plan.requests else { panic!("{:?}", plan.requests) };
+        assert_eq!(wanted, &["gyrum-priya", "@gyrum/leads"]);
+        let summary = &review_gate(&plan).summary;
+        assert!(summary.contains("| 1 approval from @gyrum/leads for `dark-factory/briefs/SWARM-AR-x.md` |  | 1 more | gatehouse | `CODEOWNERS`:1 |"), "{summary}");
     }
 
     #[test]

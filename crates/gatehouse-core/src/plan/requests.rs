@@ -102,8 +102,9 @@ pub fn note(made: &Made) -> Option<String> {
     if !made.refused.is_empty() {
         out.push(format!(
             "GitHub refused to request a review from {}: reviews can only be requested from collaborators of the \
-             repository, and not from the pull request's author. Add them as collaborators, or correct \
-             `review.core.reviewers` / `review.advisory` in `.github/gatehouse.yml`.",
+             repository (a team: one with access to it), and not from the pull request's author. Add them as \
+             collaborators, or correct `review.core.reviewers`, `review.advisory` or `review.rosters` in \
+             `.github/gatehouse.yml`, or the CODEOWNERS line naming them.",
             names(&made.refused)
         ));
     }

@@ -69,6 +69,9 @@ fn base_revision(changes: &ChangeSet, paths: &BTreeSet<&str>) -> ChangeSet {
         inheritance: changes.inheritance.clone(),
         history: changes.history.clone(),
         agents: None,
+        codeowners: changes.codeowners.clone(),
+        github_owner_errors: changes.github_owner_errors.clone(),
+        branch_rules: changes.branch_rules.clone(),
     }
 }
 

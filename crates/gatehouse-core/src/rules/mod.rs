@@ -125,6 +125,7 @@ mod common;
 pub mod decision;
 mod earned;
 mod fixes;
+mod owners;
 mod paths;
 pub(crate) mod spans;
 pub mod spec;
@@ -139,6 +140,7 @@ use crate::model::{
 };
 
 pub use common::{DOC_UNREADABLE, report_unreadable};
+pub use owners::{CONFIG_BELOW_BRANCH_RULES, CONFIG_CODEOWNERS};
 pub use verify::{Fixed, fix_all};
 
 /// What `gatehouse rules` lists and `gatehouse explain` prints.
@@ -320,7 +322,14 @@ whatever the change touches: the extended file's state is not one this repositor
 
 /// Every rule, in catalogue order.
 pub fn all_rules() -> Vec<&'static RuleInfo> {
-    let mut rules = vec![&CONFIG_INVALID, &CONFIG_LOCKED, &CONFIG_EXTENDS, &DOC_UNREADABLE];
+    let mut rules = vec![
+        &CONFIG_INVALID,
+        &CONFIG_LOCKED,
+        &CONFIG_EXTENDS,
+        &CONFIG_CODEOWNERS,
+        &CONFIG_BELOW_BRANCH_RULES,
+        &DOC_UNREADABLE,
+    ];
     for family in FAMILIES {
         rules.extend(family.rules());
     }
@@ -406,7 +415,12 @@ fn evaluate_revision<'a>(changes: &'a ChangeSet, see: &mut dyn FnMut(Parsed<'_, 
 /// empty: its documents were read by a config the team did not write.
 fn conclude(report: &mut Report) {
     let has_errors = |check: &CheckReport| check.findings.iter().any(|f| f.severity == Severity::Error);
-    let config_invalid = report.checks.iter().any(|c| c.check == Check::Config && has_errors(c));
+    // A rejected CODEOWNERS line fails the config check, but GitHub skips the
+    // line and the gatehouse config itself is as the team wrote it.
+    let config_invalid = report.checks.iter().any(|c| {
+        c.check == Check::Config
+            && c.findings.iter().any(|f| f.severity == Severity::Error && f.rule != CONFIG_CODEOWNERS.id)
+    });
     for check in &mut report.checks {
         if config_invalid && check.check != Check::Config {
             *check = CheckReport {
@@ -476,6 +490,8 @@ fn config_check(changes: &ChangeSet) -> CheckReport {
                     crate::config::explain::markdown(&crate::config::explain::explain(&effective))
                 ));
             }
+            let below = owners::below_branch_rules(changes, &effective);
+            sinks.push((&CONFIG_BELOW_BRANCH_RULES, below));
             for problem in effective.problems {
                 let info = match problem.kind {
                     ProblemKind::Invalid => &CONFIG_INVALID,
@@ -501,6 +517,7 @@ fn config_check(changes: &ChangeSet) -> CheckReport {
             sinks.push((&DOC_UNREADABLE, sink));
         }
     }
+    sinks.push((&CONFIG_CODEOWNERS, owners::codeowners(changes)));
     let mut findings: Vec<Finding> = sinks
         .into_iter()
         .flat_map(|(info, mut sink)| sink.take().into_iter().map(move |d| (info, d)))
