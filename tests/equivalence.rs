@@ -85,7 +85,7 @@ const KINDS: &[Kind] = &[
 ];
 
 /// How many variants a run draws (`EQUIVALENCE_VARIANTS` sets another number).
-const VARIANTS: u32 = 60_000;
+const VARIANTS: u32 = 80_000;
 
 /// The fewest times each kind must be kept.
 const KEPT_AT_LEAST: usize = 100;

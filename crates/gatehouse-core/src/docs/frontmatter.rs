@@ -44,6 +44,23 @@ fn is_fence(line: &str) -> bool {
     line.trim_end() == "---"
 }
 
+/// The byte just past the closing fence of `text`'s frontmatter (the
+/// opening fence may follow a BOM), or 0 when `text` has no closed
+/// frontmatter: where its Markdown starts.
+pub fn end(text: &str) -> usize {
+    let bom = text.len() - text.strip_prefix('\u{feff}').unwrap_or(text).len();
+    let mut lines = text[bom..].split_inclusive('\n');
+    let Some(first) = lines.next().filter(|l| is_fence(l)) else { return 0 };
+    let mut offset = bom + first.len();
+    for line in lines {
+        offset += line.len();
+        if is_fence(line) || line.trim_end() == "..." {
+            return offset;
+        }
+    }
+    0
+}
+
 /// Splits `text` into frontmatter and body.
 pub fn split(text: &str) -> Split<'_> {
     let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -90,6 +107,14 @@ mod tests {
         assert_eq!(s.frontmatter.unwrap().root().get("agent").unwrap().line(), 2);
         assert_eq!(s.body, "# Title\n");
         assert_eq!(s.body_line, 4);
+    }
+
+    #[test]
+    fn the_markdown_starts_past_a_closed_frontmatter() {
+        assert_eq!(end("---\nagent: x\n---\n# Title\n"), 17);
+        assert_eq!(end("\u{feff}---\na: 1\n...\nbody"), 3 + 13);
+        assert_eq!(end("---\nagent: x\n"), 0, "never closed");
+        assert_eq!(end("# Title\n---\n"), 0);
     }
 
     #[test]

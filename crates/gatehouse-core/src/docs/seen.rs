@@ -52,9 +52,19 @@ pub fn same_line(a: &str, b: &str) -> bool {
 
 /// `markdown` with each escape and entity in running text written as the
 /// character it stands for, and each HTML comment blanked (its line ends
-/// kept): the same lines, with the same markup, as a reader sees them.
-/// Borrowed when there is nothing to resolve.
-pub fn resolved(markdown: &str) -> Cow<'_, str> {
+/// kept): the same lines, with the same markup, as a reader sees them. A
+/// frontmatter is YAML, not Markdown, and stays as written (`\"` in a
+/// double-quoted scalar is YAML's escape). Borrowed when there is nothing
+/// to resolve.
+pub fn resolved(text: &str) -> Cow<'_, str> {
+    let (frontmatter, markdown) = text.split_at(super::frontmatter::end(text));
+    match resolved_markdown(markdown) {
+        Cow::Owned(body) => Cow::Owned(format!("{frontmatter}{body}")),
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+    }
+}
+
+fn resolved_markdown(markdown: &str) -> Cow<'_, str> {
     if !needs_resolving(markdown) {
         return Cow::Borrowed(markdown);
     }
@@ -134,6 +144,14 @@ mod tests {
         let lines: Vec<String> = resolved(text).lines().map(|l| l.trim_end().to_string()).collect();
         assert_eq!(lines, ["**Skill:** spec & plan", "- a_b", "", "", "", "`&amp;` [r](a/b.md)"]);
         assert!(matches!(resolved("plain **text**\n"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_frontmatter_is_yaml_and_stays_as_written() {
+        let text = "---\ncriteria:\n  - \"logs \\\"upload failed\\\"\"\n---\nSay \\*this\\*.\n";
+        assert_eq!(resolved(text), "---\ncriteria:\n  - \"logs \\\"upload failed\\\"\"\n---\nSay *this*.\n");
+        let only = "---\nquote: \"a \\\"b\\\"\"\n---\nplain\n";
+        assert!(matches!(resolved(only), std::borrow::Cow::Borrowed(_)), "nothing in the Markdown to resolve");
     }
 
     #[test]
