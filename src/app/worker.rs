@@ -254,7 +254,9 @@ async fn evaluate_pr(ctx: &Ctx, job: &Job, repo: &RepoClient, number: u64, progr
     let names = check_names(job.scope);
     let checks = evaluation::Checks { names: &names, once_per_head: job.once_per_head, finished: &finished };
     let known = evaluation::Known { made, previous };
-    let ask = evaluation::Ask { number, begun: &begun, checks, known, with_review: !review_only };
+    // A job that comes of a team's change reads the teams afresh.
+    let fresh_teams = matches!(job.reason.as_str(), "membership" | "team");
+    let ask = evaluation::Ask { number, begun: &begun, checks, known, with_review: !review_only, fresh_teams };
     let (seen, on_seen) = oneshot::channel();
     let read = async { Ok(evaluation::read(repo, ask, &ctx.reads, seen).await?) };
     let (reading, started) = read_in_view(ctx, job, repo, &names, progress, read, on_seen).await?;

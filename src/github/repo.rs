@@ -72,14 +72,16 @@ impl RepoClient {
         Ok(out)
     }
 
-    /// Every element of a paginated array under `/orgs/{owner}{rest}`
-    /// (the repository's owner), with the installation's token.
+    /// Every element of a paginated array under `/orgs/{org}{rest}`, with
+    /// the installation's token (an organisation's path names no
+    /// repository).
     pub(crate) async fn org_pages<T: DeserializeOwned>(
         &self,
+        org: &str,
         rest: &str,
         max_pages: usize,
     ) -> Result<Vec<T>, ApiError> {
-        let mut url = format!("/orgs/{}{rest}", self.repo.owner);
+        let mut url = format!("/orgs/{org}{rest}");
         let mut out = Vec::new();
         for _ in 0..max_pages {
             let response =

@@ -96,6 +96,9 @@ pub(crate) struct Ask<'a> {
     pub known: Known,
     /// The job posts a review, so gatehouse's comments on the PR are read.
     pub with_review: bool,
+    /// A team changed (the job comes of a `membership` or `team` event):
+    /// the teams are read from GitHub, not from what this process kept.
+    pub fresh_teams: bool,
 }
 
 /// The PR as GitHub describes it and what it shows of our runs.
@@ -167,12 +170,21 @@ pub(crate) async fn read(
         return Ok(Reading { head: Head { pr, shown, earlier }, change: None });
     }
     let base_rules = BaseRules { required, review: review_rules };
-    let change = match change(repo, &pr, cache, ask.known, ask.with_review, base_rules).await {
+    let reads = Reads { with_review: ask.with_review, fresh_teams: ask.fresh_teams };
+    let change = match change(repo, &pr, cache, ask.known, reads, base_rules).await {
         Ok(change) => change,
         Err(err) if err.is_transient() => return Err(err),
         Err(err) => Change::Unreadable(err),
     };
     Ok(Reading { head: Head { pr, shown, earlier }, change: Some(change) })
+}
+
+/// What a change's read includes: gatehouse's review comments, and the
+/// teams read afresh.
+#[derive(Clone, Copy)]
+struct Reads {
+    with_review: bool,
+    fresh_teams: bool,
 }
 
 /// What the base branch's rules require: its checks and its reviews.
@@ -187,7 +199,7 @@ async fn change(
     pr: &PullRequest,
     cache: &ReadCache,
     known: Known,
-    with_review: bool,
+    reads: Reads,
     base_rules: BaseRules,
 ) -> Result<Change, ApiError> {
     let BaseRules { required, review: review_rules } = base_rules;
@@ -208,14 +220,15 @@ async fn change(
     }
     let gate = match (plan::reads_gate(&changes), &changes.config.review) {
         (Some(applicability), Some(policy)) => {
-            Some(gate(repo, &pr, &changes, policy, &applicability.documents, recorded, cache).await?)
+            let teams = (&cache.teams, reads.fresh_teams);
+            Some(gate(repo, &pr, &changes, policy, &applicability.documents, recorded, teams).await?)
         }
         _ => None,
     };
     if let Some(gate) = &gate {
         dependencies.extend(teams::dependencies(&gate.directory));
     }
-    let review = if with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
+    let review = if reads.with_review { threads::shown(repo, pr.number).await? } else { Default::default() };
     let files = files.into_iter().map(|f| DiffFile { path: f.path, patch: f.patch }).collect();
     let (number, base_sha, draft) = (pr.number, pr.base_sha.0.clone(), pr.draft);
     let read = PullRequestRead {
@@ -241,7 +254,7 @@ async fn gate(
     policy: &ReviewConfig,
     documents: &[String],
     recorded: Option<Recorded>,
-    cache: &ReadCache,
+    (kept_teams, fresh_teams): (&teams::TeamCache, bool),
 ) -> Result<GateRead, ApiError> {
     let head = &pr.head_sha.0;
     let (reviews, authors, bots) = pull_request::reviews_and_authors(repo, pr.number).await?;
@@ -257,7 +270,7 @@ async fn gate(
         bots.insert(pr.author.to_ascii_lowercase());
     }
     let directory = Directory {
-        teams: teams::members(repo, &gate::teams_wanted(changes), &cache.teams).await?,
+        teams: teams::members(repo, &gate::teams_wanted(changes), kept_teams, fresh_teams).await?,
         bots,
         author: pr.author.clone(),
         assignees: pr.assignees.clone(),

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::depends::Dependency;
 use crate::github::reviews::User;
-use crate::github::{ApiError, RepoClient, RepoName};
+use crate::github::{ApiError, RepoClient};
 use crate::owners::{Directory, Members, TeamRef};
 use crate::plan::dependencies::AtBase;
 
@@ -48,15 +48,18 @@ impl TeamCache {
     }
 }
 
-/// The members of each of `teams`, from the cache or GitHub.
+/// The members of each of `teams`, from `cache` when it holds them, else
+/// from GitHub; `fresh` reads every team from GitHub (a job that comes of a
+/// team's change, which may run in a process that kept the old members).
 pub(crate) async fn members(
     repo: &RepoClient,
     teams: &[TeamRef],
     cache: &TeamCache,
+    fresh: bool,
 ) -> Result<BTreeMap<TeamRef, Members>, ApiError> {
     let mut out = BTreeMap::new();
     for team in teams {
-        let members = match cache.get(repo.installation, team) {
+        let members = match cache.get(repo.installation, team).filter(|_| !fresh) {
             Some(members) => members,
             None => {
                 let members = read(repo, team).await?;
@@ -70,11 +73,8 @@ pub(crate) async fn members(
 }
 
 async fn read(repo: &RepoClient, team: &TeamRef) -> Result<Members, ApiError> {
-    let Some(org) = RepoName::parse(&format!("{}/{}", team.org, repo.repo.name)) else {
-        return Ok(Members::Unreadable(format!("`{}` is not an organisation's name", team.org)));
-    };
-    let client = RepoClient { repo: org, ..repo.clone() };
-    match client.org_pages::<User>(&format!("/teams/{}/members?per_page=100", team.slug), MAX_PAGES).await {
+    let path = format!("/teams/{}/members?per_page=100", team.slug);
+    match repo.org_pages::<User>(&team.org, &path, MAX_PAGES).await {
         Ok(users) => Ok(Members::Read(users.into_iter().map(|u| u.login).collect())),
         Err(err) if err.is_transient() => Err(err),
         Err(err) => Ok(Members::Unreadable(format!(
@@ -96,7 +96,7 @@ struct Team {
 /// The slugs of the organisation's teams (of `repo`'s owner) by id; empty
 /// when GitHub refuses to list them.
 pub(crate) async fn slugs(repo: &RepoClient) -> Result<BTreeMap<u64, String>, ApiError> {
-    match repo.org_pages::<Team>("/teams?per_page=100", MAX_PAGES).await {
+    match repo.org_pages::<Team>(&repo.repo.owner, "/teams?per_page=100", MAX_PAGES).await {
         Ok(teams) => Ok(teams.into_iter().map(|t| (t.id, t.slug)).collect()),
         Err(err) if err.is_transient() => Err(err),
         Err(_) => Ok(BTreeMap::new()),

@@ -49,7 +49,7 @@ pub(in crate::app) async fn merged(
     let finished = BTreeSet::new();
     let checks = evaluation::Checks { names: &names, once_per_head: false, finished: &finished };
     let known = evaluation::Known { made: None, previous: None };
-    let ask = evaluation::Ask { number: number.0, begun: &[], checks, known, with_review: false };
+    let ask = evaluation::Ask { number: number.0, begun: &[], checks, known, with_review: false, fresh_teams: false };
     let (seen, _unwatched) = oneshot::channel();
     let reading = evaluation::read(repo, ask, &ctx.reads, seen).await?;
     let read = match reading.change {
