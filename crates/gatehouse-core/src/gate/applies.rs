@@ -65,16 +65,7 @@ pub fn applicability(changes: &ChangeSet) -> Applicability {
         }
     }
     let named = globset(config.review.as_ref().map_or(&[][..], |r| &r.paths));
-    let touched: Vec<&str> = changes
-        .pr
-        .files
-        .iter()
-        .flatten()
-        .map(|f| f.path.as_str())
-        .chain(changes.changed().map(|(p, _)| p))
-        .chain(changes.deleted())
-        .filter(|p| named.is_match(p))
-        .collect();
+    let touched: Vec<&str> = super::groups::touched_paths(changes).into_iter().filter(|p| named.is_match(p)).collect();
     if let Some(first) = touched.first() {
         reasons.push(format!("`{first}` is on a path the review policy names"));
     }
