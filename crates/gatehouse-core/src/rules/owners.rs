@@ -78,7 +78,10 @@ pub(super) fn codeowners(changes: &ChangeSet) -> Sink {
         LOCATIONS.iter().find(|path| changes.head.contains_key(path)).filter(|path| changes.touches(path)).and_then(
             |path| Some(BaseFile { path: path.to_string(), text: changes.head.get(path)?.text()?.to_string() }),
         );
+    // GitHub's errors are of the base's file: they hold for a written file
+    // only while it reads the same (as the base revision's check has it).
     let (file, github) = match (&written, &changes.codeowners) {
+        (Some(file), Some(base)) if file.text == base.text => (file, changes.github_owner_errors.as_slice()),
         (Some(file), _) => (file, &[][..]),
         (None, Some(file)) => (file, changes.github_owner_errors.as_slice()),
         (None, None) => return sink,
